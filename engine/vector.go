@@ -1,0 +1,91 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+)
+
+// Vector is one input point, dense or sparse. Exactly one form is used: a
+// non-nil Dense slice of length Dim, or Index/Value pairs (0-based feature
+// indices, strictly increasing, each below Dim). A sparse vector with no
+// entries is the zero vector.
+type Vector struct {
+	Dense []float32
+	Index []int32
+	Value []float32
+}
+
+// Dense wraps a dense point.
+func Dense(x []float32) Vector { return Vector{Dense: x} }
+
+// Sparse wraps a sparse point given by its non-zero features.
+func Sparse(index []int32, value []float32) Vector { return Vector{Index: index, Value: value} }
+
+// IsSparse reports whether v is given in sparse form.
+func (v Vector) IsSparse() bool { return v.Dense == nil }
+
+// Validate checks that v is a well-formed point of dimension dim with finite
+// values.
+func (v Vector) Validate(dim int) error {
+	if !v.IsSparse() {
+		if len(v.Dense) != dim {
+			return fmt.Errorf("dense vector of length %d, want dimension %d", len(v.Dense), dim)
+		}
+		for j, x := range v.Dense {
+			if !finite(x) {
+				return fmt.Errorf("feature %d is %v", j, x)
+			}
+		}
+		return nil
+	}
+	if len(v.Index) != len(v.Value) {
+		return fmt.Errorf("sparse vector with %d indices and %d values", len(v.Index), len(v.Value))
+	}
+	prev := int32(-1)
+	for k, j := range v.Index {
+		if j <= prev {
+			return fmt.Errorf("sparse feature index %d follows %d: indices must increase", j, prev)
+		}
+		if int(j) >= dim {
+			return fmt.Errorf("sparse feature index %d out of range for dimension %d", j, dim)
+		}
+		if !finite(v.Value[k]) {
+			return fmt.Errorf("feature %d is %v", j, v.Value[k])
+		}
+		prev = j
+	}
+	return nil
+}
+
+// sqNorm returns ‖v‖² in float64 and whether every value is an integer.
+func (v Vector) sqNorm() (norm float64, integral bool) {
+	vals := v.Dense
+	if v.IsSparse() {
+		vals = v.Value
+	}
+	integral = true
+	for _, x := range vals {
+		f := float64(x)
+		norm += f * f
+		integral = integral && f == math.Trunc(f)
+	}
+	return norm, integral
+}
+
+// densify returns v as a dense slice of length dim, using dst as storage for a
+// sparse v.
+func (v Vector) densify(dst []float32, dim int) []float32 {
+	if !v.IsSparse() {
+		return v.Dense
+	}
+	dst = dst[:dim]
+	clear(dst)
+	for k, j := range v.Index {
+		dst[j] = v.Value[k]
+	}
+	return dst
+}
+
+func finite(x float32) bool {
+	return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0)
+}

@@ -1,0 +1,75 @@
+//go:build !purego
+
+package simd
+
+import "github.com/klauspost/cpuid/v2"
+
+// The features are read once; cpuid also checks that the operating system
+// saves the wide registers (XCR0), so a true here means the code can run.
+var (
+	hasAVX2   = cpuid.CPU.Supports(cpuid.AVX, cpuid.AVX2, cpuid.FMA3)
+	hasAVX512 = hasAVX2 && cpuid.CPU.Supports(cpuid.AVX512F)
+)
+
+func supported(i Impl) bool {
+	switch i {
+	case AVX2:
+		return hasAVX2
+	case AVX512:
+		return hasAVX512
+	}
+	return i == Generic
+}
+
+func sqdist(dst, x, tiles []float32, dim int) {
+	switch active {
+	case AVX512:
+		sqdistAVX512(dst, x, tiles, dim)
+	case AVX2:
+		sqdistAVX2(dst, x, tiles, dim)
+	default:
+		sqdistGeneric(dst, x, tiles, dim)
+	}
+}
+
+func sqdistSparse(dst, norms []float32, idx []int32, val []float32, xnorm float32, tiles []float32, dim int) {
+	switch active {
+	case AVX512:
+		sqdistSparseAVX512(dst, norms, idx, val, xnorm, tiles, dim)
+	case AVX2:
+		sqdistSparseAVX2(dst, norms, idx, val, xnorm, tiles, dim)
+	default:
+		sqdistSparseGeneric(dst, norms, idx, val, xnorm, tiles, dim)
+	}
+}
+
+func gaussianSum(buf, w []float32, scale float32) float32 {
+	switch active {
+	case AVX512:
+		return gaussianSumAVX512(buf, w, scale)
+	case AVX2:
+		return gaussianSumAVX2(buf, w, scale)
+	}
+	return gaussianSumGeneric(buf, w, scale)
+}
+
+func dot(a, b []float32) float32 {
+	switch active {
+	case AVX512:
+		return dotAVX512(a, b)
+	case AVX2:
+		return dotAVX2(a, b)
+	}
+	return dotGeneric(a, b)
+}
+
+func exp(dst, src []float32) {
+	switch active {
+	case AVX512:
+		expAVX512(dst, src)
+	case AVX2:
+		expAVX2(dst, src)
+	default:
+		expGeneric(dst, src)
+	}
+}

@@ -1,0 +1,20 @@
+//go:build !amd64 || purego
+
+package simd
+
+// Without assembly (another architecture, or -tags purego) only the generic
+// kernels exist.
+
+func supported(i Impl) bool { return i == Generic }
+
+func sqdist(dst, x, tiles []float32, dim int) { sqdistGeneric(dst, x, tiles, dim) }
+
+func sqdistSparse(dst, norms []float32, idx []int32, val []float32, xnorm float32, tiles []float32, dim int) {
+	sqdistSparseGeneric(dst, norms, idx, val, xnorm, tiles, dim)
+}
+
+func gaussianSum(buf, w []float32, scale float32) float32 { return gaussianSumGeneric(buf, w, scale) }
+
+func dot(a, b []float32) float32 { return dotGeneric(a, b) }
+
+func exp(dst, src []float32) { expGeneric(dst, src) }

@@ -1,0 +1,165 @@
+package simd
+
+import "math"
+
+// The generic kernels are the pure-Go implementations: the fallback on CPUs
+// without AVX2 and on other architectures, and the definition that the
+// assembly versions are tested against. They walk the tiled layout of package
+// layout (Lanes vectors per tile, feature-major inside a tile) 16 lanes at a
+// time, which the compiler keeps in bounds-check-free loops.
+
+// lanes mirrors layout.Lanes; simd does not import layout so that the
+// kernels only see slices.
+const lanes = 16
+
+// Constants of the float32 exp approximation shared by every implementation:
+// Cody–Waite reduction x = n·ln2 + r with ln2 split in two (expC1 exact in 9
+// bits so n·expC1 is exact), then a degree-5 polynomial for e^r on
+// |r| ≤ ln2/2 (Cephes' expf coefficients) and 2ⁿ built in the exponent bits.
+const (
+	expLog2e = 1.44269504088896341
+	expC1    = 0.693359375
+	expC2    = -2.12194440e-4
+	expP0    = 1.9875691500e-4
+	expP1    = 1.3981999507e-3
+	expP2    = 8.3334519073e-3
+	expP3    = 4.1665795894e-2
+	expP4    = 1.6666665459e-1
+	expP5    = 5.0000001201e-1
+	// ExpMin and ExpMax bound the argument: below ExpMin the result would
+	// be denormal (slow on x86, and below the kernel's accuracy anyway);
+	// above ExpMax it would overflow.
+	ExpMin = -87.0
+	ExpMax = 88.0
+)
+
+// exp32 is the scalar float32 exponential all implementations share: clamped
+// to [ExpMin, ExpMax], relative error about 1 ulp, never NaN, Inf or denormal
+// for finite input.
+func exp32(x float32) float32 {
+	x = min(max(x, ExpMin), ExpMax)
+	n := float32(math.RoundToEven(float64(x * expLog2e)))
+	r := x - n*expC1
+	r -= n * expC2
+	p := float32(expP0)
+	p = p*r + expP1
+	p = p*r + expP2
+	p = p*r + expP3
+	p = p*r + expP4
+	p = p*r + expP5
+	y := p*(r*r) + r + 1
+	return y * math.Float32frombits(uint32(int32(n)+127)<<23)
+}
+
+func expGeneric(dst, src []float32) {
+	src = src[:len(dst)]
+	for i, v := range src {
+		dst[i] = exp32(v)
+	}
+}
+
+// sqdistGeneric writes into dst[t*16+l] the squared distance from x to the
+// vector in lane l of tile t: Σⱼ (x[j] − tiles[(t·dim+j)·16+l])².
+func sqdistGeneric(dst, x, tiles []float32, dim int) {
+	x = x[:dim]
+	row := dim * lanes
+	for t := 0; t < len(tiles)/row; t++ {
+		tile := tiles[t*row : (t+1)*row]
+		var acc [lanes]float32
+		for j, xj := range x {
+			s := tile[j*lanes : (j+1)*lanes : (j+1)*lanes]
+			for l := range acc {
+				d := xj - s[l]
+				acc[l] += d * d
+			}
+		}
+		copy(dst[t*lanes:(t+1)*lanes], acc[:])
+	}
+}
+
+// sqdistSparseGeneric writes into dst the squared distances from the sparse
+// query (idx, val) to every stored vector through the norm expansion
+// ‖x−s‖² = ‖s‖² + ‖x‖² − 2·x·s, touching only the query's non-zero features:
+// dst[t*16+l] = max(0, norms[t*16+l] + xnorm + Σₖ (−2·val[k])·s[idx[k]]).
+// It is exact for small-integer data (binary features) and otherwise loses
+// accuracy to cancellation when ‖s‖² is large: package engine decides when
+// it may be used.
+func sqdistSparseGeneric(dst, norms []float32, idx []int32, val []float32, xnorm float32, tiles []float32, dim int) {
+	val = val[:len(idx)]
+	row := dim * lanes
+	for t := 0; t < len(tiles)/row; t++ {
+		tile := tiles[t*row : (t+1)*row]
+		var acc [lanes]float32
+		copy(acc[:], norms[t*lanes:(t+1)*lanes])
+		for l := range acc {
+			acc[l] += xnorm
+		}
+		for k, j := range idx {
+			c := -2 * val[k]
+			s := tile[int(j)*lanes : int(j+1)*lanes : int(j+1)*lanes]
+			for l := range acc {
+				acc[l] += c * s[l]
+			}
+		}
+		out := dst[t*lanes : (t+1)*lanes : (t+1)*lanes]
+		for l, a := range acc {
+			out[l] = max(a, 0)
+		}
+	}
+}
+
+// gaussianSumGeneric replaces each squared distance buf[i] by the kernel
+// value exp(scale·buf[i]) and returns Σᵢ w[i]·buf[i] (after replacement).
+func gaussianSumGeneric(buf, w []float32, scale float32) float32 {
+	w = w[:len(buf)]
+	var acc [lanes]float32
+	i := 0
+	for ; i+lanes <= len(buf); i += lanes {
+		b := buf[i : i+lanes : i+lanes]
+		ww := w[i : i+lanes : i+lanes]
+		for l := range acc {
+			k := exp32(scale * b[l])
+			b[l] = k
+			acc[l] += ww[l] * k
+		}
+	}
+	var sum float32
+	for ; i < len(buf); i++ {
+		k := exp32(scale * buf[i])
+		buf[i] = k
+		sum += w[i] * k
+	}
+	return sum + sumLanes(&acc)
+}
+
+// dotGeneric returns Σᵢ a[i]·b[i].
+func dotGeneric(a, b []float32) float32 {
+	b = b[:len(a)]
+	var acc [lanes]float32
+	i := 0
+	for ; i+lanes <= len(a); i += lanes {
+		aa := a[i : i+lanes : i+lanes]
+		bb := b[i : i+lanes : i+lanes]
+		for l := range acc {
+			acc[l] += aa[l] * bb[l]
+		}
+	}
+	var sum float32
+	for ; i < len(a); i++ {
+		sum += a[i] * b[i]
+	}
+	return sum + sumLanes(&acc)
+}
+
+// sumLanes adds the 16 partial sums pairwise, the order a vector
+// horizontal sum takes.
+func sumLanes(acc *[lanes]float32) float32 {
+	var h [8]float32
+	for l := range h {
+		h[l] = acc[l] + acc[l+8]
+	}
+	for l := 0; l < 4; l++ {
+		h[l] += h[l+4]
+	}
+	return (h[0] + h[2]) + (h[1] + h[3])
+}
