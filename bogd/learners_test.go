@@ -1,0 +1,291 @@
+package bogd
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/bogd-project/bogd/dataset"
+	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/simd"
+)
+
+// stream is a labelled sequence of sparse examples.
+type stream struct {
+	dim    int
+	xs     []engine.Vector
+	labels []int
+}
+
+// syntheticStream draws two noisy Gaussian classes with exact duplicates
+// mixed in, so that projections meet degenerate (repeated) points.
+func syntheticStream(n, dim int, seed uint64) stream {
+	rng := rand.New(rand.NewPCG(seed, 5))
+	s := stream{dim: dim}
+	for i := range n {
+		if i > 10 && rng.IntN(10) == 0 { // an exact repeat of an earlier example
+			k := rng.IntN(i)
+			s.xs, s.labels = append(s.xs, s.xs[k]), append(s.labels, s.labels[k])
+			continue
+		}
+		y := 2*rng.IntN(2) - 1
+		x := make([]float32, dim)
+		for j := range x {
+			x[j] = float32(rng.NormFloat64()*3 + float64(y)*1.5)
+		}
+		if rng.IntN(8) == 0 {
+			y = -y // label noise
+		}
+		s.xs, s.labels = append(s.xs, engine.Dense(x)), append(s.labels, y)
+	}
+	return s
+}
+
+// sharedData loads a dataset from ../shared/datasets, or skips.
+func sharedData(t testing.TB, name string) *dataset.Dataset {
+	t.Helper()
+	path := filepath.Join("..", "..", "shared", "datasets", name)
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("../shared/datasets not present (%v): skipping the test on real data", err)
+	}
+	d, err := dataset.ReadFile(path, dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func datasetStream(d *dataset.Dataset, order []int) stream {
+	s := stream{dim: d.Dim}
+	for _, r := range order {
+		idx, val := d.Row(r)
+		s.xs = append(s.xs, engine.Sparse(idx, val))
+		s.labels = append(s.labels, int(d.Labels[r]))
+	}
+	return s
+}
+
+func configFor(a Algorithm, dim, budget int, seed uint64) Config {
+	return Config{Dim: dim, Budget: budget, Sigma: 8, Eta: 0.25, Lambda: 1e-4, Gamma: 2, Seed: seed}
+}
+
+// runStream feeds s to a new learner, checking invariants after every step:
+// the budget, finite scores, and (BOGD, BOGD++) weights within γη.
+func runStream(t *testing.T, a Algorithm, cfg Config, s stream) (mistakes int, scores []float64) {
+	t.Helper()
+	l := mustNew(t, a, cfg)
+	for i, x := range s.xs {
+		out, err := l.Observe(x, s.labels[i])
+		if err != nil {
+			t.Fatalf("%v step %d: %v", a, i, err)
+		}
+		if math.IsNaN(out.Score) || math.IsInf(out.Score, 0) {
+			t.Fatalf("%v step %d: score %v", a, i, out.Score)
+		}
+		if out.Mistake {
+			mistakes++
+		}
+		scores = append(scores, out.Score)
+		if a.Budgeted() && l.SupportVectors() > cfg.Budget {
+			t.Fatalf("%v step %d: %d support vectors over budget %d", a, i, l.SupportVectors(), cfg.Budget)
+		}
+		if (a == BOGD || a == BOGDpp) && i%17 == 0 {
+			m, err := l.Snapshot()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := range m.Len() {
+				if w := math.Abs(float64(m.Weight(k))); w > cfg.Gamma*cfg.Eta*(1+1e-5) || w == 0 {
+					t.Fatalf("%v step %d: weight %v outside (0, γη=%v]", a, i, w, cfg.Gamma*cfg.Eta)
+				}
+			}
+		}
+	}
+	return mistakes, scores
+}
+
+func TestInvariantsOnSyntheticStream(t *testing.T) {
+	s := syntheticStream(1500, 5, 1)
+	for _, a := range Algorithms() {
+		for _, proj := range []Projection{ClipEach, RescaleAll} {
+			if proj == RescaleAll && a != BOGD && a != BOGDpp {
+				continue
+			}
+			cfg := configFor(a, s.dim, 40, 11)
+			cfg.Projection = proj
+			m1, scores1 := runStream(t, a, cfg, s)
+			m2, scores2 := runStream(t, a, cfg, s)
+			if m1 != m2 || fmt.Sprint(scores1) != fmt.Sprint(scores2) {
+				t.Fatalf("%v: same seed, different runs (%d vs %d mistakes)", a, m1, m2)
+			}
+			if rate := float64(m1) / float64(len(s.xs)); rate > 0.4 {
+				t.Errorf("%v: mistake rate %.3f on separable-ish data", a, rate)
+			}
+		}
+	}
+}
+
+// TestImplementationsAgree runs every learner with every SIMD
+// implementation on german and expects the same mistakes: the kernels
+// differ only in float32 rounding.
+func TestImplementationsAgree(t *testing.T) {
+	d := sharedData(t, "german.svm.gz")
+	s := datasetStream(d, rand.New(rand.NewPCG(3, 3)).Perm(d.Len()))
+	prev := simd.Active()
+	defer simd.Use(prev)
+	for _, a := range Algorithms() {
+		counts := map[simd.Impl]int{}
+		for _, impl := range simd.Available() {
+			simd.Use(impl)
+			counts[impl], _ = runStream(t, a, configFor(a, s.dim, 100, 5), s)
+		}
+		for impl, c := range counts {
+			if c != counts[simd.Generic] {
+				t.Errorf("%v: %v makes %d mistakes, generic %d", a, impl, c, counts[simd.Generic])
+			}
+		}
+	}
+}
+
+// TestGermanNearPaper runs the paper's protocol on german at B = 100 over a
+// small (η, γ) grid and expects BOGD and BOGD++ within 2 points of Table 3
+// (30.44%, 31.08%), OGD and the Perceptron near Table 2 (30.12%, 34.81%).
+func TestGermanNearPaper(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: 20 permutations per grid point")
+	}
+	d := sharedData(t, "german.svm.gz")
+	lambda := 1 / float64(d.Len()*d.Len())
+	rate := func(a Algorithm, eta, gamma float64) float64 {
+		total := 0
+		for r := range 20 {
+			s := datasetStream(d, rand.New(rand.NewPCG(1, uint64(r))).Perm(d.Len()))
+			cfg := Config{Dim: d.Dim, Budget: 100, Sigma: 8, Eta: eta, Lambda: lambda, Gamma: gamma, Seed: uint64(r)}
+			m, _ := runStream(t, a, cfg, s)
+			total += m
+		}
+		return 100 * float64(total) / float64(20*d.Len())
+	}
+	best := func(a Algorithm) float64 {
+		b := 100.0
+		for _, eta := range []float64{0.125, 0.25, 0.5} {
+			for _, gamma := range []float64{1, 2, 4} {
+				b = min(b, rate(a, eta, gamma))
+			}
+		}
+		return b
+	}
+	for _, c := range []struct {
+		a          Algorithm
+		got, paper float64
+		tol        float64
+	}{
+		{BOGD, best(BOGD), 30.44, 2},
+		{BOGDpp, best(BOGDpp), 31.08, 2},
+		{OGD, rate(OGD, 0.25, 0), 30.12, 2},
+		{Perceptron, rate(Perceptron, 0, 0), 34.81, 1.5},
+	} {
+		t.Logf("%v: %.2f%% (paper %.2f%%)", c.a, c.got, c.paper)
+		if math.Abs(c.got-c.paper) > c.tol {
+			t.Errorf("%v: %.2f%% is more than %.1f points from the paper's %.2f%%", c.a, c.got, c.tol, c.paper)
+		}
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	ok := Config{Dim: 3, Budget: 10, Sigma: 8, Eta: 0.5, Lambda: 0.01, Gamma: 2}
+	cases := map[string]func(c *Config){
+		"sigma zero":       func(c *Config) { c.Sigma = 0 },
+		"sigma negative":   func(c *Config) { c.Sigma = -1 },
+		"sigma NaN":        func(c *Config) { c.Sigma = math.NaN() },
+		"eta zero":         func(c *Config) { c.Eta = 0 },
+		"lambda negative":  func(c *Config) { c.Lambda = -0.1 },
+		"lambda*eta >= 1":  func(c *Config) { c.Lambda, c.Eta = 2, 0.5 },
+		"gamma zero":       func(c *Config) { c.Gamma = 0 },
+		"budget 1":         func(c *Config) { c.Budget = 1 },
+		"dim 0":            func(c *Config) { c.Dim = 0 },
+		"threshold < 0":    func(c *Config) { c.ProjectronThreshold = -1 },
+		"projection bogus": func(c *Config) { c.Projection = 9 },
+	}
+	for name, mutate := range cases {
+		c := ok
+		mutate(&c)
+		if _, err := New(BOGD, c); !errors.Is(err, ErrConfig) {
+			t.Errorf("%s: got %v, want a configuration error", name, err)
+		}
+	}
+	if _, err := New(BOGD, ok); err != nil {
+		t.Fatal(err)
+	}
+	// Perceptron needs neither a budget nor η.
+	if _, err := New(Perceptron, Config{Dim: 3, Sigma: 1}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestObserveRejectsBadInput(t *testing.T) {
+	for _, a := range Algorithms() {
+		l := mustNew(t, a, configFor(a, 3, 10, 1))
+		if _, err := l.Observe(engine.Dense([]float32{1, 2}), 1); err == nil {
+			t.Errorf("%v: wrong dimension accepted", a)
+		}
+		if _, err := l.Observe(engine.Dense([]float32{1, 2, 3}), 0); err == nil {
+			t.Errorf("%v: label 0 accepted", a)
+		}
+		if _, err := l.Observe(engine.Dense([]float32{1, float32(math.NaN()), 3}), 1); err == nil {
+			t.Errorf("%v: NaN accepted", a)
+		}
+		if l.SupportVectors() != 0 {
+			t.Errorf("%v: rejected input changed the model", a)
+		}
+	}
+}
+
+func TestParseAlgorithm(t *testing.T) {
+	for _, a := range Algorithms() {
+		if got, err := ParseAlgorithm(a.String()); err != nil || got != a {
+			t.Errorf("%v: %v, %v", a, got, err)
+		}
+	}
+	if a, err := ParseAlgorithm("BOGDpp"); err != nil || a != BOGDpp {
+		t.Errorf("BOGDpp: %v, %v", a, err)
+	}
+	if _, err := ParseAlgorithm("svm"); err == nil {
+		t.Error("unknown name accepted")
+	}
+}
+
+// BenchmarkObserve measures one predict-and-update step at codrna's shape
+// (d = 8) with a full budget of 1000, per algorithm, next to the bare f(x).
+func BenchmarkObserve(b *testing.B) {
+	s := syntheticStream(20000, 8, 2)
+	for _, a := range []Algorithm{BOGD, BOGDpp, RBP, Forgetron} {
+		b.Run("algo="+a.String(), func(b *testing.B) {
+			l, err := New(a, Config{Dim: 8, Budget: 1000, Sigma: 8, Eta: 0.25, Lambda: 1e-8, Gamma: 4, Seed: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := range 5000 {
+				l.Observe(s.xs[i], s.labels[i])
+			}
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				k := 5000 + i%15000
+				l.Observe(s.xs[k], s.labels[k])
+			}
+		})
+	}
+	b.Run("algo=score-only", func(b *testing.B) {
+		l, _ := New(BOGDpp, Config{Dim: 8, Budget: 1000, Sigma: 8, Eta: 0.25, Lambda: 1e-8, Gamma: 4, Seed: 1})
+		for i := range 5000 {
+			l.Observe(s.xs[i], s.labels[i])
+		}
+		for i := 0; b.Loop(); i++ {
+			l.Predict(s.xs[5000+i%15000])
+		}
+	})
+}

@@ -1,0 +1,91 @@
+package engine
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/bogd-project/bogd/simd"
+)
+
+// benchImpls runs f as sub-benchmark impl=<name> for every implementation
+// the CPU supports.
+func benchImpls(b *testing.B, f func(b *testing.B)) {
+	prev := simd.Active()
+	defer simd.Use(prev)
+	for _, impl := range simd.Available() {
+		if err := simd.Use(impl); err != nil {
+			b.Fatal(err)
+		}
+		b.Run("impl="+impl.String(), f)
+	}
+}
+
+// benchSet fills a set with budget random vectors of dimension dim.
+func benchSet(b *testing.B, budget, dim int, density float64, gen func(*rand.Rand) float32) (*Set, *rand.Rand) {
+	rng := rand.New(rand.NewPCG(uint64(budget), uint64(dim)))
+	set, err := New(dim, 8, Options{Capacity: budget})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range budget {
+		set.Add(sparseOf(randomPoint(rng, dim, density, func() float32 { return gen(rng) })), float32(rng.NormFloat64()))
+	}
+	return set, rng
+}
+
+// BenchmarkScore measures one f(x) over a full budget with a dense query:
+// the quantity the whole project is judged on.
+func BenchmarkScore(b *testing.B) {
+	gauss := func(r *rand.Rand) float32 { return float32(r.NormFloat64() * 4) }
+	benchImpls(b, func(b *testing.B) {
+		for _, budget := range []int{100, 500, 1000, 2000} {
+			for _, dim := range []int{8, 22, 57, 300} {
+				b.Run(fmt.Sprintf("budget=%d/dim=%d", budget, dim), func(b *testing.B) {
+					set, rng := benchSet(b, budget, dim, 1, gauss)
+					x := Dense(randomPoint(rng, dim, 1, func() float32 { return gauss(rng) }))
+					b.ReportAllocs()
+					for b.Loop() {
+						set.Score(x)
+					}
+				})
+			}
+		}
+	})
+}
+
+// BenchmarkScoreSparse is w8a's shape: 300 binary features, about 12 set per
+// example, so the sparse path applies.
+func BenchmarkScoreSparse(b *testing.B) {
+	one := func(*rand.Rand) float32 { return 1 }
+	benchImpls(b, func(b *testing.B) {
+		for _, budget := range []int{200, 600} {
+			b.Run(fmt.Sprintf("budget=%d/dim=300/nnz=12", budget), func(b *testing.B) {
+				set, rng := benchSet(b, budget, 300, 0.04, one)
+				x := sparseOf(randomPoint(rng, 300, 0.04, func() float32 { return 1 }))
+				b.ReportAllocs()
+				for b.Loop() {
+					set.Score(x)
+				}
+			})
+		}
+	})
+}
+
+// BenchmarkModelScoreBatch scores 256 queries against a frozen model.
+func BenchmarkModelScoreBatch(b *testing.B) {
+	gauss := func(r *rand.Rand) float32 { return float32(r.NormFloat64() * 4) }
+	benchImpls(b, func(b *testing.B) {
+		set, rng := benchSet(b, 1000, 8, 1, gauss)
+		model, _ := set.Snapshot()
+		xs := make([]Vector, 256)
+		for i := range xs {
+			xs[i] = Dense(randomPoint(rng, 8, 1, func() float32 { return gauss(rng) }))
+		}
+		out := make([]float64, len(xs))
+		b.ReportAllocs()
+		for b.Loop() {
+			model.ScoreBatch(xs, out)
+		}
+	})
+}

@@ -1,0 +1,330 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/bogd-project/bogd/simd"
+)
+
+// eachImpl runs f once per SIMD implementation this CPU supports.
+func eachImpl(t *testing.T, f func(t *testing.T)) {
+	prev := simd.Active()
+	defer simd.Use(prev)
+	for _, impl := range simd.Available() {
+		if err := simd.Use(impl); err != nil {
+			t.Fatal(err)
+		}
+		t.Run(impl.String(), f)
+	}
+}
+
+// reference computes Σ wᵢ exp(−‖x−sᵢ‖²/(2σ²)) in float64.
+func reference(x []float32, vectors [][]float32, w []float64, sigma float64) (sum float64, k []float64) {
+	k = make([]float64, len(vectors))
+	for i, s := range vectors {
+		var d2 float64
+		for j := range x {
+			d := float64(x[j]) - float64(s[j])
+			d2 += d * d
+		}
+		k[i] = math.Exp(-d2 / (2 * sigma * sigma))
+		sum += w[i] * k[i]
+	}
+	return sum, k
+}
+
+func sparseOf(x []float32) Vector {
+	var v Vector
+	v.Index, v.Value = []int32{}, []float32{}
+	for j, f := range x {
+		if f != 0 {
+			v.Index = append(v.Index, int32(j))
+			v.Value = append(v.Value, f)
+		}
+	}
+	return v
+}
+
+// randomPoint draws a point with about density·dim non-zero features drawn
+// by gen.
+func randomPoint(rng *rand.Rand, dim int, density float64, gen func() float32) []float32 {
+	x := make([]float32, dim)
+	for j := range x {
+		if rng.Float64() < density {
+			x[j] = gen()
+		}
+	}
+	return x
+}
+
+func TestScoreMatchesReference(t *testing.T) {
+	type dataKind struct {
+		name    string
+		density float64
+		gen     func(rng *rand.Rand) float32
+		sigma   float64
+	}
+	kinds := []dataKind{
+		{"binary-sparse", 0.04, func(*rand.Rand) float32 { return 1 }, 8},
+		{"gaussian-dense", 1, func(r *rand.Rand) float32 { return float32(r.NormFloat64() * 4) }, 8},
+		{"scaled-sparse", 0.05, func(r *rand.Rand) float32 { return float32(r.Float64()*2 - 1) }, 1},
+		{"raw-large-sparse", 0.05, func(r *rand.Rand) float32 { return float32(r.Float64() * 15841) }, 8},
+	}
+	eachImpl(t, func(t *testing.T) {
+		for _, kind := range kinds {
+			for _, dim := range []int{1, 8, 57, 300} {
+				rng := rand.New(rand.NewPCG(uint64(dim), 9))
+				gen := func() float32 { return kind.gen(rng) }
+				set, err := New(dim, kind.sigma, Options{Capacity: 4})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var vectors [][]float32
+				var weights []float64
+				for i := range 53 {
+					x := randomPoint(rng, dim, kind.density, gen)
+					w := rng.NormFloat64()
+					if i%2 == 0 {
+						_, err = set.Add(sparseOf(x), float32(w))
+					} else {
+						_, err = set.Add(Dense(x), float32(w))
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					vectors, weights = append(vectors, x), append(weights, float64(float32(w)))
+				}
+				for q := range 20 {
+					var x []float32
+					if q < 5 { // near neighbours: distances small next to norms
+						x = append([]float32(nil), vectors[q]...)
+						x[0] += 0.5
+					} else {
+						x = randomPoint(rng, dim, kind.density, gen)
+					}
+					want, k := reference(x, vectors, weights, kind.sigma)
+					for _, v := range []Vector{Dense(x), sparseOf(x)} {
+						got, err := set.Score(v)
+						if err != nil {
+							t.Fatal(err)
+						}
+						for i, kv := range set.Kernels() {
+							if math.Abs(float64(kv)-k[i]) > 1e-5 {
+								t.Fatalf("%s dim %d query %d sparse=%v: κ[%d] = %v, want %v", kind.name, dim, q, v.IsSparse(), i, kv, k[i])
+							}
+						}
+						if math.Abs(float64(got)-want) > 1e-5*float64(len(vectors)) {
+							t.Fatalf("%s dim %d query %d: f = %v, want %v", kind.name, dim, q, got, want)
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+func TestRemoveKeepsWeightsAligned(t *testing.T) {
+	set, _ := New(2, 1, Options{Columns: 2})
+	for i := range 40 {
+		set.Add(Dense([]float32{float32(i), 0}), float32(i), float32(-i))
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	for set.Len() > 0 {
+		set.Remove(rng.IntN(set.Len()))
+		var buf []float32
+		for i := range set.Len() {
+			buf = set.Vector(i, buf)
+			if set.Weights(0)[i] != buf[0] || set.Weights(1)[i] != -buf[0] {
+				t.Fatalf("vector %v has weights %v, %v", buf, set.Weights(0)[i], set.Weights(1)[i])
+			}
+		}
+	}
+}
+
+func TestSumOverSecondColumn(t *testing.T) {
+	set, _ := New(1, 1, Options{Columns: 2})
+	set.Add(Dense([]float32{0}), 1, 2)
+	set.Add(Dense([]float32{1}), 3, -1)
+	f, _ := set.Score(Dense([]float32{0}))
+	k := math.Exp(-0.5)
+	if !closeTo(float64(f), 1+3*k) || !closeTo(float64(set.Sum(1)), 2-k) {
+		t.Fatalf("sums %v, %v", f, set.Sum(1))
+	}
+}
+
+func closeTo(a, b float64) bool { return math.Abs(a-b) <= 1e-6*(1+math.Abs(b)) }
+
+func TestInvalidInput(t *testing.T) {
+	if _, err := New(3, 0, Options{}); err == nil {
+		t.Fatal("sigma 0 accepted")
+	}
+	if _, err := New(3, math.Inf(1), Options{}); err == nil {
+		t.Fatal("infinite sigma accepted")
+	}
+	if _, err := New(0, 1, Options{}); err == nil {
+		t.Fatal("dimension 0 accepted")
+	}
+	set, _ := New(3, 1, Options{})
+	bad := []Vector{
+		Dense([]float32{1, 2}),
+		Dense([]float32{1, float32(math.NaN()), 2}),
+		Sparse([]int32{0, 3}, []float32{1, 1}),
+		Sparse([]int32{1, 1}, []float32{1, 1}),
+		Sparse([]int32{2, 1}, []float32{1, 1}),
+		Sparse([]int32{0}, []float32{1, 2}),
+		Sparse([]int32{0}, []float32{float32(math.Inf(-1))}),
+	}
+	for _, v := range bad {
+		if _, err := set.Add(v); err == nil {
+			t.Errorf("Add(%+v) accepted", v)
+		}
+		if _, err := set.Score(v); err == nil {
+			t.Errorf("Score(%+v) accepted", v)
+		}
+	}
+	if set.Len() != 0 {
+		t.Fatal("a rejected vector was stored")
+	}
+}
+
+func TestScoreDoesNotAllocate(t *testing.T) {
+	set, _ := New(22, 8, Options{Capacity: 100})
+	rng := rand.New(rand.NewPCG(2, 2))
+	gen := func() float32 { return float32(rng.NormFloat64()) }
+	for range 100 {
+		set.Add(Dense(randomPoint(rng, 22, 1, gen)), 1)
+	}
+	x := Dense(randomPoint(rng, 22, 1, gen))
+	sx := sparseOf(randomPoint(rng, 22, 0.1, gen))
+	model, _ := set.Snapshot()
+	model.Score(x) // fill the scratch pool
+	for name, f := range map[string]func(){
+		"set dense":    func() { set.Score(x) },
+		"set sparse":   func() { set.Score(sx) },
+		"model dense":  func() { model.Score(x) },
+		"model sparse": func() { model.Score(sx) },
+	} {
+		if a := testing.AllocsPerRun(100, f); a != 0 {
+			t.Errorf("%s: %v allocations per score", name, a)
+		}
+	}
+}
+
+// TestModelConcurrentWithTraining scores a snapshot from many goroutines
+// while the set it came from keeps changing (run with -race).
+func TestModelConcurrentWithTraining(t *testing.T) {
+	set, _ := New(4, 2, Options{Capacity: 50})
+	rng := rand.New(rand.NewPCG(3, 3))
+	gen := func() float32 { return float32(rng.NormFloat64()) }
+	for range 50 {
+		set.Add(Dense(randomPoint(rng, 4, 1, gen)), float32(rng.NormFloat64()))
+	}
+	model, _ := set.Snapshot()
+	queries := make([]Vector, 64)
+	for i := range queries {
+		queries[i] = Dense(randomPoint(rng, 4, 1, gen))
+	}
+	want := make([]float64, len(queries))
+	if err := model.ScoreBatch(queries, want); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got := make([]float64, len(queries))
+			for range 50 {
+				if err := model.ScoreBatch(queries, got); err != nil {
+					errs <- err
+					return
+				}
+				for i := range got {
+					if got[i] != want[i] {
+						errs <- fmt.Errorf("query %d: %v then %v", i, want[i], got[i])
+						return
+					}
+				}
+			}
+		}()
+	}
+	for range 500 { // training goes on meanwhile
+		set.Remove(rng.IntN(set.Len()))
+		set.Add(Dense(randomPoint(rng, 4, 1, gen)), 1)
+		set.Score(queries[0])
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+func TestNewModelRoundTrip(t *testing.T) {
+	set, _ := New(3, 2, Options{})
+	set.Add(Dense([]float32{1, 2, 3}), 0.5)
+	set.Add(Sparse([]int32{1}, []float32{-4}), -2)
+	m1, _ := set.Snapshot()
+	var vecs []Vector
+	var ws []float64
+	for i := range m1.Len() {
+		vecs = append(vecs, Dense(m1.Vector(i, nil)))
+		ws = append(ws, float64(m1.Weight(i)))
+	}
+	m2, err := NewModel(3, 2, vecs, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := Dense([]float32{0.5, -1, 2})
+	a, _ := m1.Score(q)
+	b, _ := m2.Score(q)
+	if a != b {
+		t.Fatalf("scores %v and %v", a, b)
+	}
+}
+
+// TestForcedImplementationErrors runs the test binary again with a bad
+// BOGD_SIMD and expects New to refuse, naming the setting.
+func TestForcedImplementationErrors(t *testing.T) {
+	if os.Getenv("BOGD_ENGINE_CHILD") == "1" {
+		_, err := New(1, 1, Options{})
+		if err == nil {
+			fmt.Println("NO ERROR")
+			os.Exit(0)
+		}
+		fmt.Println(err)
+		os.Exit(0)
+	}
+	for _, setting := range []string{"sse9", unsupportedImpl()} {
+		if setting == "" {
+			continue
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^TestForcedImplementationErrors$")
+		cmd.Env = append(os.Environ(), "BOGD_ENGINE_CHILD=1", simd.EnvVar+"="+setting)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s=%s: %v\n%s", simd.EnvVar, setting, err, out)
+		}
+		if !strings.Contains(string(out), simd.EnvVar) || strings.Contains(string(out), "NO ERROR") {
+			t.Fatalf("%s=%s: New did not refuse:\n%s", simd.EnvVar, setting, out)
+		}
+	}
+}
+
+// unsupportedImpl names an implementation this CPU or build lacks, or "".
+func unsupportedImpl() string {
+	for _, impl := range []simd.Impl{simd.AVX512, simd.AVX2} {
+		if !simd.Supported(impl) {
+			return impl.String()
+		}
+	}
+	return ""
+}
