@@ -26,6 +26,7 @@ const (
 	expP3    = 4.1665795894e-2
 	expP4    = 1.6666665459e-1
 	expP5    = 5.0000001201e-1
+	expShift = 1.5 * (1 << 23)
 	// ExpMin and ExpMax bound the argument: below ExpMin the result would
 	// be denormal (slow on x86, and below the kernel's accuracy anyway);
 	// above ExpMax it would overflow.
@@ -35,10 +36,12 @@ const (
 
 // exp32 is the scalar float32 exponential all implementations share: clamped
 // to [ExpMin, ExpMax], relative error about 1 ulp, never NaN, Inf or denormal
-// for finite input.
+// for finite input. Adding and subtracting expShift rounds x·log2e to the
+// nearest integer in float32 arithmetic (the spacing of floats in
+// [2²³, 2²⁴) is 1), which is cheaper than a call to math.RoundToEven.
 func exp32(x float32) float32 {
 	x = min(max(x, ExpMin), ExpMax)
-	n := float32(math.RoundToEven(float64(x * expLog2e)))
+	n := x*expLog2e + expShift - expShift
 	r := x - n*expC1
 	r -= n * expC2
 	p := float32(expP0)
@@ -59,21 +62,26 @@ func expGeneric(dst, src []float32) {
 }
 
 // sqdistGeneric writes into dst[t*16+l] the squared distance from x to the
-// vector in lane l of tile t: Σⱼ (x[j] − tiles[(t·dim+j)·16+l])².
+// vector in lane l of tile t: Σⱼ (x[j] − tiles[(t·dim+j)·16+l])². Four lanes
+// at a time keep their sums in registers.
 func sqdistGeneric(dst, x, tiles []float32, dim int) {
 	x = x[:dim]
 	row := dim * lanes
 	for t := 0; t < len(tiles)/row; t++ {
 		tile := tiles[t*row : (t+1)*row]
-		var acc [lanes]float32
-		for j, xj := range x {
-			s := tile[j*lanes : (j+1)*lanes : (j+1)*lanes]
-			for l := range acc {
-				d := xj - s[l]
-				acc[l] += d * d
+		out := dst[t*lanes : (t+1)*lanes]
+		for l := 0; l < lanes; l += 4 {
+			var a0, a1, a2, a3 float32
+			for j, xj := range x {
+				s := tile[j*lanes+l : j*lanes+l+4 : j*lanes+l+4]
+				d0, d1, d2, d3 := xj-s[0], xj-s[1], xj-s[2], xj-s[3]
+				a0 += d0 * d0
+				a1 += d1 * d1
+				a2 += d2 * d2
+				a3 += d3 * d3
 			}
+			out[l], out[l+1], out[l+2], out[l+3] = a0, a1, a2, a3
 		}
-		copy(dst[t*lanes:(t+1)*lanes], acc[:])
 	}
 }
 
