@@ -88,8 +88,9 @@ func TestOGDByHand(t *testing.T) {
 }
 
 func TestRBPKeepsBudget(t *testing.T) {
-	l := mustNew(t, RBP, Config{Dim: 1, Sigma: 0.1, Budget: 2, Seed: 3})
-	// Far-apart points with alternating labels are all mistakes.
+	l := mustNew(t, RBP, Config{Dim: 1, Sigma: 1, Budget: 2, Seed: 3})
+	// Far-apart points with alternating labels are all mistakes: the
+	// nearest (previous) point has the other label.
 	for k, y := range []int{-1, 1, -1, 1} {
 		if out := observe(t, l, float32(10*k), y); !out.Mistake {
 			t.Fatalf("step %d: no mistake", k)

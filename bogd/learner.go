@@ -233,9 +233,9 @@ func (b *base) score(x engine.Vector) (float64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%v: %w", b.algo, err)
 	}
-	f := b.scale * float64(s)
+	f := b.scale * s
 	if b.set.Columns() > 1 {
-		f += b.group * float64(b.set.Sum(1))
+		f += b.group * b.set.Sum(1)
 	}
 	return f, nil
 }

@@ -20,6 +20,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/bogd-project/bogd/layout"
 	"github.com/bogd-project/bogd/simd"
@@ -42,6 +43,7 @@ type Set struct {
 	m       *layout.Matrix
 	weights [][]float32 // per column, one weight per slot of m's capacity
 	buf     []float32   // distances, then kernel values, of the last query
+	factor  float64     // true kernel values are factor·buf (see evaluate)
 	dense   []float32   // scratch to densify sparse queries
 }
 
@@ -79,6 +81,7 @@ func New(dim int, sigma float64, opt Options) (*Set, error) {
 		m:       m,
 		weights: make([][]float32, opt.Columns),
 		dense:   make([]float32, dim),
+		factor:  1,
 	}
 	s.fit()
 	return s, nil
@@ -173,25 +176,61 @@ func (s *Set) Vector(i int, dst []float32) []float32 { return s.m.Row(i, dst) }
 // Score computes the kernel value of x with every support vector and returns
 // Σᵢ wᵢ·κ(x, sᵢ) over weight column 0. The kernel values stay available
 // through Kernels and Sum until the next call.
-func (s *Set) Score(x Vector) (float32, error) {
+func (s *Set) Score(x Vector) (float64, error) {
 	if err := x.Validate(s.dim); err != nil {
 		return 0, fmt.Errorf("engine: score: %w", err)
 	}
-	buf := s.buf[:s.m.Padded()]
-	s.view.distances(buf, x, s.m, s.dense)
-	return simd.GaussianSum(buf, s.weights[0], s.scale), nil
+	var sum float32
+	sum, s.factor = s.view.evaluate(s.buf[:s.m.Padded()], x, s.m, s.dense, s.weights[0], s.m.Len())
+	return s.factor * float64(sum), nil
 }
 
-// Kernels returns κ(x, sᵢ) for the x of the last Score, one per vector. The
-// slice aliases scratch that the next Score overwrites, and is stale once
-// vectors are added or removed.
+// Kernels returns the kernel values of the x of the last Score, one per
+// vector, divided by KernelFactor. The slice aliases scratch that the next
+// Score overwrites, and is stale once vectors are added or removed.
 func (s *Set) Kernels() []float32 { return s.buf[:s.m.Len()] }
+
+// KernelFactor is the factor that turns Kernels into κ(x, sᵢ). It is 1
+// unless every kernel value of the last Score was below float32's range:
+// then the values are kept relative to the largest one (see evaluate).
+func (s *Set) KernelFactor() float64 { return s.factor }
 
 // Sum returns Σᵢ wᵢ·κ(x, sᵢ) over weight column c for the x of the last
 // Score; Sum(0) is what Score returned.
-func (s *Set) Sum(c int) float32 {
+func (s *Set) Sum(c int) float64 {
 	n := s.m.Padded()
-	return simd.Dot(s.buf[:n], s.weights[c][:n])
+	return s.factor * float64(simd.Dot(s.buf[:n], s.weights[c][:n]))
+}
+
+// tinySum is the magnitude below which a float32 kernel sum may be made of
+// clamped exponentials: exp(ExpMin) ≈ 1.6e−38 times weights up to 1e13.
+const tinySum = 1e-25
+
+// evaluate writes the kernel values of x into buf (padded) and returns
+// Σᵢ w[i]·buf[i] and the factor that turns buf into true kernel values.
+//
+// When x is far from every stored vector (raw features: spambase, σ = 8),
+// every exp(−‖x−sᵢ‖²/(2σ²)) lies below float32's range and the sum would be
+// clamping noise, while its sign still decides the prediction. Then the
+// distances are recomputed and shifted by the smallest one, d_min:
+// f = exp(−d_min/(2σ²))·Σᵢ wᵢ·exp(−(dᵢ−d_min)/(2σ²)), the factor in float64.
+// This costs a second distance pass only on such queries.
+func (v *view) evaluate(buf []float32, x Vector, src tileSource, dense, w []float32, n int) (sum float32, factor float64) {
+	v.distances(buf, x, src, dense)
+	sum = simd.GaussianSum(buf, w, v.scale)
+	if sum > tinySum || sum < -tinySum || n == 0 {
+		return sum, 1
+	}
+	v.distances(buf, x, src, dense)
+	nearest := slices.Min(buf[:n])
+	if float64(v.scale)*float64(nearest) > simd.ExpMin+10 {
+		// Not a range problem: the terms cancel. Redo the plain sum.
+		return simd.GaussianSum(buf, w, v.scale), 1
+	}
+	for i := range buf {
+		buf[i] -= nearest
+	}
+	return simd.GaussianSum(buf, w, v.scale), math.Exp(float64(v.scale) * float64(nearest))
 }
 
 // distances writes ‖x − sᵢ‖² for every slot of m into buf, choosing the

@@ -116,11 +116,11 @@ func TestScoreMatchesReference(t *testing.T) {
 							t.Fatal(err)
 						}
 						for i, kv := range set.Kernels() {
-							if math.Abs(float64(kv)-k[i]) > 1e-5 {
+							if kv := set.KernelFactor() * float64(kv); math.Abs(kv-k[i]) > 1e-5 {
 								t.Fatalf("%s dim %d query %d sparse=%v: κ[%d] = %v, want %v", kind.name, dim, q, v.IsSparse(), i, kv, k[i])
 							}
 						}
-						if math.Abs(float64(got)-want) > 1e-5*float64(len(vectors)) {
+						if math.Abs(got-want) > 1e-5*float64(len(vectors)) {
 							t.Fatalf("%s dim %d query %d: f = %v, want %v", kind.name, dim, q, got, want)
 						}
 					}
@@ -154,7 +154,7 @@ func TestSumOverSecondColumn(t *testing.T) {
 	set.Add(Dense([]float32{1}), 3, -1)
 	f, _ := set.Score(Dense([]float32{0}))
 	k := math.Exp(-0.5)
-	if !closeTo(float64(f), 1+3*k) || !closeTo(float64(set.Sum(1)), 2-k) {
+	if !closeTo(f, 1+3*k) || !closeTo(set.Sum(1), 2-k) {
 		t.Fatalf("sums %v, %v", f, set.Sum(1))
 	}
 }
@@ -327,4 +327,32 @@ func unsupportedImpl() string {
 		}
 	}
 	return ""
+}
+
+// TestFarQueriesKeepTheirSign: every kernel value is below float32's range,
+// yet f keeps its float64 value (here dominated by the nearer vector).
+func TestFarQueriesKeepTheirSign(t *testing.T) {
+	eachImpl(t, func(t *testing.T) {
+		set, _ := New(1, 1, Options{Columns: 2})
+		set.Add(Dense([]float32{0}), 1, 3)
+		set.Add(Dense([]float32{50}), -1, 5)
+		f, err := set.Score(Dense([]float32{30}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := math.Exp(-450) - math.Exp(-200)
+		if !closeTo(f, want) {
+			t.Fatalf("f = %v, want %v", f, want)
+		}
+		if want1 := 3*math.Exp(-450) + 5*math.Exp(-200); !closeTo(set.Sum(1), want1) {
+			t.Fatalf("column 1: %v, want %v", set.Sum(1), want1)
+		}
+		if k := set.KernelFactor() * float64(set.Kernels()[1]); !closeTo(k, math.Exp(-200)) {
+			t.Fatalf("κ = %v", k)
+		}
+		m, _ := set.Snapshot()
+		if g, _ := m.Score(Dense([]float32{30})); !closeTo(g, want) {
+			t.Fatalf("model: f = %v, want %v", g, want)
+		}
+	})
 }

@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/bogd-project/bogd/layout"
-	"github.com/bogd-project/bogd/simd"
 )
 
 // Model is an immutable snapshot of a support set with one combined weight
@@ -136,8 +135,8 @@ func (m *Model) ScoreBatch(xs []Vector, out []float64) error {
 
 func (m *Model) score(x Vector, sc *modelScratch) float64 {
 	buf := sc.buf[:len(m.weights)]
-	m.view.distances(buf, x, m, sc.dense)
-	return float64(simd.GaussianSum(buf, m.weights, m.scale))
+	sum, factor := m.view.evaluate(buf, x, m, sc.dense, m.weights, m.n)
+	return factor * float64(sum)
 }
 
 func (m *Model) borrow() *modelScratch {
