@@ -192,7 +192,8 @@ func New(a Algorithm, cfg Config) (Learner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w", a, err)
 	}
-	b := base{cfg: cfg, algo: a, set: set, scale: 1, rng: rand.New(rand.NewPCG(cfg.Seed, 0x62_6f_67_64))}
+	pcg := rand.NewPCG(cfg.Seed, 0x62_6f_67_64)
+	b := base{cfg: cfg, algo: a, set: set, scale: 1, pcg: pcg, rng: rand.New(pcg)}
 	switch a {
 	case Perceptron:
 		return &perceptron{base: b}, nil
@@ -219,6 +220,7 @@ type base struct {
 	set   *engine.Set
 	scale float64 // α = scale·w for weight column 0
 	group float64 // α = group·w for weight column 1, when there is one
+	pcg   *rand.PCG // the state of rng, kept for saving and restoring
 	rng   *rand.Rand
 }
 

@@ -223,6 +223,12 @@ func (v *view) evaluate(buf []float32, x Vector, src tileSource, dense, w []floa
 	}
 	v.distances(buf, x, src, dense)
 	nearest := slices.Min(buf[:n])
+	if math.IsInf(float64(nearest), 1) {
+		// Even the nearest distance overflows float32 (features near
+		// 1e19 and beyond): every kernel value is 0 in any precision.
+		clear(buf)
+		return 0, 1
+	}
 	if float64(v.scale)*float64(nearest) > simd.ExpMin+10 {
 		// Not a range problem: the terms cancel. Redo the plain sum.
 		return simd.GaussianSum(buf, w, v.scale), 1

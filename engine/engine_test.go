@@ -356,3 +356,24 @@ func TestFarQueriesKeepTheirSign(t *testing.T) {
 		}
 	})
 }
+
+// TestHugeValuesStayFinite: features of 1e30 overflow float32 squared
+// distances; the kernel values must come out 0, never NaN.
+func TestHugeValuesStayFinite(t *testing.T) {
+	eachImpl(t, func(t *testing.T) {
+		set, _ := New(2, 8, Options{})
+		set.Add(Dense([]float32{1e30, -1e30}), 1)
+		set.Add(Dense([]float32{-1e30, 1e30}), -1)
+		for _, q := range [][]float32{{1e30, -1e30}, {0, 0}, {-1e30, -1e30}} {
+			f, err := set.Score(Dense(q))
+			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+				t.Fatalf("query %v: f = %v, %v", q, f, err)
+			}
+			for _, k := range set.Kernels() {
+				if math.IsNaN(float64(k)) {
+					t.Fatalf("query %v: kernel NaN", q)
+				}
+			}
+		}
+	})
+}
