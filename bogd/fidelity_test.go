@@ -15,23 +15,23 @@ import (
 )
 
 // The fidelity test replays the authors' own 20 orders of german and
-// spambase (B = 100, σ = 8, raw features). It compares the number of
-// mistakes per order with what their MATLAB code gives
-// (../../shared/reference/lsokl-deterministic.md). The Forgetron runs twice:
-// once with forgetron.m's φ (its wrong root included, through the test
-// hook), which must match, and once with the paper's φ, which is only
-// reported.
+// spambase (B = 100, σ = 8, η = 0.2, raw features) and compares, order by
+// order, the mistakes and final support vectors with what their MATLAB code
+// gives (../../shared/reference/lsokl-deterministic.md). OGD runs with λ = 0
+// because OGD.m never reads λ. The Forgetron runs twice: with forgetron.m's
+// φ (its wrong root included, through the test hook), which must match,
+// and with the paper's φ (the product's rule), which is only reported.
 //
-// An order must match within ±1 unless some round had support vectors and
-// |f(x)| < 1e-30. The sign of such a score comes from kernel values below
-// float32's range. The engine clamps them at exp(−87) ≈ 1.6e-38, while
-// MATLAB's double keeps them down to exp(−745), so from such a round on the
-// two runs may diverge. Such orders are reported apart. On german that is 4
-// orders out of 20, with one round each. On raw spambase every order has
-// thousands of such rounds (most points are more than 105 away from every
-// support vector). A float64 replay of the same rules (float64 distances
-// and exp) reproduces forgetron.m's counts on all 20 spambase orders. So
-// these gaps come from the score's range, not from the rules.
+// german must match within ±1 mistake on every order. On spambase the
+// Perceptron and OGD must too; the Forgetron and the Projectrons must match
+// on at least 15 of the 20 orders. The orders that differ there do so for
+// known reasons: the features are stored in float32 (spambase's raw values
+// reach 15,841, so ‖x−s‖² ~ 1e8 carries an absolute error near 10 and the
+// kernel exponent one near 0.1), and on raw spambase most predictions are
+// decided by kernel values around exp(−100) or below, whose ratios that
+// error changes; once one prediction flips, the runs diverge. The
+// Projectrons also guard an exact duplicate that arrives while the budget
+// has room (δ² = 0): forgetron.m's and projectron.m's code divide by it.
 
 func sharedDir(t *testing.T) string {
 	t.Helper()
@@ -42,16 +42,19 @@ func sharedDir(t *testing.T) string {
 	return dir
 }
 
+// reference holds one row of the reference tables.
+type reference struct{ mistakes, supportVectors []int }
+
 // readReference parses the markdown tables of the reference file into
-// dataset name → algorithm row name → mistakes per permutation.
-func readReference(t *testing.T, path string) map[string]map[string][]int {
+// dataset name → algorithm row name → counts per permutation.
+func readReference(t *testing.T, path string) map[string]map[string]reference {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	out := map[string]map[string][]int{}
+	out := map[string]map[string]reference{}
 	var section string
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
@@ -64,30 +67,35 @@ func readReference(t *testing.T, path string) map[string]map[string][]int {
 			continue
 		}
 		cells := strings.Split(strings.Trim(line, "|"), "|")
-		if len(cells) < 2 {
+		if len(cells) < 4 {
 			continue
 		}
-		var counts []int
-		for _, tok := range strings.Fields(cells[1]) {
-			n, err := strconv.Atoi(tok)
-			if err != nil {
-				counts = nil
-				break
-			}
-			counts = append(counts, n)
-		}
-		if len(counts) == 0 {
+		mistakes, svs := parseCounts(cells[1]), parseCounts(cells[3])
+		if len(mistakes) == 0 {
 			continue // header or separator row
 		}
 		if out[section] == nil {
-			out[section] = map[string][]int{}
+			out[section] = map[string]reference{}
 		}
-		out[section][strings.TrimSpace(cells[0])] = counts
+		out[section][strings.TrimSpace(cells[0])] = reference{mistakes, svs}
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// parseCounts reads a cell of space-separated integers, or returns nil.
+func parseCounts(cell string) []int {
+	var counts []int
+	for _, tok := range strings.Fields(cell) {
+		n, err := strconv.Atoi(tok)
+		if err != nil {
+			return nil
+		}
+		counts = append(counts, n)
+	}
+	return counts
 }
 
 // fidelityVariant is one learner configuration to replay.
@@ -99,19 +107,14 @@ type fidelityVariant struct {
 }
 
 type fidelityRun struct {
-	mistakes  int
-	wrongPhi  int // Forgetron: removal steps where forgetron.m's φ differs from the paper's
-	wrongRoot int // of which in forgetron.m's A < 0 branch (the root > 1)
-	removals  int
-	// tiny counts the rounds with support vectors and |f(x)| < 1e-30. Their
-	// sign is decided by kernel values below float32's range, which the
-	// engine clamps at exp(−87), while MATLAB's double keeps them down to
-	// exp(−745): from such a round on, the two runs may diverge.
-	tiny int
+	mistakes, supportVectors int
+	wrongPhi                 int // Forgetron: removal steps where forgetron.m's φ differs from the paper's
+	wrongRoot                int // of which in forgetron.m's A < 0 branch (the root > 1)
+	removals                 int
 }
 
 func replay(t *testing.T, d *dataset.Dataset, perm []int, v fidelityVariant) fidelityRun {
-	l, err := New(v.algo, Config{Dim: d.Dim, Budget: 100, Sigma: 8})
+	l, err := New(v.algo, Config{Dim: d.Dim, Budget: 100, Sigma: 8, Eta: 0.2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,21 +137,15 @@ func replay(t *testing.T, d *dataset.Dataset, perm []int, v fidelityVariant) fid
 	}
 	for _, r := range perm {
 		idx, val := d.Row(r)
-		stored := l.SupportVectors() > 0
 		out, err := l.Observe(engine.Sparse(idx, val), int(d.Labels[r]))
 		if err != nil {
 			t.Fatal(err)
-		}
-		if stored && math.Abs(out.Score) < 1e-30 {
-			run.tiny++
 		}
 		if out.Mistake {
 			run.mistakes++
 		}
 	}
-	if l.SupportVectors() > 100 {
-		t.Errorf("%s: %d support vectors", v.name, l.SupportVectors())
-	}
+	run.supportVectors = l.SupportVectors()
 	return run
 }
 
@@ -156,6 +153,8 @@ func TestFidelity(t *testing.T) {
 	dir := sharedDir(t)
 	ref := readReference(t, filepath.Join(dir, "reference", "lsokl-deterministic.md"))
 	variants := []fidelityVariant{
+		{"perceptron", "Perceptron", Perceptron, false},
+		{"ogd", "OGD", OGD, false},
 		{"forgetron (forgetron.m φ)", "Forgetron", Forgetron, true},
 		{"forgetron (paper φ)", "Forgetron", Forgetron, false},
 		{"projectron", "Projectron", Projectron, false},
@@ -166,82 +165,140 @@ func TestFidelity(t *testing.T) {
 			if name == "spambase" && testing.Short() {
 				t.Skip("spambase skipped in -short mode")
 			}
-			d, err := dataset.ReadFile(filepath.Join(dir, "datasets", name+".svm.gz"), dataset.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			perms, err := dataset.ReadOrders(filepath.Join(dir, "datasets", name+".perm.gz"), d.Len(), 0)
-			if err != nil {
-				t.Fatal(err)
-			}
+			d, perms := fidelityData(t, dir, name)
 			for _, v := range variants {
 				want := ref[name][v.ref]
-				if len(want) != len(perms) {
-					t.Fatalf("%s: reference has %d counts for %d orders", v.ref, len(want), len(perms))
+				if len(want.mistakes) != len(perms) || len(want.supportVectors) != len(perms) {
+					t.Fatalf("%s: reference has %d/%d counts for %d orders", v.ref, len(want.mistakes), len(want.supportVectors), len(perms))
 				}
-				// Orders where no round had |f| < 1e-30 must match within ±1
-				// (a float32 near-tie); the others are reported apart.
-				var clean, affected fidelityTally
-				bugOrders, bugSteps, rootSteps, removals, tiny := 0, 0, 0, 0, 0
+				var tally fidelityTally
+				bugOrders, bugSteps, rootSteps, removals := 0, 0, 0, 0
 				ours, theirs := 0, 0
 				for p, perm := range perms {
 					run := replay(t, d, perm, v)
-					diff := run.mistakes - want[p]
+					tally.add(p, run.mistakes-want.mistakes[p], run.supportVectors-want.supportVectors[p])
 					ours += run.mistakes
-					theirs += want[p]
-					if run.tiny == 0 {
-						clean.add(p, diff)
-					} else {
-						affected.add(p, diff)
-					}
+					theirs += want.mistakes[p]
 					removals += run.removals
-					tiny += run.tiny
 					bugSteps += run.wrongPhi
 					rootSteps += run.wrongRoot
 					if run.wrongPhi > 0 {
 						bugOrders++
 					}
-					if v.algo == Forgetron && !v.matlab {
-						continue // a different rule: reported, not checked
-					}
-					if fidelityAbs(diff) > 1 && run.tiny == 0 {
-						t.Errorf("%s order %d: %d mistakes, reference %d", v.name, p+1, run.mistakes, want[p])
-					}
 				}
 				total := float64(len(perms) * d.Len())
-				t.Logf("%-25s mean mistakes %.3f%% (reference %.3f%%)", v.name, 100*float64(ours)/total, 100*float64(theirs)/total)
-				t.Logf("%-25s orders without tiny scores: %s", "", clean)
-				t.Logf("%-25s orders with tiny scores:    %s (%d such rounds in all)", "", affected, tiny)
-				if name == "german" && clean.orders < 15 {
-					t.Errorf("%s: only %d german orders free of tiny scores: the check has become vacuous", v.name, clean.orders)
-				}
+				t.Logf("%-25s mean mistakes %.3f%% (reference %.3f%%); %s", v.name, 100*float64(ours)/total, 100*float64(theirs)/total, tally)
 				if v.algo == Forgetron {
 					t.Logf("%-25s forgetron.m's φ differs from the paper's on %d of %d removal steps (%d in its A < 0 branch), in %d of %d orders",
 						"", bugSteps, removals, rootSteps, bugOrders, len(perms))
+				}
+				if v.algo == Forgetron && !v.matlab {
+					continue // a different rule: reported, not checked
+				}
+				need := len(perms)
+				if name == "spambase" && v.algo != Perceptron && v.algo != OGD {
+					need = 15
+				}
+				if tally.close < need {
+					t.Errorf("%s: %d of %d orders within ±1 mistake of the reference, want at least %d", v.name, tally.close, len(perms), need)
 				}
 			}
 		})
 	}
 }
 
-// fidelityTally sums up the differences from the reference over orders.
-type fidelityTally struct {
-	orders, exact, maxDiff int
-	diffs                  []string
+// fidelityData loads a dataset and the authors' orders of it.
+func fidelityData(t *testing.T, dir, name string) (*dataset.Dataset, [][]int) {
+	t.Helper()
+	d, err := dataset.ReadFile(filepath.Join(dir, "datasets", name+".svm.gz"), dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	perms, err := dataset.ReadOrders(filepath.Join(dir, "datasets", name+".perm.gz"), d.Len(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, perms
 }
 
-func (f *fidelityTally) add(p, diff int) {
+// TestFidelityRandomized replays german's orders with the randomized
+// learners. The reference for BOGD is the authors' BOGD.m at these settings
+// (η = 0.2, λ = 1/n², γ = 10, global-rescale projection): 32.08%. Ours must
+// be within one standard deviation of it, over the same 20 orders.
+func TestFidelityRandomized(t *testing.T) {
+	dir := sharedDir(t)
+	d, perms := fidelityData(t, dir, "german")
+	lambda := 1 / float64(d.Len()*d.Len())
+	for _, c := range []struct {
+		name string
+		algo Algorithm
+		proj Projection
+		ref  float64 // the reference code's mean, or 0 when there is none
+	}{
+		{"bogd (rescale, as BOGD.m)", BOGD, RescaleAll, 32.08},
+		{"bogd (clip each, default)", BOGD, ClipEach, 0},
+		{"bogd++ (clip each, default)", BOGDpp, ClipEach, 0},
+		{"bogd++ (rescale)", BOGDpp, RescaleAll, 0},
+		{"rbp", RBP, ClipEach, 0},
+	} {
+		var rates []float64
+		for p, perm := range perms {
+			cfg := Config{Dim: d.Dim, Budget: 100, Sigma: 8, Eta: 0.2, Lambda: lambda, Gamma: 10, Projection: c.proj, Seed: uint64(p)}
+			l := mustNew(t, c.algo, cfg)
+			mistakes := 0
+			for _, r := range perm {
+				idx, val := d.Row(r)
+				out, err := l.Observe(engine.Sparse(idx, val), int(d.Labels[r]))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if out.Mistake {
+					mistakes++
+				}
+			}
+			rates = append(rates, 100*float64(mistakes)/float64(d.Len()))
+		}
+		mean, std := meanStd(rates)
+		t.Logf("%-28s %.2f%% ± %.2f (reference %v)", c.name, mean, std, c.ref)
+		if c.ref > 0 && math.Abs(mean-c.ref) > std {
+			t.Errorf("%s: %.2f%% ± %.2f is more than one std from the reference's %.2f%%", c.name, mean, std, c.ref)
+		}
+	}
+}
+
+func meanStd(xs []float64) (mean, std float64) {
+	for _, x := range xs {
+		mean += x / float64(len(xs))
+	}
+	for _, x := range xs {
+		std += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(std / float64(len(xs)-1))
+}
+
+// fidelityTally sums up the differences from the reference over orders.
+type fidelityTally struct {
+	orders, exact, close, maxDiff int
+	diffs                         []string
+}
+
+func (f *fidelityTally) add(p, diff, svDiff int) {
 	f.orders++
-	if diff == 0 {
+	switch {
+	case diff == 0 && svDiff == 0:
 		f.exact++
-	} else {
-		f.diffs = append(f.diffs, fmt.Sprintf("#%d:%+d", p+1, diff))
+		f.close++
+	case fidelityAbs(diff) <= 1:
+		f.close++
+		fallthrough
+	default:
+		f.diffs = append(f.diffs, fmt.Sprintf("#%d:%+d(SV %+d)", p+1, diff, svDiff))
 	}
 	f.maxDiff = max(f.maxDiff, fidelityAbs(diff))
 }
 
 func (f fidelityTally) String() string {
-	return fmt.Sprintf("%2d/%2d exact, max |diff| %d %v", f.exact, f.orders, f.maxDiff, f.diffs)
+	return fmt.Sprintf("%d/%d orders exact, %d within ±1, max |diff| %d %v", f.exact, f.orders, f.close, f.maxDiff, f.diffs)
 }
 
 func fidelityAbs(x int) int {

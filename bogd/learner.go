@@ -218,8 +218,8 @@ type base struct {
 	cfg   Config
 	algo  Algorithm
 	set   *engine.Set
-	scale float64 // α = scale·w for weight column 0
-	group float64 // α = group·w for weight column 1, when there is one
+	scale float64   // α = scale·w for weight column 0
+	group float64   // α = group·w for weight column 1, when there is one
 	pcg   *rand.PCG // the state of rng, kept for saving and restoring
 	rng   *rand.Rand
 }
