@@ -122,7 +122,7 @@ func Use(i Impl) error {
 // SqDist writes into dst[t*16+l] the squared Euclidean distance from the
 // dense query x (len ≥ dim) to the vector in lane l of tile t of tiles, for
 // every slot of every tile; len(tiles) must be a multiple of dim*16 and dst
-// must hold len(tiles)/dim values.
+// must hold len(tiles)/dim values. dst must not overlap the inputs.
 func SqDist(dst, x, tiles []float32, dim int) {
 	slots := checkTiles(len(tiles), dim, len(dst))
 	if len(x) < dim {
@@ -136,7 +136,8 @@ func SqDist(dst, x, tiles []float32, dim int) {
 // squared norms of the stored slots. It uses the norm expansion
 // ‖s‖² + ‖x‖² − 2·x·s clamped at zero and costs O(len(idx)) per slot instead
 // of O(dim); its float32 result suffers cancellation when the norms are large
-// compared to the distance, which the caller must rule out.
+// compared to the distance, which the caller must rule out. dst must not
+// overlap the inputs.
 func SqDistSparse(dst, norms []float32, idx []int32, val []float32, xnorm float32, tiles []float32, dim int) {
 	slots := checkTiles(len(tiles), dim, len(dst))
 	if len(norms) < slots || len(val) != len(idx) {

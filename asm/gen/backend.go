@@ -1,0 +1,167 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/gotypes"
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// backend describes one instruction set the kernels are generated for. The
+// kernels are written once; everything that differs between AVX2 and
+// AVX-512 is here.
+type backend struct {
+	name   string // value of -backend
+	suffix string // appended to the kernel names: sqdist → sqdistAVX512
+	cpu    string // how the doc comments name the instruction set
+
+	// lanes is the number of float32 in one vector register. A tile row
+	// (16 slots of one feature) is 16/lanes registers.
+	lanes int
+	// vecRegs is the number of vector registers the encoding reaches: VEX
+	// (AVX2) stops at 16, EVEX (AVX-512) has 32.
+	vecRegs int
+	// vec allocates a virtual vector register of the backend's width.
+	vec func(*build.Context) reg.VecVirtual
+	// zero clears a vector register. VXORPS on zmm is AVX512DQ, so the
+	// AVX-512F code uses VPXORD.
+	zero func(g *gen, v reg.VecVirtual)
+
+	// constsInRegs broadcasts every exp constant into a register once per
+	// call. With 32 registers that leaves room for four exp blocks and four
+	// accumulators. With 16, four blocks in flight need 12 registers and the
+	// constants are read as full-width memory operands instead (a load port
+	// µop, no ALU µop); only the clamp bounds stay in registers, because a
+	// memory operand of VMAXPS/VMINPS would have to be the NaN-winning one.
+	constsInRegs bool
+	// tileBlock is the number of tiles a distance kernel processes at
+	// once: tileBlock·16/lanes accumulators share each broadcast of a
+	// query feature and hide the 4-cycle FMA latency.
+	tileBlock int
+	// expUnroll is the number of exp blocks (registers) in flight per loop
+	// iteration of gaussianSum and exp; the blocks are independent, so their
+	// dependency chains (about 15 instructions deep) overlap.
+	expUnroll int
+	// sumAccs is the number of accumulators of Σ w·k in gaussianSum.
+	sumAccs int
+	// dotUnroll is the number of accumulators of dot.
+	dotUnroll int
+
+	// scalarEVEX lists the instructions without a zmm operand that the
+	// AVX-512 kernels may apply to registers 16–31: scalar instructions
+	// have EVEX encodings in AVX-512F itself (no AVX512VL needed).
+	scalarEVEX map[string]bool
+}
+
+var backends = []*backend{
+	{
+		name:         "avx2",
+		suffix:       "AVX2",
+		cpu:          "AVX2 and FMA",
+		lanes:        8,
+		vecRegs:      16,
+		vec:          (*build.Context).YMM,
+		zero:         func(g *gen, v reg.VecVirtual) { g.VXORPS(v, v, v) },
+		constsInRegs: false,
+		tileBlock:    4, // 8 ymm accumulators
+		expUnroll:    4,
+		sumAccs:      1, // 12 registers for the blocks + scale, bounds, sum
+		dotUnroll:    8, // 2 FMA/cycle × 4 cycles latency
+	},
+	{
+		name:         "avx512",
+		suffix:       "AVX512",
+		cpu:          "AVX-512F",
+		lanes:        16,
+		vecRegs:      32,
+		vec:          (*build.Context).ZMM,
+		zero:         func(g *gen, v reg.VecVirtual) { g.VPXORD(v, v, v) },
+		constsInRegs: true,
+		tileBlock:    8, // 8 zmm accumulators
+		expUnroll:    4,
+		sumAccs:      4,
+		dotUnroll:    4, // two zmm loads per FMA limit it to 1 FMA/cycle
+		scalarEVEX:   map[string]bool{"VMOVSS": true},
+	},
+}
+
+func lookupBackend(name string) *backend {
+	for _, be := range backends {
+		if be.name == name {
+			return be
+		}
+	}
+	return nil
+}
+
+func backendNames() string {
+	var names []string
+	for _, be := range backends {
+		names = append(names, be.name)
+	}
+	return strings.Join(names, "|")
+}
+
+// width is the size of a vector register in bytes.
+func (be *backend) width() int { return be.lanes * 4 }
+
+// rowRegs is the number of vector registers in one tile row.
+func (be *backend) rowRegs() int { return tileLanes / be.lanes }
+
+// tileLanes is the number of slots of a tile (layout.Lanes): one tile row is
+// tileLanes float32 of one feature.
+const tileLanes = 16
+
+// tileRowBytes is the size of one tile row.
+const tileRowBytes = tileLanes * 4
+
+// gen emits the kernels of one backend into an avo context.
+type gen struct {
+	*build.Context
+	be     *backend
+	table  operand.Mem // the exp constants (exp.go)
+	labels int
+}
+
+func newGen(ctx *build.Context, be *backend) *gen {
+	g := &gen{Context: ctx, be: be}
+	g.table = g.constTable()
+	return g
+}
+
+// vec allocates a vector register of the backend's width.
+func (g *gen) vec() reg.VecVirtual { return g.be.vec(g.Context) }
+
+// label returns a label name unique within the generated file.
+func (g *gen) label(name string) operand.LabelRef {
+	g.labels++
+	return operand.LabelRef(fmt.Sprintf("%s_%d", name, g.labels))
+}
+
+// addr returns the stack address of an argument or result.
+func (g *gen) addr(c gotypes.Component) operand.Mem {
+	b, err := c.Resolve()
+	if err != nil {
+		panic(err)
+	}
+	return b.Addr
+}
+
+// load loads an integer or pointer argument into a new register.
+func (g *gen) load(c gotypes.Component) reg.GPVirtual {
+	r := g.GP64()
+	g.Load(c, r)
+	return r
+}
+
+// all emits every kernel.
+func (g *gen) all() {
+	g.sqdist()
+	g.sqdistSparse()
+	g.gaussianSum()
+	g.dot()
+	g.exp()
+}

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"github.com/mmcloughlin/avo/attr"
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// The vector exponential is exp32 of simd/generic.go: clamp the argument to
+// [ExpMin, ExpMax], write x = n·ln2 + r with n = round(x·log2e) (Cody–Waite:
+// ln2 = c1 + c2, c1 exact in 9 bits so n·c1 is exact), approximate e^r on
+// |r| ≤ ln2/2 by Cephes' degree-5 polynomial, and multiply by 2ⁿ built in
+// the exponent bits. Relative error about 1 ulp; never NaN, Inf or denormal
+// for a finite argument (2ⁿ·e^r stays normal down to ExpMin = −87).
+//
+// Two tricks save three ALU instructions per register compared to a literal
+// translation:
+//
+//   - Rounding. t = x·log2e + shift with shift = 1.5·2²³ + 127 rounds x·log2e
+//     to an integer inside the FMA (float32 spacing is 1 in [2²³, 2²⁴)), so
+//     n = t − shift needs no convert instructions, and the low bits of t hold
+//     n + 127: t << 23 is the float32 2ⁿ. The FMA rounds the exact product,
+//     which is never a tie (log2e has an odd 24-bit significand), so this is
+//     round-to-nearest of x·log2e; exp32 rounds a rounded product and may
+//     pick the other neighbour when that product is k + ½, which only moves
+//     r across ±ln2/2.
+//   - Scaling. e^x = (y + 1)·2ⁿ with y = p·r·r + r is computed as the FMA
+//     y·2ⁿ + 2ⁿ: the same single rounding of y + 1, since scaling by 2ⁿ is
+//     exact, and one instruction instead of an add and a multiply.
+//
+// y is formed as (p·r)·r + r rather than exp32's p·(r·r) + r: the product
+// r·r would be a fourth live register per block, which the 16 registers of
+// AVX2 cannot afford with four blocks in flight; the difference is a
+// rounding of a term below 0.06, far below the final ulp.
+
+// expConsts are the constants of the exponential, the single definition
+// both backends use. The values are those of simd/generic.go (the simd
+// tests check them against it); they are converted to float32 exactly as Go
+// converts the untyped constants there.
+var expConsts = []struct {
+	name  string
+	value float32
+}{
+	{"min", -87},                   // ExpMin: e^−87 ≈ 1.6e−38 is still normal
+	{"max", 88},                    // ExpMax: e^88 ≈ 1.7e38 < MaxFloat32
+	{"log2e", 1.44269504088896341}, // expLog2e
+	{"shift", 1.5*(1<<23) + 127},   // expShift + 127: rounds; low bits n + 127
+	{"c1", 0.693359375},            // expC1
+	{"c2", -2.12194440e-4},         // expC2
+	{"p0", 1.9875691500e-4},        // expP0 … expP5, highest degree first
+	{"p1", 1.3981999507e-3},
+	{"p2", 8.3334519073e-3},
+	{"p3", 4.1665795894e-2},
+	{"p4", 1.6666665459e-1},
+	{"p5", 5.0000001201e-1},
+}
+
+// constRepeat is the number of copies of each constant in the table: a
+// full ymm register, so that AVX2 can use an entry as a memory operand.
+// AVX-512 broadcasts the first copy.
+const constRepeat = 8
+
+// constTable emits the table of exp constants, one constRepeat·4-byte entry
+// per constant. It is file-local (<>) so both backends can have one.
+func (g *gen) constTable() operand.Mem {
+	m := g.StaticGlobal("expconsts")
+	g.DataAttributes(attr.RODATA | attr.NOPTR)
+	for i, c := range expConsts {
+		for r := 0; r < constRepeat; r++ {
+			g.AddDatum(4*(i*constRepeat+r), operand.F32(c.value))
+		}
+	}
+	return m
+}
+
+// constEntry returns the table entry of the named constant.
+func (g *gen) constEntry(name string) operand.Mem {
+	for i, c := range expConsts {
+		if c.name == name {
+			return g.table.Offset(4 * constRepeat * i)
+		}
+	}
+	panic("unknown exp constant " + name)
+}
+
+// expK gives the exp code its constants: registers where the backend keeps
+// them there, full-width table entries otherwise.
+type expK struct {
+	g    *gen
+	regs map[string]reg.VecVirtual
+}
+
+// loadExpConsts broadcasts the constants that live in registers for the
+// whole kernel. Call it once, before the loop.
+func (g *gen) loadExpConsts() *expK {
+	k := &expK{g: g, regs: map[string]reg.VecVirtual{}}
+	for _, c := range expConsts {
+		if c.name == "p0" {
+			continue // loaded afresh as the start of each Horner chain
+		}
+		if g.be.constsInRegs || c.name == "min" || c.name == "max" {
+			r := g.vec()
+			g.VBROADCASTSS(g.constEntry(c.name), r)
+			k.regs[c.name] = r
+		}
+	}
+	return k
+}
+
+// op returns the named constant as a source operand.
+func (k *expK) op(name string) operand.Op {
+	if r, ok := k.regs[name]; ok {
+		return r
+	}
+	return k.g.constEntry(name)
+}
+
+// reg returns a constant that must be in a register.
+func (k *expK) reg(name string) reg.VecVirtual {
+	r, ok := k.regs[name]
+	if !ok {
+		panic("exp constant " + name + " is not in a register")
+	}
+	return r
+}
+
+// expBlocks computes e^x for every register of xs and returns the registers
+// holding the results; xs are clobbered. Each step is emitted for all blocks
+// before the next one, so independent instructions sit next to each other
+// and the live registers per block stay at three (x/r, t, p).
+func (g *gen) expBlocks(k *expK, xs []reg.VecVirtual) []reg.VecVirtual {
+	g.Comment("exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN")
+	for _, x := range xs {
+		g.VMAXPS(x, k.reg("min"), x)
+	}
+	for _, x := range xs {
+		g.VMINPS(x, k.reg("max"), x)
+	}
+
+	g.Comment("t = x·log2e + shift: round(x·log2e) + 127 in the low bits")
+	ts := make([]reg.VecVirtual, len(xs))
+	for i, x := range xs {
+		ts[i] = g.vec()
+		g.VBROADCASTSS(g.constEntry("shift"), ts[i])
+		g.VFMADD231PS(k.op("log2e"), x, ts[i])
+	}
+
+	g.Comment("n = t − shift; r = x − n·c1 − n·c2")
+	for i, x := range xs {
+		n := g.vec()
+		g.VSUBPS(k.op("shift"), ts[i], n)
+		g.VFNMADD231PS(k.op("c1"), n, x)
+		g.VFNMADD231PS(k.op("c2"), n, x)
+	}
+
+	g.Comment("p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5")
+	ps := make([]reg.VecVirtual, len(xs))
+	for i, r := range xs {
+		ps[i] = g.vec()
+		g.VBROADCASTSS(g.constEntry("p0"), ps[i])
+		g.VFMADD213PS(k.op("p1"), r, ps[i])
+	}
+	for _, c := range []string{"p2", "p3", "p4", "p5"} {
+		for i, r := range xs {
+			g.VFMADD213PS(k.op(c), r, ps[i])
+		}
+	}
+
+	g.Comment("y = (p·r)·r + r")
+	for i, r := range xs {
+		g.VMULPS(r, ps[i], ps[i])
+		g.VFMADD213PS(r, r, ps[i])
+	}
+
+	g.Comment("e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23")
+	for i := range xs {
+		g.VPSLLD(operand.U8(23), ts[i], ts[i])
+		g.VFMADD213PS(ts[i], ts[i], ps[i])
+	}
+	return ps
+}

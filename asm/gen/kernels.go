@@ -1,0 +1,469 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mmcloughlin/avo/attr"
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// The kernels of package simd. Their contracts are those of the generic
+// versions in simd/generic.go, plus what the wrappers in simd/simd.go
+// guarantee: the distance kernels get whole tiles (len(tiles) a multiple of
+// dim·16, possibly zero, dst exactly one float32 per slot, dim ≥ 1), the
+// others lengths that are multiples of 16 (possibly zero). So no kernel
+// needs a masked or scalar tail.
+
+// function starts a kernel: name gets the backend suffix, and the arguments
+// do not escape (the kernels keep no pointer), which lets callers keep
+// their buffers on the stack.
+func (g *gen) function(name, sig string, doc ...string) {
+	g.Function(name + g.be.suffix)
+	g.Attributes(attr.NOSPLIT)
+	g.SignatureExpr(sig)
+	g.Pragma("noescape")
+	lines := []string{fmt.Sprintf("%s%s is %sGeneric for %s:", name, g.be.suffix, name, g.be.cpu), ""}
+	for _, d := range doc {
+		lines = append(lines, strings.Split(d, "\n")...)
+	}
+	g.Doc(lines...)
+}
+
+// rows addresses one feature row of each of up to 8 consecutive tiles:
+// tile m (0 ≤ m < 8) starts at base[m/4] + (m%4)·stride, where stride is the
+// size of a tile (dim·64 bytes) and stride3 = 3·stride. x86 addressing has
+// one base and one scaled index, hence the second base for tiles 4–7.
+type rows struct {
+	base            []reg.GPVirtual
+	stride, stride3 reg.GPVirtual
+}
+
+// at returns the address of register h of the row of tile m.
+func (r rows) at(m, h, width int) operand.Mem {
+	mem := operand.Mem{Base: r.base[m/4], Disp: h * width}
+	switch m % 4 {
+	case 1:
+		mem.Index, mem.Scale = r.stride, 1
+	case 2:
+		mem.Index, mem.Scale = r.stride, 2
+	case 3:
+		mem.Index, mem.Scale = r.stride3, 1
+	}
+	return mem
+}
+
+// tileLoop covers the n bytes of dst (64 per tile) with blocks of
+// consecutive tiles and calls body(nt, t) to emit the code of a block of nt
+// tiles starting at byte offset t of dst (tile t/64). Blocks of the largest
+// size go while they fit; a remainder is covered by one more block that
+// ends at the last tile and overlaps the previous one: it recomputes a few
+// slots with the same result, which is cheaper than the latency-bound
+// narrower blocks would be. Fewer tiles than a block fall to a smaller
+// block size, halving down to one tile.
+func (g *gen) tileLoop(n reg.GPVirtual, body func(nt int, t reg.GPVirtual)) {
+	t := g.GP64()
+	rem := g.GP64()
+	done := g.label("done")
+	for nt := g.be.tileBlock; nt >= 1; nt /= 2 {
+		size := operand.U32(nt * tileRowBytes)
+		smaller := g.label(fmt.Sprintf("below%d", nt))
+		loop := g.label(fmt.Sprintf("tiles%d", nt))
+		g.Commentf("blocks of %d tiles", nt)
+		g.CMPQ(n, size)
+		g.JB(smaller)
+		g.XORQ(t, t)
+		g.Label(string(loop))
+		body(nt, t)
+		g.ADDQ(size, t)
+		g.MOVQ(n, rem)
+		g.SUBQ(t, rem)
+		g.CMPQ(rem, size)
+		g.JAE(loop)
+		if nt > 1 {
+			g.TESTQ(rem, rem)
+			g.JZ(done)
+			g.Commentf("last %d tiles, overlapping the previous block", nt)
+			g.MOVQ(n, t)
+			g.SUBQ(size, t)
+			body(nt, t)
+		}
+		g.JMP(done)
+		g.Label(string(smaller))
+	}
+	g.Label(string(done))
+}
+
+// accumulators allocates the nt·rowRegs accumulators of a block of nt tiles.
+func (g *gen) accumulators(nt int) [][]reg.VecVirtual {
+	acc := make([][]reg.VecVirtual, nt)
+	for m := range acc {
+		acc[m] = make([]reg.VecVirtual, g.be.rowRegs())
+		for h := range acc[m] {
+			acc[m][h] = g.vec()
+		}
+	}
+	return acc
+}
+
+const sqdistDoc = `	for t := range len(tiles) / (dim * 16) {
+		for l := range 16 {
+			var acc float32
+			for j := range dim {
+				d := x[j] - tiles[(t*dim+j)*16+l]
+				acc += d * d
+			}
+			dst[t*16+l] = acc
+		}
+	}
+
+len(tiles) must be a multiple of dim·16 (dim ≥ 1), dst must hold one value
+per slot and x exactly dim values. Differences are formed before squaring:
+no cancellation on large raw features. dst must not overlap the inputs: the
+last block of tiles may overlap the previous one and be computed twice.`
+
+// sqdist: for a block of tiles, each accumulator register collects
+// (x_j − s_j)² over j for its lanes; one broadcast of x_j serves the block.
+func (g *gen) sqdist() {
+	g.function("sqdist", "func(dst, x, tiles []float32, dim int)", sqdistDoc)
+	be := g.be
+	dst := g.load(g.Param("dst").Base())
+	n := g.load(g.Param("dst").Len())
+	g.SHLQ(operand.U8(2), n) // bytes of dst
+	tiles := g.load(g.Param("tiles").Base())
+	dim := g.load(g.Param("dim"))
+	xEnd := g.load(g.Param("x").Base())
+	g.LEAQ(operand.Mem{Base: xEnd, Index: dim, Scale: 4}, xEnd)
+	stride := g.GP64()
+	g.MOVQ(dim, stride)
+	g.SHLQ(operand.U8(6), stride) // bytes of a tile
+	stride3 := g.GP64()
+	g.LEAQ(operand.Mem{Base: stride, Index: stride, Scale: 2}, stride3)
+
+	g.tileLoop(n, func(nt int, t reg.GPVirtual) {
+		// Tile t/64 starts at tiles + (t/64)·dim·64 = tiles + t·dim.
+		r := rows{stride: stride, stride3: stride3}
+		p := g.GP64()
+		g.MOVQ(t, p)
+		g.IMULQ(dim, p)
+		g.ADDQ(tiles, p)
+		r.base = append(r.base, p)
+		if nt > 4 {
+			p4 := g.GP64()
+			g.LEAQ(operand.Mem{Base: p, Index: stride, Scale: 4}, p4)
+			r.base = append(r.base, p4)
+		}
+		acc := g.accumulators(nt)
+		for m := range acc {
+			for _, a := range acc[m] {
+				be.zero(g, a)
+			}
+		}
+		// j runs from −dim to 0 over x; the row pointers advance one row.
+		j := g.GP64()
+		g.MOVQ(dim, j)
+		g.NEGQ(j)
+		loop := g.label("feature")
+		g.Label(string(loop))
+		xj := g.vec()
+		g.VBROADCASTSS(operand.Mem{Base: xEnd, Index: j, Scale: 4}, xj)
+		for m := range acc {
+			for h, a := range acc[m] {
+				d := g.vec()
+				g.VSUBPS(r.at(m, h, be.width()), xj, d)
+				g.VFMADD231PS(d, d, a)
+			}
+		}
+		for _, b := range r.base {
+			g.ADDQ(operand.U8(tileRowBytes), b)
+		}
+		g.INCQ(j)
+		g.JNZ(loop)
+		for m := range acc {
+			for h, a := range acc[m] {
+				g.VMOVUPS(a, operand.Mem{Base: dst, Index: t, Scale: 1, Disp: m*tileRowBytes + h*be.width()})
+			}
+		}
+	})
+	g.VZEROUPPER()
+	g.RET()
+}
+
+const sqdistSparseDoc = `	for t := range len(tiles) / (dim * 16) {
+		for l := range 16 {
+			acc := norms[t*16+l] + xnorm
+			for k, j := range idx {
+				acc += -2 * val[k] * tiles[(t*dim+int(j))*16+l]
+			}
+			dst[t*16+l] = max(acc, 0)
+		}
+	}
+
+len(tiles) must be a multiple of dim·16 (dim ≥ 1), dst and norms must hold
+one value per slot, every idx[k] must be in [0, dim) and len(val) ==
+len(idx). dst must not overlap the inputs (not even norms, unlike the
+generic version): the last block of tiles may overlap the previous one and
+be computed twice.`
+
+// sqdistSparse: the norm expansion ‖s‖² + ‖x‖² − 2·x·s over the non-zero
+// features of the query only; a block of tiles shares each broadcast of
+// 2·val[k].
+func (g *gen) sqdistSparse() {
+	g.function("sqdistSparse", "func(dst, norms []float32, idx []int32, val []float32, xnorm float32, tiles []float32, dim int)", sqdistSparseDoc)
+	be := g.be
+	dst := g.load(g.Param("dst").Base())
+	norms := g.load(g.Param("norms").Base())
+	n := g.load(g.Param("dst").Len())
+	g.SHLQ(operand.U8(2), n) // bytes of dst
+	stride := g.load(g.Param("dim"))
+	g.SHLQ(operand.U8(6), stride) // bytes of a tile
+	stride3 := g.GP64()
+	g.LEAQ(operand.Mem{Base: stride, Index: stride, Scale: 2}, stride3)
+	// k runs from −len(idx) to 0 over idx and val.
+	nnz := g.load(g.Param("idx").Len())
+	idxEnd := g.load(g.Param("idx").Base())
+	g.LEAQ(operand.Mem{Base: idxEnd, Index: nnz, Scale: 4}, idxEnd)
+	valEnd := g.load(g.Param("val").Base())
+	g.LEAQ(operand.Mem{Base: valEnd, Index: nnz, Scale: 4}, valEnd)
+	xnorm := g.vec()
+	g.VBROADCASTSS(g.addr(g.Param("xnorm")), xnorm)
+	zero := g.vec()
+	be.zero(g, zero)
+
+	g.tileLoop(n, func(nt int, t reg.GPVirtual) {
+		p := g.load(g.Param("dim"))
+		g.IMULQ(t, p)
+		g.ADDQ(g.addr(g.Param("tiles").Base()), p) // tile t/64 (from the frame: registers are short here)
+		acc := g.accumulators(nt)
+		for m := range acc {
+			for h, a := range acc[m] {
+				g.VADDPS(operand.Mem{Base: norms, Index: t, Scale: 1, Disp: m*tileRowBytes + h*be.width()}, xnorm, a)
+			}
+		}
+		store := g.label("store")
+		k := g.load(g.Param("idx").Len())
+		g.NEGQ(k)
+		g.JZ(store)
+		loop := g.label("nonzero")
+		g.Label(string(loop))
+		// The row of feature idx[k] is idx[k]·64 bytes into each tile.
+		q := g.GP64()
+		g.MOVLQSX(operand.Mem{Base: idxEnd, Index: k, Scale: 4}, q)
+		g.SHLQ(operand.U8(6), q)
+		g.ADDQ(p, q)
+		r := rows{base: []reg.GPVirtual{q}, stride: stride, stride3: stride3}
+		if nt > 4 {
+			q4 := g.GP64()
+			g.LEAQ(operand.Mem{Base: q, Index: stride, Scale: 4}, q4)
+			r.base = append(r.base, q4)
+		}
+		c := g.vec()
+		g.VBROADCASTSS(operand.Mem{Base: valEnd, Index: k, Scale: 4}, c)
+		g.VADDPS(c, c, c) // 2·val[k], exact
+		for m := range acc {
+			for h, a := range acc[m] {
+				g.VFNMADD231PS(r.at(m, h, be.width()), c, a) // a −= 2·val[k]·s
+			}
+		}
+		g.INCQ(k)
+		g.JNZ(loop)
+		g.Label(string(store))
+		for m := range acc {
+			for h, a := range acc[m] {
+				g.VMAXPS(a, zero, a) // a the second source: NaN stays NaN, like Go's max
+				g.VMOVUPS(a, operand.Mem{Base: dst, Index: t, Scale: 1, Disp: m*tileRowBytes + h*be.width()})
+			}
+		}
+	})
+	g.VZEROUPPER()
+	g.RET()
+}
+
+const gaussianSumDoc = `	var sum float32
+	for i := range buf {
+		buf[i] = exp32(scale * buf[i])
+		sum += w[i] * buf[i]
+	}
+	return sum
+
+len(buf) must be a multiple of 16 and len(w) == len(buf). The sum is formed
+in vector lanes and added horizontally at the end.`
+
+// gaussianSum: expUnroll independent exp blocks per iteration; each result
+// is stored back and accumulated with its weight.
+func (g *gen) gaussianSum() {
+	g.function("gaussianSum", "func(buf, w []float32, scale float32) float32", gaussianSumDoc)
+	be := g.be
+	buf := g.load(g.Param("buf").Base())
+	w := g.load(g.Param("w").Base())
+	n := g.load(g.Param("buf").Len())
+	scale := g.vec()
+	g.VBROADCASTSS(g.addr(g.Param("scale")), scale)
+	k := g.loadExpConsts()
+	acc := make([]reg.VecVirtual, be.sumAccs)
+	for i := range acc {
+		acc[i] = g.vec()
+		be.zero(g, acc[i])
+	}
+
+	blocks := func(nb int) {
+		xs := make([]reg.VecVirtual, nb)
+		for i := range xs {
+			xs[i] = g.vec()
+			g.VMULPS(operand.Mem{Base: buf, Disp: i * be.width()}, scale, xs[i])
+		}
+		ys := g.expBlocks(k, xs)
+		for i, y := range ys {
+			g.VMOVUPS(y, operand.Mem{Base: buf, Disp: i * be.width()})
+			g.VFMADD231PS(operand.Mem{Base: w, Disp: i * be.width()}, y, acc[i%len(acc)])
+		}
+		g.ADDQ(operand.U32(nb*be.width()), buf)
+		g.ADDQ(operand.U32(nb*be.width()), w)
+		g.SUBQ(operand.U32(nb*be.lanes), n)
+	}
+	g.unrolled(n, be.expUnroll, blocks)
+
+	g.Comment("horizontal sum")
+	for len(acc) > 1 {
+		for i := 0; i+1 < len(acc); i += 2 {
+			g.VADDPS(acc[i+1], acc[i], acc[i])
+		}
+		acc = compact(acc)
+	}
+	g.VMOVSS(g.hsum(acc[0]), g.addr(g.ReturnIndex(0)))
+	g.VZEROUPPER()
+	g.RET()
+}
+
+// unrolled emits a loop running blocks(unroll) while n ≥ unroll·lanes, then
+// blocks(1) while n > 0 (n is a multiple of lanes). blocks must decrement n.
+func (g *gen) unrolled(n reg.GPVirtual, unroll int, blocks func(nb int)) {
+	loop, tail, tailLoop, done := g.label("unrolled"), g.label("tail"), g.label("single"), g.label("done")
+	g.Label(string(loop))
+	g.CMPQ(n, operand.U32(unroll*g.be.lanes))
+	g.JB(tail)
+	blocks(unroll)
+	g.JMP(loop)
+	g.Label(string(tail))
+	g.TESTQ(n, n)
+	g.JZ(done)
+	g.Label(string(tailLoop))
+	blocks(1)
+	g.JNZ(tailLoop) // flags of the decrement of n
+	g.Label(string(done))
+}
+
+// compact keeps every other register: after pairwise adds into the even
+// ones.
+func compact(rs []reg.VecVirtual) []reg.VecVirtual {
+	out := rs[:0:0]
+	for i := 0; i < len(rs); i += 2 {
+		out = append(out, rs[i])
+	}
+	return out
+}
+
+// hsum adds the lanes of v in the order of simd's sumLanes for a 16-lane
+// accumulator (lane l + lane l+8, then +4, then (0+2)+(1+3)) and returns an
+// xmm register whose lane 0 holds the sum. v is clobbered.
+func (g *gen) hsum(v reg.VecVirtual) reg.Register {
+	if g.be.lanes == 16 {
+		// Full-width zmm instructions only: the xmm and ymm forms of
+		// registers 16–31 would need AVX512VL.
+		t := g.vec()
+		g.VSHUFF64X2(operand.U8(0x4e), v, v, t) // 128-bit quarters 2,3,0,1
+		g.VADDPS(t, v, v)
+		g.VSHUFF64X2(operand.U8(0xb1), v, v, t) // quarters 1,0,3,2
+		g.VADDPS(t, v, v)
+		g.VPERMILPS(operand.U8(0x0e), v, t) // lanes 2,3 to 0,1
+		g.VADDPS(t, v, v)
+		g.VPERMILPS(operand.U8(0x01), v, t) // lane 1 to 0
+		g.VADDPS(t, v, v)
+		return v.AsX()
+	}
+	x := g.XMM()
+	t := g.XMM()
+	g.VEXTRACTF128(operand.U8(1), v, x)
+	g.VADDPS(x, v.AsX(), x)
+	g.VMOVHLPS(x, x, t) // lanes 2,3 to 0,1
+	g.VADDPS(t, x, x)
+	g.VMOVSHDUP(x, t) // lane 1 to 0
+	g.VADDSS(t, x, x)
+	return x
+}
+
+const dotDoc = `	var sum float32
+	for i := range a {
+		sum += a[i] * b[i]
+	}
+	return sum
+
+len(a) must be a multiple of 16 and len(b) == len(a). The sum is formed in
+vector lanes and added horizontally at the end.`
+
+// dot: dotUnroll independent FMA accumulators.
+func (g *gen) dot() {
+	g.function("dot", "func(a, b []float32) float32", dotDoc)
+	be := g.be
+	a := g.load(g.Param("a").Base())
+	b := g.load(g.Param("b").Base())
+	n := g.load(g.Param("a").Len())
+	acc := make([]reg.VecVirtual, be.dotUnroll)
+	for i := range acc {
+		acc[i] = g.vec()
+		be.zero(g, acc[i])
+	}
+	g.unrolled(n, be.dotUnroll, func(nb int) {
+		for i := 0; i < nb; i++ {
+			v := g.vec()
+			g.VMOVUPS(operand.Mem{Base: a, Disp: i * be.width()}, v)
+			g.VFMADD231PS(operand.Mem{Base: b, Disp: i * be.width()}, v, acc[i])
+		}
+		g.ADDQ(operand.U32(nb*be.width()), a)
+		g.ADDQ(operand.U32(nb*be.width()), b)
+		g.SUBQ(operand.U32(nb*be.lanes), n)
+	})
+	g.Comment("horizontal sum")
+	for len(acc) > 1 {
+		for i := 0; i+1 < len(acc); i += 2 {
+			g.VADDPS(acc[i+1], acc[i], acc[i])
+		}
+		acc = compact(acc)
+	}
+	g.VMOVSS(g.hsum(acc[0]), g.addr(g.ReturnIndex(0)))
+	g.VZEROUPPER()
+	g.RET()
+}
+
+const expDoc = `	for i := range dst {
+		dst[i] = exp32(src[i])
+	}
+
+len(dst) must be a multiple of 16 and len(src) == len(dst). The argument is
+clamped to [ExpMin, ExpMax]; the relative error is about 1 ulp.`
+
+// exp: expUnroll independent blocks per iteration.
+func (g *gen) exp() {
+	g.function("exp", "func(dst, src []float32)", expDoc)
+	be := g.be
+	dst := g.load(g.Param("dst").Base())
+	src := g.load(g.Param("src").Base())
+	n := g.load(g.Param("dst").Len())
+	k := g.loadExpConsts()
+	g.unrolled(n, be.expUnroll, func(nb int) {
+		xs := make([]reg.VecVirtual, nb)
+		for i := range xs {
+			xs[i] = g.vec()
+			g.VMOVUPS(operand.Mem{Base: src, Disp: i * be.width()}, xs[i])
+		}
+		for i, y := range g.expBlocks(k, xs) {
+			g.VMOVUPS(y, operand.Mem{Base: dst, Disp: i * be.width()})
+		}
+		g.ADDQ(operand.U32(nb*be.width()), src)
+		g.ADDQ(operand.U32(nb*be.width()), dst)
+		g.SUBQ(operand.U32(nb*be.lanes), n)
+	})
+	g.VZEROUPPER()
+	g.RET()
+}

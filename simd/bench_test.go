@@ -1,0 +1,152 @@
+package simd
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// forEachImplB runs a benchmark once per available implementation, with
+// that implementation active, and restores the previously active one.
+func forEachImplB(b *testing.B, f func(b *testing.B)) {
+	prev := Active()
+	defer Use(prev)
+	for _, impl := range Available() {
+		if err := Use(impl); err != nil {
+			b.Fatal(err)
+		}
+		b.Run("impl="+impl.String(), f)
+	}
+}
+
+// BenchmarkKernels measures one evaluation of the kernel expansion
+// f(x) = Σᵢ wᵢ·exp(−‖x − sᵢ‖²/(2σ²)) as the engine computes it: SqDist into
+// a scratch buffer, then GaussianSum over the padded slots (padding weights
+// zero).
+func BenchmarkKernels(b *testing.B) {
+	forEachImplB(b, func(b *testing.B) {
+		for _, budget := range []int{100, 500, 1000, 2000} {
+			for _, dim := range []int{8, 22, 57, 300} {
+				b.Run(fmt.Sprintf("budget=%d/dim=%d", budget, dim), func(b *testing.B) {
+					r := rand.New(rand.NewPCG(uint64(budget), uint64(dim)))
+					vecs := randVecs(r, budget, dim, r.Float32)
+					x := randVecs(r, 1, dim, r.Float32)[0]
+					tiles := tiled(vecs, dim)
+					n := slots(budget)
+					w := make([]float32, n)
+					for i := 0; i < budget; i++ {
+						w[i] = 2*r.Float32() - 1
+					}
+					buf := make([]float32, n)
+					scale := float32(-1.0 / float64(dim)) // σ² = d/2: kernel values spread over (0, 1]
+					var sink float32
+					b.ReportAllocs()
+					b.ResetTimer()
+					for b.Loop() {
+						SqDist(buf, x, tiles, dim)
+						sink += GaussianSum(buf, w, scale)
+					}
+					if sink != sink {
+						b.Fatal("NaN")
+					}
+				})
+			}
+		}
+	})
+}
+
+// BenchmarkExp measures Exp over 1024 values in [ExpMin, 0].
+func BenchmarkExp(b *testing.B) {
+	forEachImplB(b, func(b *testing.B) {
+		r := rand.New(rand.NewPCG(1, 1))
+		src := make([]float32, 1024)
+		for i := range src {
+			src[i] = ExpMin * r.Float32()
+		}
+		dst := make([]float32, len(src))
+		b.ReportAllocs()
+		b.SetBytes(int64(4 * len(src)))
+		for b.Loop() {
+			Exp(dst, src)
+		}
+	})
+}
+
+// BenchmarkSqDistSparse measures the sparse distance kernel for a query
+// with 12 non-zero features of 300 (w8a-like).
+func BenchmarkSqDistSparse(b *testing.B) {
+	forEachImplB(b, func(b *testing.B) {
+		const budget, dim, nnz = 600, 300, 12
+		r := rand.New(rand.NewPCG(2, 2))
+		vecs := randVecs(r, budget, dim, func() float32 { return float32(r.IntN(2)) })
+		tiles := tiled(vecs, dim)
+		n := slots(budget)
+		norms := make([]float32, n)
+		for i, s := range vecs {
+			norms[i] = float32(refNorm(s))
+		}
+		idx := make([]int32, nnz)
+		val := make([]float32, nnz)
+		for k := range idx {
+			idx[k] = int32(r.IntN(dim))
+			val[k] = 1
+		}
+		dst := make([]float32, n)
+		b.ReportAllocs()
+		for b.Loop() {
+			SqDistSparse(dst, norms, idx, val, nnz, tiles, dim)
+		}
+	})
+}
+
+// BenchmarkDot measures Dot over 1024 values.
+func BenchmarkDot(b *testing.B) {
+	forEachImplB(b, func(b *testing.B) {
+		r := rand.New(rand.NewPCG(3, 3))
+		a := randVecs(r, 1, 1024, r.Float32)[0]
+		c := randVecs(r, 1, 1024, r.Float32)[0]
+		var sink float32
+		b.ReportAllocs()
+		b.SetBytes(int64(8 * len(a)))
+		for b.Loop() {
+			sink += Dot(a, c)
+		}
+		if sink != sink {
+			b.Fatal("NaN")
+		}
+	})
+}
+
+// BenchmarkPhases measures the two phases of BenchmarkKernels separately
+// (SqDist on shapes in and out of L1; GaussianSum per budget).
+func BenchmarkPhases(b *testing.B) {
+	forEachImplB(b, func(b *testing.B) {
+		for _, shape := range [][2]int{{1000, 8}, {2000, 8}, {1000, 22}, {500, 57}} {
+			budget, dim := shape[0], shape[1]
+			r := rand.New(rand.NewPCG(uint64(budget), uint64(dim)))
+			vecs := randVecs(r, budget, dim, r.Float32)
+			x := randVecs(r, 1, dim, r.Float32)[0]
+			tiles := tiled(vecs, dim)
+			n := slots(budget)
+			w := randVecs(r, 1, n, r.Float32)[0]
+			buf := make([]float32, n)
+			b.Run(fmt.Sprintf("phase=sqdist/budget=%d/dim=%d", budget, dim), func(b *testing.B) {
+				for b.Loop() {
+					SqDist(buf, x, tiles, dim)
+				}
+			})
+			if dim != 8 {
+				continue // GaussianSum does not depend on the dimension
+			}
+			b.Run(fmt.Sprintf("phase=gaussiansum/budget=%d", budget), func(b *testing.B) {
+				var sink float32
+				for b.Loop() {
+					sink += GaussianSum(buf, w, -0.1)
+				}
+				if sink != sink {
+					b.Fatal("NaN")
+				}
+			})
+		}
+	})
+}

@@ -1,0 +1,51 @@
+package simd
+
+import (
+	"errors"
+	"io/fs"
+	"math"
+	"os"
+	"regexp"
+	"strconv"
+	"testing"
+)
+
+// TestAsmConstants checks that the exp constants assembled into each
+// generated file are, bit for bit, the float32 conversions of the constants
+// of exp32 (asm/gen keeps its own copy of the values: the two must agree;
+// its rounding constant also carries the exponent bias 127).
+// The table holds each constant 8 times, 32 bytes apart, in this order.
+func TestAsmConstants(t *testing.T) {
+	want := []float32{ExpMin, ExpMax, expLog2e, expShift + 127, expC1, expC2, expP0, expP1, expP2, expP3, expP4, expP5}
+	data := regexp.MustCompile(`(?m)^DATA expconsts<>\+(\d+)\(SB\)/4, \$\(?([^)\s]+)\)?$`)
+	for _, file := range []string{"kernels_avx2_amd64.s", "kernels_avx512_amd64.s"} {
+		src, err := os.ReadFile(file)
+		if errors.Is(err, fs.ErrNotExist) {
+			t.Skipf("%v: the test binary runs outside the package directory", err)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := 0
+		for _, m := range data.FindAllStringSubmatch(string(src), -1) {
+			off, _ := strconv.Atoi(m[1])
+			// The assembler reads a float literal as a float64 and
+			// rounds it to the operand size.
+			v, err := strconv.ParseFloat(m[2], 64)
+			if err != nil {
+				t.Fatalf("%s: %s: %v", file, m[0], err)
+			}
+			i := off / 32
+			if off%4 != 0 || i >= len(want) {
+				t.Fatalf("%s: unexpected %s", file, m[0])
+			}
+			if got := float32(v); math.Float32bits(got) != math.Float32bits(want[i]) {
+				t.Errorf("%s: %s is %v, want %v", file, m[0], got, want[i])
+			}
+			seen++
+		}
+		if seen != 8*len(want) {
+			t.Errorf("%s: %d DATA entries, want %d", file, seen, 8*len(want))
+		}
+	}
+}

@@ -1,0 +1,308 @@
+package simd
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// Equivalence of every implementation with a float64 reference, over shapes
+// that hit every block size and remainder of the vector code (vector counts
+// 0..67 and primes around the lane widths; dimensions 1..9, 22, 57, 300)
+// and over adversarial values. Every output region is NaN-guarded.
+
+// vectorCounts lists the numbers of stored vectors tested with small
+// dimensions: every count up to 67 (one to five tiles with every
+// remainder), then primes past the block sizes of the vector code.
+func vectorCounts() []int {
+	var ns []int
+	for n := 0; n <= 67; n++ {
+		ns = append(ns, n)
+	}
+	return append(ns, 97, 127, 257)
+}
+
+// fewCounts is the subset used with large dimensions.
+var fewCounts = []int{0, 1, 7, 16, 17, 31, 61, 67, 97, 127, 257}
+
+// shapes calls f for every (vector count, dimension) pair tested.
+func shapes(f func(n, dim int)) {
+	for _, dim := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 22, 57, 300} {
+		ns := vectorCounts()
+		if dim > 22 {
+			ns = fewCounts
+		}
+		for _, n := range ns {
+			f(n, dim)
+		}
+	}
+}
+
+// A dataKind generates the stored vectors and the query of one test case.
+type dataKind struct {
+	name string
+	gen  func(r *rand.Rand, n, dim int) (vecs [][]float32, x []float32)
+}
+
+var dataKinds = []dataKind{
+	{"uniform", func(r *rand.Rand, n, dim int) ([][]float32, []float32) {
+		f := func() float32 { return 2*r.Float32() - 1 }
+		return randVecs(r, n, dim, f), randVecs(r, 1, dim, f)[0]
+	}},
+	{"large", func(r *rand.Rand, n, dim int) ([][]float32, []float32) {
+		// Raw features around 1e4, norms up to 1e10.
+		f := func() float32 { return float32(r.IntN(20000)) + float32(r.IntN(8))/8 }
+		return randVecs(r, n, dim, f), randVecs(r, 1, dim, f)[0]
+	}},
+	{"equal", func(r *rand.Rand, n, dim int) ([][]float32, []float32) {
+		// The query is one of the stored vectors (distance exactly 0),
+		// others are near it.
+		f := func() float32 { return float32(r.NormFloat64() * 100) }
+		vecs := randVecs(r, n, dim, f)
+		x := randVecs(r, 1, dim, f)[0]
+		for i := range vecs {
+			if i%3 == 0 {
+				copy(vecs[i], x)
+			}
+		}
+		return vecs, x
+	}},
+	{"zeroquery", func(r *rand.Rand, n, dim int) ([][]float32, []float32) {
+		f := func() float32 { return float32(r.NormFloat64()) }
+		return randVecs(r, n, dim, f), make([]float32, dim)
+	}},
+	{"binary", func(r *rand.Rand, n, dim int) ([][]float32, []float32) {
+		f := func() float32 { return float32(r.IntN(2)) }
+		return randVecs(r, n, dim, f), randVecs(r, 1, dim, f)[0]
+	}},
+}
+
+func TestEquivSqDist(t *testing.T) {
+	forEachImpl(t, func(t *testing.T, impl Impl) {
+		r := rand.New(rand.NewPCG(1, 2))
+		for _, kind := range dataKinds {
+			shapes(func(n, dim int) {
+				vecs, x := kind.gen(r, n, dim)
+				checkSqDist(t, fmt.Sprintf("%s n=%d dim=%d", kind.name, n, dim), vecs, x, dim)
+			})
+		}
+	})
+}
+
+// checkSqDist runs SqDist on vecs and x and compares every slot with the
+// float64 distance. Every term (x_j − s_j)² is non-negative, so the float32
+// result has a relative error of at most (dim+3)·u (one rounding for the
+// difference counted twice by the square, one for the square or FMA, one
+// per addition).
+func checkSqDist(tb testing.TB, what string, vecs [][]float32, x []float32, dim int) {
+	tb.Helper()
+	all := padded(vecs, dim)
+	tiles := tiled(vecs, dim)
+	dst := newGuarded(len(all), nil)
+	SqDist(dst.s(), x, tiles, dim)
+	dst.check(tb, what)
+	for i, s := range all {
+		want := refSqDist(x, s)
+		if got := dst.s()[i]; !closeTo(got, want, float64(dim+4)*u32*want) {
+			tb.Fatalf("%s: slot %d: got %v, want %v (error %.3g relative)", what, i, got, want, math.Abs(float64(got)-want)/want)
+		}
+	}
+}
+
+func TestEquivSqDistSparse(t *testing.T) {
+	forEachImpl(t, func(t *testing.T, impl Impl) {
+		r := rand.New(rand.NewPCG(3, 4))
+		for _, kind := range dataKinds {
+			shapes(func(n, dim int) {
+				vecs, x := kind.gen(r, n, dim)
+				idx, val := sparseQuery(r, x)
+				checkSparse(t, fmt.Sprintf("%s n=%d dim=%d nnz=%d", kind.name, n, dim, len(idx)), vecs, idx, val, dim, kind.name == "binary")
+			})
+		}
+	})
+}
+
+// sparseQuery picks a random subset of the features of x (sometimes none,
+// sometimes with a repeated index, in random order) as a sparse query.
+func sparseQuery(r *rand.Rand, x []float32) (idx []int32, val []float32) {
+	nnz := r.IntN(min(len(x), 13) + 1)
+	for _, j := range r.Perm(len(x))[:nnz] {
+		idx = append(idx, int32(j))
+		val = append(val, x[j])
+	}
+	if nnz > 0 && r.IntN(4) == 0 {
+		// A repeated index adds its term twice: the kernels just sum.
+		idx = append(idx, idx[0])
+		val = append(val, val[0]/2)
+	}
+	return idx, val
+}
+
+// checkSparse runs SqDistSparse with norms rounded from float64 and
+// compares every slot with the float64 value of the same expansion. The
+// float32 error is at most (nnz+4)·u times the sum of the magnitudes of the
+// terms (cancellation makes a relative bound impossible). With small
+// integers everything is exact.
+func checkSparse(tb testing.TB, what string, vecs [][]float32, idx []int32, val []float32, dim int, exact bool) {
+	tb.Helper()
+	all := padded(vecs, dim)
+	tiles := tiled(vecs, dim)
+	norms := make([]float32, len(all))
+	for i, s := range all {
+		norms[i] = float32(refNorm(s))
+	}
+	xnorm := float32(refNorm(val))
+	dst := newGuarded(len(all), nil)
+	SqDistSparse(dst.s(), norms, idx, val, xnorm, tiles, dim)
+	dst.check(tb, what)
+	for i, s := range all {
+		want, mag := refSparse(norms[i], xnorm, idx, val, s)
+		tol := float64(len(idx)+4) * u32 * mag
+		if exact {
+			tol = 0
+		}
+		if got := dst.s()[i]; got < 0 || !closeTo(got, want, tol) {
+			tb.Fatalf("%s: slot %d: got %v, want %v (tolerance %.3g)", what, i, got, want, tol)
+		}
+	}
+}
+
+func TestEquivGaussianSum(t *testing.T) {
+	forEachImpl(t, func(t *testing.T, impl Impl) {
+		r := rand.New(rand.NewPCG(5, 6))
+		for _, n := range vectorCounts() {
+			for _, c := range []struct {
+				name  string
+				dist  func() float32
+				w     func() float32
+				scale float32
+			}{
+				{"typical", func() float32 { return 10 * r.Float32() }, func() float32 { return 2*r.Float32() - 1 }, -0.5},
+				{"wide", func() float32 { return 200 * r.Float32() }, func() float32 { return float32(r.NormFloat64()) }, -float32(r.Float64())},
+				{"zerodist", func() float32 { return 0 }, func() float32 { return 1 }, -1},
+				{"zeroweights", func() float32 { return r.Float32() }, func() float32 { return 0 }, -1},
+				{"clampedlow", func() float32 { return 1e8 * r.Float32() }, func() float32 { return 1 }, -1},
+				{"positive", func() float32 { return 30 * r.Float32() }, func() float32 { return 1e-30 }, 3},
+				{"zeroscale", func() float32 { return r.Float32() }, func() float32 { return 1 }, 0},
+			} {
+				dist := make([]float32, n)
+				w := make([]float32, n)
+				for i := range dist {
+					dist[i], w[i] = c.dist(), c.w()
+					if c.name == "typical" && i%5 == 0 {
+						w[i] = 0
+					}
+				}
+				checkGaussianSum(t, fmt.Sprintf("%s n=%d", c.name, n), dist, w, c.scale)
+			}
+		}
+	})
+}
+
+// checkGaussianSum runs GaussianSum and compares every kernel value with
+// exp of the exact product (expTol) and the sum with Σ wᵢ·e^(scale·dᵢ).
+// Sum tolerance: each term carries its kernel value's error |wᵢ|·tolᵢ; the
+// float32 accumulation adds at most n/16 + 1 roundings per lane, 4 for the
+// horizontal sum and 16 for a scalar tail, each bounded by u·Σ|wᵢ·kᵢ|;
+// products and sums that underflow into the denormals err by up to 2⁻¹⁵⁰
+// each instead, absolutely.
+func checkGaussianSum(tb testing.TB, what string, dist, w []float32, scale float32) {
+	tb.Helper()
+	n := len(dist)
+	buf := newGuarded(n, dist)
+	wg := newGuarded(n, w)
+	sum := GaussianSum(buf.s(), wg.s(), scale)
+	buf.check(tb, what+" buf")
+	wg.check(tb, what+" w")
+	var want, mag, kerr float64
+	for i, d := range dist {
+		x := float64(scale) * float64(d)
+		k := math.Exp(clampExp(x)) // x is exact: a float32 product fits a float64
+		tol := expTol(k, x)
+		if got := buf.s()[i]; !closeTo(got, k, tol) {
+			tb.Fatalf("%s: kernel %d of e^(%v·%v): got %v, want %v", what, i, scale, d, got, k)
+		}
+		want += float64(w[i]) * k
+		mag += math.Abs(float64(w[i]) * k)
+		kerr += math.Abs(float64(w[i])) * tol
+	}
+	tol := kerr + float64(n/16+21)*u32*mag + float64(2*n+21)*0x1p-150
+	if !closeTo(sum, want, tol) {
+		tb.Fatalf("%s: sum: got %v, want %v (tolerance %.3g)", what, sum, want, tol)
+	}
+}
+
+func TestEquivDot(t *testing.T) {
+	forEachImpl(t, func(t *testing.T, impl Impl) {
+		r := rand.New(rand.NewPCG(7, 8))
+		for _, n := range append(vectorCounts(), 1000, 4099) {
+			for _, scale := range []float64{1, 1e4, 1e-20} {
+				a := make([]float32, n)
+				b := make([]float32, n)
+				for i := range a {
+					a[i] = float32(r.NormFloat64() * scale)
+					b[i] = float32(r.NormFloat64())
+				}
+				checkDot(t, fmt.Sprintf("n=%d scale=%g", n, scale), a, b)
+			}
+		}
+	})
+}
+
+// checkDot compares Dot with the float64 dot product. Tolerance: one
+// rounding per product and per addition, at most n/16 + 1 per lane, 4 for
+// the horizontal sum and 16 for a scalar tail, each bounded by u·Σ|aᵢ·bᵢ|.
+func checkDot(tb testing.TB, what string, a, b []float32) {
+	tb.Helper()
+	var want, mag float64
+	for i := range a {
+		p := float64(a[i]) * float64(b[i])
+		want += p
+		mag += math.Abs(p)
+	}
+	got := Dot(a, b)
+	tol := float64(len(a)/16+22) * u32 * mag
+	if !closeTo(got, want, tol) {
+		tb.Fatalf("%s: got %v, want %v (tolerance %.3g)", what, got, want, tol)
+	}
+}
+
+func TestEquivExp(t *testing.T) {
+	forEachImpl(t, func(t *testing.T, impl Impl) {
+		r := rand.New(rand.NewPCG(9, 10))
+		special := []float32{0, float32(math.Copysign(0, -1)), ExpMin, ExpMax, -87.5, 88.5, 1, -1,
+			0.34657359, -0.34657359, 1e-45, -1e-45, 1e30, -1e30,
+			float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()),
+			math.MaxFloat32, -math.MaxFloat32}
+		for _, n := range vectorCounts() {
+			src := make([]float32, n)
+			for i := range src {
+				if i < len(special) && n%2 == 1 {
+					src[i] = special[i]
+				} else {
+					src[i] = float32(r.Float64()*200 - 100)
+				}
+			}
+			checkExp(t, fmt.Sprintf("n=%d", n), src)
+		}
+	})
+}
+
+// checkExp compares Exp with math.Exp of the clamped argument: relative
+// error at most 2e-7 (the documented bound), NaN for NaN.
+func checkExp(tb testing.TB, what string, src []float32) {
+	tb.Helper()
+	dst := newGuarded(len(src), nil)
+	Exp(dst.s(), src)
+	dst.check(tb, what)
+	for i, x := range src {
+		want := refExp(x)
+		if math.IsNaN(float64(x)) {
+			want = math.NaN()
+		}
+		if got := dst.s()[i]; !closeTo(got, want, 2e-7*want) {
+			tb.Fatalf("%s: exp(%v): got %v, want %v (relative error %.3g)", what, x, got, want, (float64(got)-want)/want)
+		}
+	}
+}

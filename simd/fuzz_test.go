@@ -1,0 +1,251 @@
+package simd
+
+import (
+	"encoding/binary"
+	"math"
+	"testing"
+)
+
+// Fuzz targets, one per kernel. Each decodes the fuzz bytes into a shape and
+// values, runs every available implementation on it, checks each against
+// the float64 reference (the check* helpers of equiv_test.go, with their
+// tolerances) and checks the implementations against each other.
+//
+// Values are decoded as m·2^e with a 16-bit m and a bounded exponent: exact
+// float32 inputs spanning about 25 decimal orders of magnitude that cannot
+// overflow the float32 sums, so every tolerance stays meaningful. FuzzExp
+// takes raw float32 bit patterns instead (NaN, Inf and denormals included).
+
+// decoder reads shapes and values from fuzz bytes, cycling through them
+// (with a counter mixed in) when they run out, so short inputs still make
+// large shapes.
+type decoder struct {
+	b []byte
+	i int
+}
+
+func (d *decoder) byte() byte {
+	if len(d.b) == 0 {
+		return 0
+	}
+	v := d.b[d.i%len(d.b)] ^ byte(d.i/len(d.b)*73)
+	d.i++
+	return v
+}
+
+// intn returns a value in [0, n).
+func (d *decoder) intn(n int) int {
+	return int(binary.LittleEndian.Uint16([]byte{d.byte(), d.byte()})) % n
+}
+
+// value returns m·2^e with m a 16-bit signed integer and e in [lo, hi].
+func (d *decoder) value(lo, hi int) float32 {
+	m := int16(binary.LittleEndian.Uint16([]byte{d.byte(), d.byte()}))
+	e := lo + int(d.byte())%(hi-lo+1)
+	return float32(math.Ldexp(float64(m), e))
+}
+
+// fuzzDims are the dimensions the fuzzers choose from.
+var fuzzDims = []int{1, 2, 3, 4, 5, 7, 8, 9, 13, 16, 22, 57, 100}
+
+// sameOutputs checks that every implementation gave the same outputs within
+// the tolerance of each against the reference (so twice that apart).
+func sameOutputs(t *testing.T, impls []Impl, outs [][]float32, tol []float64) {
+	t.Helper()
+	for k := 1; k < len(outs); k++ {
+		for i, v := range outs[k] {
+			if !closeTo(v, float64(outs[0][i]), 2*tol[i]) {
+				t.Fatalf("output %d: %v gives %v, %v gives %v", i, impls[0], outs[0][i], impls[k], v)
+			}
+		}
+	}
+}
+
+func FuzzSqDist(f *testing.F) {
+	f.Add([]byte{17, 8, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	f.Add([]byte{63, 3, 0xff, 0x7f, 30, 0, 0x80, 30})
+	f.Add([]byte{1, 11, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d := &decoder{b: data}
+		n, dim := d.intn(70), fuzzDims[d.intn(len(fuzzDims))]
+		elo := -20 + d.intn(30)
+		vecs := randVecsDec(d, n, dim, elo)
+		x := randVecsDec(d, 1, dim, elo)[0]
+		if d.intn(4) == 0 && n > 0 {
+			copy(vecs[d.intn(n)], x) // distance exactly 0
+		}
+		all := padded(vecs, dim)
+		tol := make([]float64, len(all))
+		for i, s := range all {
+			tol[i] = float64(dim+4) * u32 * refSqDist(x, s)
+		}
+		var outs [][]float32
+		impls := Available()
+		for _, impl := range impls {
+			using(t, impl, func() {
+				checkSqDist(t, impl.String(), vecs, x, dim)
+				out := make([]float32, len(all))
+				SqDist(out, x, tiled(vecs, dim), dim)
+				outs = append(outs, out)
+			})
+		}
+		sameOutputs(t, impls, outs, tol)
+	})
+}
+
+// randVecsDec decodes n vectors of dimension dim with exponents in
+// [elo, elo+12].
+func randVecsDec(d *decoder, n, dim, elo int) [][]float32 {
+	vecs := make([][]float32, n)
+	for i := range vecs {
+		vecs[i] = make([]float32, dim)
+		for j := range vecs[i] {
+			vecs[i][j] = d.value(elo, elo+12)
+		}
+	}
+	return vecs
+}
+
+func FuzzSqDistSparse(f *testing.F) {
+	f.Add([]byte{17, 8, 3, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	f.Add([]byte{40, 2, 9, 0xff, 0x7f, 30, 0, 0x80, 30})
+	f.Add([]byte{0, 0, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d := &decoder{b: data}
+		n, dim := d.intn(70), fuzzDims[d.intn(len(fuzzDims))]
+		elo := -20 + d.intn(30)
+		vecs := randVecsDec(d, n, dim, elo)
+		nnz := d.intn(min(dim, 20) + 1)
+		idx := make([]int32, nnz)
+		val := make([]float32, nnz)
+		for k := range idx {
+			idx[k] = int32(d.intn(dim)) // repeats allowed: the terms add up
+			val[k] = d.value(elo, elo+12)
+		}
+		all := padded(vecs, dim)
+		norms := make([]float32, len(all))
+		for i, s := range all {
+			norms[i] = float32(refNorm(s))
+		}
+		xnorm := float32(refNorm(val))
+		tol := make([]float64, len(all))
+		for i, s := range all {
+			_, mag := refSparse(norms[i], xnorm, idx, val, s)
+			tol[i] = float64(nnz+4) * u32 * mag
+		}
+		var outs [][]float32
+		impls := Available()
+		for _, impl := range impls {
+			using(t, impl, func() {
+				checkSparse(t, impl.String(), vecs, idx, val, dim, false)
+				out := make([]float32, len(all))
+				SqDistSparse(out, norms, idx, val, xnorm, tiled(vecs, dim), dim)
+				outs = append(outs, out)
+			})
+		}
+		sameOutputs(t, impls, outs, tol)
+	})
+}
+
+func FuzzGaussianSum(f *testing.F) {
+	f.Add([]byte{16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	f.Add([]byte{67, 1, 0xff, 0x7f, 10, 0, 0x80, 3})
+	f.Add([]byte{33, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d := &decoder{b: data}
+		n := d.intn(140)
+		// Negative scales (the Gaussian kernel) and positive ones, up to
+		// the clamps at ExpMin and ExpMax.
+		scale := d.value(-40, -12)
+		dist := make([]float32, n)
+		w := make([]float32, n)
+		for i := range dist {
+			dist[i] = d.value(-20, 2)
+			if d.byte()%8 != 0 {
+				dist[i] = float32(math.Abs(float64(dist[i]))) // squared distances are ≥ 0
+			}
+			w[i] = d.value(-40, -24)
+		}
+		// |w| < 2⁻⁹ and e^x ≤ e^88 < 2¹²⁷ keep the 140 terms and their sum
+		// far below MaxFloat32: the sum cannot overflow.
+		var outs [][]float32
+		impls := Available()
+		for _, impl := range impls {
+			using(t, impl, func() {
+				buf := append([]float32(nil), dist...)
+				checkGaussianSum(t, impl.String(), buf, w, scale)
+				copy(buf, dist)
+				sum := GaussianSum(buf, w, scale)
+				outs = append(outs, append(buf, sum))
+			})
+		}
+		tol := make([]float64, n+1)
+		var mag float64
+		for i, v := range dist {
+			x := float64(scale) * float64(v)
+			k := math.Exp(clampExp(x))
+			tol[i] = expTol(k, x)
+			mag += math.Abs(float64(w[i]))*k + math.Abs(float64(w[i]))*tol[i]
+		}
+		tol[n] = float64(n/16+22)*u32*mag + float64(2*n+21)*0x1p-150
+		sameOutputs(t, impls, outs, tol)
+	})
+}
+
+func FuzzDot(f *testing.F) {
+	f.Add([]byte{16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	f.Add([]byte{200, 3, 0xff, 0x7f, 30, 0, 0x80, 30})
+	f.Add([]byte{0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d := &decoder{b: data}
+		n := d.intn(300)
+		elo := -30 + d.intn(40)
+		a := make([]float32, n)
+		b := make([]float32, n)
+		var mag float64
+		for i := range a {
+			a[i], b[i] = d.value(elo, elo+8), d.value(elo, elo+8)
+			mag += math.Abs(float64(a[i]) * float64(b[i]))
+		}
+		var outs [][]float32
+		impls := Available()
+		for _, impl := range impls {
+			using(t, impl, func() {
+				checkDot(t, impl.String(), a, b)
+				outs = append(outs, []float32{Dot(a, b)})
+			})
+		}
+		sameOutputs(t, impls, outs, []float64{float64(n/16+22) * u32 * mag})
+	})
+}
+
+func FuzzExp(f *testing.F) {
+	f.Add([]byte{0, 0, 0xae, 0xc2, 0, 0, 0xb0, 0x42, 0, 0, 0xc0, 0x7f})
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8})
+	f.Add([]byte{0xff, 0xff, 0x7f, 0x7f, 0xff, 0xff, 0x7f, 0xff, 0, 0, 0x80, 0xff})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		src := make([]float32, len(data)/4)
+		for i := range src {
+			src[i] = math.Float32frombits(binary.LittleEndian.Uint32(data[4*i:]))
+		}
+		// Repeat the values to reach the vector code (16 values or more).
+		for len(src) > 0 && len(src) < 40 {
+			src = append(src, src...)
+		}
+		var outs [][]float32
+		impls := Available()
+		tol := make([]float64, len(src))
+		for i, x := range src {
+			tol[i] = 2e-7 * refExp(x)
+		}
+		for _, impl := range impls {
+			using(t, impl, func() {
+				checkExp(t, impl.String(), src)
+				out := make([]float32, len(src))
+				Exp(out, src)
+				outs = append(outs, out)
+			})
+		}
+		sameOutputs(t, impls, outs, tol)
+	})
+}

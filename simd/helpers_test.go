@@ -1,0 +1,180 @@
+package simd
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// Helpers shared by the tests, fuzz targets and benchmarks: running every
+// implementation, float64 references, tiled test data and NaN guards.
+
+// forEachImpl runs f once per available implementation, with that
+// implementation active, and restores the previously active one.
+func forEachImpl(t *testing.T, f func(t *testing.T, impl Impl)) {
+	t.Helper()
+	prev := Active()
+	defer func() {
+		if err := Use(prev); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	for _, impl := range Available() {
+		if err := Use(impl); err != nil {
+			t.Fatalf("Use(%v): %v", impl, err)
+		}
+		t.Run("impl="+impl.String(), func(t *testing.T) { f(t, impl) })
+	}
+}
+
+// using calls f with impl active and restores the previous implementation;
+// for fuzz targets, which compare implementations within one call.
+func using(tb testing.TB, impl Impl, f func()) {
+	tb.Helper()
+	prev := Active()
+	if err := Use(impl); err != nil {
+		tb.Fatalf("Use(%v): %v", impl, err)
+	}
+	defer Use(prev)
+	f()
+}
+
+// u32 is the unit roundoff of float32, 2⁻²⁴.
+const u32 = 1.0 / (1 << 24)
+
+// guard is the number of NaN elements placed before and after every output
+// region handed to a kernel.
+const guard = 19
+
+// guardedBuf is an output region of n elements inside a larger allocation
+// whose guard elements before and after are NaN (gonum style): a kernel
+// writing out of bounds (assembly has no bounds checks, and the region's
+// capacity reaches the trailing guard) changes a guard, which check reports.
+type guardedBuf struct {
+	all []float32
+	n   int
+}
+
+// newGuarded returns a guarded region holding a copy of init (zeros if init
+// is nil).
+func newGuarded(n int, init []float32) *guardedBuf {
+	g := &guardedBuf{all: make([]float32, n+2*guard), n: n}
+	nan := float32(math.NaN())
+	for i := range g.all {
+		g.all[i] = nan
+	}
+	if init != nil {
+		copy(g.all[guard:guard+n], init)
+	} else {
+		clear(g.all[guard : guard+n])
+	}
+	return g
+}
+
+// s is the region given to the kernel (capacity reaches the trailing guard).
+func (g *guardedBuf) s() []float32 { return g.all[guard : guard+g.n] }
+
+// check fails the test if a guard element changed.
+func (g *guardedBuf) check(tb testing.TB, what string) {
+	tb.Helper()
+	for i, v := range g.all {
+		if (i < guard || i >= guard+g.n) && !math.IsNaN(float64(v)) {
+			tb.Fatalf("%s: guard element %d (region [%d,%d)) overwritten with %v", what, i, guard, guard+g.n, v)
+		}
+	}
+}
+
+// tiled lays out n vectors of dimension dim (vecs[i][j]) in the tiled
+// layout of package layout: tiles of 16 slots, feature-major inside a tile,
+// padding slots zero.
+func tiled(vecs [][]float32, dim int) []float32 {
+	ntiles := (len(vecs) + lanes - 1) / lanes
+	tiles := make([]float32, ntiles*dim*lanes)
+	for i, v := range vecs {
+		t, l := i/lanes, i%lanes
+		for j := 0; j < dim; j++ {
+			tiles[(t*dim+j)*lanes+l] = v[j]
+		}
+	}
+	return tiles
+}
+
+// slots returns the number of slots (padded to whole tiles) for n vectors.
+func slots(n int) int { return (n + lanes - 1) / lanes * lanes }
+
+// padded returns vecs extended with zero vectors to whole tiles.
+func padded(vecs [][]float32, dim int) [][]float32 {
+	out := append([][]float32(nil), vecs...)
+	for len(out)%lanes != 0 {
+		out = append(out, make([]float32, dim))
+	}
+	return out
+}
+
+// refSqDist is the float64 squared distance.
+func refSqDist(x, s []float32) float64 {
+	var sum float64
+	for j := range x {
+		d := float64(x[j]) - float64(s[j])
+		sum += d * d
+	}
+	return sum
+}
+
+// refNorm is the float64 squared norm.
+func refNorm(v []float32) float64 {
+	var sum float64
+	for _, a := range v {
+		sum += float64(a) * float64(a)
+	}
+	return sum
+}
+
+// refSparse is the float64 value of the norm expansion SqDistSparse
+// computes, from the float32 norms it is given, and the magnitude of its
+// terms (for tolerances).
+func refSparse(norm, xnorm float32, idx []int32, val []float32, s []float32) (value, magnitude float64) {
+	value = float64(norm) + float64(xnorm)
+	magnitude = math.Abs(float64(norm)) + math.Abs(float64(xnorm))
+	for k, j := range idx {
+		p := -2 * float64(val[k]) * float64(s[j])
+		value += p
+		magnitude += math.Abs(p)
+	}
+	return max(value, 0), magnitude
+}
+
+// clampExp is the argument clamp of exp32, in float64.
+func clampExp(x float64) float64 { return min(max(x, ExpMin), ExpMax) }
+
+// refExp is the float64 exponential of the clamped argument.
+func refExp(x float32) float64 { return math.Exp(clampExp(float64(x))) }
+
+// expTol is the tolerance of a float32 kernel value k = e^(scale·d) against
+// refExp of the exact product: 2e-7 relative for the exponential (its
+// documented error) plus the rounding of the float32 product scale·d, which
+// moves the exponent by up to u·|x| and so the result by that fraction.
+func expTol(ref, x float64) float64 {
+	return (2e-7 + 1.01*u32*math.Abs(clampExp(x))) * ref
+}
+
+// randVecs returns n random vectors of dimension dim with features drawn by
+// f.
+func randVecs(r *rand.Rand, n, dim int, f func() float32) [][]float32 {
+	vecs := make([][]float32, n)
+	for i := range vecs {
+		vecs[i] = make([]float32, dim)
+		for j := range vecs[i] {
+			vecs[i][j] = f()
+		}
+	}
+	return vecs
+}
+
+// closeTo reports whether got is within tol of want (NaN only matches NaN).
+func closeTo(got float32, want, tol float64) bool {
+	if math.IsNaN(want) {
+		return math.IsNaN(float64(got))
+	}
+	return math.Abs(float64(got)-want) <= tol
+}
