@@ -38,7 +38,7 @@ test-purego:
 
 # The race detector, on the pure-Go build (the detector does not see inside assembly).
 test-race:
-	$(GO) test -race -tags purego ./engine/ ./bogd/ ./layout/ ./dataset/
+	$(GO) test -race -tags purego -short ./engine/ ./bogd/ ./layout/ ./dataset/ ./cmd/...
 
 # Dispatch on CPUs without the features: Haswell has AVX2 but no AVX-512,
 # qemu64 has no AVX at all. Each run asserts which implementation was chosen.
