@@ -122,7 +122,12 @@ func (l *nonUniform) discard(lr float64) {
 		if len(l.members) > 0 && l.group > heaviest {
 			heaviest, isGroup = l.group, true
 		}
-		if heaviest*float64(m-1) <= sum {
+		// R keeps at least two members (αmax ≤ αmax + αmin) and a sum
+		// ≥ 0. The m and max guards only act when rounding broke that:
+		// weights many orders of magnitude apart were absorbed into sum,
+		// and subtracting the heaviest left 0 or less, which would peel
+		// without end.
+		if heaviest*float64(m-1) <= sum || m <= 2 {
 			break
 		}
 		if isGroup {
@@ -135,7 +140,7 @@ func (l *nonUniform) discard(lr float64) {
 			l.discard(lr)
 			return
 		}
-		sum -= heaviest
+		sum = max(sum-heaviest, 0)
 		m--
 		top--
 	}

@@ -153,8 +153,10 @@ func (c Config) validate(a Algorithm) error {
 	}
 	if a == OGD || a == BOGD || a == BOGDpp {
 		switch {
-		case !(c.Eta > 0) || math.IsInf(c.Eta, 0):
-			return bad("step size eta must be positive and finite, got %v", c.Eta)
+		case !(c.Eta > 0) || c.Eta > 1e20:
+			// Weights are float32 divided by a global scale that may fall
+			// to 1e-15 before renormalisation: 1e20/1e-15 stays finite.
+			return bad("step size eta must be positive and at most 1e20, got %v", c.Eta)
 		case !(c.Lambda >= 0) || math.IsInf(c.Lambda, 0):
 			return bad("regularisation lambda must be non-negative and finite, got %v", c.Lambda)
 		case c.Lambda*c.Eta >= 1:

@@ -5,7 +5,11 @@
 //
 // Usage:
 //
-//	bogdbench run --data FILE [--algo LIST] [--budget LIST] [--runs N] ...
+//	bogdbench run --data FILE [--algo LIST] [--budget LIST] [--runs N] [--save FILE] ...
+//	bogdbench predict --model FILE --data FILE [--scores]
+//	bogdbench paper [--quick] [--workers N] [--shard k/n] [--phase PHASE] ...
+//	bogdbench merge --out FILE IN...
+//	bogdbench kernels [--format table|json]
 //	bogdbench cpu
 //
 // Run "bogdbench COMMAND -h" for the flags of a command.
@@ -29,6 +33,10 @@ type command struct {
 var commands = []command{
 	{"run", "run learners over random permutations of a dataset", runCommand},
 	{"cpu", "show the detected CPU features and the chosen SIMD implementation", cpuCommand},
+	{"predict", "predict a dataset with a model saved by run --save", predictCommand},
+	{"kernels", "measure f(x) throughput of every SIMD implementation on the paper's shapes", kernelsCommand},
+	{"paper", "reproduce Tables 2 and 3 of the paper (selection, reported runs, tables, plots)", paperCommand},
+	{"merge", "merge results files of `paper` (shards) into one", mergeCommand},
 }
 
 func main() {

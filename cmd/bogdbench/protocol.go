@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -16,18 +17,36 @@ type pass struct {
 	Mistakes       int
 	SupportVectors int
 	Seconds        float64
+	// Checkpoints holds the cumulative mistake count after each position
+	// requested from runPassAt (nil from runPass).
+	Checkpoints []int
+	// learner is the trained learner, for `run --save`.
+	learner bogd.Learner
 }
 
 // runPass feeds the rows of data in the given order to a fresh learner,
 // counting mistakes before each update.
 func runPass(algo bogd.Algorithm, cfg bogd.Config, data *dataset.Dataset, order []int) (pass, error) {
+	return runPassAt(context.Background(), algo, cfg, data, order, nil)
+}
+
+// runPassAt is runPass that also records the cumulative mistake count after
+// the first at[k] examples (at increasing, each in 1..len(order)) and stops
+// with ctx's error when ctx is cancelled (checked every 1024 examples).
+func runPassAt(ctx context.Context, algo bogd.Algorithm, cfg bogd.Config, data *dataset.Dataset, order []int, at []int) (pass, error) {
 	l, err := bogd.New(algo, cfg)
 	if err != nil {
 		return pass{}, err
 	}
 	var p pass
+	if len(at) > 0 {
+		p.Checkpoints = make([]int, 0, len(at))
+	}
 	start := time.Now()
-	for _, row := range order {
+	for i, row := range order {
+		if i&1023 == 1023 && ctx.Err() != nil {
+			return pass{}, ctx.Err()
+		}
 		idx, val := data.Row(row)
 		out, err := l.Observe(engine.Sparse(idx, val), int(data.Labels[row]))
 		if err != nil {
@@ -36,9 +55,13 @@ func runPass(algo bogd.Algorithm, cfg bogd.Config, data *dataset.Dataset, order 
 		if out.Mistake {
 			p.Mistakes++
 		}
+		for len(p.Checkpoints) < len(at) && at[len(p.Checkpoints)] == i+1 {
+			p.Checkpoints = append(p.Checkpoints, p.Mistakes)
+		}
 	}
 	p.Seconds = time.Since(start).Seconds()
 	p.SupportVectors = l.SupportVectors()
+	p.learner = l
 	return p, nil
 }
 

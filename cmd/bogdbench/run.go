@@ -47,6 +47,8 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	projection := fs.String("projection", "clip", "BOGD/BOGD++ projection: clip (each weight, the paper's Eq. 10) or rescale (all weights, the authors' code)")
 	orderPath := fs.String("order", "", "file of fixed orders (one comma-separated 1-based permutation per line) instead of random permutations")
 	format := fs.String("format", "table", "output format: table or json")
+	savePath := fs.String("save", "", "save the learner of the last run to this model file (needs one algorithm and one budget)")
+	force := fs.Bool("force", false, "with --save, overwrite an existing model file")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -71,6 +73,15 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
+	if *savePath != "" && (len(algorithms) != 1 || len(budgetList) != 1) {
+		return usagef("--save needs exactly one algorithm and one budget")
+	}
+	if *force && *savePath == "" {
+		return usagef("--force applies to --save only")
+	}
+	if err := checkSavePath(*savePath, *force); err != nil {
+		return err
+	}
 	if err := simd.EnvError(); err != nil {
 		return err
 	}
@@ -91,6 +102,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	}
 
 	var rows []row
+	var saved bogd.Learner
 	for _, algo := range algorithms {
 		cellBudgets := budgetList
 		if !algo.Budgeted() {
@@ -104,6 +116,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 				if passes[r], err = runPass(algo, cfg, data, order); err != nil {
 					return err
 				}
+				saved, passes[r].learner = passes[r].learner, nil // keep the last run's only
 			}
 			s := summarize(passes, data.Len())
 			rows = append(rows, row{
@@ -117,9 +130,14 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	if *format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
+		err = enc.Encode(rows)
+	} else {
+		err = writeTable(stdout, rows)
 	}
-	return writeTable(stdout, rows)
+	if err != nil || *savePath == "" {
+		return err
+	}
+	return saveLast(*savePath, *force, saved, stderr)
 }
 
 // loadOrders returns the orders of the runs: the first runs lines of the

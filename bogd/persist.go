@@ -1,0 +1,674 @@
+package bogd
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+
+	"github.com/bogd-project/bogd/engine"
+)
+
+// Model files.
+//
+// Save writes a learner as a versioned little-endian binary file that Load
+// turns back into a learner continuing exactly where the saved one stood:
+// the same support vectors and float32 weight bits, scale factors, random
+// state and algorithm state, so that training resumes with bit-identical
+// scores. The layout of format version 1, in order:
+//
+//	header   magic "BOGDMDL\x00" (8 bytes), version uint32 (= 1),
+//	         total file length uint64 (header and checksum included)
+//	learner  algorithm uint8; Config: Dim int64, Budget int64, Sigma, Eta,
+//	         Lambda, Gamma float64, Seed uint64, Projection uint8,
+//	         ProjectronThreshold float64
+//	set      dimension int64 (= Dim), count int64, weight columns uint8,
+//	         norm bound float64 and integral uint8 (engine.Set.Bounds),
+//	         count vectors of dimension float32 values each (dense, vector
+//	         after vector), then each weight column: count float32
+//	base     scale float64, group float64, PCG state (length int64, then
+//	         the bytes of rand.PCG.MarshalBinary)
+//	state    the algorithm's own state (state.go documents each)
+//	trailer  CRC-32C (Castagnoli) uint32 of every byte before it
+//
+// Floats are stored as their IEEE 754 bits. Load checks, in this order, the
+// magic, the version, the length (a short input is a truncated file), the
+// checksum, then every field: counts non-negative, within the limits below
+// and within the bytes that remain, the dimension equal to Dim, no NaN or
+// infinite value, the configuration valid for the algorithm and every
+// algorithm invariant the state must satisfy. It never allocates more than
+// the input holds, except what the learner itself preallocates for its
+// Dim and Budget, which the limits bound.
+const (
+	modelMagic    = "BOGDMDL\x00"
+	formatVersion = 1
+	headerSize    = len(modelMagic) + 4 + 8
+	trailerSize   = 4
+
+	// MaxModelDim is the largest dimension a model file holds: support
+	// vectors are stored dense, 64 MiB each at this size.
+	MaxModelDim = 1 << 24
+	// MaxModelBudget is the largest budget a model file holds; the
+	// learners preallocate per-slot arrays of that length.
+	MaxModelBudget = 1 << 20
+	// MaxProjectronBudget is the largest budget of a saved Projectron or
+	// Projectron++, whose K⁻¹ (and K) are Budget×Budget float64 matrices:
+	// 128 MiB each at this size.
+	MaxProjectronBudget = 1 << 12
+
+	maxPCGState = 256 // bytes of a marshalled rand.PCG (20 in Go 1.26)
+)
+
+// Errors of Load and LoadFile; test with errors.Is.
+var (
+	ErrNotModel     = errors.New("not a bogd model")
+	ErrTruncated    = errors.New("truncated model file")
+	ErrChecksum     = errors.New("model file corrupted (checksum mismatch)")
+	ErrNewerVersion = errors.New("model format version is newer than this program supports")
+	ErrInvalidModel = errors.New("invalid model file")
+)
+
+// versionError reports a format version this program cannot read.
+type versionError struct{ version uint32 }
+
+func (e versionError) Error() string {
+	if e.version == 0 {
+		return "model format version 0 is not a valid version"
+	}
+	return fmt.Sprintf("model format version %d is newer than this program supports (%d)", e.version, formatVersion)
+}
+
+func (e versionError) Is(target error) bool {
+	return (target == ErrNewerVersion && e.version > formatVersion) || (target == ErrInvalidModel && e.version == 0)
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// persistent is what every learner of this package implements to be saved:
+// its base, and its algorithm-specific state (state.go).
+type persistent interface {
+	Learner
+	core() *base
+	// appendState appends the algorithm's own state to b.
+	appendState(b []byte) []byte
+	// loadState reads that state back into a learner whose base (set,
+	// weights, scales, random state) is already loaded, validating it.
+	loadState(r *reader) error
+}
+
+func (b *base) core() *base { return b }
+
+// Save writes l in the model format. The learner must come from New or
+// Load, and must not be trained concurrently.
+func Save(w io.Writer, l Learner) error {
+	data, err := encode(l)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(data); err != nil {
+		return fmt.Errorf("save model: %w", err)
+	}
+	return nil
+}
+
+// Load reads one model written by Save and returns its learner. It reads
+// exactly the bytes of that model, so models may follow each other in a
+// stream.
+func Load(r io.Reader) (Learner, error) {
+	head := make([]byte, headerSize)
+	n, err := io.ReadFull(r, head)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, fmt.Errorf("load model: %w", err)
+	}
+	head = head[:n]
+	size, err := checkHeader(head)
+	if err != nil {
+		return nil, err
+	}
+	// The rest grows as it arrives: a hostile length costs nothing.
+	var buf bytes.Buffer
+	buf.Write(head)
+	if _, err := io.Copy(&buf, io.LimitReader(r, int64(size-headerSize))); err != nil {
+		return nil, fmt.Errorf("load model: %w", err)
+	}
+	l, _, err := decode(buf.Bytes())
+	return l, err
+}
+
+// SaveFile writes l to path atomically: to a temporary file in the same
+// directory, synced, then renamed over path, and the directory synced. On
+// any error the temporary file is removed and an existing file at path is
+// left as it was. A new file gets mode 0644; an existing file's mode is
+// kept.
+func SaveFile(path string, l Learner) error {
+	data, err := encode(l)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(path, data)
+}
+
+// LoadFile reads the model file at path. Errors name the file.
+func LoadFile(path string) (Learner, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err // *PathError names the file
+	}
+	l, size, err := decode(data)
+	if err == nil && len(data) > size {
+		err = fmt.Errorf("%w: %d bytes after the end of the model", ErrInvalidModel, len(data)-size)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return l, nil
+}
+
+// saveHook, when set (tests only), runs before each step of SaveFile
+// ("create", "write", "sync", "close", "rename", "syncdir") and fails it by
+// returning an error.
+var saveHook func(step string) error
+
+func hook(step string) error {
+	if saveHook != nil {
+		return saveHook(step)
+	}
+	return nil
+}
+
+func writeFileAtomic(path string, data []byte) (err error) {
+	dir, name := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("save model: %s is not a regular file", path)
+		}
+		mode = fi.Mode().Perm()
+	}
+	if err := hook("create"); err != nil {
+		return fmt.Errorf("save model: %w", err)
+	}
+	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("save model: %w", err)
+	}
+	tmp, renamed := f.Name(), false
+	defer func() {
+		if err != nil && !renamed {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	step := func(name string, do func() error) error {
+		if err := hook(name); err != nil {
+			return fmt.Errorf("save model %s: %w", path, err)
+		}
+		if err := do(); err != nil {
+			return fmt.Errorf("save model %s: %w", path, err)
+		}
+		return nil
+	}
+	if err = step("write", func() error {
+		if err := f.Chmod(mode); err != nil {
+			return err
+		}
+		_, err := f.Write(data)
+		return err
+	}); err != nil {
+		return err
+	}
+	if err = step("sync", f.Sync); err != nil {
+		return err
+	}
+	if err = step("close", f.Close); err != nil {
+		return err
+	}
+	if err = step("rename", func() error { return os.Rename(tmp, path) }); err != nil {
+		return err
+	}
+	renamed = true
+	// The new file is in place; a failure here means only that the rename
+	// may not survive a crash.
+	return step("syncdir", func() error {
+		d, err := os.Open(dir)
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		return d.Sync()
+	})
+}
+
+// encode serialises l.
+func encode(l Learner) ([]byte, error) {
+	p, ok := l.(persistent)
+	if !ok {
+		return nil, fmt.Errorf("save model: a %T is not a learner of package bogd", l)
+	}
+	b := p.core()
+	if err := checkLimits(b.algo, b.cfg); err != nil {
+		return nil, fmt.Errorf("save model: %v", err)
+	}
+	set := b.set
+	n, dim, cols := set.Len(), set.Dim(), set.Columns()
+	// A learner whose weights overflowed (an η far beyond float32's range)
+	// would write a file that Load rejects: refuse it here.
+	for col := range cols {
+		for i, w := range set.Weights(col) {
+			if !finite32(w) {
+				return nil, fmt.Errorf("save model: %v: weight %d of column %d is %v", b.algo, i, col, w)
+			}
+		}
+	}
+	if math.IsNaN(b.scale) || math.IsInf(b.scale, 0) || math.IsNaN(b.group) || math.IsInf(b.group, 0) {
+		return nil, fmt.Errorf("save model: %v: weight scales %v and %v", b.algo, b.scale, b.group)
+	}
+	out := make([]byte, 0, 256+n*(dim+cols)*4)
+	le := binary.LittleEndian
+	out = append(out, modelMagic...)
+	out = le.AppendUint32(out, formatVersion)
+	out = le.AppendUint64(out, 0) // the length, filled in below
+
+	c := b.cfg
+	out = append(out, byte(b.algo))
+	out = le.AppendUint64(out, uint64(int64(c.Dim)))
+	out = le.AppendUint64(out, uint64(int64(c.Budget)))
+	for _, v := range []float64{c.Sigma, c.Eta, c.Lambda, c.Gamma} {
+		out = le.AppendUint64(out, math.Float64bits(v))
+	}
+	out = le.AppendUint64(out, c.Seed)
+	out = append(out, byte(c.Projection))
+	out = le.AppendUint64(out, math.Float64bits(c.ProjectronThreshold))
+
+	out = le.AppendUint64(out, uint64(dim))
+	out = le.AppendUint64(out, uint64(n))
+	out = append(out, byte(cols))
+	maxNorm, integral := set.Bounds()
+	out = le.AppendUint64(out, math.Float64bits(maxNorm))
+	out = append(out, boolByte(integral))
+	row := make([]float32, dim)
+	for i := range n {
+		row = set.Vector(i, row)
+		for _, v := range row {
+			out = le.AppendUint32(out, math.Float32bits(v))
+		}
+	}
+	for col := range cols {
+		for _, w := range set.Weights(col) {
+			out = le.AppendUint32(out, math.Float32bits(w))
+		}
+	}
+
+	out = le.AppendUint64(out, math.Float64bits(b.scale))
+	out = le.AppendUint64(out, math.Float64bits(b.group))
+	pcg, err := b.pcg.MarshalBinary()
+	if err != nil {
+		return nil, fmt.Errorf("save model: %w", err)
+	}
+	out = le.AppendUint64(out, uint64(len(pcg)))
+	out = append(out, pcg...)
+
+	out = p.appendState(out)
+
+	le.PutUint64(out[12:], uint64(len(out)+trailerSize))
+	return le.AppendUint32(out, crc32.Checksum(out, castagnoli)), nil
+}
+
+func boolByte(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// checkLimits rejects what a model file cannot hold.
+func checkLimits(a Algorithm, c Config) error {
+	switch {
+	case c.Dim > MaxModelDim:
+		return fmt.Errorf("dimension %d is above the largest a model file holds (%d)", c.Dim, MaxModelDim)
+	case (a == Projectron || a == ProjectronPP) && c.Budget > MaxProjectronBudget:
+		return fmt.Errorf("%v budget %d is above the largest a model file holds (%d)", a, c.Budget, MaxProjectronBudget)
+	case a.Budgeted() && c.Budget > MaxModelBudget:
+		return fmt.Errorf("budget %d is above the largest a model file holds (%d)", c.Budget, MaxModelBudget)
+	}
+	return nil
+}
+
+// checkHeader checks the magic and version of a model's first bytes (all
+// of the model or a prefix of it) and returns the total length it declares.
+func checkHeader(data []byte) (size int, err error) {
+	if len(data) < len(modelMagic) {
+		if bytes.HasPrefix([]byte(modelMagic), data) {
+			return 0, ErrTruncated
+		}
+		return 0, ErrNotModel
+	}
+	if string(data[:len(modelMagic)]) != modelMagic {
+		return 0, ErrNotModel
+	}
+	if len(data) < len(modelMagic)+4 {
+		return 0, ErrTruncated
+	}
+	if v := binary.LittleEndian.Uint32(data[8:]); v != formatVersion {
+		return 0, versionError{v}
+	}
+	if len(data) < headerSize {
+		return 0, ErrTruncated
+	}
+	declared := binary.LittleEndian.Uint64(data[12:])
+	if declared < uint64(headerSize+trailerSize) || declared > math.MaxInt64 {
+		// A length no model has: unless the checksum says otherwise,
+		// that is corruption.
+		if len(data) >= headerSize+trailerSize && checksumOK(data) {
+			return 0, fmt.Errorf("%w: declared length %d", ErrInvalidModel, declared)
+		}
+		return 0, ErrChecksum
+	}
+	return int(declared), nil
+}
+
+func checksumOK(data []byte) bool {
+	body := data[:len(data)-trailerSize]
+	return crc32.Checksum(body, castagnoli) == binary.LittleEndian.Uint32(data[len(body):])
+}
+
+// decode parses one model from the start of data and returns it with its
+// length. data may be shorter (a truncated model) or longer (bytes past the
+// declared length are not read).
+func decode(data []byte) (Learner, int, error) {
+	size, err := checkHeader(data)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(data) < size {
+		// A corrupted length field, rather than a short file, shows as a
+		// checksum that holds with the actual length in its place.
+		if len(data) >= headerSize+trailerSize {
+			patched := bytes.Clone(data)
+			binary.LittleEndian.PutUint64(patched[12:], uint64(len(data)))
+			if checksumOK(patched) {
+				return nil, 0, ErrChecksum
+			}
+		}
+		return nil, 0, fmt.Errorf("%w (%d of %d bytes)", ErrTruncated, len(data), size)
+	}
+	data = data[:size]
+	if !checksumOK(data) {
+		return nil, 0, ErrChecksum
+	}
+	r := &reader{buf: data[headerSize : size-trailerSize]}
+	l, err := r.learner()
+	if err == nil && r.err == nil && len(r.buf) > 0 {
+		r.fail("%d unexpected bytes after the learner's state", len(r.buf))
+	}
+	if err == nil {
+		err = r.err
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	return l, size, nil
+}
+
+// learner reads everything between the header and the checksum.
+func (r *reader) learner() (Learner, error) {
+	a := Algorithm(r.u8())
+	var c Config
+	c.Dim = r.int("dimension", MaxModelDim)
+	c.Budget = int(r.i64())
+	// Configuration numbers are kept bit for bit: validate judges them
+	// (an algorithm may ignore a parameter, whatever its value).
+	c.Sigma, c.Eta, c.Lambda, c.Gamma = r.raw64(), r.raw64(), r.raw64(), r.raw64()
+	c.Seed = r.u64()
+	c.Projection = Projection(r.u8())
+	c.ProjectronThreshold = r.raw64()
+	if r.err != nil {
+		return nil, r.err
+	}
+	if a >= numAlgorithms {
+		return nil, r.fail("unknown algorithm %d", a)
+	}
+	if err := c.validate(a); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidModel, err)
+	}
+	if err := checkLimits(a, c); err != nil {
+		return nil, r.fail("%v", err)
+	}
+
+	dim := r.int("support vector dimension", MaxModelDim)
+	if r.err == nil && dim != c.Dim {
+		return nil, r.fail("support vector dimension %d does not match the configured dimension %d", dim, c.Dim)
+	}
+	count := r.int("support vector count", math.MaxInt32)
+	cols := int(r.u8())
+	maxNorm := r.f64()
+	integral := r.bool("integral flag")
+	wantCols := 1
+	if a == BOGD || a == BOGDpp {
+		wantCols = 2
+	}
+	switch {
+	case r.err != nil:
+		return nil, r.err
+	case cols != wantCols:
+		return nil, r.fail("%d weight columns, %v has %d", cols, a, wantCols)
+	case a.Budgeted() && count > c.Budget:
+		return nil, r.fail("%d support vectors over the budget %d", count, c.Budget)
+	case count > len(r.buf)/(4*(dim+cols)):
+		return nil, r.fail("%d support vectors of dimension %d need %d bytes, %d remain", count, dim, count*4*(dim+cols), len(r.buf))
+	}
+
+	l, err := emptyLearner(a, c, count)
+	if err != nil {
+		return nil, fmt.Errorf("load model: %w", err) // BOGD_SIMD names no usable implementation
+	}
+	b := l.core()
+	row := make([]float32, dim)
+	for i := range count {
+		for j := range row {
+			row[j] = r.f32()
+		}
+		if _, err := b.set.Add(engine.Dense(row)); err != nil {
+			return nil, r.fail("support vector %d: %v", i, err)
+		}
+	}
+	for col := range cols {
+		w := b.set.Weights(col)
+		for i := range w {
+			if w[i] = r.f32(); r.err == nil && !finite32(w[i]) {
+				return nil, r.fail("weight %d of column %d is %v", i, col, w[i])
+			}
+		}
+	}
+	if err := b.set.SetBounds(maxNorm, integral); err != nil && r.err == nil {
+		return nil, r.fail("%v", err)
+	}
+
+	b.scale, b.group = r.f64(), r.f64()
+	pcgLen := r.int("random state length", maxPCGState)
+	pcg := r.take(pcgLen)
+	if r.err != nil {
+		return nil, r.err
+	}
+	if err := b.pcg.UnmarshalBinary(pcg); err != nil {
+		return nil, r.fail("random state: %v", err)
+	}
+	// The algorithms keep the scale within [1e-15, 1e15] (base.shrink);
+	// the Projectron never changes it from 1.
+	if !(b.scale >= 1e-15 && b.scale <= 1e15) || ((a == Projectron || a == ProjectronPP) && b.scale != 1) {
+		return nil, r.fail("weight scale %v out of range", b.scale)
+	}
+	// The group column's value lies in [0, γη]; learners without that
+	// column keep it 0.
+	if wantCols == 1 && b.group != 0 || wantCols == 2 && !(b.group >= 0 && b.group <= c.Gamma*c.Eta*(1+1e-6)) {
+		return nil, r.fail("group weight %v out of range", b.group)
+	}
+	if err := l.loadState(r); err != nil {
+		return nil, err
+	}
+	return l, r.err
+}
+
+// emptyLearner builds a learner as New does, but sizes its support set by
+// count when the budget times the dimension is large: a model file's
+// Budget and Dim are not bounded by its length, and the set grows on demand
+// with the same results (only its capacity differs).
+func emptyLearner(a Algorithm, c Config, count int) (persistent, error) {
+	capacity := count
+	if a.Budgeted() && c.Budget*c.Dim <= 1<<24 {
+		capacity = c.Budget
+	}
+	columns := 1
+	if a == BOGD || a == BOGDpp {
+		columns = 2
+	}
+	set, err := engine.New(c.Dim, c.Sigma, engine.Options{Capacity: capacity, Columns: columns})
+	if err != nil {
+		return nil, fmt.Errorf("%v: %w", a, err)
+	}
+	pcg := rand.NewPCG(c.Seed, 0) // its state is loaded from the file
+	b := base{cfg: c, algo: a, set: set, scale: 1, pcg: pcg, rng: rand.New(pcg)}
+	switch a {
+	case Perceptron:
+		return &perceptron{base: b}, nil
+	case OGD:
+		return &ogd{base: b}, nil
+	case RBP:
+		return &rbp{base: b}, nil
+	case BOGD:
+		return newUniform(b), nil
+	case BOGDpp:
+		return newNonUniform(b), nil
+	case Forgetron:
+		return newForgetron(b), nil
+	default: // Projectron, ProjectronPP
+		return newProjectron(b), nil
+	}
+}
+
+func finite32(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0) }
+
+// reader decodes the fields of a model. The first problem sticks in err;
+// after it every read returns zero.
+type reader struct {
+	buf []byte
+	err error
+}
+
+// fail records (if it is the first) and returns an invalid-field error.
+func (r *reader) fail(format string, args ...any) error {
+	if r.err == nil {
+		r.err = fmt.Errorf("%w: %s", ErrInvalidModel, fmt.Sprintf(format, args...))
+	}
+	return r.err
+}
+
+// take returns the next n bytes.
+func (r *reader) take(n int) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if n > len(r.buf) {
+		r.fail("a field needs %d bytes, %d remain", n, len(r.buf))
+		return nil
+	}
+	out := r.buf[:n]
+	r.buf = r.buf[n:]
+	return out
+}
+
+func (r *reader) u8() uint8 {
+	if b := r.take(1); b != nil {
+		return b[0]
+	}
+	return 0
+}
+
+func (r *reader) u32() uint32 {
+	if b := r.take(4); b != nil {
+		return binary.LittleEndian.Uint32(b)
+	}
+	return 0
+}
+
+func (r *reader) u64() uint64 {
+	if b := r.take(8); b != nil {
+		return binary.LittleEndian.Uint64(b)
+	}
+	return 0
+}
+
+func (r *reader) i64() int64 { return int64(r.u64()) }
+
+func (r *reader) f32() float32 { return math.Float32frombits(r.u32()) }
+
+// raw64 reads any float64.
+func (r *reader) raw64() float64 { return math.Float64frombits(r.u64()) }
+
+// f64 reads a float64 that must be finite.
+func (r *reader) f64() float64 {
+	v := math.Float64frombits(r.u64())
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		r.fail("a number is %v", v)
+		return 0
+	}
+	return v
+}
+
+func (r *reader) bool(what string) bool {
+	switch v := r.u8(); v {
+	case 0, 1:
+		return v == 1
+	default:
+		r.fail("%s is %d, want 0 or 1", what, v)
+		return false
+	}
+}
+
+// int reads an int64 count or size in [0, limit].
+func (r *reader) int(what string, limit int) int {
+	v := r.i64()
+	switch {
+	case r.err != nil:
+		return 0
+	case v < 0:
+		r.fail("%s is negative (%d)", what, v)
+		return 0
+	case v > int64(limit):
+		r.fail("%s %d is above the limit %d", what, v, limit)
+		return 0
+	}
+	return int(v)
+}
+
+// slots reads n int32 slot numbers, each in [0, limit), and fails if one
+// repeats.
+func (r *reader) slots(what string, n, limit int) []int32 {
+	if r.err != nil {
+		return nil
+	}
+	if n > len(r.buf)/4 {
+		r.fail("%d %s need %d bytes, %d remain", n, what, 4*n, len(r.buf))
+		return nil
+	}
+	out := make([]int32, n)
+	seen := make([]bool, limit)
+	for k := range out {
+		s := int32(r.u32())
+		if s < 0 || int(s) >= limit || seen[s] {
+			r.fail("%s: entry %d is slot %d (of %d, or repeated)", what, k, s, limit)
+			return nil
+		}
+		seen[s], out[k] = true, s
+	}
+	return out
+}

@@ -1,0 +1,242 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/bogd-project/bogd/bogd"
+	"github.com/bogd-project/bogd/dataset"
+	"github.com/bogd-project/bogd/engine"
+)
+
+const germanPath = "../../dataset/testdata/german.svm.gz"
+
+// bench runs bogdbench with args and returns the exit code and output.
+func bench(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = dispatch(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// TestSavePredictRoundTrip: run --save writes the learner of the last run
+// (the same bytes as training that run alone), and predict scores the data
+// with its snapshot.
+func TestSavePredictRoundTrip(t *testing.T) {
+	model := filepath.Join(t.TempDir(), "german.bogd")
+	code, stdout, stderr := bench(t, "run", "--data", germanPath, "--algo", "bogd++", "--budget", "40",
+		"--runs", "3", "--eta", "0.125", "--gamma", "1", "--save", model)
+	if code != 0 {
+		t.Fatalf("run --save: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "bogd++") || !strings.Contains(stderr, "saved the bogd++ learner of the last run") {
+		t.Fatalf("run --save output:\n%s%s", stdout, stderr)
+	}
+
+	// The saved learner is run 3's: replay it.
+	data, err := dataset.ReadFile(germanPath, dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := data.Len()
+	cfg := bogd.Config{Dim: data.Dim, Budget: 40, Sigma: 8, Eta: 0.125, Lambda: 1 / float64(n*n), Gamma: 1, Seed: learnerSeed(1, 2)}
+	p, err := runPass(bogd.BOGDpp, cfg, data, permutation(1, 2, n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := bogd.Save(&want, p.learner); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want.Bytes()) {
+		t.Fatal("the saved model is not the learner of the last run")
+	}
+
+	// predict: the summary, then the scores of the snapshot.
+	code, stdout, stderr = bench(t, "predict", "--model", model, "--data", germanPath)
+	if code != 0 {
+		t.Fatalf("predict: exit %d\n%s%s", code, stdout, stderr)
+	}
+	snap, err := p.learner.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mistakes := 0
+	var wantScores strings.Builder
+	for i := range n {
+		idx, val := data.Row(i)
+		f, err := snap.Score(engine.Sparse(idx, val))
+		if err != nil {
+			t.Fatal(err)
+		}
+		y := int(data.Labels[i])
+		if (f < 0) != (y < 0) {
+			mistakes++
+		}
+		fmt.Fprintf(&wantScores, "%d %.9g\n", y, f)
+	}
+	for _, line := range []string{
+		"rows          1000\n",
+		fmt.Sprintf("mistakes      %d\n", mistakes),
+		fmt.Sprintf("mistake rate  %.3f%%\n", 100*float64(mistakes)/float64(n)),
+		fmt.Sprintf("accuracy      %.3f%%\n", 100*float64(n-mistakes)/float64(n)),
+		"(bogd++, 40 support vectors, dimension 24)",
+	} {
+		if !strings.Contains(stdout, line) {
+			t.Errorf("predict output lacks %q:\n%s", line, stdout)
+		}
+	}
+	code, stdout, stderr = bench(t, "predict", "--model", model, "--data", germanPath, "--scores")
+	if code != 0 {
+		t.Fatalf("predict --scores: exit %d\n%s", code, stderr)
+	}
+	if stdout != wantScores.String() {
+		t.Fatalf("predict --scores: %d bytes, want %d", len(stdout), wantScores.Len())
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != n {
+		t.Fatalf("%d score lines for %d rows", len(lines), n)
+	}
+	fields := strings.Fields(lines[0])
+	if len(fields) != 2 || (fields[0] != "1" && fields[0] != "-1") {
+		t.Fatalf("score line %q", lines[0])
+	}
+	if _, err := strconv.ParseFloat(fields[1], 64); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSaveRefusesOverwrite: an existing file is kept unless --force.
+func TestSaveRefusesOverwrite(t *testing.T) {
+	model := filepath.Join(t.TempDir(), "m.bogd")
+	args := []string{"run", "--data", germanPath, "--algo", "rbp", "--budget", "30", "--runs", "1", "--save", model}
+	if code, _, stderr := bench(t, args...); code != 0 {
+		t.Fatalf("first save: exit %d: %s", code, stderr)
+	}
+	first, err := os.ReadFile(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A second run with another seed must not replace it...
+	code, stdout, stderr := bench(t, append(args, "--seed", "2")...)
+	if code != 1 || !strings.Contains(stderr, model+" already exists: pass --force to overwrite it") {
+		t.Fatalf("second save: exit %d, stderr %q", code, stderr)
+	}
+	if stdout != "" {
+		t.Errorf("a refused run still ran: %q", stdout)
+	}
+	if now, _ := os.ReadFile(model); !bytes.Equal(now, first) {
+		t.Fatal("the refused save changed the file")
+	}
+	// ...unless --force is given.
+	if code, _, stderr := bench(t, append(args, "--seed", "2", "--force")...); code != 0 {
+		t.Fatalf("--force: exit %d: %s", code, stderr)
+	}
+	now, err := os.ReadFile(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(now, first) {
+		t.Fatal("--force did not replace the file")
+	}
+	if _, err := bogd.LoadFile(model); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(model))
+	if len(entries) != 1 {
+		t.Fatalf("%d files in the directory, want the model alone", len(entries))
+	}
+}
+
+func TestSaveUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.bogd")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--algo", "bogd,rbp", "--save", model}, 2, "--save needs exactly one algorithm and one budget"},
+		{[]string{"--algo", "bogd", "--budget", "10,20", "--save", model}, 2, "--save needs exactly one algorithm and one budget"},
+		{[]string{"--algo", "bogd", "--force"}, 2, "--force applies to --save only"},
+		{[]string{"--algo", "bogd", "--save", filepath.Join(dir, "missing", "m.bogd")}, 1, "no such file or directory"},
+	} {
+		args := append([]string{"run", "--data", germanPath, "--runs", "1"}, c.args...)
+		code, _, stderr := bench(t, args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, stderr, c.code, c.want)
+		}
+	}
+	if _, err := os.Stat(model); err == nil {
+		t.Error("a refused run saved a model")
+	}
+}
+
+// TestPredictErrors: bad model files and data files fail with exit 1 and a
+// message naming the file; a missing flag is a usage error.
+func TestPredictErrors(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.bogd")
+	if code, _, stderr := bench(t, "run", "--data", germanPath, "--algo", "forgetron", "--budget", "20", "--runs", "1", "--save", model); code != 0 {
+		t.Fatalf("save: %s", stderr)
+	}
+	good, err := os.ReadFile(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, content []byte) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	corrupt := bytes.Clone(good)
+	corrupt[len(corrupt)/2] ^= 0x40
+	corrupted := write("corrupted.bogd", corrupt)
+	truncated := write("truncated.bogd", good[:len(good)-10])
+	notModel := write("text.bogd", []byte("+1 1:1\n"))
+	wide := write("wide.svm", []byte("+1 1:0.5 24:1\n-1 3:2 25:1\n"))
+	narrow := write("narrow.svm", []byte("+1 1:0.5\n-1 3:2\n"))
+
+	for _, c := range []struct {
+		args []string
+		code int
+		want []string
+	}{
+		{[]string{"--model", corrupted, "--data", germanPath}, 1, []string{corrupted + ": model file corrupted (checksum mismatch)"}},
+		{[]string{"--model", truncated, "--data", germanPath}, 1, []string{truncated + ": truncated model file"}},
+		{[]string{"--model", notModel, "--data", germanPath}, 1, []string{notModel + ": not a bogd model"}},
+		{[]string{"--model", filepath.Join(dir, "missing.bogd"), "--data", germanPath}, 1, []string{filepath.Join(dir, "missing.bogd"), "no such file"}},
+		{[]string{"--model", model, "--data", filepath.Join(dir, "missing.svm")}, 1, []string{filepath.Join(dir, "missing.svm"), "no such file"}},
+		{[]string{"--model", model, "--data", wide}, 1, []string{wide + ":2:", "25", "dimension 24 (the dimension of the model " + model + ")"}},
+		{[]string{"--model", model}, 2, []string{"--model and --data are required"}},
+		{[]string{"--data", germanPath}, 2, []string{"--model and --data are required"}},
+	} {
+		code, stdout, stderr := bench(t, append([]string{"predict"}, c.args...)...)
+		if code != c.code {
+			t.Errorf("%v: exit %d, want %d (stderr %q)", c.args, code, c.code, stderr)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%v: stderr %q lacks %q", c.args, stderr, w)
+			}
+		}
+		if code != 0 && stdout != "" {
+			t.Errorf("%v: output despite the error: %q", c.args, stdout)
+		}
+	}
+	// Fewer features than the model is fine.
+	if code, stdout, stderr := bench(t, "predict", "--model", model, "--data", narrow); code != 0 || !strings.Contains(stdout, "rows          2\n") {
+		t.Errorf("narrow data: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
