@@ -186,6 +186,15 @@ func New(a Algorithm, cfg Config) (Learner, error) {
 	if !a.Budgeted() {
 		capacity = 1024
 	}
+	return build(a, cfg, capacity, rand.NewPCG(cfg.Seed, pcgStream))
+}
+
+// pcgStream is the second PCG seed word of every learner's random source.
+const pcgStream = 0x62_6f_67_64
+
+// build assembles a learner of a validated configuration around an empty
+// support set with room for capacity vectors and the random source pcg.
+func build(a Algorithm, cfg Config, capacity int, pcg *rand.PCG) (persistent, error) {
 	columns := 1
 	if a == BOGD || a == BOGDpp {
 		columns = 2
@@ -194,7 +203,6 @@ func New(a Algorithm, cfg Config) (Learner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w", a, err)
 	}
-	pcg := rand.NewPCG(cfg.Seed, 0x62_6f_67_64)
 	b := base{cfg: cfg, algo: a, set: set, scale: 1, pcg: pcg, rng: rand.New(pcg)}
 	switch a {
 	case Perceptron:

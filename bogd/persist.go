@@ -527,32 +527,7 @@ func emptyLearner(a Algorithm, c Config, count int) (persistent, error) {
 	if a.Budgeted() && c.Budget*c.Dim <= 1<<24 {
 		capacity = c.Budget
 	}
-	columns := 1
-	if a == BOGD || a == BOGDpp {
-		columns = 2
-	}
-	set, err := engine.New(c.Dim, c.Sigma, engine.Options{Capacity: capacity, Columns: columns})
-	if err != nil {
-		return nil, fmt.Errorf("%v: %w", a, err)
-	}
-	pcg := rand.NewPCG(c.Seed, 0) // its state is loaded from the file
-	b := base{cfg: c, algo: a, set: set, scale: 1, pcg: pcg, rng: rand.New(pcg)}
-	switch a {
-	case Perceptron:
-		return &perceptron{base: b}, nil
-	case OGD:
-		return &ogd{base: b}, nil
-	case RBP:
-		return &rbp{base: b}, nil
-	case BOGD:
-		return newUniform(b), nil
-	case BOGDpp:
-		return newNonUniform(b), nil
-	case Forgetron:
-		return newForgetron(b), nil
-	default: // Projectron, ProjectronPP
-		return newProjectron(b), nil
-	}
+	return build(a, c, capacity, rand.NewPCG(c.Seed, 0)) // the PCG state is loaded from the file
 }
 
 func finite32(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0) }
