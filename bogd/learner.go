@@ -153,10 +153,10 @@ func (c Config) validate(a Algorithm) error {
 	}
 	if a == OGD || a == BOGD || a == BOGDpp {
 		switch {
-		case !(c.Eta > 0) || c.Eta > 1e20:
+		case !(c.Eta >= 1e-20 && c.Eta <= 1e20):
 			// Weights are float32 divided by a global scale that may fall
 			// to 1e-15 before renormalisation: 1e20/1e-15 stays finite.
-			return bad("step size eta must be positive and at most 1e20, got %v", c.Eta)
+			return bad("step size eta must be in [1e-20, 1e20], got %v", c.Eta)
 		case !(c.Lambda >= 0) || math.IsInf(c.Lambda, 0):
 			return bad("regularisation lambda must be non-negative and finite, got %v", c.Lambda)
 		case c.Lambda*c.Eta >= 1:
@@ -264,12 +264,20 @@ func (b *base) Snapshot() (*engine.Model, error) {
 // shrink multiplies every weight of column 0 by factor, renormalising the
 // stored weights when the scale leaves the range where float32 weights stay
 // accurate.
+//
+// Weights that fall below 1e-30 become exactly 0: they cannot matter next
+// to a new weight of at least η ≥ 1e-20, and float32 denormals would make
+// every later kernel sum crawl.
 func (b *base) shrink(factor float64) {
 	b.scale *= factor
 	if b.scale < 1e-15 || b.scale > 1e15 {
 		w := b.set.Weights(0)
 		for i := range w {
-			w[i] = float32(float64(w[i]) * b.scale)
+			if v := float64(w[i]) * b.scale; math.Abs(v) >= 1e-30 {
+				w[i] = float32(v)
+			} else {
+				w[i] = 0
+			}
 		}
 		b.scale = 1
 	}
