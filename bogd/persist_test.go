@@ -471,7 +471,7 @@ func TestLoadInvalidFields(t *testing.T) {
 		{"bogd", "huge budget", "above the largest a model file holds", put64(offBudget, 1<<40)},
 		{"projectron", "projectron budget", "above the largest a model file holds", put64(offBudget, MaxProjectronBudget+1)},
 		{"bogd", "NaN sigma", "sigma must be positive", putF(offSigma, math.NaN())},
-		{"bogd", "zero eta", "eta must be positive", putF(offEta, 0)},
+		{"bogd", "zero eta", "eta must be in", putF(offEta, 0)},
 		{"bogd", "dimension mismatch", "does not match the configured dimension", put64(offSetDim, uint64(dim+1))},
 		{"bogd", "negative count", "support vector count is negative", put64(offCount, 1<<63)},
 		{"bogd", "huge count", "above the limit", put64(offCount, 1<<40)},
