@@ -5,7 +5,7 @@ GO      ?= go
 QEMU    ?= qemu-x86_64
 BENCH   ?= .
 COUNT   ?= 6
-FUZZTIME ?= 20s
+FUZZTIME ?= 3s
 
 .PHONY: all build generate check-generate test test-unit test-purego test-race test-cpus fuzz bench bench-score demo vet fmt-check clean
 
@@ -62,7 +62,7 @@ fuzz:
 	  done; \
 	done
 
-test: fmt-check vet test-unit test-purego test-race check-generate test-cpus
+test: fmt-check vet test-unit test-purego test-race check-generate test-cpus fuzz
 
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -count $(COUNT) ./...

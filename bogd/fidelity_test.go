@@ -389,3 +389,95 @@ func sqDist64(a, b []float64) float64 {
 	}
 	return s
 }
+
+// TestFidelityDivergence explains every spambase order where a learner
+// misses the reference by more than one mistake. It replays the order with
+// the float64 twin of the rule (refForgetron, refProjectron: float64 data
+// parsed from the same file, float64 exp) next to the learner, logs the
+// first round where the two disagree about a decision (prediction, update,
+// margin), with both scores, and the float64 twin's own total next to the
+// reference's. A float64 total equal to the reference's means the rule is
+// the reference's and float32 storage flipped that round; for the
+// Projectrons a float64 total that differs too comes from the duplicate
+// guard, counted in the log.
+func TestFidelityDivergence(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spambase skipped in -short mode")
+	}
+	dir := sharedDir(t)
+	ref := readReference(t, filepath.Join(dir, "reference", "lsokl-deterministic.md"))
+	d, perms := fidelityData(t, dir, "spambase")
+	rows := readFloat64Rows(t, filepath.Join(dir, "datasets", "spambase.svm.gz"), d.Dim)
+	for _, v := range []fidelityVariant{
+		{"forgetron (forgetron.m φ)", "Forgetron", Forgetron, true},
+		{"projectron", "Projectron", Projectron, false},
+		{"projectron++", "Projectron++", ProjectronPP, false},
+	} {
+		for p, perm := range perms {
+			want := ref["spambase"][v.ref].mistakes[p]
+			if run := replay(t, d, perm, v); fidelityAbs(run.mistakes-want) <= 1 {
+				continue
+			}
+			desc, twinMistakes, guards := divergence(t, d, rows, perm, v)
+			t.Logf("%s order %d: %s; the float64 twin makes %d mistakes, the reference %d; duplicate guards in the twin: %d",
+				v.name, p+1, desc, twinMistakes, want, guards)
+			if twinMistakes != want && guards == 0 {
+				t.Errorf("%s order %d: the float64 twin of the rule makes %d mistakes, the reference %d, with no duplicate guard to explain it",
+					v.name, p+1, twinMistakes, want)
+			}
+		}
+	}
+}
+
+// divergence replays one order with the learner and its float64 twin in
+// lockstep. It describes the first round where their decisions differ and
+// returns the twin's mistakes and the times its duplicate guard fired.
+func divergence(t *testing.T, d *dataset.Dataset, rows [][]float64, perm []int, v fidelityVariant) (desc string, twinMistakes, guards int) {
+	l, err := New(v.algo, Config{Dim: d.Dim, Budget: 100, Sigma: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var twin func(x []float64, y int) float64
+	var guarded func() int
+	switch v.algo {
+	case Forgetron:
+		l.(*forgetron).phiHook = func(a, bq, c, _ float64) float64 { return matlabPhi(a, bq, c) }
+		r := &refForgetron{b: 100, sigma: 8, phi: matlabPhi}
+		twin, guarded = r.observe, func() int { return 0 }
+	default:
+		r := &refProjectron{b: 100, sigma: 8, plus: v.algo == ProjectronPP}
+		twin, guarded = r.observe, func() int { return r.early }
+	}
+	// The decisions the rule takes from f: the prediction, and the
+	// Forgetron's update test or Projectron++'s margin test.
+	decisions := func(f float64, y int) [2]bool {
+		yf := float64(y) * f
+		switch v.algo {
+		case Forgetron:
+			return [2]bool{sign(f) == y, yf <= 0}
+		case ProjectronPP:
+			return [2]bool{sign(f) == y, yf > 0 && yf < 1}
+		}
+		return [2]bool{sign(f) == y}
+	}
+	for step, r := range perm {
+		idx, val := d.Row(r)
+		y := int(d.Labels[r])
+		out, err := l.Observe(engine.Sparse(idx, val), y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f64 := twin(rows[r], y)
+		if sign(f64) != y {
+			twinMistakes++
+		}
+		if desc == "" && decisions(out.Score, y) != decisions(f64, y) {
+			desc = fmt.Sprintf("first disagreement at round %d (row %d, y=%+d): float32 score %.12g, float64 score %.12g",
+				step+1, r+1, y, out.Score, f64)
+		}
+	}
+	if desc == "" {
+		desc = "no decision differs from the float64 twin's"
+	}
+	return desc, twinMistakes, guarded()
+}
