@@ -175,9 +175,11 @@ func TestFidelity(t *testing.T) {
 				var tally fidelityTally
 				bugOrders, bugSteps, rootSteps, removals := 0, 0, 0, 0
 				ours, theirs := 0, 0
+				perOrder := make([]int, len(perms))
 				for p, perm := range perms {
 					run := replay(t, d, perm, v)
 					tally.add(p, run.mistakes-want.mistakes[p], run.supportVectors-want.supportVectors[p])
+					perOrder[p] = run.mistakes
 					ours += run.mistakes
 					theirs += want.mistakes[p]
 					removals += run.removals
@@ -189,6 +191,7 @@ func TestFidelity(t *testing.T) {
 				}
 				total := float64(len(perms) * d.Len())
 				t.Logf("%-25s mean mistakes %.3f%% (reference %.3f%%); %s", v.name, 100*float64(ours)/total, 100*float64(theirs)/total, tally)
+				t.Logf("%-25s mistakes per order: ours %v, reference %v", "", perOrder, want.mistakes)
 				if v.algo == Forgetron {
 					t.Logf("%-25s forgetron.m's φ differs from the paper's on %d of %d removal steps (%d in its A < 0 branch), in %d of %d orders",
 						"", bugSteps, removals, rootSteps, bugOrders, len(perms))
