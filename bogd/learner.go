@@ -146,8 +146,8 @@ func (c Config) validate(a Algorithm) error {
 		return bad("unknown algorithm")
 	case c.Dim <= 0:
 		return bad("dimension must be positive, got %d", c.Dim)
-	case !(c.Sigma > 0) || math.IsInf(c.Sigma, 0):
-		return bad("kernel width sigma must be positive and finite, got %v", c.Sigma)
+	case !(c.Sigma >= 1e-15 && c.Sigma <= 1e15):
+		return bad("kernel width sigma must be in [1e-15, 1e15], got %v", c.Sigma)
 	case a.Budgeted() && c.Budget < 2:
 		return bad("budget must be at least 2, got %d", c.Budget)
 	}

@@ -470,7 +470,7 @@ func TestLoadInvalidFields(t *testing.T) {
 		{"bogd", "negative budget", "budget must be at least 2", put64(offBudget, math.MaxUint64-4)},
 		{"bogd", "huge budget", "above the largest a model file holds", put64(offBudget, 1<<40)},
 		{"projectron", "projectron budget", "above the largest a model file holds", put64(offBudget, MaxProjectronBudget+1)},
-		{"bogd", "NaN sigma", "sigma must be positive", putF(offSigma, math.NaN())},
+		{"bogd", "NaN sigma", "sigma must be in", putF(offSigma, math.NaN())},
 		{"bogd", "zero eta", "eta must be in", putF(offEta, 0)},
 		{"bogd", "dimension mismatch", "does not match the configured dimension", put64(offSetDim, uint64(dim+1))},
 		{"bogd", "negative count", "support vector count is negative", put64(offCount, 1<<63)},

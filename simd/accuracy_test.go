@@ -62,7 +62,7 @@ func TestSpambaseAccuracy(t *testing.T) {
 	forEachImpl(t, func(t *testing.T, impl Impl) {
 		buf := make([]float32, n)
 		SqDist(buf, x, tiles, spamDim)
-		sum := GaussianSum(buf, w, spamScale)
+		sum := GaussianSum(buf, w, spamScale, 0)
 		var worst, want float64
 		for i, s := range vecs {
 			d2 := refSqDist(x, s)
@@ -106,7 +106,7 @@ func TestNormExpansionInaccurate(t *testing.T) {
 	forEachImpl(t, func(t *testing.T, impl Impl) {
 		buf := make([]float32, n)
 		SqDistSparse(buf, norms, idx, x, xnorm, tiles, spamDim)
-		GaussianSum(buf, w, spamScale)
+		GaussianSum(buf, w, spamScale, 0)
 		var worst float64
 		for i, s := range vecs {
 			worst = max(worst, math.Abs(float64(buf[i])-math.Exp(spamScale*refSqDist(x, s))))

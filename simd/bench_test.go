@@ -44,7 +44,7 @@ func BenchmarkKernels(b *testing.B) {
 					b.ResetTimer()
 					for b.Loop() {
 						SqDist(buf, x, tiles, dim)
-						sink += GaussianSum(buf, w, scale)
+						sink += GaussianSum(buf, w, scale, 0)
 					}
 					if sink != sink {
 						b.Fatal("NaN")
@@ -117,6 +117,27 @@ func BenchmarkDot(b *testing.B) {
 	})
 }
 
+// BenchmarkMin measures Min over 1008 squared distances (a budget of 1000
+// padded to whole tiles: 63 vectors of 16, 126 of 8).
+func BenchmarkMin(b *testing.B) {
+	forEachImplB(b, func(b *testing.B) {
+		r := rand.New(rand.NewPCG(4, 4))
+		a := make([]float32, 1008)
+		for i := range a {
+			a[i] = 100 * r.Float32()
+		}
+		var sink float32
+		b.ReportAllocs()
+		b.SetBytes(int64(4 * len(a)))
+		for b.Loop() {
+			sink += Min(a)
+		}
+		if sink != sink {
+			b.Fatal("NaN")
+		}
+	})
+}
+
 // BenchmarkPhases measures the two phases of BenchmarkKernels separately
 // (SqDist on shapes in and out of L1; GaussianSum per budget).
 func BenchmarkPhases(b *testing.B) {
@@ -141,7 +162,7 @@ func BenchmarkPhases(b *testing.B) {
 			b.Run(fmt.Sprintf("phase=gaussiansum/budget=%d", budget), func(b *testing.B) {
 				var sink float32
 				for b.Loop() {
-					sink += GaussianSum(buf, w, -0.1)
+					sink += GaussianSum(buf, w, -0.1, 0)
 				}
 				if sink != sink {
 					b.Fatal("NaN")

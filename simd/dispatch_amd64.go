@@ -43,14 +43,14 @@ func sqdistSparse(dst, norms []float32, idx []int32, val []float32, xnorm float3
 	}
 }
 
-func gaussianSum(buf, w []float32, scale float32) float32 {
+func gaussianSum(buf, w []float32, scale, offset float32) float32 {
 	switch active {
 	case AVX512:
-		return gaussianSumAVX512(buf, w, scale)
+		return gaussianSumAVX512(buf, w, scale, offset)
 	case AVX2:
-		return gaussianSumAVX2(buf, w, scale)
+		return gaussianSumAVX2(buf, w, scale, offset)
 	}
-	return gaussianSumGeneric(buf, w, scale)
+	return gaussianSumGeneric(buf, w, scale, offset)
 }
 
 func dot(a, b []float32) float32 {
@@ -61,6 +61,18 @@ func dot(a, b []float32) float32 {
 		return dotAVX2(a, b)
 	}
 	return dotGeneric(a, b)
+}
+
+// minimum dispatches the min kernels; a package-level min would hide the
+// builtin. len(a) must be a positive multiple of 16.
+func minimum(a []float32) float32 {
+	switch active {
+	case AVX512:
+		return minAVX512(a)
+	case AVX2:
+		return minAVX2(a)
+	}
+	return minGeneric(a)
 }
 
 func exp(dst, src []float32) {

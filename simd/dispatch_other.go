@@ -13,8 +13,12 @@ func sqdistSparse(dst, norms []float32, idx []int32, val []float32, xnorm float3
 	sqdistSparseGeneric(dst, norms, idx, val, xnorm, tiles, dim)
 }
 
-func gaussianSum(buf, w []float32, scale float32) float32 { return gaussianSumGeneric(buf, w, scale) }
+func gaussianSum(buf, w []float32, scale, offset float32) float32 {
+	return gaussianSumGeneric(buf, w, scale, offset)
+}
 
 func dot(a, b []float32) float32 { return dotGeneric(a, b) }
+
+func minimum(a []float32) float32 { return minGeneric(a) }
 
 func exp(dst, src []float32) { expGeneric(dst, src) }

@@ -177,14 +177,22 @@ func TestEquivGaussianSum(t *testing.T) {
 				dist  func() float32
 				w     func() float32
 				scale float32
+				// offset returns the offset for the distances; nil is 0.
+				offset func(dist []float32) float32
 			}{
-				{"typical", func() float32 { return 10 * r.Float32() }, func() float32 { return 2*r.Float32() - 1 }, -0.5},
-				{"wide", func() float32 { return 200 * r.Float32() }, func() float32 { return float32(r.NormFloat64()) }, -float32(r.Float64())},
-				{"zerodist", func() float32 { return 0 }, func() float32 { return 1 }, -1},
-				{"zeroweights", func() float32 { return r.Float32() }, func() float32 { return 0 }, -1},
-				{"clampedlow", func() float32 { return 1e8 * r.Float32() }, func() float32 { return 1 }, -1},
-				{"positive", func() float32 { return 30 * r.Float32() }, func() float32 { return 1e-30 }, 3},
-				{"zeroscale", func() float32 { return r.Float32() }, func() float32 { return 1 }, 0},
+				{"typical", func() float32 { return 10 * r.Float32() }, func() float32 { return 2*r.Float32() - 1 }, -0.5, nil},
+				{"wide", func() float32 { return 200 * r.Float32() }, func() float32 { return float32(r.NormFloat64()) }, -float32(r.Float64()), nil},
+				{"zerodist", func() float32 { return 0 }, func() float32 { return 1 }, -1, nil},
+				{"zeroweights", func() float32 { return r.Float32() }, func() float32 { return 0 }, -1, nil},
+				{"clampedlow", func() float32 { return 1e8 * r.Float32() }, func() float32 { return 1 }, -1, nil},
+				{"positive", func() float32 { return 30 * r.Float32() }, func() float32 { return 1e-30 }, 3, nil},
+				{"zeroscale", func() float32 { return r.Float32() }, func() float32 { return 1 }, 0, nil},
+				// Every e^(scale·d) underflows; the offset package engine
+				// passes brings the nearest kernel value to 1.
+				{"far", func() float32 { return 1e4 + 100*r.Float32() }, func() float32 { return 2*r.Float32() - 1 }, -0.5, engineOffset(-0.5)},
+				{"shiftup", func() float32 { return 10 * r.Float32() }, func() float32 { return 1 }, -0.5, func([]float32) float32 { return 3.25 }},
+				{"shiftdown", func() float32 { return 10 * r.Float32() }, func() float32 { return 1 }, -0.5, func([]float32) float32 { return -60 }},
+				{"clampedoffset", func() float32 { return 300 * r.Float32() }, func() float32 { return 1e-30 }, -1, func([]float32) float32 { return 150 }},
 			} {
 				dist := make([]float32, n)
 				w := make([]float32, n)
@@ -194,34 +202,44 @@ func TestEquivGaussianSum(t *testing.T) {
 						w[i] = 0
 					}
 				}
-				checkGaussianSum(t, fmt.Sprintf("%s n=%d", c.name, n), dist, w, c.scale)
+				var offset float32
+				if c.offset != nil && n > 0 {
+					offset = c.offset(dist)
+				}
+				checkGaussianSum(t, fmt.Sprintf("%s n=%d", c.name, n), dist, w, c.scale, offset)
 			}
 		}
 	})
 }
 
+// engineOffset returns the offset package engine passes with scale:
+// −scale·min(dist), which makes the largest kernel value about 1.
+func engineOffset(scale float32) func(dist []float32) float32 {
+	return func(dist []float32) float32 { return -scale * refMin(dist) }
+}
+
 // checkGaussianSum runs GaussianSum and compares every kernel value with
-// exp of the exact product (expTol) and the sum with Σ wᵢ·e^(scale·dᵢ).
-// Sum tolerance: each term carries its kernel value's error |wᵢ|·tolᵢ; the
-// float32 accumulation adds at most n/16 + 1 roundings per lane, 4 for the
-// horizontal sum and 16 for a scalar tail, each bounded by u·Σ|wᵢ·kᵢ|;
-// products and sums that underflow into the denormals err by up to 2⁻¹⁵⁰
-// each instead, absolutely.
-func checkGaussianSum(tb testing.TB, what string, dist, w []float32, scale float32) {
+// exp of the exact argument scale·dᵢ + offset (expTol) and the sum with
+// Σ wᵢ·e^(scale·dᵢ + offset). Sum tolerance: each term carries its kernel
+// value's error |wᵢ|·tolᵢ; the float32 accumulation adds at most n/16 + 1
+// roundings per lane, 4 for the horizontal sum and 16 for a scalar tail,
+// each bounded by u·Σ|wᵢ·kᵢ|; products and sums that underflow into the
+// denormals err by up to 2⁻¹⁵⁰ each instead, absolutely.
+func checkGaussianSum(tb testing.TB, what string, dist, w []float32, scale, offset float32) {
 	tb.Helper()
 	n := len(dist)
 	buf := newGuarded(n, dist)
 	wg := newGuarded(n, w)
-	sum := GaussianSum(buf.s(), wg.s(), scale)
+	sum := GaussianSum(buf.s(), wg.s(), scale, offset)
 	buf.check(tb, what+" buf")
 	wg.check(tb, what+" w")
 	var want, mag, kerr float64
 	for i, d := range dist {
-		x := float64(scale) * float64(d)
-		k := math.Exp(clampExp(x)) // x is exact: a float32 product fits a float64
-		tol := expTol(k, x)
+		prod := float64(scale) * float64(d) // exact: a float32 product fits a float64
+		k := math.Exp(clampExp(prod + float64(offset)))
+		tol := expTol(k, argErr(prod, float64(offset)))
 		if got := buf.s()[i]; !closeTo(got, k, tol) {
-			tb.Fatalf("%s: kernel %d of e^(%v·%v): got %v, want %v", what, i, scale, d, got, k)
+			tb.Fatalf("%s: kernel %d of e^(%v·%v + %v): got %v, want %v", what, i, scale, d, offset, got, k)
 		}
 		want += float64(w[i]) * k
 		mag += math.Abs(float64(w[i]) * k)
@@ -304,5 +322,126 @@ func checkExp(tb testing.TB, what string, src []float32) {
 		if got := dst.s()[i]; !closeTo(got, want, 2e-7*want) {
 			tb.Fatalf("%s: exp(%v): got %v, want %v (relative error %.3g)", what, x, got, want, (float64(got)-want)/want)
 		}
+	}
+}
+
+// minLengths lists the lengths Min is tested with: every length from 1 to
+// 67 (all remainders of one to four vectors of 16), primes past the
+// unrolled blocks of the vector code, the benchmark's length and a long
+// one. Short mode stops at 257: the lengths are tested with the minimum at
+// every position, quadratic work that qemu runs slowly.
+func minLengths() []int {
+	var ns []int
+	for n := 1; n <= 67; n++ {
+		ns = append(ns, n)
+	}
+	ns = append(ns, 97, 127, 257)
+	if !testing.Short() {
+		ns = append(ns, 1008, 1021, 4099)
+	}
+	return ns
+}
+
+// minKinds generate the elements of a Min test case and a value low at most
+// every one of them, placed at each position in turn.
+var minKinds = []struct {
+	name string
+	gen  func(r *rand.Rand) float32
+	low  float32
+}{
+	{"distances", func(r *rand.Rand) float32 { return 1 + 100*r.Float32() }, 0},
+	{"inf", func(r *rand.Rand) float32 {
+		if r.IntN(2) == 0 {
+			return float32(math.Inf(1))
+		}
+		return 1e30 * r.Float32()
+	}, 0},
+	{"allinf", func(*rand.Rand) float32 { return float32(math.Inf(1)) }, math.MaxFloat32},
+	// One ulp apart: the minimum is found exactly.
+	{"ulp", func(*rand.Rand) float32 { return 1 }, math.Nextafter32(1, 0)},
+	{"signed", func(r *rand.Rand) float32 {
+		return float32(math.Ldexp(r.NormFloat64(), r.IntN(250)-125))
+	}, -math.MaxFloat32},
+}
+
+func TestEquivMin(t *testing.T) {
+	forEachImpl(t, func(t *testing.T, impl Impl) {
+		r := rand.New(rand.NewPCG(11, 12))
+		for _, n := range minLengths() {
+			for _, kind := range minKinds {
+				a := make([]float32, n)
+				for i := range a {
+					a[i] = kind.gen(r)
+				}
+				checkMinEverywhere(t, fmt.Sprintf("%s n=%d", kind.name, n), a, kind.low)
+			}
+		}
+	})
+}
+
+// TestMinNegInf: −Inf is an ordinary element (the −Inf guards of
+// withMinGuards cannot tell it from an out-of-bounds read, so it is tested
+// alone).
+func TestMinNegInf(t *testing.T) {
+	forEachImpl(t, func(t *testing.T, impl Impl) {
+		for _, n := range []int{1, 15, 16, 17, 64, 65, 200} {
+			a := make([]float32, n)
+			for p := range a {
+				clear(a)
+				a[p] = float32(math.Inf(-1))
+				if got := Min(a); !math.IsInf(float64(got), -1) {
+					t.Fatalf("n=%d, -Inf at %d: got %v", n, p, got)
+				}
+			}
+		}
+	})
+}
+
+func TestMinEmpty(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("Min of an empty slice did not panic")
+		}
+	}()
+	Min(nil)
+}
+
+// checkMin compares Min of a with the exact minimum (a must have no NaN).
+func checkMin(tb testing.TB, what string, a []float32) {
+	tb.Helper()
+	want := refMin(a)
+	withMinGuards(tb, what, a, func(s []float32, fill float32) {
+		if got := Min(s); got != want {
+			tb.Fatalf("%s, guards %v: got %v, want %v", what, fill, got, want)
+		}
+	})
+}
+
+// checkMinEverywhere is checkMin, then Min with low (at most every element
+// of a) written at every position in turn: the minimum first, last, in the
+// vector loop's blocks and in the Go tail.
+func checkMinEverywhere(tb testing.TB, what string, a []float32, low float32) {
+	tb.Helper()
+	checkMin(tb, what, a)
+	withMinGuards(tb, what, a, func(s []float32, fill float32) {
+		for p := range s {
+			s[p] = low
+			if got := Min(s); got != low {
+				tb.Fatalf("%s, guards %v, %v at %d: got %v", what, fill, low, p, got)
+			}
+			s[p] = a[p]
+		}
+	})
+}
+
+// withMinGuards calls f with a copy of a held between NaN guards, the other
+// tests' convention, then between −Inf guards, which make any out-of-bounds
+// read of Min its result, and checks the guards after each call.
+func withMinGuards(tb testing.TB, what string, a []float32, f func(s []float32, fill float32)) {
+	tb.Helper()
+	for _, fill := range []float32{float32(math.NaN()), float32(math.Inf(-1))} {
+		g := newGuardedFill(len(a), a, fill)
+		f(g.s(), fill)
+		g.check(tb, what)
 	}
 }

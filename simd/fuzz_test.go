@@ -166,6 +166,18 @@ func FuzzGaussianSum(f *testing.F) {
 			}
 			w[i] = d.value(-40, -24)
 		}
+		// The offset is decoded last, so that the older inputs keep their
+		// shapes and values: 0, package engine's −scale·min(dist), or one
+		// of its own up to ±128.
+		var offset float32
+		switch d.byte() % 3 {
+		case 1:
+			if n > 0 {
+				offset = -scale * refMin(dist)
+			}
+		case 2:
+			offset = d.value(-16, -8)
+		}
 		// |w| < 2⁻⁹ and e^x ≤ e^88 < 2¹²⁷ keep the 140 terms and their sum
 		// far below MaxFloat32: the sum cannot overflow.
 		var outs [][]float32
@@ -173,22 +185,56 @@ func FuzzGaussianSum(f *testing.F) {
 		for _, impl := range impls {
 			using(t, impl, func() {
 				buf := append([]float32(nil), dist...)
-				checkGaussianSum(t, impl.String(), buf, w, scale)
+				checkGaussianSum(t, impl.String(), buf, w, scale, offset)
 				copy(buf, dist)
-				sum := GaussianSum(buf, w, scale)
+				sum := GaussianSum(buf, w, scale, offset)
 				outs = append(outs, append(buf, sum))
 			})
 		}
+		// The sum's tolerance carries the kernel values' errors (kerr):
+		// with an offset, the generic code may round the product before
+		// adding and the assembly does not, so the values differ by far
+		// more than the accumulation's roundings.
 		tol := make([]float64, n+1)
-		var mag float64
+		var mag, kerr float64
 		for i, v := range dist {
-			x := float64(scale) * float64(v)
-			k := math.Exp(clampExp(x))
-			tol[i] = expTol(k, x)
+			prod := float64(scale) * float64(v)
+			k := math.Exp(clampExp(prod + float64(offset)))
+			tol[i] = expTol(k, argErr(prod, float64(offset)))
 			mag += math.Abs(float64(w[i]))*k + math.Abs(float64(w[i]))*tol[i]
+			kerr += math.Abs(float64(w[i])) * tol[i]
 		}
-		tol[n] = float64(n/16+22)*u32*mag + float64(2*n+21)*0x1p-150
+		tol[n] = kerr + float64(n/16+22)*u32*mag + float64(2*n+21)*0x1p-150
 		sameOutputs(t, impls, outs, tol)
+	})
+}
+
+func FuzzMin(f *testing.F) {
+	f.Add([]byte{0, 0, 5, 0x40, 0x3f, 3})
+	f.Add([]byte{16, 0, 10, 0xff, 0x7f, 20, 0x80, 0})
+	f.Add([]byte{0xf0, 0x03, 0, 1, 2, 3, 4, 5, 6, 7})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d := &decoder{b: data}
+		n := 1 + d.intn(300)
+		elo := -149 + d.intn(250) // from the denormals to 2¹²⁷: finite
+		a := make([]float32, n)
+		for i := range a {
+			a[i] = d.value(elo, elo+12)
+			switch d.byte() % 16 {
+			case 0:
+				a[i] = float32(math.Inf(1)) // an overflowed distance
+			case 1, 2:
+				// Negative: Min is not only for distances.
+			default:
+				a[i] = float32(math.Abs(float64(a[i]))) // squared distances are ≥ 0
+			}
+		}
+		// Every implementation gives the exact minimum, so they agree.
+		for _, impl := range Available() {
+			using(t, impl, func() {
+				checkMin(t, impl.String(), a)
+			})
+		}
 	})
 }
 

@@ -117,8 +117,11 @@ func sqdistSparseGeneric(dst, norms []float32, idx []int32, val []float32, xnorm
 }
 
 // gaussianSumGeneric replaces each squared distance buf[i] by the kernel
-// value exp(scale·buf[i]) and returns Σᵢ w[i]·buf[i] (after replacement).
-func gaussianSumGeneric(buf, w []float32, scale float32) float32 {
+// value exp(scale·buf[i] + offset) and returns Σᵢ w[i]·buf[i] (after
+// replacement). The compiler may fuse scale*b + offset into one FMA, as the
+// assembly does, or round the product first (amd64 before GOAMD64=v3); with
+// offset 0 both give the rounded product.
+func gaussianSumGeneric(buf, w []float32, scale, offset float32) float32 {
 	w = w[:len(buf)]
 	var acc [lanes]float32
 	i := 0
@@ -126,14 +129,14 @@ func gaussianSumGeneric(buf, w []float32, scale float32) float32 {
 		b := buf[i : i+lanes : i+lanes]
 		ww := w[i : i+lanes : i+lanes]
 		for l := range acc {
-			k := exp32(scale * b[l])
+			k := exp32(scale*b[l] + offset)
 			b[l] = k
 			acc[l] += ww[l] * k
 		}
 	}
 	var sum float32
 	for ; i < len(buf); i++ {
-		k := exp32(scale * buf[i])
+		k := exp32(scale*buf[i] + offset)
 		buf[i] = k
 		sum += w[i] * k
 	}
@@ -157,6 +160,18 @@ func dotGeneric(a, b []float32) float32 {
 		sum += a[i] * b[i]
 	}
 	return sum + sumLanes(&acc)
+}
+
+// minGeneric returns the smallest element of a, +Inf if a is empty. NaN
+// elements are skipped here; the contract (Min) leaves them unspecified.
+func minGeneric(a []float32) float32 {
+	m := float32(math.Inf(1))
+	for _, v := range a {
+		if v < m {
+			m = v
+		}
+	}
+	return m
 }
 
 // sumLanes adds the 16 partial sums pairwise, the order a vector

@@ -51,17 +51,24 @@ const guard = 19
 // writing out of bounds (assembly has no bounds checks, and the region's
 // capacity reaches the trailing guard) changes a guard, which check reports.
 type guardedBuf struct {
-	all []float32
-	n   int
+	all  []float32
+	n    int
+	fill float32 // the value of the guard elements
 }
 
 // newGuarded returns a guarded region holding a copy of init (zeros if init
 // is nil).
 func newGuarded(n int, init []float32) *guardedBuf {
-	g := &guardedBuf{all: make([]float32, n+2*guard), n: n}
-	nan := float32(math.NaN())
+	return newGuardedFill(n, init, float32(math.NaN()))
+}
+
+// newGuardedFill is newGuarded with guard elements of value fill: for
+// inputs whose out-of-bounds reads a NaN would not reveal, such as Min's
+// (VMINPS lets a NaN go), −Inf makes any such read the result.
+func newGuardedFill(n int, init []float32, fill float32) *guardedBuf {
+	g := &guardedBuf{all: make([]float32, n+2*guard), n: n, fill: fill}
 	for i := range g.all {
-		g.all[i] = nan
+		g.all[i] = fill
 	}
 	if init != nil {
 		copy(g.all[guard:guard+n], init)
@@ -77,8 +84,9 @@ func (g *guardedBuf) s() []float32 { return g.all[guard : guard+g.n] }
 // check fails the test if a guard element changed.
 func (g *guardedBuf) check(tb testing.TB, what string) {
 	tb.Helper()
+	nan := math.IsNaN(float64(g.fill))
 	for i, v := range g.all {
-		if (i < guard || i >= guard+g.n) && !math.IsNaN(float64(v)) {
+		if (i < guard || i >= guard+g.n) && (nan && !math.IsNaN(float64(v)) || !nan && v != g.fill) {
 			tb.Fatalf("%s: guard element %d (region [%d,%d)) overwritten with %v", what, i, guard, guard+g.n, v)
 		}
 	}
@@ -150,12 +158,25 @@ func clampExp(x float64) float64 { return min(max(x, ExpMin), ExpMax) }
 // refExp is the float64 exponential of the clamped argument.
 func refExp(x float32) float64 { return math.Exp(clampExp(float64(x))) }
 
-// expTol is the tolerance of a float32 kernel value k = e^(scale·d) against
-// refExp of the exact product: 2e-7 relative for the exponential (its
-// documented error) plus the rounding of the float32 product scale·d, which
-// moves the exponent by up to u·|x| and so the result by that fraction.
-func expTol(ref, x float64) float64 {
-	return (2e-7 + 1.01*u32*math.Abs(clampExp(x))) * ref
+// argErr bounds the error of the float32 argument scale·d + offset of a
+// kernel value, given the exact product prod = scale·d: one rounding of the
+// (clamped) result, and when offset ≠ 0 one more of the product, which the
+// generic code may round before adding (the assembly fuses the two in an
+// FMA, the compiler may or may not). With offset 0 the addition is exact.
+func argErr(prod, offset float64) float64 {
+	e := u32 * math.Abs(clampExp(prod+offset))
+	if offset != 0 {
+		e += u32 * math.Abs(prod)
+	}
+	return 1.01 * e
+}
+
+// expTol is the tolerance of a float32 kernel value k = e^x against refExp
+// of the exact argument, given the bound argErr of the argument's error:
+// 2e-7 relative for the exponential (its documented error) plus the
+// fraction e^argErr − 1 by which the argument's error moves the result.
+func expTol(ref, argErr float64) float64 {
+	return (2e-7 + math.Expm1(argErr)) * ref
 }
 
 // randVecs returns n random vectors of dimension dim with features drawn by
@@ -169,6 +190,17 @@ func randVecs(r *rand.Rand, n, dim int, f func() float32) [][]float32 {
 		}
 	}
 	return vecs
+}
+
+// refMin is the smallest element of a non-empty a without NaN.
+func refMin(a []float32) float32 {
+	m := a[0]
+	for _, v := range a[1:] {
+		if v < m {
+			m = v
+		}
+	}
+	return m
 }
 
 // closeTo reports whether got is within tol of want (NaN only matches NaN).

@@ -54,18 +54,20 @@ func sqdistSparseAVX2(dst []float32, norms []float32, idx []int32, val []float32
 //
 //	var sum float32
 //	for i := range buf {
-//		buf[i] = exp32(scale * buf[i])
+//		buf[i] = exp32(scale*buf[i] + offset)
 //		sum += w[i] * buf[i]
 //	}
 //	return sum
 //
-// len(buf) must be a multiple of 16 and len(w) == len(buf). The sum is formed
-// in vector lanes and added horizontally at the end.
+// len(buf) must be a multiple of 16 and len(w) == len(buf). The argument
+// scale·buf[i] + offset is one FMA: a single rounding, so with offset = 0 it
+// is the rounded product. The sum is formed in vector lanes and added
+// horizontally at the end.
 //
 // Requires: AVX, AVX2, FMA3
 //
 //go:noescape
-func gaussianSumAVX2(buf []float32, w []float32, scale float32) float32
+func gaussianSumAVX2(buf []float32, w []float32, scale float32, offset float32) float32
 
 // dotAVX2 is dotGeneric for AVX2 and FMA:
 //
@@ -96,3 +98,22 @@ func dotAVX2(a []float32, b []float32) float32
 //
 //go:noescape
 func expAVX2(dst []float32, src []float32)
+
+// minAVX2 is minGeneric for AVX2 and FMA:
+//
+//	m := float32(math.Inf(1))
+//	for _, v := range a {
+//		if v < m {
+//			m = v
+//		}
+//	}
+//	return m
+//
+// len(a) must be a positive multiple of 16. The result for NaN elements is
+// unspecified, and so is the sign of a zero minimum when both −0 and +0
+// occur (VMINPS returns its second source on NaN and on equal zeros).
+//
+// Requires: AVX
+//
+//go:noescape
+func minAVX2(a []float32) float32

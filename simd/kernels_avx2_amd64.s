@@ -598,7 +598,7 @@ done_13:
 	VZEROUPPER
 	RET
 
-// func gaussianSumAVX2(buf []float32, w []float32, scale float32) float32
+// func gaussianSumAVX2(buf []float32, w []float32, scale float32, offset float32) float32
 // Requires: AVX, AVX2, FMA3
 TEXT ·gaussianSumAVX2(SB), NOSPLIT, $0-60
 	MOVQ         buf_base+0(FP), AX
@@ -610,12 +610,16 @@ TEXT ·gaussianSumAVX2(SB), NOSPLIT, $0-60
 	VXORPS       Y3, Y3, Y3
 
 unrolled_30:
-	CMPQ   DX, $0x00000020
-	JB     tail_31
-	VMULPS (AX), Y0, Y4
-	VMULPS 32(AX), Y0, Y5
-	VMULPS 64(AX), Y0, Y6
-	VMULPS 96(AX), Y0, Y7
+	CMPQ         DX, $0x00000020
+	JB           tail_31
+	VBROADCASTSS offset+52(FP), Y4
+	VFMADD231PS  (AX), Y0, Y4
+	VBROADCASTSS offset+52(FP), Y5
+	VFMADD231PS  32(AX), Y0, Y5
+	VBROADCASTSS offset+52(FP), Y6
+	VFMADD231PS  64(AX), Y0, Y6
+	VBROADCASTSS offset+52(FP), Y7
+	VFMADD231PS  96(AX), Y0, Y7
 
 	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
 	VMAXPS Y4, Y1, Y4
@@ -714,7 +718,8 @@ tail_31:
 	JZ    done_33
 
 single_32:
-	VMULPS (AX), Y0, Y4
+	VBROADCASTSS offset+52(FP), Y4
+	VFMADD231PS  (AX), Y0, Y4
 
 	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
 	VMAXPS Y4, Y1, Y4
@@ -980,5 +985,51 @@ single_40:
 	JNZ         single_40
 
 done_41:
+	VZEROUPPER
+	RET
+
+// func minAVX2(a []float32) float32
+// Requires: AVX
+TEXT ·minAVX2(SB), NOSPLIT, $0-28
+	MOVQ    a_base+0(FP), AX
+	MOVQ    a_len+8(FP), CX
+	VMOVUPS (AX), Y0
+	VMOVUPS (AX), Y1
+	VMOVUPS (AX), Y2
+	VMOVUPS (AX), Y3
+
+unrolled_42:
+	CMPQ   CX, $0x00000020
+	JB     tail_43
+	VMINPS (AX), Y0, Y0
+	VMINPS 32(AX), Y1, Y1
+	VMINPS 64(AX), Y2, Y2
+	VMINPS 96(AX), Y3, Y3
+	ADDQ   $0x00000080, AX
+	SUBQ   $0x00000020, CX
+	JMP    unrolled_42
+
+tail_43:
+	TESTQ CX, CX
+	JZ    done_45
+
+single_44:
+	VMINPS (AX), Y0, Y0
+	ADDQ   $0x00000020, AX
+	SUBQ   $0x00000008, CX
+	JNZ    single_44
+
+done_45:
+	// horizontal min
+	VMINPS       Y1, Y0, Y0
+	VMINPS       Y3, Y2, Y2
+	VMINPS       Y2, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VMINPS       X1, X0, X1
+	VMOVHLPS     X1, X1, X0
+	VMINPS       X0, X1, X1
+	VMOVSHDUP    X1, X0
+	VMINSS       X0, X1, X1
+	VMOVSS       X1, ret+24(FP)
 	VZEROUPPER
 	RET

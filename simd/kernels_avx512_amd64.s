@@ -723,7 +723,7 @@ done_17:
 	VZEROUPPER
 	RET
 
-// func gaussianSumAVX512(buf []float32, w []float32, scale float32) float32
+// func gaussianSumAVX512(buf []float32, w []float32, scale float32, offset float32) float32
 // Requires: AVX, AVX512F
 TEXT ·gaussianSumAVX512(SB), NOSPLIT, $0-60
 	MOVQ         buf_base+0(FP), AX
@@ -747,12 +747,16 @@ TEXT ·gaussianSumAVX512(SB), NOSPLIT, $0-60
 	VPXORD       Z15, Z15, Z15
 
 unrolled_40:
-	CMPQ   DX, $0x00000040
-	JB     tail_41
-	VMULPS (AX), Z0, Z16
-	VMULPS 64(AX), Z0, Z17
-	VMULPS 128(AX), Z0, Z18
-	VMULPS 192(AX), Z0, Z19
+	CMPQ         DX, $0x00000040
+	JB           tail_41
+	VBROADCASTSS offset+52(FP), Z16
+	VFMADD231PS  (AX), Z0, Z16
+	VBROADCASTSS offset+52(FP), Z17
+	VFMADD231PS  64(AX), Z0, Z17
+	VBROADCASTSS offset+52(FP), Z18
+	VFMADD231PS  128(AX), Z0, Z18
+	VBROADCASTSS offset+52(FP), Z19
+	VFMADD231PS  192(AX), Z0, Z19
 
 	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
 	VMAXPS Z16, Z1, Z16
@@ -851,7 +855,8 @@ tail_41:
 	JZ    done_43
 
 single_42:
-	VMULPS (AX), Z0, Z16
+	VBROADCASTSS offset+52(FP), Z16
+	VFMADD231PS  (AX), Z0, Z16
 
 	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
 	VMAXPS Z16, Z1, Z16
@@ -1117,5 +1122,53 @@ single_50:
 	JNZ         single_50
 
 done_51:
+	VZEROUPPER
+	RET
+
+// func minAVX512(a []float32) float32
+// Requires: AVX, AVX512F
+TEXT ·minAVX512(SB), NOSPLIT, $0-28
+	MOVQ    a_base+0(FP), AX
+	MOVQ    a_len+8(FP), CX
+	VMOVUPS (AX), Z0
+	VMOVUPS (AX), Z1
+	VMOVUPS (AX), Z2
+	VMOVUPS (AX), Z3
+
+unrolled_52:
+	CMPQ   CX, $0x00000040
+	JB     tail_53
+	VMINPS (AX), Z0, Z0
+	VMINPS 64(AX), Z1, Z1
+	VMINPS 128(AX), Z2, Z2
+	VMINPS 192(AX), Z3, Z3
+	ADDQ   $0x00000100, AX
+	SUBQ   $0x00000040, CX
+	JMP    unrolled_52
+
+tail_53:
+	TESTQ CX, CX
+	JZ    done_55
+
+single_54:
+	VMINPS (AX), Z0, Z0
+	ADDQ   $0x00000040, AX
+	SUBQ   $0x00000010, CX
+	JNZ    single_54
+
+done_55:
+	// horizontal min
+	VMINPS     Z1, Z0, Z0
+	VMINPS     Z3, Z2, Z2
+	VMINPS     Z2, Z0, Z0
+	VSHUFF64X2 $0x4e, Z0, Z0, Z1
+	VMINPS     Z1, Z0, Z0
+	VSHUFF64X2 $0xb1, Z0, Z0, Z1
+	VMINPS     Z1, Z0, Z0
+	VPERMILPS  $0x0e, Z0, Z1
+	VMINPS     Z1, Z0, Z0
+	VPERMILPS  $0x01, Z0, Z1
+	VMINPS     Z1, Z0, Z0
+	VMOVSS     X0, ret+24(FP)
 	VZEROUPPER
 	RET

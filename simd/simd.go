@@ -152,18 +152,25 @@ func SqDistSparse(dst, norms []float32, idx []int32, val []float32, xnorm float3
 }
 
 // GaussianSum replaces every squared distance buf[i] by the kernel value
-// exp(scale·buf[i]) (scale is −1/(2σ²)) and returns Σᵢ w[i]·buf[i], the
-// Gaussian kernel expansion f(x) when buf came from SqDist. w must be at
-// least as long as buf. The exponential clamps its argument to
-// [ExpMin, ExpMax].
-func GaussianSum(buf, w []float32, scale float32) float32 {
+// exp(scale·buf[i] + offset) (scale is −1/(2σ²)) and returns
+// Σᵢ w[i]·buf[i], the Gaussian kernel expansion f(x) times exp(offset)
+// when buf came from SqDist. w must be at least as long as buf. The
+// exponential clamps its argument to [ExpMin, ExpMax]. offset lets a caller
+// keep the largest kernel value near 1 when every exp(scale·buf[i]) would
+// underflow: package engine passes −scale·min(buf). The assembly forms
+// scale·buf[i] + offset in one FMA; the generic code (and the wrapper's
+// tail of fewer than 16 values) may round the product first, which with
+// offset ≠ 0 adds up to 2⁻²⁴·|scale·buf[i]| to the argument: as much as
+// the rounding of the float32 distance itself. With offset 0 the argument
+// is the rounded product scale·buf[i] in every implementation.
+func GaussianSum(buf, w []float32, scale, offset float32) float32 {
 	if len(w) < len(buf) {
 		panic(fmt.Sprintf("simd: %d weights for %d values", len(w), len(buf)))
 	}
 	head := len(buf) &^ (lanes - 1)
-	sum := gaussianSum(buf[:head], w[:head], scale)
+	sum := gaussianSum(buf[:head], w[:head], scale, offset)
 	if head < len(buf) {
-		sum += gaussianSumGeneric(buf[head:], w[head:len(buf)], scale)
+		sum += gaussianSumGeneric(buf[head:], w[head:len(buf)], scale, offset)
 	}
 	return sum
 }
@@ -179,6 +186,25 @@ func Dot(a, b []float32) float32 {
 		sum += dotGeneric(a[head:], b[head:len(a)])
 	}
 	return sum
+}
+
+// Min returns the smallest element of a, which must not be empty. The
+// result is unspecified when a holds a NaN (package engine passes squared
+// distances: ≥ 0 or +Inf), and so is the sign of a zero minimum when a
+// holds both −0 and +0.
+func Min(a []float32) float32 {
+	if len(a) == 0 {
+		panic("simd: min of an empty slice")
+	}
+	head := len(a) &^ (lanes - 1)
+	if head == 0 {
+		return minGeneric(a)
+	}
+	m := minimum(a[:head])
+	if t := minGeneric(a[head:]); t < m {
+		m = t
+	}
+	return m
 }
 
 // Exp writes exp(src[i]) into dst[i] for i < len(dst), with the argument

@@ -164,4 +164,5 @@ func (g *gen) all() {
 	g.gaussianSum()
 	g.dot()
 	g.exp()
+	g.min()
 }

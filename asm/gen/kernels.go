@@ -13,8 +13,8 @@ import (
 // versions in simd/generic.go, plus what the wrappers in simd/simd.go
 // guarantee: the distance kernels get whole tiles (len(tiles) a multiple of
 // dim·16, possibly zero, dst exactly one float32 per slot, dim ≥ 1), the
-// others lengths that are multiples of 16 (possibly zero). So no kernel
-// needs a masked or scalar tail.
+// others lengths that are multiples of 16 (possibly zero; min's is positive).
+// So no kernel needs a masked or scalar tail.
 
 // function starts a kernel: name gets the backend suffix, and the arguments
 // do not escape (the kernels keep no pointer), which lets callers keep
@@ -282,24 +282,27 @@ func (g *gen) sqdistSparse() {
 
 const gaussianSumDoc = `	var sum float32
 	for i := range buf {
-		buf[i] = exp32(scale * buf[i])
+		buf[i] = exp32(scale*buf[i] + offset)
 		sum += w[i] * buf[i]
 	}
 	return sum
 
-len(buf) must be a multiple of 16 and len(w) == len(buf). The sum is formed
-in vector lanes and added horizontally at the end.`
+len(buf) must be a multiple of 16 and len(w) == len(buf). The argument
+scale·buf[i] + offset is one FMA: a single rounding, so with offset = 0 it
+is the rounded product. The sum is formed in vector lanes and added
+horizontally at the end.`
 
 // gaussianSum: expUnroll independent exp blocks per iteration; each result
 // is stored back and accumulated with its weight.
 func (g *gen) gaussianSum() {
-	g.function("gaussianSum", "func(buf, w []float32, scale float32) float32", gaussianSumDoc)
+	g.function("gaussianSum", "func(buf, w []float32, scale, offset float32) float32", gaussianSumDoc)
 	be := g.be
 	buf := g.load(g.Param("buf").Base())
 	w := g.load(g.Param("w").Base())
 	n := g.load(g.Param("buf").Len())
 	scale := g.vec()
 	g.VBROADCASTSS(g.addr(g.Param("scale")), scale)
+	offset := g.addr(g.Param("offset"))
 	k := g.loadExpConsts()
 	acc := make([]reg.VecVirtual, be.sumAccs)
 	for i := range acc {
@@ -308,10 +311,15 @@ func (g *gen) gaussianSum() {
 	}
 
 	blocks := func(nb int) {
+		// The FMA overwrites its addend, so each block starts from a
+		// fresh broadcast of offset (a load, no ALU µop), as the exp
+		// code does with shift: the argument frame is the memory
+		// operand, which leaves AVX2's 16 registers as they were.
 		xs := make([]reg.VecVirtual, nb)
 		for i := range xs {
 			xs[i] = g.vec()
-			g.VMULPS(operand.Mem{Base: buf, Disp: i * be.width()}, scale, xs[i])
+			g.VBROADCASTSS(offset, xs[i])
+			g.VFMADD231PS(operand.Mem{Base: buf, Disp: i * be.width()}, scale, xs[i])
 		}
 		ys := g.expBlocks(k, xs)
 		for i, y := range ys {
@@ -324,14 +332,7 @@ func (g *gen) gaussianSum() {
 	}
 	g.unrolled(n, be.expUnroll, blocks)
 
-	g.Comment("horizontal sum")
-	for len(acc) > 1 {
-		for i := 0; i+1 < len(acc); i += 2 {
-			g.VADDPS(acc[i+1], acc[i], acc[i])
-		}
-		acc = compact(acc)
-	}
-	g.VMOVSS(g.hsum(acc[0]), g.addr(g.ReturnIndex(0)))
+	g.reduce(acc, g.sum())
 	g.VZEROUPPER()
 	g.RET()
 }
@@ -354,8 +355,32 @@ func (g *gen) unrolled(n reg.GPVirtual, unroll int, blocks func(nb int)) {
 	g.Label(string(done))
 }
 
-// compact keeps every other register: after pairwise adds into the even
-// ones.
+// A reduction is the associative operation of a horizontal reduction: its
+// full-width instruction, and the scalar one that ends the AVX2 code.
+type reduction struct {
+	name           string
+	packed, scalar func(...operand.Op)
+}
+
+func (g *gen) sum() reduction     { return reduction{"sum", g.VADDPS, g.VADDSS} }
+func (g *gen) minimum() reduction { return reduction{"min", g.VMINPS, g.VMINSS} }
+
+// reduce combines the accumulators acc with op, pairwise, then the lanes of
+// the last one, and stores lane 0 as the kernel's float32 result. acc are
+// clobbered.
+func (g *gen) reduce(acc []reg.VecVirtual, op reduction) {
+	g.Comment("horizontal " + op.name)
+	for len(acc) > 1 {
+		for i := 0; i+1 < len(acc); i += 2 {
+			op.packed(acc[i+1], acc[i], acc[i])
+		}
+		acc = compact(acc)
+	}
+	g.VMOVSS(g.hreduce(acc[0], op), g.addr(g.ReturnIndex(0)))
+}
+
+// compact keeps every other register: after pairwise operations into the
+// even ones.
 func compact(rs []reg.VecVirtual) []reg.VecVirtual {
 	out := rs[:0:0]
 	for i := 0; i < len(rs); i += 2 {
@@ -364,32 +389,34 @@ func compact(rs []reg.VecVirtual) []reg.VecVirtual {
 	return out
 }
 
-// hsum adds the lanes of v in the order of simd's sumLanes for a 16-lane
-// accumulator (lane l + lane l+8, then +4, then (0+2)+(1+3)) and returns an
-// xmm register whose lane 0 holds the sum. v is clobbered.
-func (g *gen) hsum(v reg.VecVirtual) reg.Register {
+// hreduce combines the lanes of v with op in the order simd's sumLanes adds
+// a 16-lane accumulator (lane l with lane l+8, then with l+4, then 0 with 2
+// and 1 with 3, then the two) and returns an xmm register whose lane 0
+// holds the result. v is clobbered. The order matters for sums only: it
+// fixes their rounding.
+func (g *gen) hreduce(v reg.VecVirtual, op reduction) reg.Register {
 	if g.be.lanes == 16 {
 		// Full-width zmm instructions only: the xmm and ymm forms of
 		// registers 16–31 would need AVX512VL.
 		t := g.vec()
 		g.VSHUFF64X2(operand.U8(0x4e), v, v, t) // 128-bit quarters 2,3,0,1
-		g.VADDPS(t, v, v)
+		op.packed(t, v, v)
 		g.VSHUFF64X2(operand.U8(0xb1), v, v, t) // quarters 1,0,3,2
-		g.VADDPS(t, v, v)
+		op.packed(t, v, v)
 		g.VPERMILPS(operand.U8(0x0e), v, t) // lanes 2,3 to 0,1
-		g.VADDPS(t, v, v)
+		op.packed(t, v, v)
 		g.VPERMILPS(operand.U8(0x01), v, t) // lane 1 to 0
-		g.VADDPS(t, v, v)
+		op.packed(t, v, v)
 		return v.AsX()
 	}
 	x := g.XMM()
 	t := g.XMM()
 	g.VEXTRACTF128(operand.U8(1), v, x)
-	g.VADDPS(x, v.AsX(), x)
+	op.packed(x, v.AsX(), x)
 	g.VMOVHLPS(x, x, t) // lanes 2,3 to 0,1
-	g.VADDPS(t, x, x)
+	op.packed(t, x, x)
 	g.VMOVSHDUP(x, t) // lane 1 to 0
-	g.VADDSS(t, x, x)
+	op.scalar(t, x, x)
 	return x
 }
 
@@ -424,14 +451,7 @@ func (g *gen) dot() {
 		g.ADDQ(operand.U32(nb*be.width()), b)
 		g.SUBQ(operand.U32(nb*be.lanes), n)
 	})
-	g.Comment("horizontal sum")
-	for len(acc) > 1 {
-		for i := 0; i+1 < len(acc); i += 2 {
-			g.VADDPS(acc[i+1], acc[i], acc[i])
-		}
-		acc = compact(acc)
-	}
-	g.VMOVSS(g.hsum(acc[0]), g.addr(g.ReturnIndex(0)))
+	g.reduce(acc, g.sum())
 	g.VZEROUPPER()
 	g.RET()
 }
@@ -464,6 +484,50 @@ func (g *gen) exp() {
 		g.ADDQ(operand.U32(nb*be.width()), dst)
 		g.SUBQ(operand.U32(nb*be.lanes), n)
 	})
+	g.VZEROUPPER()
+	g.RET()
+}
+
+const minDoc = `	m := float32(math.Inf(1))
+	for _, v := range a {
+		if v < m {
+			m = v
+		}
+	}
+	return m
+
+len(a) must be a positive multiple of 16. The result for NaN elements is
+unspecified, and so is the sign of a zero minimum when both −0 and +0
+occur (VMINPS returns its second source on NaN and on equal zeros).`
+
+// minAccs is the number of accumulators of min, on both backends: VMINPS
+// runs about 2 per cycle with a 2-cycle latency, so 4 keep it busy, and
+// more only lengthen the final reduction (on Zen 5 over 1008 values, 8 and
+// 16 were no faster).
+const minAccs = 4
+
+// min: minAccs independent accumulators, each VMINPS taking its vector of a
+// as a memory operand.
+func (g *gen) min() {
+	g.function("min", "func(a []float32) float32", minDoc)
+	be := g.be
+	a := g.load(g.Param("a").Base())
+	n := g.load(g.Param("a").Len())
+	// The first vector of a seeds every accumulator (len(a) ≥ 16): no
+	// +Inf constant is needed, and the loop meeting it again is harmless.
+	acc := make([]reg.VecVirtual, minAccs)
+	for i := range acc {
+		acc[i] = g.vec()
+		g.VMOVUPS(operand.Mem{Base: a}, acc[i])
+	}
+	g.unrolled(n, minAccs, func(nb int) {
+		for i := 0; i < nb; i++ {
+			g.VMINPS(operand.Mem{Base: a, Disp: i * be.width()}, acc[i], acc[i])
+		}
+		g.ADDQ(operand.U32(nb*be.width()), a)
+		g.SUBQ(operand.U32(nb*be.lanes), n)
+	})
+	g.reduce(acc, g.minimum())
 	g.VZEROUPPER()
 	g.RET()
 }
