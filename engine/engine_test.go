@@ -377,3 +377,19 @@ func TestHugeValuesStayFinite(t *testing.T) {
 		}
 	})
 }
+
+func TestReset(t *testing.T) {
+	set, _ := New(2, 1, Options{Columns: 2})
+	set.Add(Dense([]float32{0.5, 1}), 3, 4)
+	set.Reset()
+	if f, err := set.Score(Dense([]float32{0.5, 1})); err != nil || f != 0 || set.Len() != 0 {
+		t.Fatalf("after Reset: f = %v, %v, %d vectors", f, err, set.Len())
+	}
+	if norm, integral := set.Bounds(); norm != 0 || !integral {
+		t.Fatalf("after Reset: bounds %v, %v", norm, integral)
+	}
+	set.Add(Dense([]float32{0, 0}), 2)
+	if f, _ := set.Score(Dense([]float32{0, 0})); f != 2 || set.Sum(1) != 0 {
+		t.Fatalf("after Reset and Add: f = %v, column 1 %v", f, set.Sum(1))
+	}
+}
