@@ -37,9 +37,12 @@ func (l *rbp) loadState(*reader) error            { return nil }
 // column 1 of a new vector; the swap-remove moves both with the flag), so
 // the flags are a function of the stored weights. Flags of unused slots are
 // never read (Observe sets the flag of every new vector).
-func (l *uniform) appendState(b []byte) []byte {
-	b = le.AppendUint64(b, uint64(len(l.free.slots)))
-	for _, s := range l.free.slots {
+func (l *uniform) appendState(b []byte) []byte { return appendSlots(b, l.free.slots) }
+
+// appendSlots appends a list of slots: its length, then each slot.
+func appendSlots(b []byte, slots []int32) []byte {
+	b = le.AppendUint64(b, uint64(len(slots)))
+	for _, s := range slots {
 		b = le.AppendUint32(b, uint32(s))
 	}
 	return b
@@ -111,13 +114,7 @@ func checkFreeWeights(r *reader, b *base, w0, w1 []float32) error {
 // order cannot be recovered from the weights. memberPos is the inverse of
 // members and is rebuilt.
 func (l *nonUniform) appendState(b []byte) []byte {
-	for _, list := range [2][]int32{l.members, l.indiv} {
-		b = le.AppendUint64(b, uint64(len(list)))
-		for _, s := range list {
-			b = le.AppendUint32(b, uint32(s))
-		}
-	}
-	return b
+	return appendSlots(appendSlots(b, l.members), l.indiv)
 }
 
 func (l *nonUniform) loadState(r *reader) error {
