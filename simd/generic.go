@@ -39,19 +39,15 @@ const (
 // for finite input. Adding and subtracting expShift rounds x·log2e to the
 // nearest integer in float32 arithmetic (the spacing of floats in
 // [2²³, 2²⁴) is 1), which is cheaper than a call to math.RoundToEven.
+//
+// It is written to stay within the compiler's inlining budget: a call per
+// value would cost as much as the arithmetic.
 func exp32(x float32) float32 {
 	x = min(max(x, ExpMin), ExpMax)
 	n := x*expLog2e + expShift - expShift
-	r := x - n*expC1
-	r -= n * expC2
-	p := float32(expP0)
-	p = p*r + expP1
-	p = p*r + expP2
-	p = p*r + expP3
-	p = p*r + expP4
-	p = p*r + expP5
-	y := p*(r*r) + r + 1
-	return y * math.Float32frombits(uint32(int32(n)+127)<<23)
+	r := x - n*expC1 - n*expC2 // (x − n·c1) − n·c2
+	p := ((((expP0*r+expP1)*r+expP2)*r+expP3)*r+expP4)*r + expP5
+	return (p*(r*r) + r + 1) * math.Float32frombits(uint32(int32(n)+127)<<23)
 }
 
 func expGeneric(dst, src []float32) {
