@@ -1,16 +1,23 @@
 package bogd
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/bogd-project/bogd/engine"
 )
 
 // minDelta2 is the smallest squared distance ‖δ‖² of a new point from the span
-// of the support vectors for which it is stored rather than projected. Below
-// it the Schur complement is zero up to rounding, and the inverse Gram matrix
-// would blow up.
-const minDelta2 = 1e-12
+// of the support vectors for which it is stored rather than projected: the
+// Projectron's own threshold rule with ‖δ‖ > 10⁻³ (‖κ(x,·)‖ = 1). Storing a
+// point nearer the span than that adds a pivot below 10⁻⁶ to the Gram matrix;
+// the coefficients of later projections then grow like its inverse, and the
+// Schur updates of K⁻¹ accumulate rounding until K⁻¹ is no inverse at all.
+// On codrna (raw features, σ = 8, B = 2000) a guard of 10⁻¹² let the
+// coefficients reach 10³⁴ within 20,000 rows and the mistake rate climb to
+// 63%; with 10⁻⁶ they stay below 100 and the rate at 12%
+// (TestProjectronStaysBoundedOnNearDuplicates).
+const minDelta2 = 1e-6
 
 // projectron is the Projectron and, when algo is ProjectronPP, the
 // Projectron++ (Orabona, Keshet, Caputo, "The Projectron: a bounded
@@ -38,16 +45,18 @@ const minDelta2 = 1e-12
 //
 // Support vectors are never removed, so their indices are stable.
 // K⁻¹ (and for Projectron++ K itself, grown by one row and column per added
-// vector from the kernel values of the scoring pass) is kept in float64.
-// P therefore costs O(m²) and no kernel is recomputed. The coefficients are
-// kept in float64 too. The set's float32 weights are copies of them, and the
-// global scale stays 1.
+// vector) is kept in float64, so P costs O(m²). The kernel values k that
+// enter K⁻¹, K and d are recomputed in float64 (engine.Set.ExactKernels,
+// O(m·dim)) whenever an update needs them: the scoring pass's float32 values
+// carry 1e-7 errors that K⁻¹ multiplies. The coefficients are kept in float64
+// too. The set's float32 weights are copies of them, and the global scale
+// stays 1.
 //
 // Deliberate differences from projectron.m and proplus.m:
-//   - A mistaken x with ‖δ‖² ≤ 1e-12 is projected even while m < Budget.
-//     This happens when x duplicates a support vector, or through rounding.
-//     The MATLAB code has no guard: it divides by this (possibly negative)
-//     number and corrupts K⁻¹.
+//   - A mistaken x with ‖δ‖² ≤ 1e-6 (minDelta2) is projected even while
+//     m < Budget. This happens when x duplicates a support vector or nearly
+//     does. The MATLAB code has no guard: it divides by this (possibly zero
+//     or negative) number and corrupts K⁻¹.
 //   - Config.ProjectronThreshold = η > 0 restores the test that the MATLAB code
 //     comments out: a mistaken x with ‖δ‖ ≤ η is projected even while the
 //     budget has room. With η = 0 (the default) the rule is the MATLAB one.
@@ -109,7 +118,10 @@ func (l *projectron) Observe(x engine.Vector, y int) (Outcome, error) {
 			}
 			return out, l.push(x, yf)
 		}
-		delta2 := l.project(m)
+		delta2, err := l.project(x, m)
+		if err != nil {
+			return out, err
+		}
 		if m < l.cfg.Budget && delta2 > minDelta2 &&
 			(l.cfg.ProjectronThreshold == 0 || math.Sqrt(delta2) > l.cfg.ProjectronThreshold) {
 			l.grow(m, delta2)
@@ -125,7 +137,10 @@ func (l *projectron) Observe(x engine.Vector, y int) (Outcome, error) {
 	if !(loss > 0 && loss < 1) {
 		return out, nil
 	}
-	delta2 := l.project(m)
+	delta2, err := l.project(x, m)
+	if err != nil {
+		return out, err
+	}
 	p := l.normProj(m)
 	if !(p > 0) {
 		return out, nil
@@ -138,15 +153,15 @@ func (l *projectron) Observe(x engine.Vector, y int) (Outcome, error) {
 	return out, nil
 }
 
-// project computes k and d = K⁻¹k for the x of the last Score and returns
+// project computes k (exactly) and d = K⁻¹k for x and returns
 // ‖δ‖² = 1 − kᵀd, clamped at 0.
-func (l *projectron) project(m int) float64 {
+func (l *projectron) project(x engine.Vector, m int) (float64, error) {
 	n := l.cfg.Budget
-	k, d := l.k[:m], l.d[:m]
-	factor := l.set.KernelFactor()
-	for i, v := range l.set.Kernels()[:m] {
-		k[i] = factor * float64(v)
+	k, err := l.set.ExactKernels(x, l.k[:m])
+	if err != nil {
+		return 0, fmt.Errorf("%v: %w", l.algo, err)
 	}
+	d := l.d[:m]
 	kd := 0.0
 	for i := range d {
 		row := l.kinv[i*n : i*n+m]
@@ -157,7 +172,7 @@ func (l *projectron) project(m int) float64 {
 		d[i] = s
 		kd += k[i] * s
 	}
-	return max(1-kd, 0)
+	return max(1-kd, 0), nil
 }
 
 // normProj returns P = dᵀKd, the squared norm of the projection of κ(x,·).
