@@ -21,9 +21,9 @@ import (
 // turns back into a learner continuing exactly where the saved one stood:
 // the same support vectors and float32 weight bits, scale factors, random
 // state and algorithm state, so that training resumes with bit-identical
-// scores. The layout of format version 1, in order:
+// scores. The layout of format version 2, in order:
 //
-//	header   magic "BOGDMDL\x00" (8 bytes), version uint32 (= 1),
+//	header   magic "BOGDMDL\x00" (8 bytes), version uint32 (= 2),
 //	         total file length uint64 (header and checksum included)
 //	learner  algorithm uint8; Config: Dim int64, Budget int64, Sigma, Eta,
 //	         Lambda, Gamma float64, Seed uint64, Projection uint8,
@@ -47,7 +47,10 @@ import (
 // Dim and Budget, which the limits bound.
 const (
 	modelMagic    = "BOGDMDL\x00"
-	formatVersion = 1
+	formatVersion = 2
+	// oldestVersion is the oldest format Load reads. Version 1 also stored
+	// the Projectron++'s Gram matrix, which version 2 no longer keeps.
+	oldestVersion = 1
 	headerSize    = len(modelMagic) + 4 + 8
 	trailerSize   = 4
 
@@ -358,7 +361,7 @@ func checkHeader(data []byte) (size int, err error) {
 	if len(data) < len(modelMagic)+4 {
 		return 0, ErrTruncated
 	}
-	if v := binary.LittleEndian.Uint32(data[8:]); v != formatVersion {
+	if v := binary.LittleEndian.Uint32(data[8:]); v < oldestVersion || v > formatVersion {
 		return 0, versionError{v}
 	}
 	if len(data) < headerSize {
@@ -405,7 +408,7 @@ func decode(data []byte) (Learner, int, error) {
 	if !checksumOK(data) {
 		return nil, 0, ErrChecksum
 	}
-	r := &reader{buf: data[headerSize : size-trailerSize]}
+	r := &reader{buf: data[headerSize : size-trailerSize], version: binary.LittleEndian.Uint32(data[8:])}
 	l, err := r.learner()
 	if err == nil && r.err == nil && len(r.buf) > 0 {
 		r.fail("%d unexpected bytes after the learner's state", len(r.buf))
@@ -535,8 +538,9 @@ func finite32(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(fl
 // reader decodes the fields of a model. The first problem sticks in err;
 // after it every read returns zero.
 type reader struct {
-	buf []byte
-	err error
+	buf     []byte
+	err     error
+	version uint32 // format version of the file
 }
 
 // fail records (if it is the first) and returns an invalid-field error.

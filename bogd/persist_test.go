@@ -366,11 +366,11 @@ func TestLoadFlippedByte(t *testing.T) {
 
 func TestLoadFutureVersion(t *testing.T) {
 	data := trainedModels(t)["bogd"]
-	for _, v := range []uint32{2, 1 << 31} {
+	for _, v := range []uint32{formatVersion + 1, 1 << 31} {
 		bad := bytes.Clone(data)
 		binary.LittleEndian.PutUint32(bad[8:], v)
 		_, err := Load(bytes.NewReader(bad))
-		want := fmt.Sprintf("model format version %d is newer than this program supports (1)", v)
+		want := fmt.Sprintf("model format version %d is newer than this program supports (%d)", v, formatVersion)
 		if !errors.Is(err, ErrNewerVersion) || err.Error() != want {
 			t.Fatalf("version %d: %v, want %q", v, err, want)
 		}
@@ -808,7 +808,7 @@ func TestWriteFuzzCorpus(t *testing.T) {
 	flipped[len(flipped)/2] ^= 0x10
 	seeds["flipped"] = flipped
 	newer := bytes.Clone(bogd)
-	newer[8] = 2
+	newer[8] = formatVersion + 1
 	seeds["newer_version"] = newer
 	negative := bytes.Clone(bogd)
 	binary.LittleEndian.PutUint64(negative[offCount:], 1<<63)
@@ -822,6 +822,44 @@ func TestWriteFuzzCorpus(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestLoadVersion1: a Projectron++ saved in format version 1 (which also
+// stored the Gram matrix) loads, drops the matrix, and predicts as before.
+func TestLoadVersion1(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "fuzz", "FuzzLoad", "v1_projectronpp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1, err := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(strings.SplitN(string(raw), "\n", 3)[1], "[]byte("), ")"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint32([]byte(v1)[8:]); v != 1 {
+		t.Fatalf("the seed has version %d", v)
+	}
+	old, err := Load(strings.NewReader(v1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2 := mustSave(t, old)
+	n := old.SupportVectors()
+	if n < 2 || len(v1)-len(v2) != 8*n*n {
+		t.Fatalf("%d support vectors: version 1 has %d bytes, version 2 %d", n, len(v1), len(v2))
+	}
+	cur, err := Load(bytes.NewReader(v2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float32, old.(persistent).core().cfg.Dim)
+	for i := range x {
+		x[i] = 0.5
+	}
+	a, errA := old.Predict(engine.Dense(x))
+	b, errB := cur.Predict(engine.Dense(x))
+	if errA != nil || errB != nil || a != b {
+		t.Fatalf("predictions %v (%v) and %v (%v)", a, errA, b, errB)
 	}
 }
 
@@ -866,7 +904,18 @@ func FuzzLoad(f *testing.F) {
 				continue
 			}
 			size := int(binary.LittleEndian.Uint64(in[12:]))
-			if again := mustSave(t, l); !bytes.Equal(again, in[:size]) {
+			again := mustSave(t, l)
+			if binary.LittleEndian.Uint32(in[8:]) < formatVersion {
+				// An older format saves in the current one, which must
+				// then be stable.
+				algo := l.Algorithm()
+				if l, err = Load(bytes.NewReader(again)); err != nil {
+					t.Fatalf("a loaded %v saves a model that does not load: %v", algo, err)
+				}
+				in, size = again, len(again)
+				again = mustSave(t, l)
+			}
+			if !bytes.Equal(again, in[:size]) {
 				t.Fatalf("a loaded %v saves differently", l.Algorithm())
 			}
 			dim := l.(persistent).core().cfg.Dim

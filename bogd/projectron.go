@@ -38,15 +38,16 @@ const minDelta2 = 1e-6
 //     added and K⁻¹ is unchanged.
 //
 // Projectron++ also updates on a margin error, 0 < ℓ < 1 with ℓ = 1 − y·f(x),
-// strict on both sides as in proplus.m. Let P = dᵀKd = ‖Pκ(x,·)‖²,
+// strict on both sides as in proplus.m. Let P = dᵀKd = ‖Pκ(x,·)‖² (which
+// equals kᵀd = 1 − ‖δ‖², as Kd = k: proplus.m multiplies out dᵀKd, at twice
+// the cost and with a Gram matrix to keep; here P = kᵀd),
 // τ = min(ℓ/P, 1) and β = τ·(2ℓ − τ·P − 2U·‖δ‖) with
 // U = ¼·√((B+1)/ln(B+1)), B the budget. If β ≥ 0 the update is
 // α ← α + y·τ·d. A margin error never adds a vector, even while m < Budget.
 //
 // Support vectors are never removed, so their indices are stable.
-// K⁻¹ (and for Projectron++ K itself, grown by one row and column per added
-// vector) is kept in float64, so P costs O(m²). The kernel values k that
-// enter K⁻¹, K and d are recomputed in float64 (engine.Set.ExactKernels,
+// K⁻¹ is kept in float64. The kernel values k that
+// enter K⁻¹ and d are recomputed in float64 (engine.Set.ExactKernels,
 // O(m·dim)) whenever an update needs them: the scoring pass's float32 values
 // carry 1e-7 errors that K⁻¹ multiplies. The coefficients are kept in float64
 // too. The set's float32 weights are copies of them, and the global scale
@@ -79,7 +80,6 @@ type projectron struct {
 	plus  bool
 	u     float64   // U = ¼·√((B+1)/ln(B+1)), Projectron++ only
 	kinv  []float64 // K⁻¹, Budget×Budget, row stride Budget
-	gram  []float64 // K, Budget×Budget, row stride Budget (Projectron++ only)
 	alpha []float64 // the coefficients, in float64
 	k     []float64 // κ(sᵢ, x) of the current x
 	d     []float64 // K⁻¹k
@@ -97,7 +97,6 @@ func newProjectron(b base) *projectron {
 	}
 	if l.plus {
 		l.u = 0.25 * math.Sqrt(float64(n+1)/math.Log(float64(n+1)))
-		l.gram = make([]float64, n*n)
 	}
 	return l
 }
@@ -113,12 +112,9 @@ func (l *projectron) Observe(x engine.Vector, y int) (Outcome, error) {
 		out.Updated = true
 		if m == 0 {
 			l.kinv[0] = 1
-			if l.plus {
-				l.gram[0] = 1
-			}
 			return out, l.push(x, yf)
 		}
-		delta2, err := l.project(x, m)
+		delta2, _, err := l.project(x, m)
 		if err != nil {
 			return out, err
 		}
@@ -137,11 +133,10 @@ func (l *projectron) Observe(x engine.Vector, y int) (Outcome, error) {
 	if !(loss > 0 && loss < 1) {
 		return out, nil
 	}
-	delta2, err := l.project(x, m)
+	delta2, p, err := l.project(x, m)
 	if err != nil {
 		return out, err
 	}
-	p := l.normProj(m)
 	if !(p > 0) {
 		return out, nil
 	}
@@ -153,46 +148,44 @@ func (l *projectron) Observe(x engine.Vector, y int) (Outcome, error) {
 	return out, nil
 }
 
-// project computes k (exactly) and d = K⁻¹k for x and returns
-// ‖δ‖² = 1 − kᵀd, clamped at 0.
-func (l *projectron) project(x engine.Vector, m int) (float64, error) {
+// project computes k (exactly) and d = K⁻¹k for x and returns the squared
+// distance of κ(x,·) from the span, ‖δ‖² = 1 − kᵀd clamped at 0, and the
+// squared norm of its projection, P = kᵀd.
+func (l *projectron) project(x engine.Vector, m int) (delta2, p float64, err error) {
 	n := l.cfg.Budget
 	k, err := l.set.ExactKernels(x, l.k[:m])
 	if err != nil {
-		return 0, fmt.Errorf("%v: %w", l.algo, err)
+		return 0, 0, fmt.Errorf("%v: %w", l.algo, err)
 	}
 	d := l.d[:m]
-	kd := 0.0
 	for i := range d {
-		row := l.kinv[i*n : i*n+m]
-		s := 0.0
-		for j, v := range row {
-			s += v * k[j]
-		}
-		d[i] = s
-		kd += k[i] * s
+		d[i] = dot(l.kinv[i*n:i*n+m], k)
 	}
-	return max(1-kd, 0), nil
+	p = dot(k, d)
+	return max(1-p, 0), p, nil
 }
 
-// normProj returns P = dᵀKd, the squared norm of the projection of κ(x,·).
-func (l *projectron) normProj(m int) float64 {
-	n := l.cfg.Budget
-	d := l.d[:m]
-	p := 0.0
-	for i, di := range d {
-		row := l.gram[i*n : i*n+m]
-		s := 0.0
-		for j, v := range row {
-			s += v * d[j]
-		}
-		p += di * s
+// dot returns Σ a[i]·b[i] over len(a) ≤ len(b), in four interleaved partial
+// sums: the K⁻¹k product is the Projectrons' O(m²) step, and one accumulator
+// would wait on every addition.
+func dot(a, b []float64) float64 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
 	}
-	return p
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
-// grow extends K⁻¹ (and K) by the new vector m, whose kernel values with the
-// stored ones are k and whose squared distance from their span is delta2.
+// grow extends K⁻¹ by the new vector m, whose squared distance from the span
+// of the stored ones is delta2 (d holds its projection coefficients).
 func (l *projectron) grow(m int, delta2 float64) {
 	n := l.cfg.Budget
 	d := l.d[:m]
@@ -207,13 +200,6 @@ func (l *projectron) grow(m int, delta2 float64) {
 		l.kinv[m*n+i] = -s
 	}
 	l.kinv[m*n+m] = inv
-	if l.plus {
-		for i, ki := range l.k[:m] {
-			l.gram[i*n+m] = ki
-			l.gram[m*n+i] = ki
-		}
-		l.gram[m*n+m] = 1
-	}
 }
 
 // step adds c·d to the coefficients.

@@ -240,8 +240,8 @@ func TestProjectronMatchesReference(t *testing.T) {
 }
 
 // TestProjectronInverse: after several additions, the kept K⁻¹ times the
-// Gram matrix of the stored vectors (recomputed here in float64) is I, and
-// Projectron++'s kept K is that Gram matrix.
+// Gram matrix of the stored vectors (recomputed here in float64) is I to
+// float64 accuracy: the kernel values that build K⁻¹ are exact.
 func TestProjectronInverse(t *testing.T) {
 	const b = 12
 	l := fpNew(t, ProjectronPP, Config{Dim: 3, Budget: b, Sigma: 1})
@@ -259,10 +259,6 @@ func TestProjectronInverse(t *testing.T) {
 	}
 	for i := range b {
 		for j := range b {
-			kij := fpKernel(vecs[i], vecs[j], 1)
-			if math.Abs(p.gram[i*b+j]-kij) > 1e-6 {
-				t.Fatalf("K[%d][%d] = %v, want %v", i, j, p.gram[i*b+j], kij)
-			}
 			s := 0.0
 			for k := range b {
 				s += p.kinv[i*b+k] * fpKernel(vecs[k], vecs[j], 1)
@@ -271,7 +267,7 @@ func TestProjectronInverse(t *testing.T) {
 			if i == j {
 				want = 1
 			}
-			if math.Abs(s-want) > 1e-4 {
+			if math.Abs(s-want) > 1e-10 {
 				t.Fatalf("(K⁻¹K)[%d][%d] = %v", i, j, s)
 			}
 		}

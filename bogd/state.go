@@ -213,32 +213,24 @@ func (l *forgetron) loadState(r *reader) error {
 	return nil
 }
 
-// Projectron and Projectron++: α (n float64), the leading n×n block of K⁻¹
-// (row-major float64), and for Projectron++ that of K.
+// Projectron and Projectron++: α (n float64) and the leading n×n block of K⁻¹
+// (row-major float64). Format version 1 also stored, for Projectron++, the
+// block of K, which the learner no longer keeps: it is read and dropped.
 //
 // Only the leading block is stored: vectors are never removed and grow
-// writes row and column n only, so the rest of each Budget×Budget matrix is
-// zero. Both matrices are saved, not rebuilt: K⁻¹ is the result of the
-// incremental block updates, whose rounding an inversion would not
-// reproduce, and K holds the kernel values of the scoring passes that added
-// each vector (dense or sparse path, as that query went), which a
-// recomputation need not match bit for bit. α is saved because the float32
-// weights are rounded copies of it. u depends on the budget only and is
-// recomputed by the constructor; k and d are scratch.
+// writes row and column n only, so the rest of the Budget×Budget matrix is
+// zero. K⁻¹ is saved, not rebuilt: it is the result of the incremental block
+// updates, whose rounding an inversion would not reproduce. α is saved
+// because the float32 weights are rounded copies of it. u depends on the
+// budget only and is recomputed by the constructor; k and d are scratch.
 func (l *projectron) appendState(b []byte) []byte {
 	n, stride := l.set.Len(), l.cfg.Budget
 	for _, a := range l.alpha[:n] {
 		b = le.AppendUint64(b, math.Float64bits(a))
 	}
-	mats := [][]float64{l.kinv}
-	if l.plus {
-		mats = append(mats, l.gram)
-	}
-	for _, m := range mats {
-		for i := range n {
-			for _, v := range m[i*stride : i*stride+n] {
-				b = le.AppendUint64(b, math.Float64bits(v))
-			}
+	for i := range n {
+		for _, v := range l.kinv[i*stride : i*stride+n] {
+			b = le.AppendUint64(b, math.Float64bits(v))
 		}
 	}
 	return b
@@ -248,7 +240,7 @@ func (l *projectron) loadState(r *reader) error {
 	n, stride := l.set.Len(), l.cfg.Budget
 	w := l.set.Weights(0)
 	mats := 1
-	if l.plus {
+	if l.plus && r.version == 1 {
 		mats = 2
 	}
 	if need := 8 * n * (1 + mats*n); need > len(r.buf) {
@@ -260,12 +252,15 @@ func (l *projectron) loadState(r *reader) error {
 			return r.fail("%v: weight %d is %v, its coefficient %v", l.algo, i, w[i], l.alpha[i])
 		}
 	}
-	for _, m := range [][]float64{l.kinv, l.gram}[:mats] {
-		for i := range n {
-			row := m[i*stride : i*stride+n]
-			for j := range row {
-				row[j] = r.f64()
-			}
+	for i := range n {
+		row := l.kinv[i*stride : i*stride+n]
+		for j := range row {
+			row[j] = r.f64()
+		}
+	}
+	if mats == 2 {
+		for range n * n {
+			r.f64()
 		}
 	}
 	return r.err
