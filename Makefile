@@ -71,8 +71,15 @@ bench:
 bench-score:
 	$(GO) test -run '^$$' -bench 'BenchmarkScore$$' -count $(COUNT) ./engine/
 
+# The paper's protocol in quick form: parameter selection on held-out
+# permutations, reported runs, Tables 2 and 3 against the paper, plots. On the
+# four smaller datasets when ../shared/datasets is there, else on the bundled
+# german data. Results go to bin/demo (a second run resumes from them).
+DEMO_DATA ?= $(if $(wildcard ../shared/datasets/german.svm.gz),../shared/datasets,dataset/testdata)
 demo:
-	$(GO) run ./cmd/bogdbench run --data dataset/testdata/german.svm.gz --algo bogd,bogd++,rbp,forgetron,projectron,projectron++,perceptron,ogd --budget 100 --runs 5 --eta 0.125 --gamma 1
+	$(GO) build -o bin/bogdbench ./cmd/bogdbench
+	bin/bogdbench paper --quick --datasets $(DEMO_DATA) $(if $(filter dataset/testdata,$(DEMO_DATA)),--only german) --out bin/demo
+	@echo "tables: bin/demo/paper.md, figures: bin/demo/plots/"
 
 clean:
 	rm -rf bin
