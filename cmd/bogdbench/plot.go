@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"image/color"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -18,9 +20,36 @@ import (
 	"github.com/bogd-project/bogd/bogd"
 )
 
+// The figures of `paper` and `run --plot` are drawn by one code path: each
+// command turns its results into plotDatasets, and drawPlots draws, for
+// every dataset, the online mistake rate against examples seen (one figure
+// per budget) and the mistake rate against time per pass across budgets.
+
 // plotFile is one written plot, its paths relative to the output directory.
 type plotFile struct {
 	Title, PNG, SVG string
+}
+
+// plotKey names one (algorithm, budget) cell of a dataset; Budget is 0 for
+// algorithms without a budget.
+type plotKey struct {
+	Algo   bogd.Algorithm
+	Budget int
+}
+
+// plotCell is what the figures show of one cell.
+type plotCell struct {
+	Curve   plotter.XYs // mean online mistake rate (%) against examples seen
+	Mistake float64     // mean mistake rate (%) of a pass
+	Seconds float64     // mean seconds per pass
+}
+
+// plotDataset is everything the figures of one dataset show.
+type plotDataset struct {
+	Name       string
+	Budgets    []int            // ascending; one online figure each
+	Algorithms []bogd.Algorithm // legend order
+	Cells      map[plotKey]plotCell
 }
 
 // palette has one colour per algorithm (index bogd.Algorithm).
@@ -51,39 +80,315 @@ func algoStyle(a bogd.Algorithm) (color.Color, draw.GlyphDrawer, []vg.Length) {
 	return palette[i], glyphs[i], dashes
 }
 
-// savePlot writes p as base.png and base.svg with the legend in a column
-// to the right of the plot, where it hides no data.
-func savePlot(p *plot.Plot, leg plot.Legend, base string) error {
+// legendName is an algorithm's name in the legends.
+func legendName(a bogd.Algorithm) string {
+	if !a.Budgeted() {
+		return displayName(a) + " (no budget)"
+	}
+	return displayName(a)
+}
+
+// meanCurve averages the cumulative mistake rate (%) of passes over n rows
+// at their checkpoints: runs[r][i] is run r's mistake count after the first
+// ⌈(i+1)·n/K⌉ examples, K = len(runs[0]) (the positions of checkpoints(n)
+// when K = min(100, n)). Runs with another number of checkpoints are left
+// out.
+func meanCurve(n int, runs [][]int) plotter.XYs {
+	if len(runs) == 0 || len(runs[0]) == 0 {
+		return nil
+	}
+	k := len(runs[0])
+	xys := make(plotter.XYs, k)
+	for i := range xys {
+		pos := ((i+1)*n + k - 1) / k
+		xys[i].X = float64(pos)
+		var sum float64
+		var count int
+		for _, r := range runs {
+			if len(r) == k {
+				sum += 100 * float64(r[i]) / float64(pos)
+				count++
+			}
+		}
+		xys[i].Y = sum / float64(count)
+	}
+	return xys
+}
+
+// paperPlotData is the figure data of the paper's tables, one plotDataset
+// per dataset, the curves averaged over the reported runs.
+func paperPlotData(t *paperTables) []plotDataset {
+	var out []plotDataset
+	for _, d := range t.Opt.Datasets {
+		pd := plotDataset{Name: d.Name, Budgets: d.Budgets, Algorithms: paperAlgorithms, Cells: map[plotKey]plotCell{}}
+		for c, cr := range t.Cells {
+			if c.Dataset != d.Name {
+				continue
+			}
+			pc := plotCell{Mistake: cr.Mistake, Seconds: cr.Seconds}
+			if len(cr.Runs) > 0 {
+				runs := make([][]int, len(cr.Runs))
+				for i, r := range cr.Runs {
+					runs[i] = r.Checkpoints
+				}
+				pc.Curve = meanCurve(cr.Runs[0].Rows, runs)
+			}
+			pd.Cells[plotKey{c.Algo, c.Budget}] = pc
+		}
+		out = append(out, pd)
+	}
+	return out
+}
+
+// writePlots writes the figures of the paper's tables into dir (see
+// drawPlots), replacing older ones.
+func writePlots(dir string, t *paperTables) ([]plotFile, error) {
+	return drawPlots(dir, paperPlotData(t), true)
+}
+
+// onlineFigureName and timeFigureName are the file names, without
+// extension, of the figures of a dataset.
+func onlineFigureName(ds string, budget int) string { return fmt.Sprintf("%s-B%d-online", ds, budget) }
+func timeFigureName(ds string) string               { return ds + "-time" }
+
+// figurePaths lists the PNG and SVG files in dir that drawPlots may write
+// for a dataset and budgets.
+func figurePaths(dir, ds string, budgets []int) []string {
+	var out []string
+	for _, b := range budgets {
+		out = append(out, figureFiles(dir, onlineFigureName(ds, b))...)
+	}
+	return append(out, figureFiles(dir, timeFigureName(ds))...)
+}
+
+// figureFiles are the two files of one figure.
+func figureFiles(dir, name string) []string {
+	base := filepath.Join(dir, name)
+	return []string{base + ".png", base + ".svg"}
+}
+
+// figure is one plot to draw, with its legend.
+type figure struct {
+	name, title string // file name without extension; title in reports
+	plot        *plot.Plot
+	legend      plot.Legend
+}
+
+// figures builds the figures of one dataset: the online mistake rate for
+// every budget (algorithms without a budget in each), then the mistake rate
+// against time per pass across budgets. Figures without data are left out.
+func figures(d plotDataset) ([]figure, error) {
+	var out []figure
+	for _, b := range d.Budgets {
+		p := plot.New()
+		p.Title.Text = fmt.Sprintf("%s, B = %d: online mistake rate", d.Name, b)
+		p.X.Label.Text = "examples seen"
+		p.X.Tick.Marker = countTicks{}
+		p.Y.Label.Text = "mistake rate (%)"
+		p.Add(plotter.NewGrid())
+		leg := plot.NewLegend()
+		lines := 0
+		for _, a := range d.Algorithms {
+			budget := b
+			if !a.Budgeted() {
+				budget = 0
+			}
+			pc, ok := d.Cells[plotKey{a, budget}]
+			if !ok || len(pc.Curve) == 0 {
+				continue
+			}
+			l, err := plotter.NewLine(pc.Curve)
+			if err != nil {
+				return nil, fmt.Errorf("%s online curve of %s: %w", d.Name, legendName(a), err)
+			}
+			c, _, dashes := algoStyle(a)
+			l.Color, l.Dashes, l.Width = c, dashes, vg.Points(1.5)
+			p.Add(l)
+			leg.Add(legendName(a), l)
+			lines++
+		}
+		if lines > 0 {
+			out = append(out, figure{onlineFigureName(d.Name, b), fmt.Sprintf("%s, B=%d: online mistake rate", d.Name, b), p, leg})
+		}
+	}
+
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s: mistake rate against time per pass (budgets %v)", d.Name, d.Budgets)
+	p.X.Label.Text = "seconds per pass (log scale)"
+	p.Y.Label.Text = "mistake rate (%)"
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Add(plotter.NewGrid())
+	leg := plot.NewLegend()
+	lines := 0
+	for _, a := range d.Algorithms {
+		var xys plotter.XYs
+		budgets := d.Budgets
+		if !a.Budgeted() {
+			budgets = []int{0}
+		}
+		for _, b := range budgets {
+			if pc, ok := d.Cells[plotKey{a, b}]; ok && pc.Seconds > 0 {
+				xys = append(xys, plotter.XY{X: pc.Seconds, Y: pc.Mistake})
+			}
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		l, s, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return nil, fmt.Errorf("%s mistake rate against time of %s: %w", d.Name, legendName(a), err)
+		}
+		c, glyph, dashes := algoStyle(a)
+		l.Color, l.Dashes, l.Width = c, dashes, vg.Points(1.5)
+		s.Color, s.Shape, s.Radius = c, glyph, vg.Points(3)
+		p.Add(l, s)
+		leg.Add(legendName(a), l, s)
+		lines++
+	}
+	if lines > 0 {
+		if p.X.Min == p.X.Max { // one time: the axis would be padded by ±1 s, below 0
+			p.X.Min, p.X.Max = p.X.Min/2, p.X.Max*2
+		}
+		out = append(out, figure{timeFigureName(d.Name), d.Name + ": mistake rate against time per pass", p, leg})
+	}
+	return out, nil
+}
+
+// drawPlots writes, into dir (created if missing), the figures of every
+// dataset, each as PNG and SVG. Unless overwrite, it writes nothing when
+// one of the files exists already. Paths returned are relative to dir's
+// parent.
+func drawPlots(dir string, sets []plotDataset, overwrite bool) ([]plotFile, error) {
+	var figs []figure
+	for _, d := range sets {
+		f, err := figures(d)
+		if err != nil {
+			return nil, err
+		}
+		figs = append(figs, f...)
+	}
+	if !overwrite {
+		var paths []string
+		for _, f := range figs {
+			paths = append(paths, figureFiles(dir, f.name)...)
+		}
+		if err := refuseOverwrite(paths); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var out []plotFile
+	for _, f := range figs {
+		png, svg, err := renderFigure(f)
+		if err != nil {
+			return nil, err
+		}
+		files := figureFiles(dir, f.name)
+		for i, data := range [][]byte{png, svg} {
+			if err := writeFigureFile(files[i], data, overwrite); err != nil {
+				return nil, err
+			}
+		}
+		rel := filepath.Join(filepath.Base(dir), f.name)
+		out = append(out, plotFile{Title: f.title, PNG: rel + ".png", SVG: rel + ".svg"})
+	}
+	return out, nil
+}
+
+// renderFigure draws f as PNG and SVG with the legend in a column to the
+// right of the plot, where it hides no data.
+func renderFigure(f figure) (png, svg []byte, err error) {
+	// gonum/plot panics on data it cannot draw (a log axis reaching 0):
+	// report that as an error naming the figure.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("plot %s: %v", f.name, r)
+		}
+	}()
 	const w, h, legendWidth = 8.5 * vg.Inch, 4.5 * vg.Inch, 2.2 * vg.Inch
 	drawTo := func(c vg.CanvasSizer) {
 		dc := draw.New(c)
-		p.Draw(draw.Crop(dc, 0, -legendWidth, 0, 0))
+		f.plot.Draw(draw.Crop(dc, 0, -legendWidth, 0, 0))
+		leg := f.legend
 		leg.Left, leg.Top = true, true
 		leg.Draw(draw.Crop(dc, w-legendWidth+vg.Points(6), 0, 0, -vg.Points(24)))
 	}
 	img := vgimg.New(w, h)
 	drawTo(img)
-	svg := vgsvg.New(w, h)
-	drawTo(svg)
-	for _, out := range []struct {
-		ext string
-		to  interface {
-			WriteTo(io.Writer) (int64, error)
-		}
-	}{{".png", vgimg.PngCanvas{Canvas: img}}, {".svg", svg}} {
-		f, err := os.Create(base + out.ext)
-		if err != nil {
+	sc := vgsvg.New(w, h)
+	drawTo(sc)
+	var pb, sb bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&pb); err != nil {
+		return nil, nil, fmt.Errorf("plot %s.png: %w", f.name, err)
+	}
+	if _, err := sc.WriteTo(&sb); err != nil {
+		return nil, nil, fmt.Errorf("plot %s.svg: %w", f.name, err)
+	}
+	return pb.Bytes(), sb.Bytes(), nil
+}
+
+// writeFigureFile writes data to path. With overwrite, it writes a
+// temporary file renamed over path, so that a failure leaves an older file
+// whole; without, it creates path only if it does not exist.
+func writeFigureFile(path string, data []byte, overwrite bool) error {
+	if !overwrite {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("%s already exists: pass --force to overwrite it", path)
+		} else if err != nil {
 			return err
 		}
-		_, err = out.to.WriteTo(f)
+		_, err = f.Write(data)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
 		if err != nil {
-			return fmt.Errorf("plot %s: %w", base+out.ext, err)
+			os.Remove(path) // ours, and incomplete
+			return fmt.Errorf("plot %s: %w", path, err)
 		}
+		return nil
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after a failure; gone once renamed
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
 	}
 	return nil
+}
+
+// refuseOverwrite fails, naming them, when some of paths exist.
+func refuseOverwrite(paths []string) error {
+	var exist []string
+	for _, p := range paths {
+		if _, err := os.Lstat(p); err == nil {
+			exist = append(exist, p)
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	switch len(exist) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("%s already exists: pass --force to overwrite it", exist[0])
+	}
+	return fmt.Errorf("%s already exist: pass --force to overwrite them", strings.Join(exist, ", "))
 }
 
 // countTicks are plot.DefaultTicks labelled as plain numbers ("2500",
@@ -98,136 +403,4 @@ func (countTicks) Ticks(lo, hi float64) []plot.Tick {
 		}
 	}
 	return ticks
-}
-
-// onlineCurve averages the cumulative mistake rate (%) of the reported runs
-// of a cell at their checkpoints.
-func onlineCurve(cr *cellResult) plotter.XYs {
-	if len(cr.Runs) == 0 || len(cr.Runs[0].Checkpoints) == 0 {
-		return nil
-	}
-	n, k := cr.Runs[0].Rows, len(cr.Runs[0].Checkpoints)
-	xys := make(plotter.XYs, k)
-	for i := range xys {
-		pos := ((i+1)*n + k - 1) / k
-		xys[i].X = float64(pos)
-		var sum float64
-		for _, r := range cr.Runs {
-			if len(r.Checkpoints) == k {
-				sum += 100 * float64(r.Checkpoints[i]) / float64(pos)
-			}
-		}
-		xys[i].Y = sum / float64(len(cr.Runs))
-	}
-	return xys
-}
-
-// writePlots writes, into dir, for every dataset and budget the online
-// mistake rate against examples seen, and for every dataset the mistake rate
-// against time per pass across budgets; each as PNG and SVG. Paths returned
-// are relative to dir's parent.
-func writePlots(dir string, t *paperTables) ([]plotFile, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	var out []plotFile
-	save := func(p *plot.Plot, leg plot.Legend, name, title string) error {
-		if err := savePlot(p, leg, filepath.Join(dir, name)); err != nil {
-			return err
-		}
-		rel := filepath.Join(filepath.Base(dir), name)
-		out = append(out, plotFile{Title: title, PNG: rel + ".png", SVG: rel + ".svg"})
-		return nil
-	}
-	for _, d := range t.Opt.Datasets {
-		for _, b := range d.Budgets {
-			p := plot.New()
-			p.Title.Text = fmt.Sprintf("%s, B = %d: online mistake rate", d.Name, b)
-			p.X.Label.Text = "examples seen"
-			p.X.Tick.Marker = countTicks{}
-			p.Y.Label.Text = "mistake rate (%)"
-			p.Add(plotter.NewGrid())
-			leg := plot.NewLegend()
-			lines := 0
-			for _, a := range paperAlgorithms {
-				budget := b
-				if !a.Budgeted() {
-					budget = 0
-				}
-				cr, ok := t.cell(d.Name, a, budget)
-				if !ok {
-					continue
-				}
-				xys := onlineCurve(cr)
-				if len(xys) == 0 {
-					continue
-				}
-				l, err := plotter.NewLine(xys)
-				if err != nil {
-					return nil, err
-				}
-				c, _, dashes := algoStyle(a)
-				l.Color, l.Dashes, l.Width = c, dashes, vg.Points(1.5)
-				p.Add(l)
-				name := displayName(a)
-				if !a.Budgeted() {
-					name += " (no budget)"
-				}
-				leg.Add(name, l)
-				lines++
-			}
-			if lines == 0 {
-				continue
-			}
-			if err := save(p, leg, fmt.Sprintf("%s-B%d-online", d.Name, b), fmt.Sprintf("%s, B=%d: online mistake rate", d.Name, b)); err != nil {
-				return nil, err
-			}
-		}
-
-		p := plot.New()
-		p.Title.Text = fmt.Sprintf("%s: mistake rate against time per pass (budgets %v)", d.Name, d.Budgets)
-		p.X.Label.Text = "seconds per pass (log scale)"
-		p.Y.Label.Text = "mistake rate (%)"
-		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-		p.Add(plotter.NewGrid())
-		leg := plot.NewLegend()
-		lines := 0
-		for _, a := range paperAlgorithms {
-			var xys plotter.XYs
-			budgets := d.Budgets
-			if !a.Budgeted() {
-				budgets = []int{0}
-			}
-			for _, b := range budgets {
-				if cr, ok := t.cell(d.Name, a, b); ok && cr.Seconds > 0 {
-					xys = append(xys, plotter.XY{X: cr.Seconds, Y: cr.Mistake})
-				}
-			}
-			if len(xys) == 0 {
-				continue
-			}
-			l, s, err := plotter.NewLinePoints(xys)
-			if err != nil {
-				return nil, err
-			}
-			c, glyph, dashes := algoStyle(a)
-			l.Color, l.Dashes, l.Width = c, dashes, vg.Points(1.5)
-			s.Color, s.Shape, s.Radius = c, glyph, vg.Points(3)
-			p.Add(l, s)
-			name := displayName(a)
-			if !a.Budgeted() {
-				name += " (no budget)"
-			}
-			leg.Add(name, l, s)
-			lines++
-		}
-		if lines == 0 {
-			continue
-		}
-		if err := save(p, leg, d.Name+"-time", d.Name+": mistake rate against time per pass"); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -48,7 +52,8 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	orderPath := fs.String("order", "", "file of fixed orders (one comma-separated 1-based permutation per line) instead of random permutations")
 	format := fs.String("format", "table", "output format: table or json")
 	savePath := fs.String("save", "", "save the learner of the last run to this model file (needs one algorithm and one budget)")
-	force := fs.Bool("force", false, "with --save, overwrite an existing model file")
+	plotDir := fs.String("plot", "", "write figures of the run into this directory (created if missing), PNG and SVG: the online mistake rate (mean over the runs) for each budget, and the mistake rate against seconds per pass")
+	force := fs.Bool("force", false, "overwrite an existing model file (--save) and existing figure files (--plot); without it they are kept and the command fails")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -76,10 +81,20 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	if *savePath != "" && (len(algorithms) != 1 || len(budgetList) != 1) {
 		return usagef("--save needs exactly one algorithm and one budget")
 	}
-	if *force && *savePath == "" {
-		return usagef("--force applies to --save only")
+	if *force && *savePath == "" && *plotDir == "" {
+		return usagef("--force applies to --save only (or to --plot), and neither is given")
 	}
 	if err := checkSavePath(*savePath, *force); err != nil {
+		return err
+	}
+	name := datasetName(*dataPath)
+	figs := plotDataset{Name: name, Budgets: slices.Compact(slices.Sorted(slices.Values(budgetList))), Cells: map[plotKey]plotCell{}}
+	for _, a := range algorithms {
+		if !slices.Contains(figs.Algorithms, a) {
+			figs.Algorithms = append(figs.Algorithms, a)
+		}
+	}
+	if err := checkPlotDir(*plotDir, figs, *force); err != nil {
 		return err
 	}
 	if err := simd.EnvError(); err != nil {
@@ -100,6 +115,10 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var at []int // checkpoints of the online curves, with --plot
+	if *plotDir != "" {
+		at = checkpoints(data.Len())
+	}
 
 	var rows []row
 	var saved bogd.Learner
@@ -113,14 +132,21 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 			passes := make([]pass, len(orders))
 			for r, order := range orders {
 				cfg.Seed = learnerSeed(*seed, r)
-				if passes[r], err = runPass(algo, cfg, data, order); err != nil {
+				if passes[r], err = runPassAt(context.Background(), algo, cfg, data, order, at); err != nil {
 					return err
 				}
 				saved, passes[r].learner = passes[r].learner, nil // keep the last run's only
 			}
 			s := summarize(passes, data.Len())
+			if at != nil {
+				curves := make([][]int, len(passes))
+				for r, p := range passes {
+					curves[r] = p.Checkpoints
+				}
+				figs.Cells[plotKey{algo, budget}] = plotCell{Curve: meanCurve(data.Len(), curves), Mistake: s.MistakeRateMean, Seconds: s.SecondsMean}
+			}
 			rows = append(rows, row{
-				Dataset: datasetName(*dataPath), Algorithm: algo.String(), Budget: budget, Runs: s.Runs,
+				Dataset: name, Algorithm: algo.String(), Budget: budget, Runs: s.Runs,
 				MistakeRateMean: s.MistakeRateMean, MistakeRateStd: s.MistakeRateStd,
 				SupportVectorsMean: s.SupportVectorsMean, SecondsMean: s.SecondsMean,
 				Eta: *eta, Lambda: lambda, Gamma: *gamma, Sigma: *sigma, SIMD: simd.Active().String(),
@@ -134,10 +160,51 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	} else {
 		err = writeTable(stdout, rows)
 	}
-	if err != nil || *savePath == "" {
+	if err != nil {
 		return err
 	}
-	return saveLast(*savePath, *force, saved, stderr)
+	// The runs are done: write the figures and the model independently, so
+	// that a failure of one loses not the other.
+	var plotErr, saveErr error
+	if *plotDir != "" {
+		plotErr = writeRunPlots(*plotDir, figs, *force, stderr)
+	}
+	if *savePath != "" {
+		saveErr = saveLast(*savePath, *force, saved, stderr)
+	}
+	return errors.Join(plotErr, saveErr)
+}
+
+// checkPlotDir refuses, before any run, a --plot directory that is not a
+// directory, and (without force) figure files of the run that exist.
+func checkPlotDir(dir string, d plotDataset, force bool) error {
+	if dir == "" {
+		return nil
+	}
+	if fi, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		return nil // created with the figures
+	} else if err != nil {
+		return fmt.Errorf("--plot: %w", err)
+	} else if !fi.IsDir() {
+		return fmt.Errorf("--plot %s: not a directory", dir)
+	}
+	if force {
+		return nil
+	}
+	return refuseOverwrite(figurePaths(dir, d.Name, d.Budgets))
+}
+
+// writeRunPlots writes the figures of `run --plot` into dir.
+func writeRunPlots(dir string, d plotDataset, force bool, stderr io.Writer) error {
+	if err := checkPlotDir(dir, d, force); err != nil { // made during the runs?
+		return err
+	}
+	files, err := drawPlots(dir, []plotDataset{d}, force)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "bogdbench run: wrote %d figures (PNG and SVG) of %s to %s\n", len(files), d.Name, dir)
+	return nil
 }
 
 // loadOrders returns the orders of the runs: the first runs lines of the
