@@ -252,29 +252,49 @@ type selection struct {
 	Runs   int     // selection runs per grid point (0 without a grid)
 }
 
+// gridMean is the mean mistake rate (%) of one grid point over the
+// selection runs of a cell; Complete is false when some runs have no record.
+type gridMean struct {
+	Params   params
+	Mean     float64
+	Complete bool
+}
+
+// gridMeans returns the selection-stream mean of every grid point of cell
+// c, reading only records of the selection stream, and counts the selection
+// jobs without a record.
+func (o *paperOptions) gridMeans(c cell, rs *resultSet) (means []gridMean, missing int) {
+	for _, p := range o.Grid.points(c.Algo) {
+		var sum float64
+		g := gridMean{Params: p, Complete: true}
+		for r := range o.SelectRuns {
+			rec, ok := rs.get(o.newJob(c, p, streamSelect, r, o.SelectSeed).Key)
+			if !ok {
+				missing++
+				g.Complete = false
+				continue
+			}
+			sum += 100 * float64(rec.Mistakes) / float64(rec.Rows)
+		}
+		g.Mean = sum / float64(o.SelectRuns)
+		means = append(means, g)
+	}
+	return means, missing
+}
+
 // selectParams picks the grid point with the lowest mean mistake rate over
-// the selection runs of cell c, reading only records of the selection
-// stream. missing counts the selection jobs without a record.
+// the selection runs of cell c (the first of equal ones, in the order of
+// grid.points). missing counts the selection jobs without a record.
 func (o *paperOptions) selectParams(c cell, rs *resultSet) (sel selection, missing int) {
 	points := o.Grid.points(c.Algo)
 	if len(points) < 2 {
 		return selection{Params: points[0], Mean: math.NaN()}, 0
 	}
+	means, missing := o.gridMeans(c, rs)
 	sel = selection{Mean: math.Inf(1), Runs: o.SelectRuns}
-	for _, p := range points {
-		var sum float64
-		complete := true
-		for r := range o.SelectRuns {
-			rec, ok := rs.get(o.newJob(c, p, streamSelect, r, o.SelectSeed).Key)
-			if !ok {
-				missing++
-				complete = false
-				continue
-			}
-			sum += 100 * float64(rec.Mistakes) / float64(rec.Rows)
-		}
-		if mean := sum / float64(o.SelectRuns); complete && mean < sel.Mean {
-			sel.Params, sel.Mean = p, mean
+	for _, g := range means {
+		if g.Complete && g.Mean < sel.Mean {
+			sel.Params, sel.Mean = g.Params, g.Mean
 		}
 	}
 	return sel, missing

@@ -2,11 +2,13 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/bogd-project/bogd/bogd"
+	"github.com/bogd-project/bogd/dataset"
 )
 
 // paperText is the paper's text, outside the repository.
@@ -84,5 +86,34 @@ func checkAgainstPaperText(t *testing.T) {
 	}
 	if table2 != 12 || table3 != 6*6*3 {
 		t.Errorf("compared %d Table 2 and %d Table 3 cells, want 12 and 108", table2, table3)
+	}
+}
+
+// TestPaperDatasetsMatchFiles checks the sizes and label counts of
+// paperDatasets against the files in shared/datasets, when present.
+func TestPaperDatasetsMatchFiles(t *testing.T) {
+	const dir = "../../../shared/datasets"
+	for _, d := range paperDatasets {
+		path := filepath.Join(dir, d.File)
+		if _, err := os.Stat(path); err != nil {
+			t.Skipf("the paper's datasets are not here (%v)", err)
+		}
+		if testing.Short() && d.Rows > 30000 {
+			continue
+		}
+		data, err := dataset.ReadFile(path, dataset.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pos := 0
+		for _, y := range data.Labels {
+			if y == 1 {
+				pos++
+			}
+		}
+		if data.Len() != d.Rows || data.Dim > d.Features || pos != d.Positives {
+			t.Errorf("%s: %d rows, dimension %d, %d positives; the table says %d, %d, %d",
+				d.Name, data.Len(), data.Dim, pos, d.Rows, d.Features, d.Positives)
+		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 type cellResult struct {
 	Cell                cell
 	Sel                 selection
+	Grid                []gridMean // every grid point's selection mean (cells with parameters)
 	Runs                []*record // the reported runs, by run index
 	Mistake, MistakeStd float64   // percent
 	SV, SVStd           float64
@@ -49,6 +50,9 @@ func collectTables(opt *paperOptions, rs *resultSet) (*paperTables, error) {
 	var missingCells []string
 	for _, c := range t.Order {
 		cr := &cellResult{Cell: c, Sel: sels[c]}
+		if len(opt.Grid.points(c.Algo)) > 1 {
+			cr.Grid, _ = opt.gridMeans(c, rs)
+		}
 		for r := range opt.Runs {
 			rec, ok := rs.get(opt.reportJob(c, sels[c], r).Key)
 			if !ok {
@@ -365,6 +369,8 @@ func writePaperReport(opt *paperOptions, t *paperTables) error {
 	t.renderTable2(&b)
 	b.WriteString("## Table 3. Budgeted algorithms\n\n")
 	t.renderTable3(&b)
+	b.WriteString("## Differences from the paper\n\n")
+	t.renderDifferences(&b)
 	b.WriteString("## Selected parameters\n\n")
 	t.renderSelected(&b)
 	if len(plots) > 0 {

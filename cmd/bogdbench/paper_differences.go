@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/bogd-project/bogd/bogd"
+)
+
+// differenceThreshold is the distance (percentage points) from the paper's
+// mistake rate beyond which a cell is listed and examined.
+const differenceThreshold = 1.5
+
+// renderDifferences lists the cells whose mean mistake rate is more than
+// differenceThreshold points from the paper's, with the evidence this run
+// holds about each: the range the whole parameter grid spans on the
+// selection runs, the grid point that comes nearest the paper's figure (is
+// it a mistuning?), and the rate of always predicting the majority class (is
+// anything learned?).
+func (t *paperTables) renderDifferences(b *bytes.Buffer) {
+	var far []*cellResult
+	var within, compared int
+	for _, c := range t.Order {
+		cr := t.Cells[c]
+		if !cr.HasPaper {
+			continue
+		}
+		compared++
+		if math.Abs(cr.Mistake-cr.Paper.Mistake) <= differenceThreshold {
+			within++
+			continue
+		}
+		far = append(far, cr)
+	}
+	fmt.Fprintf(b, "%d of %d cells are within %.1f points of the paper's mistake rate", within, compared, differenceThreshold)
+	if len(far) == 0 {
+		b.WriteString(".\n\n")
+		return
+	}
+	better := 0
+	for _, cr := range far {
+		if cr.Mistake < cr.Paper.Mistake {
+			better++
+		}
+	}
+	fmt.Fprintf(b, "; of the other %d, %d are lower (better) than the paper's. For each, the evidence of this run: the span of the whole grid on the selection runs (best … worst mean), the grid point whose selection mean comes nearest the paper's figure, and the mistake rate of always predicting the majority class.\n\n", len(far), better)
+	b.WriteString("| Cell | ours | paper | diff | grid on the selection runs: best … worst | nearest the paper's figure | majority class |\n|---|---|---|---|---|---|---|\n")
+	for _, cr := range far {
+		d, _ := lookupDataset(cr.Cell.Dataset)
+		span, nearest := "no parameters", "-"
+		if complete := completeMeans(cr.Grid); len(complete) > 1 {
+			lo := slices.MinFunc(complete, func(a, b gridMean) int { return cmpFloat(a.Mean, b.Mean) })
+			hi := slices.MaxFunc(complete, func(a, b gridMean) int { return cmpFloat(a.Mean, b.Mean) })
+			span = fmt.Sprintf("%.3f … %.3f", lo.Mean, hi.Mean)
+			near := slices.MinFunc(complete, func(a, b gridMean) int {
+				return cmpFloat(math.Abs(a.Mean-cr.Paper.Mistake), math.Abs(b.Mean-cr.Paper.Mistake))
+			})
+			nearest = fmt.Sprintf("%.3f at %s", near.Mean, fmtParams(cr.Cell.Algo, near.Params))
+			if cr.Paper.Mistake < lo.Mean || cr.Paper.Mistake > hi.Mean {
+				nearest += " (the paper's figure is outside the span)"
+			}
+		}
+		fmt.Fprintf(b, "| %s | %.3f ± %.3f | %.3f | %+.3f | %s | %s | %.3f |\n", cr.Cell, cr.Mistake, cr.MistakeStd,
+			cr.Paper.Mistake, cr.Mistake-cr.Paper.Mistake, span, nearest, d.majorityRate())
+	}
+	b.WriteString("\n")
+}
+
+func completeMeans(grid []gridMean) []gridMean {
+	var out []gridMean
+	for _, g := range grid {
+		if g.Complete {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// fmtParams renders the parameters algorithm a uses.
+func fmtParams(a bogd.Algorithm, p params) string {
+	switch a {
+	case bogd.BOGD, bogd.BOGDpp:
+		return fmt.Sprintf("η=%g, λT²=%g, γ=%g", p.Eta, p.LambdaT2, p.Gamma)
+	case bogd.OGD:
+		return fmt.Sprintf("η=%g, λT²=%g", p.Eta, p.LambdaT2)
+	}
+	return "-"
+}
