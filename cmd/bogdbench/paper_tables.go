@@ -21,8 +21,8 @@ type cellResult struct {
 	Cell                cell
 	Sel                 selection
 	Grid                []gridMean // every grid point's selection mean (cells with parameters)
-	Runs                []*record // the reported runs, by run index
-	Mistake, MistakeStd float64   // percent
+	Runs                []*record  // the reported runs, by run index
+	Mistake, MistakeStd float64    // percent
 	SV, SVStd           float64
 	Seconds             float64 // mean per pass
 	Paper               paperCell

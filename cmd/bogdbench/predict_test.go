@@ -167,7 +167,7 @@ func TestSaveUsageErrors(t *testing.T) {
 	}{
 		{[]string{"--algo", "bogd,rbp", "--save", model}, 2, "--save needs exactly one algorithm and one budget"},
 		{[]string{"--algo", "bogd", "--budget", "10,20", "--save", model}, 2, "--save needs exactly one algorithm and one budget"},
-		{[]string{"--algo", "bogd", "--force"}, 2, "--force applies to --save only"},
+		{[]string{"--algo", "bogd", "--force"}, 2, "--force needs --save or --plot"},
 		{[]string{"--algo", "bogd", "--save", filepath.Join(dir, "missing", "m.bogd")}, 1, "no such file or directory"},
 	} {
 		args := append([]string{"run", "--data", germanPath, "--runs", "1"}, c.args...)

@@ -82,7 +82,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 		return usagef("--save needs exactly one algorithm and one budget")
 	}
 	if *force && *savePath == "" && *plotDir == "" {
-		return usagef("--force applies to --save only (or to --plot), and neither is given")
+		return usagef("--force needs --save or --plot")
 	}
 	if err := checkSavePath(*savePath, *force); err != nil {
 		return err

@@ -201,7 +201,7 @@ func TestRunPlotErrors(t *testing.T) {
 	}{
 		{[]string{"--plot", file}, 1, "--plot " + file + ": not a directory"},
 		{[]string{"--plot", filepath.Join(file, "sub")}, 1, filepath.Join(file, "sub")},
-		{[]string{"--force"}, 2, "--force applies to --save only (or to --plot)"},
+		{[]string{"--force"}, 2, "--force needs --save or --plot"},
 	} {
 		args := append([]string{"run", "--data", germanPath, "--algo", "rbp", "--budget", "20", "--runs", "1"}, c.args...)
 		code, stdout, stderr := bench(t, args...)
