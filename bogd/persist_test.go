@@ -825,8 +825,9 @@ func TestWriteFuzzCorpus(t *testing.T) {
 	}
 }
 
-// TestLoadVersion1: a Projectron++ saved in format version 1 (which also
-// stored the Gram matrix) loads, drops the matrix, and predicts as before.
+// TestLoadVersion1: a Projectron++ saved in format version 1 (which stored
+// all of K⁻¹ and the Gram matrix) loads, keeps K⁻¹'s lower triangle, and
+// predicts as before.
 func TestLoadVersion1(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join("testdata", "fuzz", "FuzzLoad", "v1_projectronpp"))
 	if err != nil {
@@ -845,7 +846,7 @@ func TestLoadVersion1(t *testing.T) {
 	}
 	v2 := mustSave(t, old)
 	n := old.SupportVectors()
-	if n < 2 || len(v1)-len(v2) != 8*n*n {
+	if n < 2 || len(v1)-len(v2) != 8*(2*n*n-tri(n)) {
 		t.Fatalf("%d support vectors: version 1 has %d bytes, version 2 %d", n, len(v1), len(v2))
 	}
 	cur, err := Load(bytes.NewReader(v2))

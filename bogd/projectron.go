@@ -79,7 +79,7 @@ type projectron struct {
 	base
 	plus  bool
 	u     float64   // U = ¼·√((B+1)/ln(B+1)), Projectron++ only
-	kinv  []float64 // K⁻¹, Budget×Budget, row stride Budget
+	kinv  []float64 // K⁻¹'s lower triangle, packed by rows: row i at tri(i)
 	alpha []float64 // the coefficients, in float64
 	k     []float64 // κ(sᵢ, x) of the current x
 	d     []float64 // K⁻¹k
@@ -90,7 +90,7 @@ func newProjectron(b base) *projectron {
 	l := &projectron{
 		base:  b,
 		plus:  b.algo == ProjectronPP,
-		kinv:  make([]float64, n*n),
+		kinv:  make([]float64, tri(n)),
 		alpha: make([]float64, n),
 		k:     make([]float64, n),
 		d:     make([]float64, n),
@@ -151,55 +151,73 @@ func (l *projectron) Observe(x engine.Vector, y int) (Outcome, error) {
 // project computes k (exactly) and d = K⁻¹k for x and returns the squared
 // distance of κ(x,·) from the span, ‖δ‖² = 1 − kᵀd clamped at 0, and the
 // squared norm of its projection, P = kᵀd.
+//
+// K⁻¹ is symmetric and only its lower triangle is stored: each packed row i
+// adds its dot product with k to dᵢ and its multiples of kᵢ to d₀..dᵢ₋₁ (the
+// upper triangle's share) in one pass. That pass, O(m²), is the
+// Projectrons' whole cost, and it is bound by memory: half the matrix is
+// half the time, and at B = 2000 the 16 MB half fits in cache where the
+// full 32 MB did not.
 func (l *projectron) project(x engine.Vector, m int) (delta2, p float64, err error) {
-	n := l.cfg.Budget
 	k, err := l.set.ExactKernels(x, l.k[:m])
 	if err != nil {
 		return 0, 0, fmt.Errorf("%v: %w", l.algo, err)
 	}
 	d := l.d[:m]
-	for i := range d {
-		d[i] = dot(l.kinv[i*n:i*n+m], k)
+	clear(d)
+	for i, ki := range k {
+		row := l.kinv[tri(i) : tri(i)+i+1]
+		d[i] += row[i]*ki + dotAxpy(row[:i], k[:i], d[:i], ki)
 	}
-	p = dot(k, d)
+	p = 0
+	for i, ki := range k {
+		p += ki * d[i]
+	}
 	return max(1-p, 0), p, nil
 }
 
-// dot returns Σ a[i]·b[i] over len(a) ≤ len(b), in four interleaved partial
-// sums: the K⁻¹k product is the Projectrons' O(m²) step, and one accumulator
-// would wait on every addition.
-func dot(a, b []float64) float64 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
+// tri is the offset of packed row i of a lower triangle: i(i+1)/2.
+func tri(i int) int { return i * (i + 1) / 2 }
+
+// dotAxpy returns Σ a[j]·b[j] and adds c·a[j] to y[j], for j < len(a), in
+// one pass over a; two interleaved partial sums keep the additions from
+// waiting on each other.
+func dotAxpy(a, b, y []float64, c float64) float64 {
+	b, y = b[:len(a)], y[:len(a)]
+	var s0, s1 float64
+	j := 0
+	for ; j+2 <= len(a); j += 2 {
+		a0, a1 := a[j], a[j+1]
+		s0 += a0 * b[j]
+		s1 += a1 * b[j+1]
+		y[j] += c * a0
+		y[j+1] += c * a1
 	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
+	if j < len(a) {
+		s0 += a[j] * b[j]
+		y[j] += c * a[j]
 	}
-	return (s0 + s1) + (s2 + s3)
+	return s0 + s1
 }
 
 // grow extends K⁻¹ by the new vector m, whose squared distance from the span
-// of the stored ones is delta2 (d holds its projection coefficients).
+// of the stored ones is delta2 (d holds its projection coefficients):
+// K⁻¹ ← [K⁻¹ + d·dᵀ/δ², −d/δ²; −dᵀ/δ², 1/δ²], lower triangle only.
 func (l *projectron) grow(m int, delta2 float64) {
-	n := l.cfg.Budget
 	d := l.d[:m]
 	inv := 1 / delta2
 	for i, di := range d {
-		row := l.kinv[i*n : i*n+m]
+		row := l.kinv[tri(i) : tri(i)+i+1]
 		s := di * inv
-		for j, dj := range d {
-			row[j] += s * dj
+		for j := range row {
+			row[j] += s * d[j]
 		}
-		l.kinv[i*n+m] = -s
-		l.kinv[m*n+i] = -s
 	}
-	l.kinv[m*n+m] = inv
+	last := l.kinv[tri(m) : tri(m)+m+1]
+	for j, dj := range d {
+		last[j] = -dj * inv
+	}
+	last[m] = inv
 }
 
 // step adds c·d to the coefficients.

@@ -261,7 +261,7 @@ func TestProjectronInverse(t *testing.T) {
 		for j := range b {
 			s := 0.0
 			for k := range b {
-				s += p.kinv[i*b+k] * fpKernel(vecs[k], vecs[j], 1)
+				s += p.kinv[tri(max(i, k))+min(i, k)] * fpKernel(vecs[k], vecs[j], 1)
 			}
 			want := 0.0
 			if i == j {

@@ -213,37 +213,39 @@ func (l *forgetron) loadState(r *reader) error {
 	return nil
 }
 
-// Projectron and Projectron++: α (n float64) and the leading n×n block of K⁻¹
-// (row-major float64). Format version 1 also stored, for Projectron++, the
-// block of K, which the learner no longer keeps: it is read and dropped.
+// Projectron and Projectron++: α (n float64) and the lower triangle of the
+// leading n×n block of K⁻¹, packed by rows (n(n+1)/2 float64: row i holds
+// columns 0..i). Format version 1 stored the whole block row-major and, for
+// Projectron++, the block of K after it; its lower triangle is read and the
+// rest (and K, which the learner no longer keeps) dropped.
 //
-// Only the leading block is stored: vectors are never removed and grow
-// writes row and column n only, so the rest of the Budget×Budget matrix is
-// zero. K⁻¹ is saved, not rebuilt: it is the result of the incremental block
-// updates, whose rounding an inversion would not reproduce. α is saved
+// Only the leading block exists: vectors are never removed and grow writes
+// row n only. K⁻¹ is saved, not rebuilt: it is the result of the incremental
+// block updates, whose rounding an inversion would not reproduce. α is saved
 // because the float32 weights are rounded copies of it. u depends on the
 // budget only and is recomputed by the constructor; k and d are scratch.
 func (l *projectron) appendState(b []byte) []byte {
-	n, stride := l.set.Len(), l.cfg.Budget
+	n := l.set.Len()
 	for _, a := range l.alpha[:n] {
 		b = le.AppendUint64(b, math.Float64bits(a))
 	}
-	for i := range n {
-		for _, v := range l.kinv[i*stride : i*stride+n] {
-			b = le.AppendUint64(b, math.Float64bits(v))
-		}
+	for _, v := range l.kinv[:tri(n)] {
+		b = le.AppendUint64(b, math.Float64bits(v))
 	}
 	return b
 }
 
 func (l *projectron) loadState(r *reader) error {
-	n, stride := l.set.Len(), l.cfg.Budget
+	n := l.set.Len()
 	w := l.set.Weights(0)
-	mats := 1
-	if l.plus && r.version == 1 {
-		mats = 2
+	values := tri(n)
+	if r.version == 1 {
+		values = n * n
+		if l.plus {
+			values *= 2
+		}
 	}
-	if need := 8 * n * (1 + mats*n); need > len(r.buf) {
+	if need := 8 * (n + values); need > len(r.buf) {
 		return r.fail("%v: state of %d support vectors needs %d bytes, %d remain", l.algo, n, need, len(r.buf))
 	}
 	for i := range n {
@@ -252,16 +254,21 @@ func (l *projectron) loadState(r *reader) error {
 			return r.fail("%v: weight %d is %v, its coefficient %v", l.algo, i, w[i], l.alpha[i])
 		}
 	}
+	if r.version > 1 {
+		for i := range l.kinv[:tri(n)] {
+			l.kinv[i] = r.f64()
+		}
+		return r.err
+	}
 	for i := range n {
-		row := l.kinv[i*stride : i*stride+n]
-		for j := range row {
-			row[j] = r.f64()
+		for j := range n {
+			if v := r.f64(); j <= i {
+				l.kinv[tri(i)+j] = v
+			}
 		}
 	}
-	if mats == 2 {
-		for range n * n {
-			r.f64()
-		}
+	for range values - n*n {
+		r.f64()
 	}
 	return r.err
 }
