@@ -117,6 +117,36 @@ func BenchmarkDot(b *testing.B) {
 	})
 }
 
+// BenchmarkDotAxpy measures DotAxpy over n = 1000 and 2000 float64 (a
+// Projectron's K⁻¹ row at those budgets), in cache. Bytes: a, b and y read,
+// y written.
+func BenchmarkDotAxpy(b *testing.B) {
+	forEachImplB(b, func(b *testing.B) {
+		for _, n := range []int{1000, 2000} {
+			b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+				r := rand.New(rand.NewPCG(5, uint64(n)))
+				a := make([]float64, n)
+				x := make([]float64, n)
+				y := make([]float64, n)
+				for i := range a {
+					a[i], x[i], y[i] = r.NormFloat64(), r.NormFloat64(), r.NormFloat64()
+				}
+				c := 0.5
+				var sink float64
+				b.ReportAllocs()
+				b.SetBytes(int64(32 * n))
+				for b.Loop() {
+					sink += DotAxpy(a, x, y, c)
+					c = -c // y oscillates instead of growing
+				}
+				if sink != sink {
+					b.Fatal("NaN")
+				}
+			})
+		}
+	})
+}
+
 // BenchmarkMin measures Min over 1008 squared distances (a budget of 1000
 // padded to whole tiles: 63 vectors of 16, 126 of 8).
 func BenchmarkMin(b *testing.B) {

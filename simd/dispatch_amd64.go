@@ -63,6 +63,16 @@ func dot(a, b []float32) float32 {
 	return dotGeneric(a, b)
 }
 
+func dotAxpy(a, b, y []float64, c float64) float64 {
+	switch active {
+	case AVX512:
+		return dotAxpyAVX512(a, b, y, c)
+	case AVX2:
+		return dotAxpyAVX2(a, b, y, c)
+	}
+	return dotAxpyGeneric(a, b, y, c)
+}
+
 // minimum dispatches the min kernels; a package-level min would hide the
 // builtin. len(a) must be a positive multiple of 16.
 func minimum(a []float32) float32 {

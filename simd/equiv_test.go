@@ -99,7 +99,7 @@ func checkSqDist(tb testing.TB, what string, vecs [][]float32, x []float32, dim 
 	tb.Helper()
 	all := padded(vecs, dim)
 	tiles := tiled(vecs, dim)
-	dst := newGuarded(len(all), nil)
+	dst := newGuarded[float32](len(all), nil)
 	SqDist(dst.s(), x, tiles, dim)
 	dst.check(tb, what)
 	for i, s := range all {
@@ -153,7 +153,7 @@ func checkSparse(tb testing.TB, what string, vecs [][]float32, idx []int32, val 
 		norms[i] = float32(refNorm(s))
 	}
 	xnorm := float32(refNorm(val))
-	dst := newGuarded(len(all), nil)
+	dst := newGuarded[float32](len(all), nil)
 	SqDistSparse(dst.s(), norms, idx, val, xnorm, tiles, dim)
 	dst.check(tb, what)
 	for i, s := range all {
@@ -286,6 +286,105 @@ func checkDot(tb testing.TB, what string, a, b []float32) {
 	}
 }
 
+func TestEquivDotAxpy(t *testing.T) {
+	forEachImpl(t, func(t *testing.T, impl Impl) {
+		r := rand.New(rand.NewPCG(13, 14))
+		for _, n := range append(vectorCounts(), 1000, 2001) {
+			for _, kind := range dotAxpyKinds {
+				// b and y longer than a by 0–2 elements: the rest of y
+				// must stay as it is.
+				extra := n % 3
+				a := make([]float64, n)
+				b := make([]float64, n+extra)
+				y := make([]float64, n+extra)
+				for i := range b {
+					if i < n {
+						a[i] = kind.gen(r)
+					}
+					b[i], y[i] = kind.gen(r), kind.gen(r)
+				}
+				if kind.name == "cancel" {
+					for i := range a {
+						b[i] = a[i] // Σ ±a[i]² with a sum far below Σ a[i]²
+						if i%2 == 1 {
+							b[i] = -a[i]
+						}
+					}
+				}
+				checkDotAxpy(t, fmt.Sprintf("%s n=%d", kind.name, n), a, b, y, kind.c(r), kind.name == "integers")
+			}
+		}
+	})
+}
+
+// dotAxpyKinds generate the elements and the scale c of a DotAxpy test case.
+var dotAxpyKinds = []struct {
+	name string
+	gen  func(r *rand.Rand) float64
+	c    func(r *rand.Rand) float64
+}{
+	{"normal", (*rand.Rand).NormFloat64, (*rand.Rand).NormFloat64},
+	// Magnitudes from 2⁻³⁰ to 2³⁰, both signs.
+	{"mixed", func(r *rand.Rand) float64 { return math.Ldexp(r.NormFloat64(), r.IntN(61)-30) },
+		func(r *rand.Rand) float64 { return math.Ldexp(r.NormFloat64(), r.IntN(21)-10) }},
+	{"cancel", (*rand.Rand).NormFloat64, func(r *rand.Rand) float64 { return -r.Float64() }},
+	{"zeroc", (*rand.Rand).NormFloat64, func(*rand.Rand) float64 { return 0 }},
+	// Small integers: every product and sum is exact, in any order.
+	{"integers", func(r *rand.Rand) float64 { return float64(r.IntN(201) - 100) },
+		func(r *rand.Rand) float64 { return float64(r.IntN(9) - 4) }},
+}
+
+// checkDotAxpy runs DotAxpy on guarded copies of a, b and y (b and y may be
+// longer than a) and compares the sum and y[:len(a)] with refDotAxpy
+// (exactly if exact is set); a, b and the rest of y must be unchanged. The
+// guards of a and b are NaN, which an out-of-bounds read carries into the
+// sum; those of y are finite, which a stray write (y + c·NaN) changes. It
+// returns the outputs in refDotAxpy's order.
+func checkDotAxpy(tb testing.TB, what string, a, b, y []float64, c float64, exact bool) []float64 {
+	tb.Helper()
+	ag, bg := newGuarded(len(a), a), newGuarded(len(b), b)
+	yg := newGuardedFill(len(y), y, -1.25)
+	sum := DotAxpy(ag.s(), bg.s(), yg.s(), c)
+	ag.check(tb, what+" a")
+	bg.check(tb, what+" b")
+	yg.check(tb, what+" y")
+	if !sameBits(ag.s(), a) || !sameBits(bg.s(), b) {
+		tb.Fatalf("%s: an input changed", what)
+	}
+	if !sameBits(yg.s()[len(a):], y[len(a):]) {
+		tb.Fatalf("%s: y past len(a) changed: %v, was %v", what, yg.s()[len(a):], y[len(a):])
+	}
+	got := append([]float64{sum}, yg.s()[:len(a)]...)
+	want, tol := refDotAxpy(a, b, y, c)
+	for i := range want {
+		if exact {
+			tol[i] = 0
+		}
+		if !closeTo(got[i], want[i], tol[i]) {
+			out := "sum"
+			if i > 0 {
+				out = fmt.Sprintf("y[%d] = %v + %v·%v", i-1, y[i-1], c, a[i-1])
+			}
+			tb.Fatalf("%s: %s: got %v, want %v (tolerance %.3g)", what, out, got[i], want[i], tol[i])
+		}
+	}
+	return got
+}
+
+// TestDotAxpyShort: b or y shorter than a is a programming error.
+func TestDotAxpyShort(t *testing.T) {
+	for _, c := range []struct{ na, nb, ny int }{{3, 2, 3}, {3, 3, 2}, {17, 16, 17}, {17, 17, 0}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("DotAxpy with lengths %d, %d, %d did not panic", c.na, c.nb, c.ny)
+				}
+			}()
+			DotAxpy(make([]float64, c.na), make([]float64, c.nb), make([]float64, c.ny), 1)
+		}()
+	}
+}
+
 func TestEquivExp(t *testing.T) {
 	forEachImpl(t, func(t *testing.T, impl Impl) {
 		r := rand.New(rand.NewPCG(9, 10))
@@ -311,7 +410,7 @@ func TestEquivExp(t *testing.T) {
 // error at most 2e-7 (the documented bound), NaN for NaN.
 func checkExp(tb testing.TB, what string, src []float32) {
 	tb.Helper()
-	dst := newGuarded(len(src), nil)
+	dst := newGuarded[float32](len(src), nil)
 	Exp(dst.s(), src)
 	dst.check(tb, what)
 	for i, x := range src {

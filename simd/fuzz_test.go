@@ -39,10 +39,13 @@ func (d *decoder) intn(n int) int {
 }
 
 // value returns m·2^e with m a 16-bit signed integer and e in [lo, hi].
-func (d *decoder) value(lo, hi int) float32 {
+func (d *decoder) value(lo, hi int) float32 { return float32(d.value64(lo, hi)) }
+
+// value64 is value in float64, for exponents beyond float32's range.
+func (d *decoder) value64(lo, hi int) float64 {
 	m := int16(binary.LittleEndian.Uint16([]byte{d.byte(), d.byte()}))
 	e := lo + int(d.byte())%(hi-lo+1)
-	return float32(math.Ldexp(float64(m), e))
+	return math.Ldexp(float64(m), e)
 }
 
 // fuzzDims are the dimensions the fuzzers choose from.
@@ -50,7 +53,7 @@ var fuzzDims = []int{1, 2, 3, 4, 5, 7, 8, 9, 13, 16, 22, 57, 100}
 
 // sameOutputs checks that every implementation gave the same outputs within
 // the tolerance of each against the reference (so twice that apart).
-func sameOutputs(t *testing.T, impls []Impl, outs [][]float32, tol []float64) {
+func sameOutputs[T float](t *testing.T, impls []Impl, outs [][]T, tol []float64) {
 	t.Helper()
 	for k := 1; k < len(outs); k++ {
 		for i, v := range outs[k] {
@@ -262,6 +265,51 @@ func FuzzDot(f *testing.F) {
 			})
 		}
 		sameOutputs(t, impls, outs, []float64{float64(n/16+22) * u32 * mag})
+	})
+}
+
+func FuzzDotAxpy(f *testing.F) {
+	f.Add([]byte{16, 0, 0x28, 0x02, 1, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	f.Add([]byte{0x2b, 0x01, 0xfb, 0x03, 3, 0xff, 0x7f, 16, 0, 0x80, 0})
+	f.Add([]byte{40, 0, 0x28, 0x02, 0, 1, 2, 3, 4, 5, 6, 7, 8})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d := &decoder{b: data}
+		n := d.intn(300)
+		// Exponents from where products underflow into the denormals
+		// (2⁻⁵⁶⁰·2⁻⁵⁶⁰) to where they reach 2⁹⁸²: the sum of 300 of them
+		// cannot overflow (nor can y + c·a), so the class of a
+		// non-finite result does not depend on the order of the sum.
+		elo := -560 + d.intn(1020)
+		// With special set, about 1 element in 28 is NaN or ±Inf, and
+		// c may be.
+		special := d.byte()%4 == 0
+		specials := []float64{math.NaN(), math.Inf(1), math.Inf(-1)}
+		c := d.value64(elo, elo+16)
+		if k := d.byte(); special && k < 12 {
+			c = specials[k%3]
+		}
+		extra := d.intn(3) // b and y longer than a
+		a := make([]float64, n)
+		b := make([]float64, n+extra)
+		y := make([]float64, n+extra)
+		for i := range b {
+			if i < n {
+				a[i] = d.value64(elo, elo+16)
+			}
+			b[i], y[i] = d.value64(elo, elo+16), d.value64(elo, elo+16)
+			if k := d.byte(); special && k < 9 && i < n {
+				[][]float64{a, b, y}[k%3][i] = specials[k/3]
+			}
+		}
+		var outs [][]float64
+		impls := Available()
+		for _, impl := range impls {
+			using(t, impl, func() {
+				outs = append(outs, checkDotAxpy(t, impl.String(), a, b, y, c, false))
+			})
+		}
+		_, tol := refDotAxpy(a, b, y, c)
+		sameOutputs(t, impls, outs, tol)
 	})
 }
 

@@ -158,6 +158,37 @@ func dotGeneric(a, b []float32) float32 {
 	return sum + sumLanes(&acc)
 }
 
+// dotAxpyGeneric returns Σᵢ a[i]·b[i] and adds c·a[i] to y[i], for
+// i < len(a). Four interleaved partial sums keep the additions from waiting
+// on each other; the compiler may fuse c*a[i] + y[i] into one FMA, as the
+// assembly does, or round the product first.
+func dotAxpyGeneric(a, b, y []float64, c float64) float64 {
+	b, y = b[:len(a)], y[:len(a)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		// Locals: y may alias a as far as the compiler knows, so
+		// a[i] read after a store to y would be loaded again.
+		aa := a[i : i+4 : i+4]
+		a0, a1, a2, a3 := aa[0], aa[1], aa[2], aa[3]
+		bb := b[i : i+4 : i+4]
+		yy := y[i : i+4 : i+4]
+		s0 += a0 * bb[0]
+		s1 += a1 * bb[1]
+		s2 += a2 * bb[2]
+		s3 += a3 * bb[3]
+		yy[0] += c * a0
+		yy[1] += c * a1
+		yy[2] += c * a2
+		yy[3] += c * a3
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+		y[i] += c * a[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
 // minGeneric returns the smallest element of a, +Inf if a is empty. NaN
 // elements are skipped here; the contract (Min) leaves them unspecified.
 func minGeneric(a []float32) float32 {

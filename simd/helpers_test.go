@@ -2,6 +2,7 @@ package simd
 
 import (
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"testing"
 )
@@ -42,31 +43,40 @@ func using(tb testing.TB, impl Impl, f func()) {
 // u32 is the unit roundoff of float32, 2⁻²⁴.
 const u32 = 1.0 / (1 << 24)
 
+// u64 is the unit roundoff of float64, 2⁻⁵³.
+const u64 = 1.0 / (1 << 53)
+
 // guard is the number of NaN elements placed before and after every output
 // region handed to a kernel.
 const guard = 19
+
+// float is the element type of the kernels' slices: float32 for the kernel
+// expansion, float64 for DotAxpy.
+type float interface{ float32 | float64 }
 
 // guardedBuf is an output region of n elements inside a larger allocation
 // whose guard elements before and after are NaN (gonum style): a kernel
 // writing out of bounds (assembly has no bounds checks, and the region's
 // capacity reaches the trailing guard) changes a guard, which check reports.
-type guardedBuf struct {
-	all  []float32
+type guardedBuf[T float] struct {
+	all  []T
 	n    int
-	fill float32 // the value of the guard elements
+	fill T // the value of the guard elements
 }
 
 // newGuarded returns a guarded region holding a copy of init (zeros if init
 // is nil).
-func newGuarded(n int, init []float32) *guardedBuf {
-	return newGuardedFill(n, init, float32(math.NaN()))
+func newGuarded[T float](n int, init []T) *guardedBuf[T] {
+	return newGuardedFill(n, init, T(math.NaN()))
 }
 
 // newGuardedFill is newGuarded with guard elements of value fill: for
 // inputs whose out-of-bounds reads a NaN would not reveal, such as Min's
-// (VMINPS lets a NaN go), −Inf makes any such read the result.
-func newGuardedFill(n int, init []float32, fill float32) *guardedBuf {
-	g := &guardedBuf{all: make([]float32, n+2*guard), n: n, fill: fill}
+// (VMINPS lets a NaN go), −Inf makes any such read the result; for outputs
+// that a stray write would fill with NaN anyway, such as DotAxpy's y (y +
+// c·NaN), a finite fill.
+func newGuardedFill[T float](n int, init []T, fill T) *guardedBuf[T] {
+	g := &guardedBuf[T]{all: make([]T, n+2*guard), n: n, fill: fill}
 	for i := range g.all {
 		g.all[i] = fill
 	}
@@ -79,10 +89,10 @@ func newGuardedFill(n int, init []float32, fill float32) *guardedBuf {
 }
 
 // s is the region given to the kernel (capacity reaches the trailing guard).
-func (g *guardedBuf) s() []float32 { return g.all[guard : guard+g.n] }
+func (g *guardedBuf[T]) s() []T { return g.all[guard : guard+g.n] }
 
 // check fails the test if a guard element changed.
-func (g *guardedBuf) check(tb testing.TB, what string) {
+func (g *guardedBuf[T]) check(tb testing.TB, what string) {
 	tb.Helper()
 	nan := math.IsNaN(float64(g.fill))
 	for i, v := range g.all {
@@ -152,6 +162,70 @@ func refSparse(norm, xnorm float32, idx []int32, val []float32, s []float32) (va
 	return max(value, 0), magnitude
 }
 
+// refDotAxpy returns what DotAxpy(a, b, y, c) should give, as the outputs
+// [sum, y[0], …, y[len(a)−1]] (y after the call), and the tolerance of each.
+//
+// The sum of the exact products is formed in 256-bit arithmetic (an error
+// far below the tolerance) and rounded. Its tolerance is one rounding per
+// product and per addition: at most len(a)/4 + 3 on a term in the generic
+// code's four partial sums (the vector lanes add fewer terms each), 16 more
+// for the horizontal sums and the wrapper's tail, each bounded by
+// u·Σ|aᵢ·bᵢ|, plus 2⁻¹⁰⁷⁴ per product or addition that underflows into the
+// denormals.
+//
+// y[i] + c·a[i] is rounded once (math.FMA, as the assembly computes it). The
+// generic code may round the product first: within u·|c·a[i]| + 2u·|result|
+// of it, hence twice that (and a denormal's worth) as the tolerance.
+//
+// Non-finite inputs give the IEEE results, whose class (NaN or which
+// infinity) does not depend on the order of the additions as long as no sum
+// of finite terms overflows, which the callers' values rule out: a NaN term
+// (0·Inf included) or infinities of both signs make the sum NaN,
+// infinities of one sign that infinity.
+func refDotAxpy(a, b, y []float64, c float64) (want, tol []float64) {
+	n := len(a)
+	want = make([]float64, 1+n)
+	tol = make([]float64, 1+n)
+	var plain, mag float64
+	sum := new(big.Float).SetPrec(256)
+	prod := new(big.Float).SetPrec(106) // a float64 product is exact in 106 bits
+	bi := new(big.Float)
+	for i := range a {
+		p := a[i] * b[i]
+		plain += p
+		mag += math.Abs(p)
+		if math.IsInf(p, 0) || math.IsNaN(p) {
+			continue // the sum is plain's NaN or infinity
+		}
+		prod.SetFloat64(a[i])
+		sum.Add(sum, prod.Mul(prod, bi.SetFloat64(b[i])))
+	}
+	want[0] = plain
+	if !math.IsInf(plain, 0) && !math.IsNaN(plain) {
+		want[0], _ = sum.Float64()
+	}
+	tol[0] = float64(n/4+19)*u64*mag + float64(2*n+2)*0x1p-1074
+	for i := range a {
+		want[1+i] = math.FMA(c, a[i], y[i])
+		tol[1+i] = 2*u64*(math.Abs(c*a[i])+math.Abs(want[1+i])) + 0x1p-1074
+	}
+	return want, tol
+}
+
+// sameBits reports whether x and y hold the same values bit for bit (NaN
+// included).
+func sameBits(x, y []float64) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	for i := range x {
+		if math.Float64bits(x[i]) != math.Float64bits(y[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // clampExp is the argument clamp of exp32, in float64.
 func clampExp(x float64) float64 { return min(max(x, ExpMin), ExpMax) }
 
@@ -203,10 +277,14 @@ func refMin(a []float32) float32 {
 	return m
 }
 
-// closeTo reports whether got is within tol of want (NaN only matches NaN).
-func closeTo(got float32, want, tol float64) bool {
+// closeTo reports whether got is within tol of want (NaN only matches NaN,
+// an infinity only itself).
+func closeTo[T float](got T, want, tol float64) bool {
 	if math.IsNaN(want) {
 		return math.IsNaN(float64(got))
+	}
+	if float64(got) == want {
+		return true
 	}
 	return math.Abs(float64(got)-want) <= tol
 }

@@ -85,6 +85,24 @@ func gaussianSumAVX2(buf []float32, w []float32, scale float32, offset float32) 
 //go:noescape
 func dotAVX2(a []float32, b []float32) float32
 
+// dotAxpyAVX2 is dotAxpyGeneric for AVX2 and FMA:
+//
+//	var sum float64
+//	for i := range a {
+//		sum += a[i] * b[i]
+//		y[i] += c * a[i]
+//	}
+//	return sum
+//
+// len(a) must be a multiple of 16 and len(b) == len(y) == len(a); y must not
+// overlap a or b. Each c·a[i] + y[i] is one FMA (one rounding). The sum is
+// formed in vector lanes and added horizontally at the end.
+//
+// Requires: AVX, FMA3
+//
+//go:noescape
+func dotAxpyAVX2(a []float64, b []float64, y []float64, c float64) float64
+
 // expAVX2 is expGeneric for AVX2 and FMA:
 //
 //	for i := range dst {

@@ -838,6 +838,108 @@ done_37:
 	VZEROUPPER
 	RET
 
+// func dotAxpyAVX2(a []float64, b []float64, y []float64, c float64) float64
+// Requires: AVX, FMA3
+TEXT ·dotAxpyAVX2(SB), NOSPLIT, $0-88
+	MOVQ         a_base+0(FP), AX
+	MOVQ         b_base+24(FP), CX
+	MOVQ         y_base+48(FP), DX
+	MOVQ         a_len+8(FP), BX
+	VBROADCASTSD c+72(FP), Y0
+	VXORPS       Y1, Y1, Y1
+	VXORPS       Y2, Y2, Y2
+	VXORPS       Y3, Y3, Y3
+	VXORPS       Y4, Y4, Y4
+	VXORPS       Y5, Y5, Y5
+	VXORPS       Y6, Y6, Y6
+	VXORPS       Y7, Y7, Y7
+	VXORPS       Y8, Y8, Y8
+
+unrolled_38:
+	CMPQ        BX, $0x00000020
+	JB          tail_39
+	VMOVUPD     (AX), Y9
+	VFMADD231PD (CX), Y9, Y1
+	VFMADD213PD (DX), Y0, Y9
+	VMOVUPD     Y9, (DX)
+	VMOVUPD     32(AX), Y9
+	VFMADD231PD 32(CX), Y9, Y2
+	VFMADD213PD 32(DX), Y0, Y9
+	VMOVUPD     Y9, 32(DX)
+	VMOVUPD     64(AX), Y9
+	VFMADD231PD 64(CX), Y9, Y3
+	VFMADD213PD 64(DX), Y0, Y9
+	VMOVUPD     Y9, 64(DX)
+	VMOVUPD     96(AX), Y9
+	VFMADD231PD 96(CX), Y9, Y4
+	VFMADD213PD 96(DX), Y0, Y9
+	VMOVUPD     Y9, 96(DX)
+	VMOVUPD     128(AX), Y9
+	VFMADD231PD 128(CX), Y9, Y5
+	VFMADD213PD 128(DX), Y0, Y9
+	VMOVUPD     Y9, 128(DX)
+	VMOVUPD     160(AX), Y9
+	VFMADD231PD 160(CX), Y9, Y6
+	VFMADD213PD 160(DX), Y0, Y9
+	VMOVUPD     Y9, 160(DX)
+	VMOVUPD     192(AX), Y9
+	VFMADD231PD 192(CX), Y9, Y7
+	VFMADD213PD 192(DX), Y0, Y9
+	VMOVUPD     Y9, 192(DX)
+	VMOVUPD     224(AX), Y9
+	VFMADD231PD 224(CX), Y9, Y8
+	VFMADD213PD 224(DX), Y0, Y9
+	VMOVUPD     Y9, 224(DX)
+	ADDQ        $0x00000100, AX
+	ADDQ        $0x00000100, CX
+	ADDQ        $0x00000100, DX
+	SUBQ        $0x00000020, BX
+	JMP         unrolled_38
+
+tail_39:
+	TESTQ BX, BX
+	JZ    done_41
+
+single_40:
+	VMOVUPD     (AX), Y9
+	VFMADD231PD (CX), Y9, Y1
+	VFMADD213PD (DX), Y0, Y9
+	VMOVUPD     Y9, (DX)
+	VMOVUPD     32(AX), Y9
+	VFMADD231PD 32(CX), Y9, Y2
+	VFMADD213PD 32(DX), Y0, Y9
+	VMOVUPD     Y9, 32(DX)
+	VMOVUPD     64(AX), Y9
+	VFMADD231PD 64(CX), Y9, Y3
+	VFMADD213PD 64(DX), Y0, Y9
+	VMOVUPD     Y9, 64(DX)
+	VMOVUPD     96(AX), Y9
+	VFMADD231PD 96(CX), Y9, Y4
+	VFMADD213PD 96(DX), Y0, Y9
+	VMOVUPD     Y9, 96(DX)
+	ADDQ        $0x00000080, AX
+	ADDQ        $0x00000080, CX
+	ADDQ        $0x00000080, DX
+	SUBQ        $0x00000010, BX
+	JNZ         single_40
+
+done_41:
+	// horizontal sum
+	VADDPD       Y2, Y1, Y1
+	VADDPD       Y4, Y3, Y3
+	VADDPD       Y6, Y5, Y5
+	VADDPD       Y8, Y7, Y7
+	VADDPD       Y3, Y1, Y1
+	VADDPD       Y7, Y5, Y5
+	VADDPD       Y5, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X0
+	VADDPD       X0, X1, X0
+	VMOVHLPS     X0, X0, X1
+	VADDSD       X1, X0, X0
+	VMOVSD       X0, ret+80(FP)
+	VZEROUPPER
+	RET
+
 // func expAVX2(dst []float32, src []float32)
 // Requires: AVX, AVX2, FMA3
 TEXT ·expAVX2(SB), NOSPLIT, $0-48
@@ -847,9 +949,9 @@ TEXT ·expAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS expconsts<>+0(SB), Y0
 	VBROADCASTSS expconsts<>+32(SB), Y1
 
-unrolled_38:
+unrolled_42:
 	CMPQ    DX, $0x00000020
-	JB      tail_39
+	JB      tail_43
 	VMOVUPS (CX), Y2
 	VMOVUPS 32(CX), Y3
 	VMOVUPS 64(CX), Y4
@@ -941,13 +1043,13 @@ unrolled_38:
 	ADDQ        $0x00000080, CX
 	ADDQ        $0x00000080, AX
 	SUBQ        $0x00000020, DX
-	JMP         unrolled_38
+	JMP         unrolled_42
 
-tail_39:
+tail_43:
 	TESTQ DX, DX
-	JZ    done_41
+	JZ    done_45
 
-single_40:
+single_44:
 	VMOVUPS (CX), Y2
 
 	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
@@ -982,9 +1084,9 @@ single_40:
 	ADDQ        $0x00000020, CX
 	ADDQ        $0x00000020, AX
 	SUBQ        $0x00000008, DX
-	JNZ         single_40
+	JNZ         single_44
 
-done_41:
+done_45:
 	VZEROUPPER
 	RET
 
@@ -998,28 +1100,28 @@ TEXT ·minAVX2(SB), NOSPLIT, $0-28
 	VMOVUPS (AX), Y2
 	VMOVUPS (AX), Y3
 
-unrolled_42:
+unrolled_46:
 	CMPQ   CX, $0x00000020
-	JB     tail_43
+	JB     tail_47
 	VMINPS (AX), Y0, Y0
 	VMINPS 32(AX), Y1, Y1
 	VMINPS 64(AX), Y2, Y2
 	VMINPS 96(AX), Y3, Y3
 	ADDQ   $0x00000080, AX
 	SUBQ   $0x00000020, CX
-	JMP    unrolled_42
+	JMP    unrolled_46
 
-tail_43:
+tail_47:
 	TESTQ CX, CX
-	JZ    done_45
+	JZ    done_49
 
-single_44:
+single_48:
 	VMINPS (AX), Y0, Y0
 	ADDQ   $0x00000020, AX
 	SUBQ   $0x00000008, CX
-	JNZ    single_44
+	JNZ    single_48
 
-done_45:
+done_49:
 	// horizontal min
 	VMINPS       Y1, Y0, Y0
 	VMINPS       Y3, Y2, Y2

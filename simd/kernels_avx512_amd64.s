@@ -966,6 +966,78 @@ done_47:
 	VZEROUPPER
 	RET
 
+// func dotAxpyAVX512(a []float64, b []float64, y []float64, c float64) float64
+// Requires: AVX, AVX512F
+TEXT ·dotAxpyAVX512(SB), NOSPLIT, $0-88
+	MOVQ         a_base+0(FP), AX
+	MOVQ         b_base+24(FP), CX
+	MOVQ         y_base+48(FP), DX
+	MOVQ         a_len+8(FP), BX
+	VBROADCASTSD c+72(FP), Z0
+	VPXORD       Z1, Z1, Z1
+	VPXORD       Z2, Z2, Z2
+	VPXORD       Z3, Z3, Z3
+	VPXORD       Z4, Z4, Z4
+
+unrolled_48:
+	CMPQ        BX, $0x00000020
+	JB          tail_49
+	VMOVUPD     (AX), Z5
+	VFMADD231PD (CX), Z5, Z1
+	VFMADD213PD (DX), Z0, Z5
+	VMOVUPD     Z5, (DX)
+	VMOVUPD     64(AX), Z5
+	VFMADD231PD 64(CX), Z5, Z2
+	VFMADD213PD 64(DX), Z0, Z5
+	VMOVUPD     Z5, 64(DX)
+	VMOVUPD     128(AX), Z5
+	VFMADD231PD 128(CX), Z5, Z3
+	VFMADD213PD 128(DX), Z0, Z5
+	VMOVUPD     Z5, 128(DX)
+	VMOVUPD     192(AX), Z5
+	VFMADD231PD 192(CX), Z5, Z4
+	VFMADD213PD 192(DX), Z0, Z5
+	VMOVUPD     Z5, 192(DX)
+	ADDQ        $0x00000100, AX
+	ADDQ        $0x00000100, CX
+	ADDQ        $0x00000100, DX
+	SUBQ        $0x00000020, BX
+	JMP         unrolled_48
+
+tail_49:
+	TESTQ BX, BX
+	JZ    done_51
+
+single_50:
+	VMOVUPD     (AX), Z5
+	VFMADD231PD (CX), Z5, Z1
+	VFMADD213PD (DX), Z0, Z5
+	VMOVUPD     Z5, (DX)
+	VMOVUPD     64(AX), Z5
+	VFMADD231PD 64(CX), Z5, Z2
+	VFMADD213PD 64(DX), Z0, Z5
+	VMOVUPD     Z5, 64(DX)
+	ADDQ        $0x00000080, AX
+	ADDQ        $0x00000080, CX
+	ADDQ        $0x00000080, DX
+	SUBQ        $0x00000010, BX
+	JNZ         single_50
+
+done_51:
+	// horizontal sum
+	VADDPD     Z2, Z1, Z1
+	VADDPD     Z4, Z3, Z3
+	VADDPD     Z3, Z1, Z1
+	VSHUFF64X2 $0x4e, Z1, Z1, Z0
+	VADDPD     Z0, Z1, Z1
+	VSHUFF64X2 $0xb1, Z1, Z1, Z0
+	VADDPD     Z0, Z1, Z1
+	VPERMILPD  $0x01, Z1, Z0
+	VADDPD     Z0, Z1, Z1
+	VMOVSD     X1, ret+80(FP)
+	VZEROUPPER
+	RET
+
 // func expAVX512(dst []float32, src []float32)
 // Requires: AVX, AVX512F
 TEXT ·expAVX512(SB), NOSPLIT, $0-48
@@ -984,9 +1056,9 @@ TEXT ·expAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS expconsts<>+320(SB), Z9
 	VBROADCASTSS expconsts<>+352(SB), Z10
 
-unrolled_48:
+unrolled_52:
 	CMPQ    DX, $0x00000040
-	JB      tail_49
+	JB      tail_53
 	VMOVUPS (CX), Z11
 	VMOVUPS 64(CX), Z12
 	VMOVUPS 128(CX), Z13
@@ -1078,13 +1150,13 @@ unrolled_48:
 	ADDQ        $0x00000100, CX
 	ADDQ        $0x00000100, AX
 	SUBQ        $0x00000040, DX
-	JMP         unrolled_48
+	JMP         unrolled_52
 
-tail_49:
+tail_53:
 	TESTQ DX, DX
-	JZ    done_51
+	JZ    done_55
 
-single_50:
+single_54:
 	VMOVUPS (CX), Z11
 
 	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
@@ -1119,9 +1191,9 @@ single_50:
 	ADDQ        $0x00000040, CX
 	ADDQ        $0x00000040, AX
 	SUBQ        $0x00000010, DX
-	JNZ         single_50
+	JNZ         single_54
 
-done_51:
+done_55:
 	VZEROUPPER
 	RET
 
@@ -1135,28 +1207,28 @@ TEXT ·minAVX512(SB), NOSPLIT, $0-28
 	VMOVUPS (AX), Z2
 	VMOVUPS (AX), Z3
 
-unrolled_52:
+unrolled_56:
 	CMPQ   CX, $0x00000040
-	JB     tail_53
+	JB     tail_57
 	VMINPS (AX), Z0, Z0
 	VMINPS 64(AX), Z1, Z1
 	VMINPS 128(AX), Z2, Z2
 	VMINPS 192(AX), Z3, Z3
 	ADDQ   $0x00000100, AX
 	SUBQ   $0x00000040, CX
-	JMP    unrolled_52
+	JMP    unrolled_56
 
-tail_53:
+tail_57:
 	TESTQ CX, CX
-	JZ    done_55
+	JZ    done_59
 
-single_54:
+single_58:
 	VMINPS (AX), Z0, Z0
 	ADDQ   $0x00000040, AX
 	SUBQ   $0x00000010, CX
-	JNZ    single_54
+	JNZ    single_58
 
-done_55:
+done_59:
 	// horizontal min
 	VMINPS     Z1, Z0, Z0
 	VMINPS     Z3, Z2, Z2

@@ -188,6 +188,29 @@ func Dot(a, b []float32) float32 {
 	return sum
 }
 
+// DotAxpy returns Σᵢ a[i]·b[i] and adds c·a[i] to y[i], for i < len(a), in
+// one pass over a: a row of a symmetric matrix stored as a packed triangle
+// contributes its dot product with a vector to one output and its
+// multiples of that vector's element to the others (the Projectrons' K⁻¹k).
+// b and y must be at least as long as a, and y must not overlap a or b.
+// The assembly forms each y[i] + c·a[i] in one FMA (one rounding); the
+// generic code (and the wrapper's tail of fewer than 16 values) may round
+// the product first, a difference of at most 2⁻⁵³·|c·a[i]|.
+func DotAxpy(a, b, y []float64, c float64) float64 {
+	if len(b) < len(a) || len(y) < len(a) {
+		panic(fmt.Sprintf("simd: dot-axpy of length %d with b of length %d and y of length %d", len(a), len(b), len(y)))
+	}
+	head := len(a) &^ (lanes - 1)
+	var sum float64
+	if head > 0 { // short rows (a packed triangle has many) skip the call
+		sum = dotAxpy(a[:head], b[:head], y[:head], c)
+	}
+	if head < len(a) {
+		sum += dotAxpyGeneric(a[head:], b[head:len(a)], y[head:len(a)], c)
+	}
+	return sum
+}
+
 // Min returns the smallest element of a, which must not be empty. The
 // result is unspecified when a holds a NaN (package engine passes squared
 // distances: ≥ 0 or +Inf), and so is the sign of a zero minimum when a

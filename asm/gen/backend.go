@@ -84,7 +84,7 @@ var backends = []*backend{
 		expUnroll:    4,
 		sumAccs:      4,
 		dotUnroll:    4, // two zmm loads per FMA limit it to 1 FMA/cycle
-		scalarEVEX:   map[string]bool{"VMOVSS": true},
+		scalarEVEX:   map[string]bool{"VMOVSS": true, "VMOVSD": true},
 	},
 }
 
@@ -163,6 +163,7 @@ func (g *gen) all() {
 	g.sqdistSparse()
 	g.gaussianSum()
 	g.dot()
+	g.dotAxpy()
 	g.exp()
 	g.min()
 }

@@ -13,7 +13,8 @@ import (
 // versions in simd/generic.go, plus what the wrappers in simd/simd.go
 // guarantee: the distance kernels get whole tiles (len(tiles) a multiple of
 // dim·16, possibly zero, dst exactly one float32 per slot, dim ≥ 1), the
-// others lengths that are multiples of 16 (possibly zero; min's is positive).
+// others lengths that are multiples of 16 elements, float32 or float64
+// (possibly zero; min's is positive).
 // So no kernel needs a masked or scalar tail.
 
 // function starts a kernel: name gets the backend suffix, and the arguments
@@ -330,19 +331,22 @@ func (g *gen) gaussianSum() {
 		g.ADDQ(operand.U32(nb*be.width()), w)
 		g.SUBQ(operand.U32(nb*be.lanes), n)
 	}
-	g.unrolled(n, be.expUnroll, blocks)
+	g.unrolled(n, be.expUnroll, be.lanes, blocks)
 
 	g.reduce(acc, g.sum())
 	g.VZEROUPPER()
 	g.RET()
 }
 
-// unrolled emits a loop running blocks(unroll) while n ≥ unroll·lanes, then
-// blocks(1) while n > 0 (n is a multiple of lanes). blocks must decrement n.
-func (g *gen) unrolled(n reg.GPVirtual, unroll int, blocks func(nb int)) {
+// unrolled emits a loop running blocks(unroll) while n ≥ unroll·per, then
+// blocks(1) while n > 0, where blocks(k) covers k·per elements of n (n is a
+// multiple of per). blocks must decrement n by that much. The float32
+// kernels count n in floats with per = lanes (a block is a register); dotAxpy
+// counts float64 with per = 16.
+func (g *gen) unrolled(n reg.GPVirtual, unroll, per int, blocks func(nb int)) {
 	loop, tail, tailLoop, done := g.label("unrolled"), g.label("tail"), g.label("single"), g.label("done")
 	g.Label(string(loop))
-	g.CMPQ(n, operand.U32(unroll*g.be.lanes))
+	g.CMPQ(n, operand.U32(unroll*per))
 	g.JB(tail)
 	blocks(unroll)
 	g.JMP(loop)
@@ -355,19 +359,22 @@ func (g *gen) unrolled(n reg.GPVirtual, unroll int, blocks func(nb int)) {
 	g.Label(string(done))
 }
 
-// A reduction is the associative operation of a horizontal reduction: its
-// full-width instruction, and the scalar one that ends the AVX2 code.
+// A reduction is the associative operation of a horizontal reduction over
+// float32 or float64 lanes: its full-width instruction, the scalar one that
+// ends the AVX2 code, and the scalar move that stores the result.
 type reduction struct {
-	name           string
-	packed, scalar func(...operand.Op)
+	name                  string
+	f64                   bool // float64 lanes
+	packed, scalar, store func(...operand.Op)
 }
 
-func (g *gen) sum() reduction     { return reduction{"sum", g.VADDPS, g.VADDSS} }
-func (g *gen) minimum() reduction { return reduction{"min", g.VMINPS, g.VMINSS} }
+func (g *gen) sum() reduction     { return reduction{"sum", false, g.VADDPS, g.VADDSS, g.VMOVSS} }
+func (g *gen) minimum() reduction { return reduction{"min", false, g.VMINPS, g.VMINSS, g.VMOVSS} }
+func (g *gen) sum64() reduction   { return reduction{"sum", true, g.VADDPD, g.VADDSD, g.VMOVSD} }
 
 // reduce combines the accumulators acc with op, pairwise, then the lanes of
-// the last one, and stores lane 0 as the kernel's float32 result. acc are
-// clobbered.
+// the last one, and stores lane 0 as the kernel's result (float32 or
+// float64, as op's lanes). acc are clobbered.
 func (g *gen) reduce(acc []reg.VecVirtual, op reduction) {
 	g.Comment("horizontal " + op.name)
 	for len(acc) > 1 {
@@ -376,7 +383,7 @@ func (g *gen) reduce(acc []reg.VecVirtual, op reduction) {
 		}
 		acc = compact(acc)
 	}
-	g.VMOVSS(g.hreduce(acc[0], op), g.addr(g.ReturnIndex(0)))
+	op.store(g.hreduce(acc[0], op), g.addr(g.ReturnIndex(0)))
 }
 
 // compact keeps every other register: after pairwise operations into the
@@ -393,7 +400,8 @@ func compact(rs []reg.VecVirtual) []reg.VecVirtual {
 // a 16-lane accumulator (lane l with lane l+8, then with l+4, then 0 with 2
 // and 1 with 3, then the two) and returns an xmm register whose lane 0
 // holds the result. v is clobbered. The order matters for sums only: it
-// fixes their rounding.
+// fixes their rounding. float64 lanes take the same steps by 64-bit halves
+// of 128-bit lanes, one step fewer.
 func (g *gen) hreduce(v reg.VecVirtual, op reduction) reg.Register {
 	if g.be.lanes == 16 {
 		// Full-width zmm instructions only: the xmm and ymm forms of
@@ -403,6 +411,11 @@ func (g *gen) hreduce(v reg.VecVirtual, op reduction) reg.Register {
 		op.packed(t, v, v)
 		g.VSHUFF64X2(operand.U8(0xb1), v, v, t) // quarters 1,0,3,2
 		op.packed(t, v, v)
+		if op.f64 {
+			g.VPERMILPD(operand.U8(0x01), v, t) // lane 1 to 0
+			op.packed(t, v, v)
+			return v.AsX()
+		}
 		g.VPERMILPS(operand.U8(0x0e), v, t) // lanes 2,3 to 0,1
 		op.packed(t, v, v)
 		g.VPERMILPS(operand.U8(0x01), v, t) // lane 1 to 0
@@ -413,7 +426,11 @@ func (g *gen) hreduce(v reg.VecVirtual, op reduction) reg.Register {
 	t := g.XMM()
 	g.VEXTRACTF128(operand.U8(1), v, x)
 	op.packed(x, v.AsX(), x)
-	g.VMOVHLPS(x, x, t) // lanes 2,3 to 0,1
+	g.VMOVHLPS(x, x, t) // float32 lanes 2,3 to 0,1; float64 lane 1 to 0
+	if op.f64 {
+		op.scalar(t, x, x)
+		return x
+	}
 	op.packed(t, x, x)
 	g.VMOVSHDUP(x, t) // lane 1 to 0
 	op.scalar(t, x, x)
@@ -441,7 +458,7 @@ func (g *gen) dot() {
 		acc[i] = g.vec()
 		be.zero(g, acc[i])
 	}
-	g.unrolled(n, be.dotUnroll, func(nb int) {
+	g.unrolled(n, be.dotUnroll, be.lanes, func(nb int) {
 		for i := 0; i < nb; i++ {
 			v := g.vec()
 			g.VMOVUPS(operand.Mem{Base: a, Disp: i * be.width()}, v)
@@ -452,6 +469,65 @@ func (g *gen) dot() {
 		g.SUBQ(operand.U32(nb*be.lanes), n)
 	})
 	g.reduce(acc, g.sum())
+	g.VZEROUPPER()
+	g.RET()
+}
+
+const dotAxpyDoc = `	var sum float64
+	for i := range a {
+		sum += a[i] * b[i]
+		y[i] += c * a[i]
+	}
+	return sum
+
+len(a) must be a multiple of 16 and len(b) == len(y) == len(a); y must not
+overlap a or b. Each c·a[i] + y[i] is one FMA (one rounding). The sum is
+formed in vector lanes and added horizontally at the end.`
+
+// f64Block is the number of float64 dotAxpy takes at a time: 16, the
+// granularity of the wrappers (128 bytes: 4 ymm or 2 zmm registers).
+const f64Block = 16
+
+// dotAxpyBlocks is the number of blocks of f64Block per loop iteration of
+// dotAxpy, on both backends: 8 ymm or 4 zmm accumulators. Each register of
+// a costs three loads (a, b, y) and a store, so at two loads per cycle an
+// accumulator's next FMA comes at least 6 cycles later, past the 4-cycle
+// latency; unrolling further only saves loop overhead.
+const dotAxpyBlocks = 2
+
+// dotAxpy: one accumulator per register of a block (dotAxpyBlocks·16
+// float64); each register of a is loaded once, accumulated with b as a
+// memory operand, then scaled by c and added to y in one FMA (y a memory
+// operand too) and stored.
+func (g *gen) dotAxpy() {
+	g.function("dotAxpy", "func(a, b, y []float64, c float64) float64", dotAxpyDoc)
+	be := g.be
+	a := g.load(g.Param("a").Base())
+	b := g.load(g.Param("b").Base())
+	y := g.load(g.Param("y").Base())
+	n := g.load(g.Param("a").Len())
+	c := g.vec()
+	g.VBROADCASTSD(g.addr(g.Param("c")), c)
+	regs := f64Block * 8 / be.width() // registers in a block
+	acc := make([]reg.VecVirtual, dotAxpyBlocks*regs)
+	for i := range acc {
+		acc[i] = g.vec()
+		be.zero(g, acc[i])
+	}
+	g.unrolled(n, dotAxpyBlocks, f64Block, func(nb int) {
+		for i := 0; i < nb*regs; i++ {
+			v := g.vec()
+			g.VMOVUPD(operand.Mem{Base: a, Disp: i * be.width()}, v)
+			g.VFMADD231PD(operand.Mem{Base: b, Disp: i * be.width()}, v, acc[i])
+			g.VFMADD213PD(operand.Mem{Base: y, Disp: i * be.width()}, c, v) // v = c·v + y
+			g.VMOVUPD(v, operand.Mem{Base: y, Disp: i * be.width()})
+		}
+		g.ADDQ(operand.U32(nb*f64Block*8), a)
+		g.ADDQ(operand.U32(nb*f64Block*8), b)
+		g.ADDQ(operand.U32(nb*f64Block*8), y)
+		g.SUBQ(operand.U32(nb*f64Block), n)
+	})
+	g.reduce(acc, g.sum64())
 	g.VZEROUPPER()
 	g.RET()
 }
@@ -471,7 +547,7 @@ func (g *gen) exp() {
 	src := g.load(g.Param("src").Base())
 	n := g.load(g.Param("dst").Len())
 	k := g.loadExpConsts()
-	g.unrolled(n, be.expUnroll, func(nb int) {
+	g.unrolled(n, be.expUnroll, be.lanes, func(nb int) {
 		xs := make([]reg.VecVirtual, nb)
 		for i := range xs {
 			xs[i] = g.vec()
@@ -520,7 +596,7 @@ func (g *gen) min() {
 		acc[i] = g.vec()
 		g.VMOVUPS(operand.Mem{Base: a}, acc[i])
 	}
-	g.unrolled(n, minAccs, func(nb int) {
+	g.unrolled(n, minAccs, be.lanes, func(nb int) {
 		for i := 0; i < nb; i++ {
 			g.VMINPS(operand.Mem{Base: a, Disp: i * be.width()}, acc[i], acc[i])
 		}
