@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/simd"
 )
 
 // minDelta2 is the smallest squared distance ‖δ‖² of a new point from the span
@@ -154,10 +155,10 @@ func (l *projectron) Observe(x engine.Vector, y int) (Outcome, error) {
 //
 // K⁻¹ is symmetric and only its lower triangle is stored: each packed row i
 // adds its dot product with k to dᵢ and its multiples of kᵢ to d₀..dᵢ₋₁ (the
-// upper triangle's share) in one pass. That pass, O(m²), is the
-// Projectrons' whole cost, and it is bound by memory: half the matrix is
-// half the time, and at B = 2000 the 16 MB half fits in cache where the
-// full 32 MB did not.
+// upper triangle's share) in one pass (simd.DotAxpy). That pass, O(m²),
+// is the Projectrons' whole cost, and it is bound by memory: half the
+// matrix is half the time, and at B = 2000 the 16 MB half fits in cache
+// where the full 32 MB did not.
 func (l *projectron) project(x engine.Vector, m int) (delta2, p float64, err error) {
 	k, err := l.set.ExactKernels(x, l.k[:m])
 	if err != nil {
@@ -167,7 +168,7 @@ func (l *projectron) project(x engine.Vector, m int) (delta2, p float64, err err
 	clear(d)
 	for i, ki := range k {
 		row := l.kinv[tri(i) : tri(i)+i+1]
-		d[i] += row[i]*ki + dotAxpy(row[:i], k[:i], d[:i], ki)
+		d[i] += row[i]*ki + simd.DotAxpy(row[:i], k[:i], d[:i], ki)
 	}
 	p = 0
 	for i, ki := range k {
@@ -178,27 +179,6 @@ func (l *projectron) project(x engine.Vector, m int) (delta2, p float64, err err
 
 // tri is the offset of packed row i of a lower triangle: i(i+1)/2.
 func tri(i int) int { return i * (i + 1) / 2 }
-
-// dotAxpy returns Σ a[j]·b[j] and adds c·a[j] to y[j], for j < len(a), in
-// one pass over a; two interleaved partial sums keep the additions from
-// waiting on each other.
-func dotAxpy(a, b, y []float64, c float64) float64 {
-	b, y = b[:len(a)], y[:len(a)]
-	var s0, s1 float64
-	j := 0
-	for ; j+2 <= len(a); j += 2 {
-		a0, a1 := a[j], a[j+1]
-		s0 += a0 * b[j]
-		s1 += a1 * b[j+1]
-		y[j] += c * a0
-		y[j+1] += c * a1
-	}
-	if j < len(a) {
-		s0 += a[j] * b[j]
-		y[j] += c * a[j]
-	}
-	return s0 + s1
-}
 
 // grow extends K⁻¹ by the new vector m, whose squared distance from the span
 // of the stored ones is delta2 (d holds its projection coefficients):
