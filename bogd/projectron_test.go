@@ -10,7 +10,7 @@ import (
 
 // refProjectron is projectron.m / proplus.m in float64 with the Gram matrix
 // recomputed and solved by Gaussian elimination at every step (no inverse
-// kept), plus the product's guards (‖δ‖² ≤ 1e-12 projects, P ≤ 0 skips).
+// kept), plus the product's guards (‖δ‖² ≤ minDelta2 projects, P ≤ 0 skips).
 type refProjectron struct {
 	b         int
 	sigma     float64
@@ -84,7 +84,7 @@ func (r *refProjectron) observe(x []float64, y int) float64 {
 		for i := range k {
 			delta2 -= k[i] * d[i]
 		}
-		if len(r.sv) < r.b && delta2 > 1e-12 && (r.threshold == 0 || math.Sqrt(delta2) > r.threshold) {
+		if len(r.sv) < r.b && delta2 > minDelta2 && (r.threshold == 0 || math.Sqrt(delta2) > r.threshold) {
 			r.sv, r.alpha = append(r.sv, x), append(r.alpha, yf)
 			r.adds++
 			return f
