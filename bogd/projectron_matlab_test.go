@@ -143,22 +143,11 @@ func TestExperimentMatlabProjectronSpambase(t *testing.T) {
 			ours = append(ours, 100*float64(a)/float64(d.Len()))
 			twin = append(twin, 100*float64(b)/float64(d.Len()))
 		}
-		om, osd := meanStdDev(ours)
-		tm, ts := meanStdDev(twin)
+		om, osd := meanStd(ours)
+		tm, ts := meanStd(twin)
 		t.Logf("%v B=%d over %d orders: ours %.3f ± %.3f, MATLAB rule %.3f ± %.3f", algo, budget, runs, om, osd, tm, ts)
 		if math.Abs(om-tm) > 1 || ts > 1.5 || osd > 1.5 {
 			t.Errorf("%v: the MATLAB rule differs from ours by more than a point or scatters: the finding no longer holds", algo)
 		}
 	}
-}
-
-func meanStdDev(xs []float64) (mean, std float64) {
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(len(xs))
-	for _, x := range xs {
-		std += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(std / float64(len(xs)-1))
 }

@@ -479,7 +479,7 @@ func runJob(ctx context.Context, opt *paperOptions, j job, data *dataset.Dataset
 	if j.Key.Stream == streamReport {
 		at = checkpoints(n)
 	}
-	p, err := runPassAt(ctx, j.Cell.Algo, cfg, data, permutation(j.Key.Seed, j.Key.Run, n), at)
+	p, err := runPass(ctx, j.Cell.Algo, cfg, data, permutation(j.Key.Seed, j.Key.Run, n), at)
 	if err != nil {
 		return nil, err
 	}

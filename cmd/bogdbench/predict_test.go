@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -45,7 +46,7 @@ func TestSavePredictRoundTrip(t *testing.T) {
 	}
 	n := data.Len()
 	cfg := bogd.Config{Dim: data.Dim, Budget: 40, Sigma: 8, Eta: 0.125, Lambda: 1 / float64(n*n), Gamma: 1, Seed: learnerSeed(1, 2)}
-	p, err := runPass(bogd.BOGDpp, cfg, data, permutation(1, 2, n))
+	p, err := runPass(context.Background(), bogd.BOGDpp, cfg, data, permutation(1, 2, n), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"time"
 
@@ -18,22 +17,18 @@ type pass struct {
 	SupportVectors int
 	Seconds        float64
 	// Checkpoints holds the cumulative mistake count after each position
-	// requested from runPassAt (nil from runPass).
+	// requested from runPass (nil when none is).
 	Checkpoints []int
 	// learner is the trained learner, for `run --save`.
 	learner bogd.Learner
 }
 
 // runPass feeds the rows of data in the given order to a fresh learner,
-// counting mistakes before each update.
-func runPass(algo bogd.Algorithm, cfg bogd.Config, data *dataset.Dataset, order []int) (pass, error) {
-	return runPassAt(context.Background(), algo, cfg, data, order, nil)
-}
-
-// runPassAt is runPass that also records the cumulative mistake count after
-// the first at[k] examples (at increasing, each in 1..len(order)) and stops
-// with ctx's error when ctx is cancelled (checked every 1024 examples).
-func runPassAt(ctx context.Context, algo bogd.Algorithm, cfg bogd.Config, data *dataset.Dataset, order []int, at []int) (pass, error) {
+// counting mistakes before each update. It records the cumulative mistake
+// count after the first at[k] examples (at increasing, each in
+// 1..len(order)) and stops with ctx's error when ctx is cancelled (checked
+// every 1024 examples).
+func runPass(ctx context.Context, algo bogd.Algorithm, cfg bogd.Config, data *dataset.Dataset, order []int, at []int) (pass, error) {
 	l, err := bogd.New(algo, cfg)
 	if err != nil {
 		return pass{}, err
@@ -90,19 +85,11 @@ func summarize(passes []pass, n int) summary {
 	s := summary{Runs: len(passes)}
 	var rates []float64
 	for _, p := range passes {
-		rate := 100 * float64(p.Mistakes) / float64(n)
-		rates = append(rates, rate)
-		s.MistakeRateMean += rate / float64(len(passes))
+		rates = append(rates, 100*float64(p.Mistakes)/float64(n))
 		s.SupportVectorsMean += float64(p.SupportVectors) / float64(len(passes))
 		s.SecondsMean += p.Seconds / float64(len(passes))
 		s.Seconds += p.Seconds
 	}
-	if len(rates) > 1 {
-		var ss float64
-		for _, r := range rates {
-			ss += (r - s.MistakeRateMean) * (r - s.MistakeRateMean)
-		}
-		s.MistakeRateStd = math.Sqrt(ss / float64(len(rates)-1))
-	}
+	s.MistakeRateMean, s.MistakeRateStd = meanStd(rates)
 	return s
 }

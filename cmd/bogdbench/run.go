@@ -132,7 +132,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 			passes := make([]pass, len(orders))
 			for r, order := range orders {
 				cfg.Seed = learnerSeed(*seed, r)
-				if passes[r], err = runPassAt(context.Background(), algo, cfg, data, order, at); err != nil {
+				if passes[r], err = runPass(context.Background(), algo, cfg, data, order, at); err != nil {
 					return err
 				}
 				saved, passes[r].learner = passes[r].learner, nil // keep the last run's only
