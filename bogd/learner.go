@@ -80,6 +80,28 @@ func (a Algorithm) String() string {
 // vectors.
 func (a Algorithm) Budgeted() bool { return a != Perceptron && a != OGD }
 
+// ruleVersions numbers the arithmetic of every algorithm: it grows by one
+// whenever a change can alter what the algorithm computes on some input
+// (its rule, or the engine's rounding of the scores it reads), so that
+// stored results of different rules are never mixed. History:
+//
+//	1: every result recorded before versions were (no field in a record).
+//	2: the engine zeroes, rather than floors at e⁻⁸⁷, the kernel values of
+//	   support vectors far beyond the nearest one (engine.evaluate).
+var ruleVersions = [numAlgorithms]int{
+	BOGD: 2, BOGDpp: 2, Perceptron: 2, OGD: 2, RBP: 2, Forgetron: 2, Projectron: 2, ProjectronPP: 2,
+}
+
+// RuleVersion is the version of the algorithm's arithmetic (see
+// ruleVersions): two results of one algorithm and version were computed by
+// the same rule, and runs of equal inputs agree.
+func (a Algorithm) RuleVersion() int {
+	if a < numAlgorithms {
+		return ruleVersions[a]
+	}
+	return 0
+}
+
 // Algorithms lists every algorithm.
 func Algorithms() []Algorithm {
 	out := make([]Algorithm, numAlgorithms)
