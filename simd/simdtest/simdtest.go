@@ -1,0 +1,106 @@
+// Package simdtest runs a test or benchmark once per implementation of
+// package simd, so that every implementation is tested against the same
+// expectations (the model is Go's crypto/internal/cryptotest).
+//
+// Each implementation gets its own subtest named "impl=<name>", in the fixed
+// order generic, avx2, avx512, whether or not it can run here: one that the
+// CPU or the build (-tags purego, another architecture) lacks is skipped
+// with its name in the message, so a test log shows what was not tested.
+// Setting the environment variable BOGD_REQUIRE_IMPL to a comma-separated
+// list of names (for example "avx512,avx2") turns those skips into failures
+// for the listed implementations, so that a CI machine known to have them
+// cannot pass without testing them; an unknown name in the list fails every
+// call.
+//
+// The active implementation is a package variable of simd, so the
+// subtests must not call t.Parallel, and no other test may run kernels
+// in parallel with them.
+package simdtest
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bogd-project/bogd/simd"
+)
+
+// RequireEnv is the environment variable listing the implementations that
+// must not be skipped.
+const RequireEnv = "BOGD_REQUIRE_IMPL"
+
+// impls are the implementations every call runs, slowest first.
+var impls = []simd.Impl{simd.Generic, simd.AVX2, simd.AVX512}
+
+// ForEachImpl runs f in one subtest per implementation, with that
+// implementation active; the previously active one is restored when the
+// subtest ends.
+func ForEachImpl(t *testing.T, f func(t *testing.T, impl simd.Impl)) {
+	t.Helper()
+	required, err := parseRequired(os.Getenv(RequireEnv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, impl := range impls {
+		t.Run("impl="+impl.String(), func(t *testing.T) {
+			activate(t, impl, required)
+			f(t, impl)
+		})
+	}
+}
+
+// ForEachImplB is ForEachImpl for benchmarks.
+func ForEachImplB(b *testing.B, f func(b *testing.B, impl simd.Impl)) {
+	b.Helper()
+	required, err := parseRequired(os.Getenv(RequireEnv))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, impl := range impls {
+		b.Run("impl="+impl.String(), func(b *testing.B) {
+			activate(b, impl, required)
+			f(b, impl)
+		})
+	}
+}
+
+// activate makes impl active until tb ends, or skips tb when impl cannot
+// run here (fails it when impl is required).
+func activate(tb testing.TB, impl simd.Impl, required []simd.Impl) {
+	tb.Helper()
+	if !simd.Supported(impl) {
+		msg := fmt.Sprintf("impl=%v: %v", impl, simd.ErrUnsupported)
+		if slices.Contains(required, impl) {
+			tb.Fatalf("%s, but %s=%s requires it", msg, RequireEnv, os.Getenv(RequireEnv))
+		}
+		tb.Skip(msg)
+	}
+	prev := simd.Active()
+	if err := simd.Use(impl); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := simd.Use(prev); err != nil {
+			tb.Errorf("restoring impl=%v: %v", prev, err)
+		}
+	})
+}
+
+// parseRequired parses the value of RequireEnv: implementation names
+// separated by commas, spaces around them ignored; empty means none.
+func parseRequired(s string) ([]simd.Impl, error) {
+	var out []simd.Impl
+	for _, name := range strings.Split(s, ",") {
+		if strings.TrimSpace(name) == "" {
+			continue
+		}
+		impl, err := simd.ParseImpl(name)
+		if err != nil {
+			return nil, fmt.Errorf("%s=%s: %w", RequireEnv, s, err)
+		}
+		out = append(out, impl)
+	}
+	return out, nil
+}
