@@ -10,9 +10,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/internal/atomicfile"
 )
 
 // Model files.
@@ -144,17 +144,18 @@ func Load(r io.Reader) (Learner, error) {
 	return l, err
 }
 
-// SaveFile writes l to path atomically: to a temporary file in the same
-// directory, synced, then renamed over path, and the directory synced. On
-// any error the temporary file is removed and an existing file at path is
-// left as it was. A new file gets mode 0644; an existing file's mode is
-// kept.
+// SaveFile writes l to path atomically (atomicfile.Write): on any error an
+// existing file at path is left as it was and no temporary file remains. A
+// new file gets mode 0644; an existing file's mode is kept.
 func SaveFile(path string, l Learner) error {
 	data, err := encode(l)
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(path, data)
+	if err := atomicfile.Write(path, data, atomicfile.Options{FailAt: saveHook}); err != nil {
+		return fmt.Errorf("save model: %w", err)
+	}
+	return nil
 }
 
 // LoadFile reads the model file at path. Errors name the file.
@@ -173,83 +174,9 @@ func LoadFile(path string) (Learner, error) {
 	return l, nil
 }
 
-// saveHook, when set (tests only), runs before each step of SaveFile
-// ("create", "write", "sync", "close", "rename", "syncdir") and fails it by
-// returning an error.
+// saveHook, when set (tests only), fails the steps of SaveFile's write
+// (see atomicfile.Options.FailAt).
 var saveHook func(step string) error
-
-func hook(step string) error {
-	if saveHook != nil {
-		return saveHook(step)
-	}
-	return nil
-}
-
-func writeFileAtomic(path string, data []byte) (err error) {
-	dir, name := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("save model: %s is not a regular file", path)
-		}
-		mode = fi.Mode().Perm()
-	}
-	if err := hook("create"); err != nil {
-		return fmt.Errorf("save model: %w", err)
-	}
-	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("save model: %w", err)
-	}
-	tmp, renamed := f.Name(), false
-	defer func() {
-		if err != nil && !renamed {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	step := func(name string, do func() error) error {
-		if err := hook(name); err != nil {
-			return fmt.Errorf("save model %s: %w", path, err)
-		}
-		if err := do(); err != nil {
-			return fmt.Errorf("save model %s: %w", path, err)
-		}
-		return nil
-	}
-	if err = step("write", func() error {
-		if err := f.Chmod(mode); err != nil {
-			return err
-		}
-		_, err := f.Write(data)
-		return err
-	}); err != nil {
-		return err
-	}
-	if err = step("sync", f.Sync); err != nil {
-		return err
-	}
-	if err = step("close", f.Close); err != nil {
-		return err
-	}
-	if err = step("rename", func() error { return os.Rename(tmp, path) }); err != nil {
-		return err
-	}
-	renamed = true
-	// The new file is in place; a failure here means only that the rename
-	// may not survive a crash.
-	return step("syncdir", func() error {
-		d, err := os.Open(dir)
-		if err != nil {
-			return err
-		}
-		defer d.Close()
-		return d.Sync()
-	})
-}
 
 // encode serialises l.
 func encode(l Learner) ([]byte, error) {
