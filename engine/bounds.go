@@ -26,7 +26,7 @@ func (s *Set) SetBounds(maxNorm float64, integral bool) error {
 	if n == 0 && (maxNorm != 0 || !integral) {
 		return fmt.Errorf("engine: an empty set has norm bound 0 and integer values, got %v and %v", maxNorm, integral)
 	}
-	row := s.dense[:0]
+	row := s.own.dense[:0]
 	for i := range n {
 		row = s.m.Row(i, row)
 		norm, whole := Dense(row).sqNorm()

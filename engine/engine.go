@@ -20,6 +20,8 @@ package engine
 import (
 	"fmt"
 	"math"
+	"math/bits"
+	"sync"
 
 	"github.com/bogd-project/bogd/layout"
 	"github.com/bogd-project/bogd/simd"
@@ -30,20 +32,35 @@ type Options struct {
 	// Capacity is the number of vectors to allocate room for; the set grows
 	// past it when needed. A budgeted learner passes its budget.
 	Capacity int
-	// Columns is the number of weight columns (default 1). Learners that keep
-	// two groups of weights with separate scale factors use two.
+	// Columns is the number of weight columns (default 1): one per output
+	// (a multi-class learner keeps one per class), times the groups of
+	// weights a learner scales separately (BOGD keeps two).
 	Columns int
 }
 
-// Set is a mutable support set: vectors, their weight columns and scratch.
-// It is not safe for concurrent use; Snapshot gives a Model that is.
+// Set is a mutable support set: vectors, their weight columns and the
+// scratch of its own evaluations (Score, Kernels, Sum). Mutating methods
+// (Add, Remove, Reset, writing Weights) and Score need exclusive access;
+// ScoreWith on a borrowed Scratch may run on any number of goroutines at
+// once while nothing mutates the set. Snapshot gives a Model that is safe
+// for concurrent use while the set goes on changing.
 type Set struct {
 	view
 	m       *layout.Matrix
-	weights [][]float32 // per column, one weight per slot of m's capacity
-	buf     []float32   // distances, then kernel values, of the last query
-	factor  float64     // true kernel values are factor·buf (see evaluate)
-	dense   []float32   // scratch to densify sparse queries
+	cols    int
+	stride  int       // slots per weight column: the matrix capacity
+	weights []float32 // column-major: column c is weights[c*stride : (c+1)*stride], zero past Len
+	own     Scratch   // the scratch of Score, Kernels and Sum
+	pool    sync.Pool // of *Scratch, for concurrent readers
+}
+
+// Scratch is the working memory of one evaluation: the kernel values of its
+// query, the factor that scales them, and room to densify a sparse query.
+// Concurrent readers of a Set each bring their own (Set.Borrow).
+type Scratch struct {
+	buf    []float32 // distances, then kernel values; one per slot of the set's capacity
+	dense  []float32
+	factor float64 // true kernel values are factor·buf (see evaluate)
 }
 
 // view is what scoring needs: the stored tiles and norms, and the facts about
@@ -77,26 +94,36 @@ func New(dim int, sigma float64, opt Options) (*Set, error) {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
 	s := &Set{
-		view:    view{dim: dim, sigma: sigma, scale: float32(-1 / (2 * sigma * sigma)), integral: true},
-		m:       m,
-		weights: make([][]float32, opt.Columns),
-		dense:   make([]float32, dim),
-		factor:  1,
+		view: view{dim: dim, sigma: sigma, scale: float32(-1 / (2 * sigma * sigma)), integral: true},
+		m:    m,
+		cols: opt.Columns,
 	}
 	s.fit()
 	return s, nil
 }
 
-// fit sizes the per-slot arrays to the matrix capacity.
+// fit sizes the weight columns and the own scratch to the matrix capacity.
 func (s *Set) fit() {
 	n := s.m.Cap()
-	if len(s.buf) == n {
+	if s.stride == n && s.weights != nil {
 		return
 	}
-	for c, w := range s.weights {
-		s.weights[c] = append(w, make([]float32, n-len(w))...)
+	w := make([]float32, s.cols*n)
+	for c := range s.cols {
+		copy(w[c*n:], s.weights[c*s.stride:(c+1)*s.stride])
 	}
-	s.buf = make([]float32, n)
+	s.weights, s.stride = w, n
+	s.own.fit(n, s.dim)
+}
+
+// fit sizes sc for a set of n slots of dimension dim.
+func (sc *Scratch) fit(n, dim int) {
+	if len(sc.buf) < n {
+		sc.buf = make([]float32, n)
+	}
+	if len(sc.dense) < dim {
+		sc.dense = make([]float32, dim)
+	}
 }
 
 // Len returns the number of support vectors.
@@ -109,7 +136,7 @@ func (s *Set) Dim() int { return s.dim }
 func (s *Set) Sigma() float64 { return s.sigma }
 
 // Columns returns the number of weight columns.
-func (s *Set) Columns() int { return len(s.weights) }
+func (s *Set) Columns() int { return s.cols }
 
 // Add stores x with the given weights, one per column (missing ones are
 // zero), and returns its index.
@@ -117,8 +144,8 @@ func (s *Set) Add(x Vector, w ...float32) (int, error) {
 	if err := x.Validate(s.dim); err != nil {
 		return 0, fmt.Errorf("engine: add: %w", err)
 	}
-	if len(w) > len(s.weights) {
-		return 0, fmt.Errorf("engine: add: %d weights for %d columns", len(w), len(s.weights))
+	if len(w) > s.cols {
+		return 0, fmt.Errorf("engine: add: %d weights for %d columns", len(w), s.cols)
 	}
 	var i int
 	if x.IsSparse() {
@@ -127,11 +154,11 @@ func (s *Set) Add(x Vector, w ...float32) (int, error) {
 		i = s.m.Append(x.Dense)
 	}
 	s.fit()
-	for c := range s.weights {
-		s.weights[c][i] = 0
+	for c := range s.cols {
+		s.weights[c*s.stride+i] = 0
 	}
 	for c, v := range w {
-		s.weights[c][i] = v
+		s.weights[c*s.stride+i] = v
 	}
 	norm, integral := x.sqNorm()
 	s.maxNorm = max(s.maxNorm, norm)
@@ -146,7 +173,8 @@ func (s *Set) Add(x Vector, w ...float32) (int, error) {
 func (s *Set) Remove(i int) (moved int) {
 	last := s.m.Len() - 1
 	moved = s.m.SwapRemove(i)
-	for _, w := range s.weights {
+	for c := range s.cols {
+		w := s.weights[c*s.stride : (c+1)*s.stride]
 		w[i] = w[last]
 		w[last] = 0
 	}
@@ -158,8 +186,8 @@ func (s *Set) Remove(i int) (moved int) {
 
 // Reset removes every vector.
 func (s *Set) Reset() {
-	for _, w := range s.weights {
-		clear(w[:s.m.Padded()])
+	for c := range s.cols {
+		clear(s.weights[c*s.stride : c*s.stride+s.m.Padded()])
 	}
 	s.m.Reset()
 	s.maxNorm, s.integral = 0, true
@@ -168,38 +196,87 @@ func (s *Set) Reset() {
 // Weights returns weight column c, one entry per stored vector. The slice
 // aliases the set: writing it changes the weights (slots past Len must stay
 // zero, which writing only the first Len entries guarantees).
-func (s *Set) Weights(c int) []float32 { return s.weights[c][:s.m.Len()] }
+func (s *Set) Weights(c int) []float32 {
+	return s.weights[c*s.stride : c*s.stride+s.m.Len() : (c+1)*s.stride]
+}
+
+// column returns weight column c padded to whole tiles, as the kernels read it.
+func (s *Set) column(c int) []float32 {
+	return s.weights[c*s.stride : c*s.stride+s.m.Padded()]
+}
 
 // Vector copies support vector i into dst (resized to Dim) and returns it.
 func (s *Set) Vector(i int, dst []float32) []float32 { return s.m.Row(i, dst) }
 
 // Score computes the kernel value of x with every support vector and returns
 // Σᵢ wᵢ·κ(x, sᵢ) over weight column 0. The kernel values stay available
-// through Kernels and Sum until the next call.
-func (s *Set) Score(x Vector) (float64, error) {
+// through Kernels, Sum and Sums until the next call.
+func (s *Set) Score(x Vector) (float64, error) { return s.ScoreWith(&s.own, x) }
+
+// ScoreWith is Score on the caller's scratch: it reads the set and writes
+// only sc, so goroutines with scratches of their own may call it at once
+// while nothing modifies the set. SumWith and SumsWith read its kernel
+// values.
+func (s *Set) ScoreWith(sc *Scratch, x Vector) (float64, error) {
 	if err := x.Validate(s.dim); err != nil {
 		return 0, fmt.Errorf("engine: score: %w", err)
 	}
+	sc.fit(s.m.Cap(), s.dim)
 	var sum float32
-	sum, s.factor = s.view.evaluate(s.buf[:s.m.Padded()], x, s.m, s.dense, s.weights[0], s.m.Len())
-	return s.factor * float64(sum), nil
+	sum, sc.factor = s.view.evaluate(sc.buf[:s.m.Padded()], x, s.m, sc.dense, s.column(0), s.m.Len())
+	return sc.factor * float64(sum), nil
 }
+
+// OwnScratch returns the scratch of Score, Kernels and Sum, for code that
+// evaluates through ScoreWith on either its own scratch or a borrowed one.
+func (s *Set) OwnScratch() *Scratch { return &s.own }
+
+// Borrow returns a scratch for ScoreWith from the set's pool; Release gives
+// it back. Borrowing allocates only when the pool is empty.
+func (s *Set) Borrow() *Scratch {
+	if sc, ok := s.pool.Get().(*Scratch); ok {
+		return sc
+	}
+	return new(Scratch)
+}
+
+// Release returns a scratch taken with Borrow.
+func (s *Set) Release(sc *Scratch) { s.pool.Put(sc) }
 
 // Kernels returns the kernel values of the x of the last Score, one per
 // vector, divided by KernelFactor. The slice aliases scratch that the next
 // Score overwrites, and is stale once vectors are added or removed.
-func (s *Set) Kernels() []float32 { return s.buf[:s.m.Len()] }
+func (s *Set) Kernels() []float32 { return s.own.buf[:s.m.Len()] }
 
 // KernelFactor is the factor that turns Kernels into κ(x, sᵢ). It is 1
 // unless every kernel value of the last Score was below float32's range:
 // then the values are kept relative to the largest one (see evaluate).
-func (s *Set) KernelFactor() float64 { return s.factor }
+func (s *Set) KernelFactor() float64 { return s.own.factor }
 
 // Sum returns Σᵢ wᵢ·κ(x, sᵢ) over weight column c for the x of the last
 // Score; Sum(0) is what Score returned.
-func (s *Set) Sum(c int) float64 {
+func (s *Set) Sum(c int) float64 { return s.SumWith(&s.own, c) }
+
+// SumWith is Sum for the x of the last ScoreWith on sc.
+func (s *Set) SumWith(sc *Scratch, c int) float64 {
 	n := s.m.Padded()
-	return s.factor * float64(simd.Dot(s.buf[:n], s.weights[c][:n]))
+	return sc.factor * float64(simd.Dot(sc.buf[:n], s.column(c)))
+}
+
+// Sums writes Σᵢ wᵢ·κ(x, sᵢ) over the weight columns first, first+1, … into
+// dst, one per element, for the x of the last Score: one pass over the
+// kernel values for all the columns (simd.DotColumns).
+func (s *Set) Sums(first int, dst []float64) { s.SumsWith(&s.own, first, dst) }
+
+// SumsWith is Sums for the x of the last ScoreWith on sc.
+func (s *Set) SumsWith(sc *Scratch, first int, dst []float64) {
+	if first < 0 || first+len(dst) > s.cols {
+		panic(fmt.Sprintf("engine: columns %d..%d of %d", first, first+len(dst)-1, s.cols))
+	}
+	n := s.m.Padded()
+	for c := range dst {
+		dst[c] = sc.factor * float64(simd.Dot(sc.buf[:n], s.column(first+c)))
+	}
 }
 
 // evaluate writes the kernel values of x into buf (padded) and returns
@@ -212,13 +289,18 @@ func (s *Set) Sum(c int) float64 {
 // the bottom of the range: f = exp(−d_min/(2σ²))·Σᵢ wᵢ·exp(−(dᵢ−d_min)/(2σ²)),
 // the factor in float64. Finding d_min is one SIMD pass over the distances
 // (about 23 ns at B = 1000); the shift itself rides in the exponential's FMA.
+//
+// "Near the bottom" is what floorMargin says: the exponential clamps its
+// argument at ExpMin, so without the shift every vector beyond reach still
+// adds its weight times e^ExpMin. The shift keeps those n floors below one
+// float32 rounding of the largest term.
 func (v *view) evaluate(buf []float32, x Vector, src tileSource, dense, w []float32, n int) (sum float32, factor float64) {
 	if n == 0 {
 		return 0, 1
 	}
 	v.distances(buf, x, src, dense)
 	var offset float32
-	if nearest := simd.Min(buf[:n]); v.scale*nearest < simd.ExpMin+10 {
+	if nearest := simd.Min(buf[:n]); v.scale*nearest < simd.ExpMin+floorMargin(n) {
 		if math.IsInf(float64(nearest), 1) {
 			// Even the nearest distance overflows float32 (features near
 			// 1e19 and beyond): every kernel value is 0 in any precision.
@@ -228,6 +310,15 @@ func (v *view) evaluate(buf []float32, x Vector, src tileSource, dense, w []floa
 		offset = -v.scale * nearest
 	}
 	return simd.GaussianSum(buf, w, v.scale, offset), math.Exp(-float64(offset))
+}
+
+// floorMargin is how far above ExpMin the largest exponent of n kernel
+// values must lie for the unshifted sum to be exact to float32 precision:
+// each value clamped at e^ExpMin errs by at most e^ExpMin, and n of them
+// stay below 2⁻²⁴ of the largest value e^a when a ≥ ExpMin + ln n + 24·ln 2.
+// bits.Len(n)·ln 2 bounds ln n from above without a logarithm per call.
+func floorMargin(n int) float32 {
+	return float32(bits.Len(uint(n))+24) * math.Ln2
 }
 
 // distances writes ‖x − sᵢ‖² for every slot of m into buf, choosing the

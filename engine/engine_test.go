@@ -115,19 +115,41 @@ func TestScoreMatchesReference(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
+						var fTol float64
 						for i, kv := range set.Kernels() {
-							if kv := set.KernelFactor() * float64(kv); math.Abs(kv-k[i]) > 1e-5 {
-								t.Fatalf("%s dim %d query %d sparse=%v: κ[%d] = %v, want %v", kind.name, dim, q, v.IsSparse(), i, kv, k[i])
+							tol := kernelTol(k[i], dim, v.IsSparse()) + set.KernelFactor()*math.Exp(simd.ExpMin)
+							if kv := set.KernelFactor() * float64(kv); math.Abs(kv-k[i]) > tol {
+								t.Fatalf("%s dim %d query %d sparse=%v: κ[%d] = %v, want %v ± %.3g", kind.name, dim, q, v.IsSparse(), i, kv, k[i], tol)
 							}
+							fTol += math.Abs(weights[i]) * (tol + float64(len(vectors)/16+20)*0x1p-24*k[i])
 						}
-						if math.Abs(got-want) > 1e-5*float64(len(vectors)) {
-							t.Fatalf("%s dim %d query %d: f = %v, want %v", kind.name, dim, q, got, want)
+						if math.Abs(got-want) > fTol {
+							t.Fatalf("%s dim %d query %d: f = %v, want %v ± %.3g", kind.name, dim, q, got, want, fTol)
 						}
 					}
 				}
 			}
 		}
 	})
+}
+
+// kernelTol bounds the error of a float32 kernel value whose true value is
+// k = e^a (a = −‖x−s‖²/(2σ²)) in dimension dim. The direct distance rounds
+// each difference, its square and each of dim additions: at most
+// (dim+2)·2⁻²⁴ of ‖x−s‖², so a moves by (dim+2)·2⁻²⁴·|a|, and its product
+// with the scale and the offset by two more roundings of |a| (the offset is
+// at most |a| when applied, see evaluate); the exponential errs by 2e-7
+// relative. The sparse path is taken only when it is exact or within 1e-6
+// of the direct one (sparseExact). k·|a| ≤ 1/e keeps all this small.
+// Values below e^ExpMin times the kernel factor are floored there, an
+// absolute error the caller adds.
+func kernelTol(k float64, dim int, sparse bool) float64 {
+	a := -math.Log(k)
+	tol := k * (2e-7 + math.Expm1(float64(dim+4)*0x1p-24*a))
+	if sparse {
+		tol += 1e-6
+	}
+	return tol
 }
 
 func TestRemoveKeepsWeightsAligned(t *testing.T) {
@@ -391,5 +413,71 @@ func TestReset(t *testing.T) {
 	set.Add(Dense([]float32{0, 0}), 2)
 	if f, _ := set.Score(Dense([]float32{0, 0})); f != 2 || set.Sum(1) != 0 {
 		t.Fatalf("after Reset and Add: f = %v, column 1 %v", f, set.Sum(1))
+	}
+}
+
+// TestFarBandMatchesFloat64: queries whose nearest support vector lies in
+// the band where exp's argument clamp (ExpMin = −87) starts to bite, the
+// largest exponent between −90 and −60, with up to 4000 vectors. The
+// exponents are exact (integer coordinates, σ = 1: the arguments are
+// exact halves), so the only errors are exp's (2e-7 relative) and the
+// float32 sum's: f must match its float64 value within those, relative to
+// Σ|wᵢ|κᵢ. Vectors beyond the reach of float32 carry the opposite sign:
+// had each been floored at e⁻⁸⁷ instead of zeroed, they would add up to
+// n·e⁻⁸⁷ ≫ that tolerance.
+func TestFarBandMatchesFloat64(t *testing.T) {
+	eachImpl(t, func(t *testing.T) {
+		for _, n := range []int{16, 1000, 4000} {
+			for top := -90; top <= -60; top++ {
+				checkFarBand(t, n, top)
+			}
+		}
+	})
+}
+
+// checkFarBand builds n one-dimensional vectors around the query 0: vector
+// 0 at exponent top (weight +1), a tenth of the rest spread over
+// [top−20, top] with random signs, the others at exponent ≤ top−40 with
+// weight −1. σ = 1, so a vector at coordinate c has exponent −c²/2; the
+// coordinates are square roots of even integers, rounded to float32, and
+// the reference uses those rounded values.
+func checkFarBand(t *testing.T, n, top int) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(uint64(n), uint64(-top)))
+	set, err := New(1, 1, Options{Capacity: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, mag float64
+	for i := range n {
+		e, w := float64(top), 1.0
+		switch {
+		case i == 0:
+		case i%10 == 0:
+			e, w = float64(top-rng.IntN(21)), rng.NormFloat64()
+		default:
+			e, w = float64(top-40-rng.IntN(200)), -1
+		}
+		c := float32(math.Sqrt(-2 * e))
+		if _, err := set.Add(Dense([]float32{c}), float32(w)); err != nil {
+			t.Fatal(err)
+		}
+		k := math.Exp(-float64(c) * float64(c) / 2)
+		want += float64(float32(w)) * k
+		mag += math.Abs(float64(float32(w))) * k
+	}
+	got, err := set.Score(Dense([]float32{0}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// exp's 2e-7 and the arguments' rounding (the coordinates are not
+	// exact square roots, but their squares round to within 2⁻²⁴ relative
+	// of the exponent, times |top| ≤ 90), plus the float32 sum: at most
+	// n/16+20 roundings of 2⁻²⁴ on the way (16 lanes, the horizontal sum
+	// and the tail).
+	tol := (2e-7 + 90*0x1p-23 + float64(n/16+20)*0x1p-24) * mag
+	if math.Abs(got-want) > tol {
+		t.Fatalf("n=%d, largest exponent %d: f = %.9g, float64 %.9g (off by %.3g of Σ|w|κ, tolerance %.3g)",
+			n, top, got, want, math.Abs(got-want)/mag, tol/mag)
 	}
 }

@@ -26,7 +26,7 @@ func (s *Set) ExactKernels(x Vector, dst []float64) ([]float64, error) {
 		dst = make([]float64, n)
 	}
 	dst = dst[:n]
-	xs := x.densify(s.dense, s.dim)
+	xs := x.densify(s.own.dense, s.dim)
 	tiles := s.m.Tiles()
 	c := -1 / (2 * s.sigma * s.sigma)
 	var acc [layout.Lanes]float64

@@ -5,56 +5,75 @@ import (
 	"sync"
 
 	"github.com/bogd-project/bogd/layout"
+	"github.com/bogd-project/bogd/simd"
 )
 
-// Model is an immutable snapshot of a support set with one combined weight
-// per vector: f(x) = Σᵢ wᵢ·κ(x, sᵢ). It is safe for concurrent use by any
-// number of goroutines; each call borrows scratch from a pool, so scoring
-// allocates nothing in steady state.
+// Model is an immutable snapshot of a support set with one weight per vector
+// and output: output o is f_o(x) = Σᵢ w_{o,i}·κ(x, sᵢ). A binary classifier
+// or a regressor has one output, a multi-class classifier one per class. A
+// Model is safe for concurrent use by any number of goroutines; each call
+// borrows scratch from a pool, so scoring allocates nothing in steady state.
 type Model struct {
 	view
 	n       int
+	outputs int
+	stride  int // slots per weight column: n padded to whole tiles
 	tiles   []float32
 	norms   []float32
-	weights []float32 // padded, zero past n
-	scratch sync.Pool // of *modelScratch
+	weights []float32 // column-major, output o at [o*stride, (o+1)*stride), zero past n
+	scratch sync.Pool // of *Scratch
 }
 
-type modelScratch struct {
-	buf, dense []float32
-}
-
-// Snapshot freezes the set into a Model whose weight for vector i is
-// Σ_c scales[c]·w_c[i], computed in float64: learners that keep global scale
-// factors per weight column fold them in here. Missing scales count as 1.
+// Snapshot freezes the set into a single-output Model whose weight for
+// vector i is Σ_c scales[c]·w_c[i], computed in float64: learners that keep
+// global scale factors per weight column fold them in here. Missing scales
+// count as 1.
 func (s *Set) Snapshot(scales ...float64) (*Model, error) {
-	if len(scales) > len(s.weights) {
-		return nil, fmt.Errorf("engine: snapshot: %d scales for %d columns", len(scales), len(s.weights))
+	return s.SnapshotOutputs(1, scales...)
+}
+
+// SnapshotOutputs freezes the set into a Model of k outputs. The set's
+// columns form groups of k, one column per output, and the weight of vector
+// i for output o is Σ_g scales[g]·w_{g·k+o}[i] in float64 (missing scales
+// count as 1): a multi-class learner with one column per class passes
+// k = classes; one that keeps two separately scaled groups of weights
+// (BOGD's free and capped weights) has 2k columns and passes two scales.
+func (s *Set) SnapshotOutputs(k int, scales ...float64) (*Model, error) {
+	if k < 1 || s.cols%k != 0 {
+		return nil, fmt.Errorf("engine: snapshot: %d columns do not form groups of %d outputs", s.cols, k)
 	}
-	padded := s.m.Padded()
-	w := make([]float32, padded)
-	for i := range s.m.Len() {
-		var sum float64
-		for c, col := range s.weights {
-			scale := 1.0
-			if c < len(scales) {
-				scale = scales[c]
+	if groups := s.cols / k; len(scales) > groups {
+		return nil, fmt.Errorf("engine: snapshot: %d scales for %d groups of columns", len(scales), groups)
+	}
+	n, padded := s.m.Len(), s.m.Padded()
+	w := make([]float32, k*padded)
+	for o := range k {
+		out := w[o*padded : o*padded+n]
+		for i := range out {
+			var sum float64
+			for c := o; c < s.cols; c += k {
+				scale := 1.0
+				if g := c / k; g < len(scales) {
+					scale = scales[g]
+				}
+				sum += scale * float64(s.weights[c*s.stride+i])
 			}
-			sum += scale * float64(col[i])
+			out[i] = float32(sum)
 		}
-		w[i] = float32(sum)
 	}
 	return &Model{
 		view:    s.view,
-		n:       s.m.Len(),
+		n:       n,
+		outputs: k,
+		stride:  padded,
 		tiles:   append([]float32(nil), s.m.Tiles()...),
 		norms:   append([]float32(nil), s.m.Norms()...),
 		weights: w,
 	}, nil
 }
 
-// NewModel builds a Model from explicit support vectors (dense, each of
-// length dim) and weights, as a model loader does.
+// NewModel builds a single-output Model from explicit support vectors (each
+// of dimension dim) and weights, as a model loader does.
 func NewModel(dim int, sigma float64, vectors []Vector, weights []float64) (*Model, error) {
 	if len(vectors) != len(weights) {
 		return nil, fmt.Errorf("engine: %d vectors and %d weights", len(vectors), len(weights))
@@ -80,8 +99,19 @@ func (m *Model) Dim() int { return m.dim }
 // Sigma returns the kernel width.
 func (m *Model) Sigma() float64 { return m.sigma }
 
-// Weight returns the weight of support vector i.
-func (m *Model) Weight(i int) float32 { return m.weights[:m.n][i] }
+// Outputs returns the number of outputs (scores per query).
+func (m *Model) Outputs() int { return m.outputs }
+
+// Weight returns the weight of support vector i for output 0.
+func (m *Model) Weight(i int) float32 { return m.OutputWeight(0, i) }
+
+// OutputWeight returns the weight of support vector i for output o.
+func (m *Model) OutputWeight(o, i int) float32 {
+	if o < 0 || o >= m.outputs {
+		panic(fmt.Sprintf("engine: output %d out of range [0,%d)", o, m.outputs))
+	}
+	return m.weights[o*m.stride : o*m.stride+m.n][i]
+}
 
 // Vector copies support vector i into dst (resized to Dim) and returns it.
 func (m *Model) Vector(i int, dst []float32) []float32 {
@@ -105,7 +135,7 @@ func (m *Model) Tiles() []float32 { return m.tiles }
 // Norms returns the squared norms of the frozen slots.
 func (m *Model) Norms() []float32 { return m.norms }
 
-// Score returns f(x).
+// Score returns f(x) of output 0.
 func (m *Model) Score(x Vector) (float64, error) {
 	if err := x.Validate(m.dim); err != nil {
 		return 0, fmt.Errorf("engine: score: %w", err)
@@ -115,7 +145,24 @@ func (m *Model) Score(x Vector) (float64, error) {
 	return m.score(x, sc), nil
 }
 
-// ScoreBatch writes f(xs[k]) into out[k] (len(out) ≥ len(xs)).
+// Scores writes f_o(x) of every output o into dst (resized to Outputs) and
+// returns it: one kernel pass for all the outputs.
+func (m *Model) Scores(x Vector, dst []float64) ([]float64, error) {
+	if err := x.Validate(m.dim); err != nil {
+		return nil, fmt.Errorf("engine: score: %w", err)
+	}
+	if cap(dst) < m.outputs {
+		dst = make([]float64, m.outputs)
+	}
+	dst = dst[:m.outputs]
+	sc := m.borrow()
+	defer m.scratch.Put(sc)
+	dst[0] = m.score(x, sc)
+	m.otherOutputs(sc, dst)
+	return dst, nil
+}
+
+// ScoreBatch writes f(xs[k]) of output 0 into out[k] (len(out) ≥ len(xs)).
 func (m *Model) ScoreBatch(xs []Vector, out []float64) error {
 	if len(out) < len(xs) {
 		return fmt.Errorf("engine: %d outputs for %d queries", len(out), len(xs))
@@ -133,15 +180,25 @@ func (m *Model) ScoreBatch(xs []Vector, out []float64) error {
 	return nil
 }
 
-func (m *Model) score(x Vector, sc *modelScratch) float64 {
-	buf := sc.buf[:len(m.weights)]
-	sum, factor := m.view.evaluate(buf, x, m, sc.dense, m.weights, m.n)
+// score evaluates output 0 of x on sc, leaving the kernel values in sc.
+func (m *Model) score(x Vector, sc *Scratch) float64 {
+	sum, factor := m.view.evaluate(sc.buf[:m.stride], x, m, sc.dense, m.weights[:m.stride], m.n)
+	sc.factor = factor
 	return factor * float64(sum)
 }
 
-func (m *Model) borrow() *modelScratch {
-	if sc, ok := m.scratch.Get().(*modelScratch); ok {
-		return sc
+// otherOutputs writes outputs 1.. of the kernel values in sc into dst[1:].
+func (m *Model) otherOutputs(sc *Scratch, dst []float64) {
+	for o := 1; o < m.outputs; o++ {
+		dst[o] = sc.factor * float64(simd.Dot(sc.buf[:m.stride], m.weights[o*m.stride:(o+1)*m.stride]))
 	}
-	return &modelScratch{buf: make([]float32, len(m.weights)), dense: make([]float32, m.dim)}
+}
+
+func (m *Model) borrow() *Scratch {
+	sc, ok := m.scratch.Get().(*Scratch)
+	if !ok {
+		sc = new(Scratch)
+	}
+	sc.fit(m.stride, m.dim)
+	return sc
 }
