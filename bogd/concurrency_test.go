@@ -124,3 +124,80 @@ func TestSnapshotsServeWhileTraining(t *testing.T) {
 		})
 	}
 }
+
+// TestReadersShareATrainedLearner: with no Observe running, Predict,
+// SupportVectors, Snapshot and Save may be called from many goroutines at
+// once (the Learner contract). Every prediction must equal, bit for bit, the
+// one made alone beforehand. Run with -race (and -tags purego, for the
+// detector to see the kernels): on a learner whose Predict wrote the set's
+// own scratch, the detector reports the race and scores come out wrong.
+func TestReadersShareATrainedLearner(t *testing.T) {
+	s := syntheticStream(400, 7, 41)
+	for _, a := range Algorithms() {
+		t.Run(a.String(), func(t *testing.T) {
+			l := mustNew(t, a, configFor(a, s.dim, 32, 5))
+			for i, x := range s.xs {
+				if _, err := l.Observe(x, s.labels[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := make([]float64, len(s.xs))
+			for i, x := range s.xs {
+				f, err := l.Predict(x)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want[i] = f
+			}
+			var saved bytes.Buffer
+			if err := Save(&saved, l); err != nil {
+				t.Fatal(err)
+			}
+			const readers = 6
+			var wg sync.WaitGroup
+			errs := make(chan error, readers)
+			for r := range readers {
+				wg.Go(func() {
+					for k := range 3 * len(s.xs) {
+						i := (k*7 + r*13) % len(s.xs)
+						f, err := l.Predict(s.xs[i])
+						if err == nil && math.Float64bits(f) != math.Float64bits(want[i]) {
+							err = fmt.Errorf("reader %d: Predict(x[%d]) = %v, alone %v", r, i, f, want[i])
+						}
+						if err == nil && k%200 == 0 {
+							err = readWhole(l, saved.Bytes())
+						}
+						if err != nil {
+							errs <- err
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// readWhole runs the other read-only methods once and checks that Save
+// writes the bytes it wrote before.
+func readWhole(l Learner, saved []byte) error {
+	if n := l.SupportVectors(); n == 0 {
+		return fmt.Errorf("no support vectors")
+	}
+	if _, err := l.Snapshot(); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := Save(&buf, l); err != nil {
+		return err
+	}
+	if !bytes.Equal(buf.Bytes(), saved) {
+		return fmt.Errorf("Save wrote %d bytes, differing from the %d written alone", buf.Len(), len(saved))
+	}
+	return nil
+}

@@ -28,6 +28,13 @@ import (
 )
 
 // Learner is an online binary classifier with a Gaussian kernel.
+//
+// Concurrency: the read-only methods (Predict, SupportVectors, Snapshot,
+// Algorithm, and Save and SaveFile of this package) may be called from any
+// number of goroutines at once, as long as no Observe runs. Observe needs
+// the learner to itself: reading while training is a data race. To serve
+// predictions while training goes on, publish Snapshots: a Model is
+// immutable and safe to share.
 type Learner interface {
 	// Observe predicts the label of x, then learns from the true label y
 	// (−1 or +1).
@@ -263,18 +270,31 @@ func (b *base) SupportVectors() int { return b.set.Len() }
 // score evaluates f(x) = scale·Σ w₀ᵢκ(x,sᵢ) + group·Σ w₁ᵢκ(x,sᵢ), leaving
 // the kernel values in the set for the update.
 func (b *base) score(x engine.Vector) (float64, error) {
-	s, err := b.set.Score(x)
+	return b.scoreWith(b.set.OwnScratch(), x)
+}
+
+// scoreWith is score on the scratch sc: with a scratch of its own, a
+// reader computes exactly what Observe computes without touching the
+// learner.
+func (b *base) scoreWith(sc *engine.Scratch, x engine.Vector) (float64, error) {
+	s, err := b.set.ScoreWith(sc, x)
 	if err != nil {
 		return 0, fmt.Errorf("%v: %w", b.algo, err)
 	}
 	f := b.scale * s
 	if b.set.Columns() > 1 {
-		f += b.group * b.set.Sum(1)
+		f += b.group * b.set.SumWith(sc, 1)
 	}
 	return f, nil
 }
 
-func (b *base) Predict(x engine.Vector) (float64, error) { return b.score(x) }
+// Predict scores x on a scratch borrowed from the set, so that any number
+// of goroutines may predict at once while no Observe runs.
+func (b *base) Predict(x engine.Vector) (float64, error) {
+	sc := b.set.Borrow()
+	defer b.set.Release(sc)
+	return b.scoreWith(sc, x)
+}
 
 func (b *base) Snapshot() (*engine.Model, error) {
 	if b.set.Columns() > 1 {
