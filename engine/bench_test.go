@@ -7,19 +7,13 @@ import (
 	"testing"
 
 	"github.com/bogd-project/bogd/simd"
+	"github.com/bogd-project/bogd/simd/simdtest"
 )
 
 // benchImpls runs f as sub-benchmark impl=<name> for every implementation
-// the CPU supports.
+// (simdtest: one the CPU lacks is skipped by name).
 func benchImpls(b *testing.B, f func(b *testing.B)) {
-	prev := simd.Active()
-	defer simd.Use(prev)
-	for _, impl := range simd.Available() {
-		if err := simd.Use(impl); err != nil {
-			b.Fatal(err)
-		}
-		b.Run("impl="+impl.String(), f)
-	}
+	simdtest.ForEachImplB(b, func(b *testing.B, _ simd.Impl) { f(b) })
 }
 
 // benchSet fills a set with budget random vectors of dimension dim.

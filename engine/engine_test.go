@@ -11,18 +11,13 @@ import (
 	"testing"
 
 	"github.com/bogd-project/bogd/simd"
+	"github.com/bogd-project/bogd/simd/simdtest"
 )
 
-// eachImpl runs f once per SIMD implementation this CPU supports.
+// eachImpl runs f once per SIMD implementation (simdtest: one the CPU
+// lacks is skipped by name).
 func eachImpl(t *testing.T, f func(t *testing.T)) {
-	prev := simd.Active()
-	defer simd.Use(prev)
-	for _, impl := range simd.Available() {
-		if err := simd.Use(impl); err != nil {
-			t.Fatal(err)
-		}
-		t.Run(impl.String(), f)
-	}
+	simdtest.ForEachImpl(t, func(t *testing.T, _ simd.Impl) { f(t) })
 }
 
 // reference computes Σ wᵢ exp(−‖x−sᵢ‖²/(2σ²)) in float64.
