@@ -1,9 +1,12 @@
-package simd
+package simd_test
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/bogd-project/bogd/simd"
+	"github.com/bogd-project/bogd/simd/simdtest"
 )
 
 // The accuracy case behind the choice of direct differences in SqDist:
@@ -59,10 +62,10 @@ func TestSpambaseAccuracy(t *testing.T) {
 	for i := range vecs {
 		w[i] = 1
 	}
-	forEachImpl(t, func(t *testing.T, impl Impl) {
+	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
 		buf := make([]float32, n)
-		SqDist(buf, x, tiles, spamDim)
-		sum := GaussianSum(buf, w, spamScale, 0)
+		simd.SqDist(buf, x, tiles, spamDim)
+		sum := simd.GaussianSum(buf, w, spamScale, 0)
 		var worst, want float64
 		for i, s := range vecs {
 			d2 := refSqDist(x, s)
@@ -103,10 +106,10 @@ func TestNormExpansionInaccurate(t *testing.T) {
 		idx[j] = int32(j)
 	}
 	w := make([]float32, n)
-	forEachImpl(t, func(t *testing.T, impl Impl) {
+	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
 		buf := make([]float32, n)
-		SqDistSparse(buf, norms, idx, x, xnorm, tiles, spamDim)
-		GaussianSum(buf, w, spamScale, 0)
+		simd.SqDistSparse(buf, norms, idx, x, xnorm, tiles, spamDim)
+		simd.GaussianSum(buf, w, spamScale, 0)
 		var worst float64
 		for i, s := range vecs {
 			worst = max(worst, math.Abs(float64(buf[i])-math.Exp(spamScale*refSqDist(x, s))))

@@ -1,30 +1,20 @@
-package simd
+package simd_test
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
-)
 
-// forEachImplB runs a benchmark once per available implementation, with
-// that implementation active, and restores the previously active one.
-func forEachImplB(b *testing.B, f func(b *testing.B)) {
-	prev := Active()
-	defer Use(prev)
-	for _, impl := range Available() {
-		if err := Use(impl); err != nil {
-			b.Fatal(err)
-		}
-		b.Run("impl="+impl.String(), f)
-	}
-}
+	"github.com/bogd-project/bogd/simd"
+	"github.com/bogd-project/bogd/simd/simdtest"
+)
 
 // BenchmarkKernels measures one evaluation of the kernel expansion
 // f(x) = Σᵢ wᵢ·exp(−‖x − sᵢ‖²/(2σ²)) as the engine computes it: SqDist into
 // a scratch buffer, then GaussianSum over the padded slots (padding weights
 // zero).
 func BenchmarkKernels(b *testing.B) {
-	forEachImplB(b, func(b *testing.B) {
+	simdtest.ForEachImplB(b, func(b *testing.B, impl simd.Impl) {
 		for _, budget := range []int{100, 500, 1000, 2000} {
 			for _, dim := range []int{8, 22, 57, 300} {
 				b.Run(fmt.Sprintf("budget=%d/dim=%d", budget, dim), func(b *testing.B) {
@@ -43,8 +33,8 @@ func BenchmarkKernels(b *testing.B) {
 					b.ReportAllocs()
 					b.ResetTimer()
 					for b.Loop() {
-						SqDist(buf, x, tiles, dim)
-						sink += GaussianSum(buf, w, scale, 0)
+						simd.SqDist(buf, x, tiles, dim)
+						sink += simd.GaussianSum(buf, w, scale, 0)
 					}
 					if sink != sink {
 						b.Fatal("NaN")
@@ -57,17 +47,17 @@ func BenchmarkKernels(b *testing.B) {
 
 // BenchmarkExp measures Exp over 1024 values in [ExpMin, 0].
 func BenchmarkExp(b *testing.B) {
-	forEachImplB(b, func(b *testing.B) {
+	simdtest.ForEachImplB(b, func(b *testing.B, impl simd.Impl) {
 		r := rand.New(rand.NewPCG(1, 1))
 		src := make([]float32, 1024)
 		for i := range src {
-			src[i] = ExpMin * r.Float32()
+			src[i] = simd.ExpMin * r.Float32()
 		}
 		dst := make([]float32, len(src))
 		b.ReportAllocs()
 		b.SetBytes(int64(4 * len(src)))
 		for b.Loop() {
-			Exp(dst, src)
+			simd.Exp(dst, src)
 		}
 	})
 }
@@ -75,7 +65,7 @@ func BenchmarkExp(b *testing.B) {
 // BenchmarkSqDistSparse measures the sparse distance kernel for a query
 // with 12 non-zero features of 300 (w8a-like).
 func BenchmarkSqDistSparse(b *testing.B) {
-	forEachImplB(b, func(b *testing.B) {
+	simdtest.ForEachImplB(b, func(b *testing.B, impl simd.Impl) {
 		const budget, dim, nnz = 600, 300, 12
 		r := rand.New(rand.NewPCG(2, 2))
 		vecs := randVecs(r, budget, dim, func() float32 { return float32(r.IntN(2)) })
@@ -94,14 +84,14 @@ func BenchmarkSqDistSparse(b *testing.B) {
 		dst := make([]float32, n)
 		b.ReportAllocs()
 		for b.Loop() {
-			SqDistSparse(dst, norms, idx, val, nnz, tiles, dim)
+			simd.SqDistSparse(dst, norms, idx, val, nnz, tiles, dim)
 		}
 	})
 }
 
 // BenchmarkDot measures Dot over 1024 values.
 func BenchmarkDot(b *testing.B) {
-	forEachImplB(b, func(b *testing.B) {
+	simdtest.ForEachImplB(b, func(b *testing.B, impl simd.Impl) {
 		r := rand.New(rand.NewPCG(3, 3))
 		a := randVecs(r, 1, 1024, r.Float32)[0]
 		c := randVecs(r, 1, 1024, r.Float32)[0]
@@ -109,7 +99,7 @@ func BenchmarkDot(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(8 * len(a)))
 		for b.Loop() {
-			sink += Dot(a, c)
+			sink += simd.Dot(a, c)
 		}
 		if sink != sink {
 			b.Fatal("NaN")
@@ -121,7 +111,7 @@ func BenchmarkDot(b *testing.B) {
 // Projectron's K⁻¹ row at those budgets), in cache. Bytes: a, b and y read,
 // y written.
 func BenchmarkDotAxpy(b *testing.B) {
-	forEachImplB(b, func(b *testing.B) {
+	simdtest.ForEachImplB(b, func(b *testing.B, impl simd.Impl) {
 		for _, n := range []int{1000, 2000} {
 			b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 				r := rand.New(rand.NewPCG(5, uint64(n)))
@@ -136,7 +126,7 @@ func BenchmarkDotAxpy(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(32 * n))
 				for b.Loop() {
-					sink += DotAxpy(a, x, y, c)
+					sink += simd.DotAxpy(a, x, y, c)
 					c = -c // y oscillates instead of growing
 				}
 				if sink != sink {
@@ -150,7 +140,7 @@ func BenchmarkDotAxpy(b *testing.B) {
 // BenchmarkMin measures Min over 1008 squared distances (a budget of 1000
 // padded to whole tiles: 63 vectors of 16, 126 of 8).
 func BenchmarkMin(b *testing.B) {
-	forEachImplB(b, func(b *testing.B) {
+	simdtest.ForEachImplB(b, func(b *testing.B, impl simd.Impl) {
 		r := rand.New(rand.NewPCG(4, 4))
 		a := make([]float32, 1008)
 		for i := range a {
@@ -160,7 +150,7 @@ func BenchmarkMin(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(4 * len(a)))
 		for b.Loop() {
-			sink += Min(a)
+			sink += simd.Min(a)
 		}
 		if sink != sink {
 			b.Fatal("NaN")
@@ -171,7 +161,7 @@ func BenchmarkMin(b *testing.B) {
 // BenchmarkPhases measures the two phases of BenchmarkKernels separately
 // (SqDist on shapes in and out of L1; GaussianSum per budget).
 func BenchmarkPhases(b *testing.B) {
-	forEachImplB(b, func(b *testing.B) {
+	simdtest.ForEachImplB(b, func(b *testing.B, impl simd.Impl) {
 		for _, shape := range [][2]int{{1000, 8}, {2000, 8}, {1000, 22}, {500, 57}} {
 			budget, dim := shape[0], shape[1]
 			r := rand.New(rand.NewPCG(uint64(budget), uint64(dim)))
@@ -183,7 +173,7 @@ func BenchmarkPhases(b *testing.B) {
 			buf := make([]float32, n)
 			b.Run(fmt.Sprintf("phase=sqdist/budget=%d/dim=%d", budget, dim), func(b *testing.B) {
 				for b.Loop() {
-					SqDist(buf, x, tiles, dim)
+					simd.SqDist(buf, x, tiles, dim)
 				}
 			})
 			if dim != 8 {
@@ -192,7 +182,7 @@ func BenchmarkPhases(b *testing.B) {
 			b.Run(fmt.Sprintf("phase=gaussiansum/budget=%d", budget), func(b *testing.B) {
 				var sink float32
 				for b.Loop() {
-					sink += GaussianSum(buf, w, -0.1, 0)
+					sink += simd.GaussianSum(buf, w, -0.1, 0)
 				}
 				if sink != sink {
 					b.Fatal("NaN")

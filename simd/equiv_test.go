@@ -1,10 +1,13 @@
-package simd
+package simd_test
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/bogd-project/bogd/simd"
+	"github.com/bogd-project/bogd/simd/simdtest"
 )
 
 // Equivalence of every implementation with a float64 reference, over shapes
@@ -79,7 +82,7 @@ var dataKinds = []dataKind{
 }
 
 func TestEquivSqDist(t *testing.T) {
-	forEachImpl(t, func(t *testing.T, impl Impl) {
+	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
 		r := rand.New(rand.NewPCG(1, 2))
 		for _, kind := range dataKinds {
 			shapes(func(n, dim int) {
@@ -100,7 +103,7 @@ func checkSqDist(tb testing.TB, what string, vecs [][]float32, x []float32, dim 
 	all := padded(vecs, dim)
 	tiles := tiled(vecs, dim)
 	dst := newGuarded[float32](len(all), nil)
-	SqDist(dst.s(), x, tiles, dim)
+	simd.SqDist(dst.s(), x, tiles, dim)
 	dst.check(tb, what)
 	for i, s := range all {
 		want := refSqDist(x, s)
@@ -111,7 +114,7 @@ func checkSqDist(tb testing.TB, what string, vecs [][]float32, x []float32, dim 
 }
 
 func TestEquivSqDistSparse(t *testing.T) {
-	forEachImpl(t, func(t *testing.T, impl Impl) {
+	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
 		r := rand.New(rand.NewPCG(3, 4))
 		for _, kind := range dataKinds {
 			shapes(func(n, dim int) {
@@ -154,7 +157,7 @@ func checkSparse(tb testing.TB, what string, vecs [][]float32, idx []int32, val 
 	}
 	xnorm := float32(refNorm(val))
 	dst := newGuarded[float32](len(all), nil)
-	SqDistSparse(dst.s(), norms, idx, val, xnorm, tiles, dim)
+	simd.SqDistSparse(dst.s(), norms, idx, val, xnorm, tiles, dim)
 	dst.check(tb, what)
 	for i, s := range all {
 		want, mag := refSparse(norms[i], xnorm, idx, val, s)
@@ -169,7 +172,7 @@ func checkSparse(tb testing.TB, what string, vecs [][]float32, idx []int32, val 
 }
 
 func TestEquivGaussianSum(t *testing.T) {
-	forEachImpl(t, func(t *testing.T, impl Impl) {
+	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
 		r := rand.New(rand.NewPCG(5, 6))
 		for _, n := range vectorCounts() {
 			for _, c := range []struct {
@@ -230,7 +233,7 @@ func checkGaussianSum(tb testing.TB, what string, dist, w []float32, scale, offs
 	n := len(dist)
 	buf := newGuarded(n, dist)
 	wg := newGuarded(n, w)
-	sum := GaussianSum(buf.s(), wg.s(), scale, offset)
+	sum := simd.GaussianSum(buf.s(), wg.s(), scale, offset)
 	buf.check(tb, what+" buf")
 	wg.check(tb, what+" w")
 	var want, mag, kerr float64
@@ -252,7 +255,7 @@ func checkGaussianSum(tb testing.TB, what string, dist, w []float32, scale, offs
 }
 
 func TestEquivDot(t *testing.T) {
-	forEachImpl(t, func(t *testing.T, impl Impl) {
+	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
 		r := rand.New(rand.NewPCG(7, 8))
 		for _, n := range append(vectorCounts(), 1000, 4099) {
 			for _, scale := range []float64{1, 1e4, 1e-20} {
@@ -279,7 +282,7 @@ func checkDot(tb testing.TB, what string, a, b []float32) {
 		want += p
 		mag += math.Abs(p)
 	}
-	got := Dot(a, b)
+	got := simd.Dot(a, b)
 	tol := float64(len(a)/16+22) * u32 * mag
 	if !closeTo(got, want, tol) {
 		tb.Fatalf("%s: got %v, want %v (tolerance %.3g)", what, got, want, tol)
@@ -287,7 +290,7 @@ func checkDot(tb testing.TB, what string, a, b []float32) {
 }
 
 func TestEquivDotAxpy(t *testing.T) {
-	forEachImpl(t, func(t *testing.T, impl Impl) {
+	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
 		r := rand.New(rand.NewPCG(13, 14))
 		for _, n := range append(vectorCounts(), 1000, 2001) {
 			for _, kind := range dotAxpyKinds {
@@ -344,7 +347,7 @@ func checkDotAxpy(tb testing.TB, what string, a, b, y []float64, c float64, exac
 	tb.Helper()
 	ag, bg := newGuarded(len(a), a), newGuarded(len(b), b)
 	yg := newGuardedFill(len(y), y, -1.25)
-	sum := DotAxpy(ag.s(), bg.s(), yg.s(), c)
+	sum := simd.DotAxpy(ag.s(), bg.s(), yg.s(), c)
 	ag.check(tb, what+" a")
 	bg.check(tb, what+" b")
 	yg.check(tb, what+" y")
@@ -380,15 +383,15 @@ func TestDotAxpyShort(t *testing.T) {
 					t.Errorf("DotAxpy with lengths %d, %d, %d did not panic", c.na, c.nb, c.ny)
 				}
 			}()
-			DotAxpy(make([]float64, c.na), make([]float64, c.nb), make([]float64, c.ny), 1)
+			simd.DotAxpy(make([]float64, c.na), make([]float64, c.nb), make([]float64, c.ny), 1)
 		}()
 	}
 }
 
 func TestEquivExp(t *testing.T) {
-	forEachImpl(t, func(t *testing.T, impl Impl) {
+	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
 		r := rand.New(rand.NewPCG(9, 10))
-		special := []float32{0, float32(math.Copysign(0, -1)), ExpMin, ExpMax, -87.5, 88.5, 1, -1,
+		special := []float32{0, float32(math.Copysign(0, -1)), simd.ExpMin, simd.ExpMax, -87.5, 88.5, 1, -1,
 			0.34657359, -0.34657359, 1e-45, -1e-45, 1e30, -1e30,
 			float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()),
 			math.MaxFloat32, -math.MaxFloat32}
@@ -411,7 +414,7 @@ func TestEquivExp(t *testing.T) {
 func checkExp(tb testing.TB, what string, src []float32) {
 	tb.Helper()
 	dst := newGuarded[float32](len(src), nil)
-	Exp(dst.s(), src)
+	simd.Exp(dst.s(), src)
 	dst.check(tb, what)
 	for i, x := range src {
 		want := refExp(x)
@@ -464,7 +467,7 @@ var minKinds = []struct {
 }
 
 func TestEquivMin(t *testing.T) {
-	forEachImpl(t, func(t *testing.T, impl Impl) {
+	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
 		r := rand.New(rand.NewPCG(11, 12))
 		for _, n := range minLengths() {
 			for _, kind := range minKinds {
@@ -482,13 +485,13 @@ func TestEquivMin(t *testing.T) {
 // withMinGuards cannot tell it from an out-of-bounds read, so it is tested
 // alone).
 func TestMinNegInf(t *testing.T) {
-	forEachImpl(t, func(t *testing.T, impl Impl) {
+	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
 		for _, n := range []int{1, 15, 16, 17, 64, 65, 200} {
 			a := make([]float32, n)
 			for p := range a {
 				clear(a)
 				a[p] = float32(math.Inf(-1))
-				if got := Min(a); !math.IsInf(float64(got), -1) {
+				if got := simd.Min(a); !math.IsInf(float64(got), -1) {
 					t.Fatalf("n=%d, -Inf at %d: got %v", n, p, got)
 				}
 			}
@@ -502,7 +505,7 @@ func TestMinEmpty(t *testing.T) {
 			t.Error("Min of an empty slice did not panic")
 		}
 	}()
-	Min(nil)
+	simd.Min(nil)
 }
 
 // checkMin compares Min of a with the exact minimum (a must have no NaN).
@@ -510,7 +513,7 @@ func checkMin(tb testing.TB, what string, a []float32) {
 	tb.Helper()
 	want := refMin(a)
 	withMinGuards(tb, what, a, func(s []float32, fill float32) {
-		if got := Min(s); got != want {
+		if got := simd.Min(s); got != want {
 			tb.Fatalf("%s, guards %v: got %v, want %v", what, fill, got, want)
 		}
 	})
@@ -525,7 +528,7 @@ func checkMinEverywhere(tb testing.TB, what string, a []float32, low float32) {
 	withMinGuards(tb, what, a, func(s []float32, fill float32) {
 		for p := range s {
 			s[p] = low
-			if got := Min(s); got != low {
+			if got := simd.Min(s); got != low {
 				tb.Fatalf("%s, guards %v, %v at %d: got %v", what, fill, low, p, got)
 			}
 			s[p] = a[p]

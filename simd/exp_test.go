@@ -1,8 +1,11 @@
-package simd
+package simd_test
 
 import (
 	"math"
 	"testing"
+
+	"github.com/bogd-project/bogd/simd"
+	"github.com/bogd-project/bogd/simd/simdtest"
 )
 
 // expSweep calls f with consecutive chunks of every step-th float32 from lo
@@ -33,37 +36,28 @@ func TestExpAccuracy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("17M values per implementation")
 	}
-	impls := Available()
-	worst := make([]float64, len(impls))
-	worstAt := make([]float32, len(impls))
-	dst := make([]float32, 1<<14+2)
-	want := make([]float64, len(dst))
-	prev := Active()
-	defer Use(prev)
-	negZero := float32(math.Copysign(0, -1))
-	for _, rng := range [][2]float32{{ExpMin, negZero}, {0, ExpMax}} {
-		expSweep(rng[0], rng[1], 64, func(src []float32) {
-			for i, x := range src {
-				want[i] = math.Exp(float64(x))
-			}
-			for k, impl := range impls {
-				Use(impl)
-				Exp(dst[:len(src)], src)
+	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
+		var worst float64
+		var worstAt float32
+		dst := make([]float32, 1<<14+2)
+		negZero := float32(math.Copysign(0, -1))
+		for _, rng := range [][2]float32{{simd.ExpMin, negZero}, {0, simd.ExpMax}} {
+			expSweep(rng[0], rng[1], 64, func(src []float32) {
+				simd.Exp(dst[:len(src)], src)
 				for i, x := range src {
-					e := math.Abs(float64(dst[i])-want[i]) / want[i]
-					if !(e <= worst[k]) { // NaN counts as worst
-						worst[k], worstAt[k] = e, x
+					want := math.Exp(float64(x))
+					e := math.Abs(float64(dst[i])-want) / want
+					if !(e <= worst) { // NaN counts as worst
+						worst, worstAt = e, x
 					}
 				}
-			}
-		})
-	}
-	for k, impl := range impls {
-		t.Logf("%v: max relative error %.3g (%.2f ulp of 2⁻²⁴) at x = %v", impl, worst[k], worst[k]/u32, worstAt[k])
-		if !(worst[k] <= 2e-7) {
-			t.Errorf("%v: relative error %.3g at x = %v exceeds 2e-7", impl, worst[k], worstAt[k])
+			})
 		}
-	}
+		t.Logf("max relative error %.3g (%.2f ulp of 2⁻²⁴) at x = %v", worst, worst/u32, worstAt)
+		if !(worst <= 2e-7) {
+			t.Errorf("relative error %.3g at x = %v exceeds 2e-7", worst, worstAt)
+		}
+	})
 }
 
 // TestExpRange checks that no implementation returns NaN, Inf, zero or a
@@ -79,22 +73,22 @@ func TestExpRange(t *testing.T) {
 			}
 		})
 	}
-	below := []float32{ExpMin, math.Nextafter32(ExpMin, -100), -87.33654, -87.5, -88, -100, -103.97, -104, -1e4, -math.MaxFloat32, float32(math.Inf(-1))}
-	above := []float32{ExpMax, math.Nextafter32(ExpMax, 100), 88.5, 88.72284, 89, 1e4, math.MaxFloat32, float32(math.Inf(1))}
+	below := []float32{simd.ExpMin, math.Nextafter32(simd.ExpMin, -100), -87.33654, -87.5, -88, -100, -103.97, -104, -1e4, -math.MaxFloat32, float32(math.Inf(-1))}
+	above := []float32{simd.ExpMax, math.Nextafter32(simd.ExpMax, 100), 88.5, 88.72284, 89, 1e4, math.MaxFloat32, float32(math.Inf(1))}
 	src = append(append(src, below...), above...)
-	forEachImpl(t, func(t *testing.T, impl Impl) {
+	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
 		dst := make([]float32, len(src))
-		Exp(dst, src)
+		simd.Exp(dst, src)
 		lowest, highest := dst[len(dst)-len(below)-len(above)], dst[len(dst)-len(above)]
 		for i, x := range src {
 			y := dst[i]
 			if math.IsNaN(float64(y)) || math.IsInf(float64(y), 0) || y < 0x1p-126 {
 				t.Fatalf("exp(%v) = %v: want a normal positive float32", x, y)
 			}
-			if x <= ExpMin && y != lowest {
+			if x <= simd.ExpMin && y != lowest {
 				t.Fatalf("exp(%v) = %v: want the clamped exp(ExpMin) = %v", x, y, lowest)
 			}
-			if x >= ExpMax && y != highest {
+			if x >= simd.ExpMax && y != highest {
 				t.Fatalf("exp(%v) = %v: want the clamped exp(ExpMax) = %v", x, y, highest)
 			}
 		}

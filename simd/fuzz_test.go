@@ -1,13 +1,16 @@
-package simd
+package simd_test
 
 import (
 	"encoding/binary"
 	"math"
 	"testing"
+
+	"github.com/bogd-project/bogd/simd"
+	"github.com/bogd-project/bogd/simd/simdtest"
 )
 
 // Fuzz targets, one per kernel. Each decodes the fuzz bytes into a shape and
-// values, runs every available implementation on it, checks each against
+// values, runs every implementation on it (a subtest each), checks each against
 // the float64 reference (the check* helpers of equiv_test.go, with their
 // tolerances) and checks the implementations against each other.
 //
@@ -51,10 +54,17 @@ func (d *decoder) value64(lo, hi int) float64 {
 // fuzzDims are the dimensions the fuzzers choose from.
 var fuzzDims = []int{1, 2, 3, 4, 5, 7, 8, 9, 13, 16, 22, 57, 100}
 
-// sameOutputs checks that every implementation gave the same outputs within
-// the tolerance of each against the reference (so twice that apart).
-func sameOutputs[T float](t *testing.T, impls []Impl, outs [][]T, tol []float64) {
+// implsAgree calls run under every implementation (simdtest.ForEachImpl)
+// and checks that the outputs it returns agree: each within tol of the
+// reference, so within twice that of each other.
+func implsAgree[T float](t *testing.T, tol []float64, run func(t *testing.T) []T) {
 	t.Helper()
+	var impls []simd.Impl
+	var outs [][]T
+	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
+		outs = append(outs, run(t))
+		impls = append(impls, impl)
+	})
 	for k := 1; k < len(outs); k++ {
 		for i, v := range outs[k] {
 			if !closeTo(v, float64(outs[0][i]), 2*tol[i]) {
@@ -82,17 +92,12 @@ func FuzzSqDist(f *testing.F) {
 		for i, s := range all {
 			tol[i] = float64(dim+4) * u32 * refSqDist(x, s)
 		}
-		var outs [][]float32
-		impls := Available()
-		for _, impl := range impls {
-			using(t, impl, func() {
-				checkSqDist(t, impl.String(), vecs, x, dim)
-				out := make([]float32, len(all))
-				SqDist(out, x, tiled(vecs, dim), dim)
-				outs = append(outs, out)
-			})
-		}
-		sameOutputs(t, impls, outs, tol)
+		implsAgree(t, tol, func(t *testing.T) []float32 {
+			checkSqDist(t, "fuzz input", vecs, x, dim)
+			out := make([]float32, len(all))
+			simd.SqDist(out, x, tiled(vecs, dim), dim)
+			return out
+		})
 	})
 }
 
@@ -136,17 +141,12 @@ func FuzzSqDistSparse(f *testing.F) {
 			_, mag := refSparse(norms[i], xnorm, idx, val, s)
 			tol[i] = float64(nnz+4) * u32 * mag
 		}
-		var outs [][]float32
-		impls := Available()
-		for _, impl := range impls {
-			using(t, impl, func() {
-				checkSparse(t, impl.String(), vecs, idx, val, dim, false)
-				out := make([]float32, len(all))
-				SqDistSparse(out, norms, idx, val, xnorm, tiled(vecs, dim), dim)
-				outs = append(outs, out)
-			})
-		}
-		sameOutputs(t, impls, outs, tol)
+		implsAgree(t, tol, func(t *testing.T) []float32 {
+			checkSparse(t, "fuzz input", vecs, idx, val, dim, false)
+			out := make([]float32, len(all))
+			simd.SqDistSparse(out, norms, idx, val, xnorm, tiled(vecs, dim), dim)
+			return out
+		})
 	})
 }
 
@@ -183,17 +183,6 @@ func FuzzGaussianSum(f *testing.F) {
 		}
 		// |w| < 2⁻⁹ and e^x ≤ e^88 < 2¹²⁷ keep the 140 terms and their sum
 		// far below MaxFloat32: the sum cannot overflow.
-		var outs [][]float32
-		impls := Available()
-		for _, impl := range impls {
-			using(t, impl, func() {
-				buf := append([]float32(nil), dist...)
-				checkGaussianSum(t, impl.String(), buf, w, scale, offset)
-				copy(buf, dist)
-				sum := GaussianSum(buf, w, scale, offset)
-				outs = append(outs, append(buf, sum))
-			})
-		}
 		// The sum's tolerance carries the kernel values' errors (kerr):
 		// with an offset, the generic code may round the product before
 		// adding and the assembly does not, so the values differ by far
@@ -208,7 +197,13 @@ func FuzzGaussianSum(f *testing.F) {
 			kerr += math.Abs(float64(w[i])) * tol[i]
 		}
 		tol[n] = kerr + float64(n/16+22)*u32*mag + float64(2*n+21)*0x1p-150
-		sameOutputs(t, impls, outs, tol)
+		implsAgree(t, tol, func(t *testing.T) []float32 {
+			buf := append([]float32(nil), dist...)
+			checkGaussianSum(t, "fuzz input", buf, w, scale, offset)
+			copy(buf, dist)
+			sum := simd.GaussianSum(buf, w, scale, offset)
+			return append(buf, sum)
+		})
 	})
 }
 
@@ -233,11 +228,9 @@ func FuzzMin(f *testing.F) {
 			}
 		}
 		// Every implementation gives the exact minimum, so they agree.
-		for _, impl := range Available() {
-			using(t, impl, func() {
-				checkMin(t, impl.String(), a)
-			})
-		}
+		simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
+			checkMin(t, "fuzz input", a)
+		})
 	})
 }
 
@@ -256,15 +249,10 @@ func FuzzDot(f *testing.F) {
 			a[i], b[i] = d.value(elo, elo+8), d.value(elo, elo+8)
 			mag += math.Abs(float64(a[i]) * float64(b[i]))
 		}
-		var outs [][]float32
-		impls := Available()
-		for _, impl := range impls {
-			using(t, impl, func() {
-				checkDot(t, impl.String(), a, b)
-				outs = append(outs, []float32{Dot(a, b)})
-			})
-		}
-		sameOutputs(t, impls, outs, []float64{float64(n/16+22) * u32 * mag})
+		implsAgree(t, []float64{float64(n/16+22) * u32 * mag}, func(t *testing.T) []float32 {
+			checkDot(t, "fuzz input", a, b)
+			return []float32{simd.Dot(a, b)}
+		})
 	})
 }
 
@@ -301,15 +289,10 @@ func FuzzDotAxpy(f *testing.F) {
 				[][]float64{a, b, y}[k%3][i] = specials[k/3]
 			}
 		}
-		var outs [][]float64
-		impls := Available()
-		for _, impl := range impls {
-			using(t, impl, func() {
-				outs = append(outs, checkDotAxpy(t, impl.String(), a, b, y, c, false))
-			})
-		}
 		_, tol := refDotAxpy(a, b, y, c)
-		sameOutputs(t, impls, outs, tol)
+		implsAgree(t, tol, func(t *testing.T) []float64 {
+			return checkDotAxpy(t, "fuzz input", a, b, y, c, false)
+		})
 	})
 }
 
@@ -326,20 +309,15 @@ func FuzzExp(f *testing.F) {
 		for len(src) > 0 && len(src) < 40 {
 			src = append(src, src...)
 		}
-		var outs [][]float32
-		impls := Available()
 		tol := make([]float64, len(src))
 		for i, x := range src {
 			tol[i] = 2e-7 * refExp(x)
 		}
-		for _, impl := range impls {
-			using(t, impl, func() {
-				checkExp(t, impl.String(), src)
-				out := make([]float32, len(src))
-				Exp(out, src)
-				outs = append(outs, out)
-			})
-		}
-		sameOutputs(t, impls, outs, tol)
+		implsAgree(t, tol, func(t *testing.T) []float32 {
+			checkExp(t, "fuzz input", src)
+			out := make([]float32, len(src))
+			simd.Exp(out, src)
+			return out
+		})
 	})
 }

@@ -1,44 +1,22 @@
-package simd
+package simd_test
 
 import (
 	"math"
 	"math/big"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/bogd-project/bogd/simd"
 )
 
-// Helpers shared by the tests, fuzz targets and benchmarks: running every
-// implementation, float64 references, tiled test data and NaN guards.
+// Helpers shared by the tests, fuzz targets and benchmarks: float64
+// references, tiled test data and NaN guards. Every implementation is run
+// through package simdtest.
 
-// forEachImpl runs f once per available implementation, with that
-// implementation active, and restores the previously active one.
-func forEachImpl(t *testing.T, f func(t *testing.T, impl Impl)) {
-	t.Helper()
-	prev := Active()
-	defer func() {
-		if err := Use(prev); err != nil {
-			t.Fatal(err)
-		}
-	}()
-	for _, impl := range Available() {
-		if err := Use(impl); err != nil {
-			t.Fatalf("Use(%v): %v", impl, err)
-		}
-		t.Run("impl="+impl.String(), func(t *testing.T) { f(t, impl) })
-	}
-}
-
-// using calls f with impl active and restores the previous implementation;
-// for fuzz targets, which compare implementations within one call.
-func using(tb testing.TB, impl Impl, f func()) {
-	tb.Helper()
-	prev := Active()
-	if err := Use(impl); err != nil {
-		tb.Fatalf("Use(%v): %v", impl, err)
-	}
-	defer Use(prev)
-	f()
-}
+// lanes is the number of slots of a tile, the layout the distance kernels
+// read (package layout's Lanes), and the width the wrappers hand whole
+// multiples of to the vector code: the tail lengths tested are around it.
+const lanes = 16
 
 // u32 is the unit roundoff of float32, 2⁻²⁴.
 const u32 = 1.0 / (1 << 24)
@@ -227,7 +205,7 @@ func sameBits(x, y []float64) bool {
 }
 
 // clampExp is the argument clamp of exp32, in float64.
-func clampExp(x float64) float64 { return min(max(x, ExpMin), ExpMax) }
+func clampExp(x float64) float64 { return min(max(x, simd.ExpMin), simd.ExpMax) }
 
 // refExp is the float64 exponential of the clamped argument.
 func refExp(x float32) float64 { return math.Exp(clampExp(float64(x))) }
