@@ -1,0 +1,67 @@
+package experiment
+
+import (
+	"errors"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/bogd-project/bogd/bogd"
+)
+
+// TestMeanCurve: the mean rate over the runs at the positions of
+// Checkpoints(n); runs with another number of checkpoints are left out.
+func TestMeanCurve(t *testing.T) {
+	n := 250
+	at := Checkpoints(n)
+	a, b := make([]int, len(at)), make([]int, len(at))
+	for i, pos := range at {
+		a[i], b[i] = pos/5, pos/2 // 20% and 50%
+	}
+	xys := MeanCurve(n, [][]int{a, b, {1, 2}})
+	if len(xys) != len(at) {
+		t.Fatalf("%d points, want %d", len(xys), len(at))
+	}
+	for i, xy := range xys {
+		want := 50 * (float64(a[i]) + float64(b[i])) / float64(at[i])
+		if xy.X != float64(at[i]) || math.Abs(xy.Y-want) > 1e-12 {
+			t.Fatalf("point %d: %v, want (%d, %v)", i, xy, at[i], want)
+		}
+	}
+	if MeanCurve(n, nil) != nil || MeanCurve(n, [][]int{nil}) != nil {
+		t.Fatal("a curve without checkpoints")
+	}
+}
+
+// DrawFigures without overwrite writes nothing when one of its files is
+// there, and names it.
+func TestDrawFiguresRefusesOverwrite(t *testing.T) {
+	dir := t.TempDir()
+	set := FigureSet{Name: "d", Budgets: []int{10}, Algorithms: []bogd.Algorithm{bogd.RBP},
+		Cells: map[FigureKey]FigureData{{bogd.RBP, 10}: {Curve: MeanCurve(4, [][]int{{1, 2, 2, 3}}), Mistake: 75, Seconds: 0.5}}}
+	files, err := DrawFigures(dir, []FigureSet{set}, false)
+	if err != nil || len(files) != 2 {
+		t.Fatalf("%d figures, %v", len(files), err)
+	}
+	mine := filepath.Join(dir, "d-time.svg")
+	if err := os.WriteFile(mine, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, "d-B10-online.png"))
+	_, err = DrawFigures(dir, []FigureSet{set}, false)
+	var ee *ExistsError
+	if !errors.Is(err, fs.ErrExist) || !errors.As(err, &ee) || len(ee.Paths) != 3 || ee.Paths[2] != mine {
+		t.Fatalf("refused draw: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "d-B10-online.png")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal("a refused draw wrote a figure")
+	}
+	if _, err := DrawFigures(dir, []FigureSet{set}, true); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(mine); string(data) == "mine" {
+		t.Fatal("overwrite kept the old figure")
+	}
+}

@@ -1,0 +1,223 @@
+package experiment
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/bogd-project/bogd/bogd"
+)
+
+// Plan is the job list of a two-phase experiment:
+//
+//  1. select: for every cell whose algorithm has parameters, every point of
+//     the grid runs over SelectRuns permutations of the selection stream
+//     (seed SelectSeed);
+//  2. report: every cell runs its selected parameters over Runs
+//     permutations of the report stream (seed Seed).
+//
+// Selection never sees a reported permutation: the streams have different
+// seeds and selection reads only records of its own stream.
+type Plan struct {
+	Cells            []Cell // in table order
+	Grid             Grid
+	Runs, SelectRuns int
+	Seed, SelectSeed uint64
+	Sigma            float64
+	Projection       bogd.Projection
+	Order            Ranking // of the job lists
+}
+
+// ProjectionName is the name of a BOGD/BOGD++ projection in records and on
+// command lines.
+func ProjectionName(p bogd.Projection) string {
+	if p == bogd.RescaleAll {
+		return "rescale"
+	}
+	return "clip"
+}
+
+// ParseProjection reads a name of ProjectionName.
+func ParseProjection(s string) (bogd.Projection, error) {
+	switch s {
+	case "clip":
+		return bogd.ClipEach, nil
+	case "rescale":
+		return bogd.RescaleAll, nil
+	}
+	return 0, fmt.Errorf("the projection is clip or rescale, got %q", s)
+}
+
+func (p *Plan) job(c Cell, params Params, stream string, run int, seed uint64) Job {
+	proj := ""
+	if c.Algo == bogd.BOGD || c.Algo == bogd.BOGDpp {
+		proj = ProjectionName(p.Projection)
+	}
+	return Job{
+		Cell: c, Params: params,
+		Key: Key{
+			Dataset: c.Dataset, Algorithm: c.Algo.String(), Budget: c.Budget,
+			Eta: params.Eta, LambdaT2: params.LambdaT2, Gamma: params.Gamma,
+			Stream: stream, Run: run, Seed: seed, Sigma: p.Sigma, Projection: proj,
+		},
+	}
+}
+
+func (p *Plan) sort(jobs []Job) []Job {
+	slices.SortFunc(jobs, func(a, b Job) int { return p.Order.Compare(a.Key, b.Key) })
+	return jobs
+}
+
+// SelectJobs lists every selection job, in key order. Cells whose
+// algorithm has a single grid point need no selection.
+func (p *Plan) SelectJobs() []Job {
+	var out []Job
+	for _, c := range p.Cells {
+		points := p.Grid.Points(c.Algo)
+		if len(points) < 2 {
+			continue
+		}
+		for _, params := range points {
+			for r := range p.SelectRuns {
+				out = append(out, p.job(c, params, StreamSelect, r, p.SelectSeed))
+			}
+		}
+	}
+	return p.sort(out)
+}
+
+// Selection is the outcome of the selection phase for one cell.
+type Selection struct {
+	Params Params
+	Mean   float64 // mean mistake rate (%) over the selection runs; NaN without a grid
+	Runs   int     // selection runs per grid point (0 without a grid)
+}
+
+// GridMean is the mean mistake rate (%) of one grid point over the
+// selection runs of a cell; Complete is false when some runs have no record.
+type GridMean struct {
+	Params   Params
+	Mean     float64
+	Complete bool
+}
+
+// GridMeans returns the selection-stream mean of every grid point of cell
+// c, reading only records of the selection stream, and counts the
+// selection jobs without a record.
+func (p *Plan) GridMeans(c Cell, rs *ResultSet) (means []GridMean, missing int) {
+	for _, params := range p.Grid.Points(c.Algo) {
+		var sum float64
+		g := GridMean{Params: params, Complete: true}
+		for r := range p.SelectRuns {
+			rec, ok := rs.Get(p.job(c, params, StreamSelect, r, p.SelectSeed).Key)
+			if !ok {
+				missing++
+				g.Complete = false
+				continue
+			}
+			sum += 100 * float64(rec.Mistakes) / float64(rec.Rows)
+		}
+		g.Mean = sum / float64(p.SelectRuns)
+		means = append(means, g)
+	}
+	return means, missing
+}
+
+// Select picks the grid point with the lowest mean mistake rate over the
+// selection runs of cell c (the first of equal ones, in the order of
+// Grid.Points); missing counts the selection jobs without a record.
+func (p *Plan) Select(c Cell, rs *ResultSet) (sel Selection, missing int) {
+	points := p.Grid.Points(c.Algo)
+	if len(points) < 2 {
+		return Selection{Params: points[0], Mean: math.NaN()}, 0
+	}
+	means, missing := p.GridMeans(c, rs)
+	sel = Selection{Mean: math.Inf(1), Runs: p.SelectRuns}
+	for _, g := range means {
+		if g.Complete && g.Mean < sel.Mean {
+			sel.Params, sel.Mean = g.Params, g.Mean
+		}
+	}
+	return sel, missing
+}
+
+// IncompleteError reports the jobs of a phase that have no record, so that
+// the selection or the tables cannot be made yet.
+type IncompleteError struct {
+	Phase   string   // StreamSelect or StreamReport: the phase whose records are missing
+	Missing int      // jobs without a record
+	Cells   []string // the cells they belong to
+}
+
+func (e *IncompleteError) Error() string {
+	cells := e.Cells
+	if len(cells) > 5 {
+		cells = append(cells[:5:5], fmt.Sprintf("and %d more cells", len(cells)-5))
+	}
+	what := "selection results"
+	if e.Phase == StreamReport {
+		what = "reported runs"
+	}
+	return fmt.Sprintf("%d %s are missing (%s)", e.Missing, what, strings.Join(cells, ", "))
+}
+
+// Selections returns the selection of every cell, or an *IncompleteError
+// naming the cells whose selection runs are incomplete.
+func (p *Plan) Selections(rs *ResultSet) (map[Cell]Selection, error) {
+	out := map[Cell]Selection{}
+	inc := &IncompleteError{Phase: StreamSelect}
+	for _, c := range p.Cells {
+		sel, missing := p.Select(c, rs)
+		if missing > 0 {
+			inc.Cells = append(inc.Cells, fmt.Sprintf("%v (%d missing)", c, missing))
+			inc.Missing += missing
+			continue
+		}
+		out[c] = sel
+	}
+	if inc.Missing > 0 {
+		return nil, inc
+	}
+	return out, nil
+}
+
+// ReportJobs lists every report job, in key order, given the selections.
+func (p *Plan) ReportJobs(sels map[Cell]Selection) []Job {
+	var out []Job
+	for _, c := range p.Cells {
+		for r := range p.Runs {
+			out = append(out, p.ReportJob(c, sels[c], r))
+		}
+	}
+	return p.sort(out)
+}
+
+// ReportJob is reported run r of cell c with its selected parameters.
+func (p *Plan) ReportJob(c Cell, sel Selection, r int) Job {
+	return p.job(c, sel.Params, StreamReport, r, p.Seed)
+}
+
+// Reported returns the reported runs of every cell, by run index, or an
+// *IncompleteError naming the cells with runs missing.
+func (p *Plan) Reported(sels map[Cell]Selection, rs *ResultSet) (map[Cell][]*Record, error) {
+	out := map[Cell][]*Record{}
+	inc := &IncompleteError{Phase: StreamReport}
+	for _, c := range p.Cells {
+		for r := range p.Runs {
+			rec, ok := rs.Get(p.ReportJob(c, sels[c], r).Key)
+			if !ok {
+				inc.Missing++
+				if len(inc.Cells) == 0 || inc.Cells[len(inc.Cells)-1] != c.String() {
+					inc.Cells = append(inc.Cells, c.String())
+				}
+				continue
+			}
+			out[c] = append(out[c], rec)
+		}
+	}
+	if inc.Missing > 0 {
+		return nil, inc
+	}
+	return out, nil
+}
