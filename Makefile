@@ -92,10 +92,12 @@ bench-score:
 # The paper's protocol in quick form: parameter selection on held-out
 # permutations, reported runs, Tables 2 and 3 against the paper, plots. On the
 # four smaller datasets when ../shared/datasets is there, else on the bundled
-# german data. Results go to bin/demo (a second run resumes from them).
+# german data. Results go to bin/demo, recomputed by every run: the
+# previous demo's output, generated here, is removed first.
 DEMO_DATA ?= $(if $(wildcard ../shared/datasets/german.svm.gz),../shared/datasets,dataset/testdata)
 demo:
 	$(GO) build -o bin/bogdbench ./cmd/bogdbench
+	rm -rf bin/demo
 	bin/bogdbench paper --quick --datasets $(DEMO_DATA) $(if $(filter dataset/testdata,$(DEMO_DATA)),--only german) --out bin/demo
 	@echo "tables: bin/demo/paper.md, figures: bin/demo/plots/"
 

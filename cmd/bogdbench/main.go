@@ -95,13 +95,22 @@ func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// parseFlags parses args, turning parse failures into usage errors.
-func parseFlags(fs *flag.FlagSet, args []string) error {
+// parseArgs parses args, turning parse failures into usage errors; the
+// arguments after the flags are left in fs.Args.
+func parseArgs(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
 		return usageError{err}
+	}
+	return nil
+}
+
+// parseFlags parses args, which must all be flags.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := parseArgs(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,8 @@ import (
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/experiment"
+	"github.com/bogd-project/bogd/internal/atomicfile"
 	"github.com/bogd-project/bogd/simd"
 )
 
@@ -96,22 +99,19 @@ func checkSavePath(path string, force bool) error {
 	if force {
 		return nil
 	}
-	if _, err := os.Lstat(path); err == nil {
-		return fmt.Errorf("%s already exists: pass --force to overwrite it", path)
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	return nil
+	return forceHint(experiment.CheckFree([]string{path}))
 }
 
 // saveLast writes the learner of the last run of `run --save`, atomically:
-// an error leaves any existing file as it was.
+// an error leaves any existing file as it was, and without force a file
+// that appeared during the runs is kept.
 func saveLast(path string, force bool, l bogd.Learner, stderr io.Writer) error {
-	if err := checkSavePath(path, force); err != nil { // created during the runs?
+	var model bytes.Buffer
+	if err := bogd.Save(&model, l); err != nil {
 		return err
 	}
-	if err := bogd.SaveFile(path, l); err != nil {
-		return err
+	if err := atomicfile.Write(path, model.Bytes(), atomicfile.Options{NoClobber: !force}); err != nil {
+		return forceHint(fmt.Errorf("save model: %w", err))
 	}
 	fmt.Fprintf(stderr, "bogdbench run: saved the %v learner of the last run (%d support vectors) to %s\n", l.Algorithm(), l.SupportVectors(), path)
 	return nil

@@ -13,6 +13,7 @@ import (
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/experiment"
 )
 
 const germanPath = "../../dataset/testdata/german.svm.gz"
@@ -45,13 +46,16 @@ func TestSavePredictRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := data.Len()
-	cfg := bogd.Config{Dim: data.Dim, Budget: 40, Sigma: 8, Eta: 0.125, Lambda: 1 / float64(n*n), Gamma: 1, Seed: learnerSeed(1, 2)}
-	p, err := runPass(context.Background(), bogd.BOGDpp, cfg, data, permutation(1, 2, n), nil)
+	cfg := bogd.Config{Dim: data.Dim, Budget: 40, Sigma: 8, Eta: 0.125, Lambda: 1 / float64(n*n), Gamma: 1, Seed: experiment.LearnerSeed(1, 2)}
+	last, err := bogd.New(bogd.BOGDpp, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := experiment.Pass(context.Background(), experiment.Classifier(last, data), experiment.Permutation(1, 2, n), nil); err != nil {
+		t.Fatal(err)
+	}
 	var want bytes.Buffer
-	if err := bogd.Save(&want, p.learner); err != nil {
+	if err := bogd.Save(&want, last); err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile(model)
@@ -67,7 +71,7 @@ func TestSavePredictRoundTrip(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("predict: exit %d\n%s%s", code, stdout, stderr)
 	}
-	snap, err := p.learner.Snapshot()
+	snap, err := last.Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,6 +173,7 @@ func TestSaveUsageErrors(t *testing.T) {
 		{[]string{"--algo", "bogd,rbp", "--save", model}, 2, "--save needs exactly one algorithm and one budget"},
 		{[]string{"--algo", "bogd", "--budget", "10,20", "--save", model}, 2, "--save needs exactly one algorithm and one budget"},
 		{[]string{"--algo", "bogd", "--force"}, 2, "--force needs --save or --plot"},
+		{[]string{"--algo", "rbp", "--budget", "1"}, 2, "--budget: a budget must be at least 2, got 1"},
 		{[]string{"--algo", "bogd", "--save", filepath.Join(dir, "missing", "m.bogd")}, 1, "no such file or directory"},
 	} {
 		args := append([]string{"run", "--data", germanPath, "--runs", "1"}, c.args...)

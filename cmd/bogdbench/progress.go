@@ -3,38 +3,48 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/term"
 )
 
-// progress draws a one-line progress bar (done/total, elapsed, ETA) on a
-// terminal, redrawn five times a second. The ETA
-// extrapolates the elapsed time by the estimated cost of the jobs left, so
-// that a few long jobs do not make it jump. A disabled bar draws nothing.
+// progress reports the phases of `paper` on stderr: a line when a phase
+// starts and, on a terminal, a one-line bar (done/total, elapsed, ETA)
+// redrawn five times a second. The ETA extrapolates the elapsed time by
+// the estimated cost of the jobs left, so that a few long jobs do not make
+// it jump.
 type progress struct {
-	w         io.Writer
-	label     string
-	total     int
-	totalCost float64
-	start     time.Time
+	w   io.Writer
+	bar bool // w is a terminal
 
-	mu       sync.Mutex
-	done     int
-	doneCost float64
-	stop     chan struct{}
-	stopped  sync.WaitGroup
+	mu                  sync.Mutex
+	label               string
+	total, done         int
+	totalCost, doneCost float64
+	start               time.Time
+	stop                chan struct{}
+	stopped             sync.WaitGroup
 }
 
-func newProgress(w io.Writer, label string, total int, totalCost float64, enabled bool) *progress {
-	p := &progress{w: w, label: label, total: total, totalCost: totalCost, start: time.Now()}
-	if !enabled {
-		return p
+func newProgress(w io.Writer) *progress {
+	f, ok := w.(*os.File)
+	return &progress{w: w, bar: ok && term.IsTerminal(int(f.Fd()))}
+}
+
+// Start announces a phase and starts drawing its bar.
+func (p *progress) Start(phase string, todo, done int, cost float64) {
+	fmt.Fprintf(p.w, "paper: %s: %d jobs to run, %d already in the results\n", phase, todo, done)
+	p.mu.Lock()
+	p.label, p.total, p.done, p.totalCost, p.doneCost, p.start = phase, todo, 0, cost, 0, time.Now()
+	p.mu.Unlock()
+	if !p.bar || todo == 0 {
+		return
 	}
 	p.stop = make(chan struct{})
-	p.stopped.Add(1)
-	go func() {
-		defer p.stopped.Done()
+	p.stopped.Go(func() {
 		t := time.NewTicker(200 * time.Millisecond)
 		defer t.Stop()
 		for {
@@ -45,26 +55,26 @@ func newProgress(w io.Writer, label string, total int, totalCost float64, enable
 				p.draw()
 			}
 		}
-	}()
+	})
 	p.draw()
-	return p
 }
 
-// add counts one finished job of the given cost.
-func (p *progress) add(cost float64) {
+// Finished counts one saved job of the given cost.
+func (p *progress) Finished(cost float64) {
 	p.mu.Lock()
 	p.done++
 	p.doneCost += cost
 	p.mu.Unlock()
 }
 
-// finish draws the final state and ends the line.
-func (p *progress) finish() {
+// Stop draws the final state and ends the line.
+func (p *progress) Stop() {
 	if p.stop == nil {
 		return
 	}
 	close(p.stop)
 	p.stopped.Wait()
+	p.stop = nil
 	p.draw()
 	fmt.Fprintln(p.w)
 }

@@ -25,14 +25,15 @@ func TestProgressLine(t *testing.T) {
 	}
 }
 
-// A disabled bar (stderr not a terminal) writes nothing.
-func TestProgressDisabled(t *testing.T) {
+// Off a terminal, a phase is one line: no bar, no escape codes.
+func TestProgressOffTerminal(t *testing.T) {
 	var b bytes.Buffer
-	p := newProgress(&b, "report", 2, 2, isTerminal(&b))
-	p.add(1)
-	p.add(1)
-	p.finish()
-	if b.Len() != 0 {
-		t.Errorf("wrote %q", b.String())
+	p := newProgress(&b)
+	p.Start("report", 2, 3, 2)
+	p.Finished(1)
+	p.Finished(1)
+	p.Stop()
+	if want := "paper: report: 2 jobs to run, 3 already in the results\n"; b.String() != want {
+		t.Errorf("wrote %q, want %q", b.String(), want)
 	}
 }

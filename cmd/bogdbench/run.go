@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
+	"github.com/bogd-project/bogd/experiment"
 	"github.com/bogd-project/bogd/simd"
 )
 
@@ -70,13 +72,13 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	budgetList, err := parseInts(*budgets)
+	budgetList, err := parseBudgets("--budget", *budgets)
 	if err != nil {
-		return usagef("--budget: %v", err)
+		return err
 	}
-	proj, err := parseProjection(*projection)
+	proj, err := experiment.ParseProjection(*projection)
 	if err != nil {
-		return usageError{err}
+		return usagef("--projection: %v", err)
 	}
 	if *savePath != "" && (len(algorithms) != 1 || len(budgetList) != 1) {
 		return usagef("--save needs exactly one algorithm and one budget")
@@ -88,7 +90,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	name := datasetName(*dataPath)
-	figs := plotDataset{Name: name, Budgets: slices.Compact(slices.Sorted(slices.Values(budgetList))), Cells: map[plotKey]plotCell{}}
+	figs := experiment.FigureSet{Name: name, Budgets: slices.Compact(slices.Sorted(slices.Values(budgetList))), Cells: map[experiment.FigureKey]experiment.FigureData{}}
 	for _, a := range algorithms {
 		if !slices.Contains(figs.Algorithms, a) {
 			figs.Algorithms = append(figs.Algorithms, a)
@@ -117,7 +119,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	}
 	var at []int // checkpoints of the online curves, with --plot
 	if *plotDir != "" {
-		at = checkpoints(data.Len())
+		at = experiment.Checkpoints(data.Len())
 	}
 
 	var rows []row
@@ -129,26 +131,32 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 		}
 		for _, budget := range cellBudgets {
 			cfg := bogd.Config{Dim: data.Dim, Budget: budget, Sigma: *sigma, Eta: *eta, Lambda: lambda, Gamma: *gamma, Projection: proj}
-			passes := make([]pass, len(orders))
+			passes := make([]experiment.Result, len(orders))
 			for r, order := range orders {
-				cfg.Seed = learnerSeed(*seed, r)
-				if passes[r], err = runPass(context.Background(), algo, cfg, data, order, at); err != nil {
+				cfg.Seed = experiment.LearnerSeed(*seed, r)
+				l, err := bogd.New(algo, cfg)
+				if err != nil {
 					return err
 				}
-				saved, passes[r].learner = passes[r].learner, nil // keep the last run's only
+				if passes[r], err = experiment.Pass(context.Background(), experiment.Classifier(l, data), order, at); err != nil {
+					return err
+				}
+				saved = l // the last run's is saved
 			}
-			s := summarize(passes, data.Len())
+			s := experiment.Summarize(passes, data.Len())
 			if at != nil {
 				curves := make([][]int, len(passes))
 				for r, p := range passes {
 					curves[r] = p.Checkpoints
 				}
-				figs.Cells[plotKey{algo, budget}] = plotCell{Curve: meanCurve(data.Len(), curves), Mistake: s.MistakeRateMean, Seconds: s.SecondsMean}
+				figs.Cells[experiment.FigureKey{Algo: algo, Budget: budget}] = experiment.FigureData{
+					Curve: experiment.MeanCurve(data.Len(), curves), Mistake: s.MistakeRate, Seconds: s.Seconds,
+				}
 			}
 			rows = append(rows, row{
 				Dataset: name, Algorithm: algo.String(), Budget: budget, Runs: s.Runs,
-				MistakeRateMean: s.MistakeRateMean, MistakeRateStd: s.MistakeRateStd,
-				SupportVectorsMean: s.SupportVectorsMean, SecondsMean: s.SecondsMean,
+				MistakeRateMean: s.MistakeRate, MistakeRateStd: s.MistakeRateStd,
+				SupportVectorsMean: s.SupportVectors, SecondsMean: s.Seconds,
 				Eta: *eta, Lambda: lambda, Gamma: *gamma, Sigma: *sigma, SIMD: simd.Active().String(),
 			})
 		}
@@ -177,7 +185,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 
 // checkPlotDir refuses, before any run, a --plot directory that is not a
 // directory, and (without force) figure files of the run that exist.
-func checkPlotDir(dir string, d plotDataset, force bool) error {
+func checkPlotDir(dir string, d experiment.FigureSet, force bool) error {
 	if dir == "" {
 		return nil
 	}
@@ -191,17 +199,14 @@ func checkPlotDir(dir string, d plotDataset, force bool) error {
 	if force {
 		return nil
 	}
-	return refuseOverwrite(figurePaths(dir, d.Name, d.Budgets))
+	return forceHint(experiment.CheckFree(experiment.FigurePaths(dir, d.Name, d.Budgets)))
 }
 
 // writeRunPlots writes the figures of `run --plot` into dir.
-func writeRunPlots(dir string, d plotDataset, force bool, stderr io.Writer) error {
-	if err := checkPlotDir(dir, d, force); err != nil { // made during the runs?
-		return err
-	}
-	files, err := drawPlots(dir, []plotDataset{d}, force)
+func writeRunPlots(dir string, d experiment.FigureSet, force bool, stderr io.Writer) error {
+	files, err := experiment.DrawFigures(dir, []experiment.FigureSet{d}, force)
 	if err != nil {
-		return err
+		return forceHint(err)
 	}
 	fmt.Fprintf(stderr, "bogdbench run: wrote %d figures (PNG and SVG) of %s to %s\n", len(files), d.Name, dir)
 	return nil
@@ -213,7 +218,7 @@ func loadOrders(path string, n, runs int, seed uint64) ([][]int, error) {
 	if path == "" {
 		orders := make([][]int, runs)
 		for r := range orders {
-			orders[r] = permutation(seed, r, n)
+			orders[r] = experiment.Permutation(seed, r, n)
 		}
 		return orders, nil
 	}
@@ -278,14 +283,31 @@ func parseInts(s string) ([]int, error) {
 	return out, nil
 }
 
-func parseProjection(s string) (bogd.Projection, error) {
-	switch s {
-	case "clip":
-		return bogd.ClipEach, nil
-	case "rescale":
-		return bogd.RescaleAll, nil
+// parseBudgets reads a comma-separated list of budgets for flag name;
+// every learner needs room for two support vectors.
+func parseBudgets(name, s string) ([]int, error) {
+	bs, err := parseInts(s)
+	if err != nil {
+		return nil, usagef("%s: %v", name, err)
 	}
-	return 0, fmt.Errorf("--projection must be clip or rescale, got %q", s)
+	for _, b := range bs {
+		if b < 2 {
+			return nil, usagef("%s: a budget must be at least 2, got %d", name, b)
+		}
+	}
+	return bs, nil
+}
+
+// forceHint tells how to overwrite the files an error found in the way.
+func forceHint(err error) error {
+	if !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	var ee *experiment.ExistsError
+	if errors.As(err, &ee) && len(ee.Paths) > 1 {
+		return fmt.Errorf("%w: pass --force to overwrite them", err)
+	}
+	return fmt.Errorf("%w: pass --force to overwrite it", err)
 }
 
 // parseLambda reads a number or "1/T^2" (also "c/T^2" for a constant c).

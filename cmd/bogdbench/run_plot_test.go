@@ -6,7 +6,6 @@ import (
 	"errors"
 	"image/png"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -209,65 +208,4 @@ func TestRunPlotErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d and %q", c.args, code, stdout, stderr, c.code, c.want)
 		}
 	}
-}
-
-// TestMeanCurve: the mean rate over the runs at the positions of
-// checkpoints(n); runs with another number of checkpoints are left out.
-func TestMeanCurve(t *testing.T) {
-	n := 250
-	at := checkpoints(n)
-	a, b := make([]int, len(at)), make([]int, len(at))
-	for i, pos := range at {
-		a[i], b[i] = pos/5, pos/2 // 20% and 50%
-	}
-	xys := meanCurve(n, [][]int{a, b, {1, 2}})
-	if len(xys) != len(at) {
-		t.Fatalf("%d points, want %d", len(xys), len(at))
-	}
-	for i, xy := range xys {
-		want := 50 * (float64(a[i]) + float64(b[i])) / float64(at[i])
-		if xy.X != float64(at[i]) || math.Abs(xy.Y-want) > 1e-12 {
-			t.Fatalf("point %d: %v, want (%d, %v)", i, xy, at[i], want)
-		}
-	}
-	if meanCurve(n, nil) != nil || meanCurve(n, [][]int{nil}) != nil {
-		t.Fatal("a curve without checkpoints")
-	}
-}
-
-// TestPaperPlots: `paper` writes its figures under the same names as
-// before, through the code `run --plot` uses, and regenerates them.
-func TestPaperPlots(t *testing.T) {
-	dir := t.TempDir()
-	opt, _ := tinyOptions(t, dir, "--plots")
-	mustRunPaper(t, opt)
-	names := []string{
-		"german-B100-online.png", "german-B100-online.svg",
-		"german-B150-online.png", "german-B150-online.svg",
-		"german-time.png", "german-time.svg",
-	}
-	first := checkFigures(t, filepath.Join(dir, "plots"), names)
-	md, err := os.ReadFile(filepath.Join(dir, "paper.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{
-		"![german, B=100: online mistake rate](plots/german-B100-online.png)",
-		"![german, B=150: online mistake rate](plots/german-B150-online.png)",
-		"![german: mistake rate against time per pass](plots/german-time.png)",
-	} {
-		if !bytes.Contains(md, []byte(want)) {
-			t.Errorf("paper.md lacks %q", want)
-		}
-	}
-	svg := string(first["german-B100-online.svg"])
-	for _, want := range []string{"RBP", "Forgetron", "Projectron++", "BOGD++", "Perceptron (no budget)", "OGD (no budget)"} {
-		if !strings.Contains(svg, want) {
-			t.Errorf("german-B100-online.svg lacks %q", want)
-		}
-	}
-	// The tables phase draws them again over the old ones.
-	opt, _ = tinyOptions(t, dir, "--plots", "--phase", "tables")
-	mustRunPaper(t, opt)
-	checkFigures(t, filepath.Join(dir, "plots"), names)
 }
