@@ -83,44 +83,53 @@ var dataKinds = []dataKind{
 
 func TestEquivSqDist(t *testing.T) {
 	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
+		skew := 0 // misalignment of the slices, varied over the cases
 		r := rand.New(rand.NewPCG(1, 2))
 		for _, kind := range dataKinds {
 			shapes(func(n, dim int) {
 				vecs, x := kind.gen(r, n, dim)
-				checkSqDist(t, fmt.Sprintf("%s n=%d dim=%d", kind.name, n, dim), vecs, x, dim)
+				checkSqDist(t, fmt.Sprintf("%s n=%d dim=%d skew=%d", kind.name, n, dim, skew), vecs, x, dim, skew)
+				skew++
 			})
 		}
 	})
 }
 
-// checkSqDist runs SqDist on vecs and x and compares every slot with the
-// float64 distance. Every term (x_j − s_j)² is non-negative, so the float32
-// result has a relative error of at most (dim+3)·u (one rounding for the
-// difference counted twice by the square, one for the square or FMA, one
-// per addition).
-func checkSqDist(tb testing.TB, what string, vecs [][]float32, x []float32, dim int) {
+// checkSqDist runs SqDist on guarded, misaligned (by skew) copies of vecs
+// and x and an output compares every slot with the float64 distance, and
+// returns the output. Every term (x_j − s_j)² is non-negative, so the
+// float32 result has a relative error of at most (dim+3)·u (one rounding
+// for the difference counted twice by the square, one for the square or
+// FMA, one per addition).
+func checkSqDist(tb testing.TB, what string, vecs [][]float32, x []float32, dim, skew int) []float32 {
 	tb.Helper()
 	all := padded(vecs, dim)
-	tiles := tiled(vecs, dim)
-	dst := newGuarded[float32](len(all), nil)
-	simd.SqDist(dst.s(), x, tiles, dim)
-	dst.check(tb, what)
+	xg := newGuarded(x, nan[float32](), skew)
+	tiles := newGuarded(tiled(vecs, dim), nan[float32](), skew+1)
+	dst := newOutput[float32](len(all), skew+2)
+	simd.SqDist(dst.s(), xg.s(), tiles.s(), dim)
+	dst.check(tb, what+" dst")
+	xg.checkInput(tb, what+" x")
+	tiles.checkInput(tb, what+" tiles")
 	for i, s := range all {
 		want := refSqDist(x, s)
 		if got := dst.s()[i]; !closeTo(got, want, float64(dim+4)*u32*want) {
 			tb.Fatalf("%s: slot %d: got %v, want %v (error %.3g relative)", what, i, got, want, math.Abs(float64(got)-want)/want)
 		}
 	}
+	return dst.s()
 }
 
 func TestEquivSqDistSparse(t *testing.T) {
 	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
+		skew := 0 // misalignment of the slices, varied over the cases
 		r := rand.New(rand.NewPCG(3, 4))
 		for _, kind := range dataKinds {
 			shapes(func(n, dim int) {
 				vecs, x := kind.gen(r, n, dim)
 				idx, val := sparseQuery(r, x)
-				checkSparse(t, fmt.Sprintf("%s n=%d dim=%d nnz=%d", kind.name, n, dim, len(idx)), vecs, idx, val, dim, kind.name == "binary")
+				checkSparse(t, fmt.Sprintf("%s n=%d dim=%d nnz=%d skew=%d", kind.name, n, dim, len(idx), skew), vecs, idx, val, dim, kind.name == "binary", skew)
+				skew++
 			})
 		}
 	})
@@ -142,23 +151,35 @@ func sparseQuery(r *rand.Rand, x []float32) (idx []int32, val []float32) {
 	return idx, val
 }
 
-// checkSparse runs SqDistSparse with norms rounded from float64 and
-// compares every slot with the float64 value of the same expansion. The
-// float32 error is at most (nnz+4)·u times the sum of the magnitudes of the
-// terms (cancellation makes a relative bound impossible). With small
-// integers everything is exact.
-func checkSparse(tb testing.TB, what string, vecs [][]float32, idx []int32, val []float32, dim int, exact bool) {
+// checkSparse runs SqDistSparse with norms rounded from float64, every
+// slice guarded and misaligned (by skew), compares every slot with the
+// float64 value of the same expansion, and returns the output. The float32
+// error is at most (nnz+4)·u times the sum of the magnitudes of the terms
+// (cancellation makes a relative bound impossible). With small integers
+// everything is exact.
+//
+// The guards of idx hold dim: the row an out-of-bounds index read would
+// select in the last tile is the first row past the tiles, in their NaN
+// guards, which makes that tile's distances NaN.
+func checkSparse(tb testing.TB, what string, vecs [][]float32, idx []int32, val []float32, dim int, exact bool, skew int) []float32 {
 	tb.Helper()
 	all := padded(vecs, dim)
-	tiles := tiled(vecs, dim)
 	norms := make([]float32, len(all))
 	for i, s := range all {
 		norms[i] = float32(refNorm(s))
 	}
 	xnorm := float32(refNorm(val))
-	dst := newGuarded[float32](len(all), nil)
-	simd.SqDistSparse(dst.s(), norms, idx, val, xnorm, tiles, dim)
-	dst.check(tb, what)
+	ng := newGuarded(norms, nan[float32](), skew)
+	ig := newGuarded(idx, int32(dim), skew+1)
+	vg := newGuarded(val, nan[float32](), skew+2)
+	tiles := newGuarded(tiled(vecs, dim), nan[float32](), skew+3)
+	dst := newOutput[float32](len(all), skew)
+	simd.SqDistSparse(dst.s(), ng.s(), ig.s(), vg.s(), xnorm, tiles.s(), dim)
+	dst.check(tb, what+" dst")
+	ng.checkInput(tb, what+" norms")
+	ig.checkInput(tb, what+" idx")
+	vg.checkInput(tb, what+" val")
+	tiles.checkInput(tb, what+" tiles")
 	for i, s := range all {
 		want, mag := refSparse(norms[i], xnorm, idx, val, s)
 		tol := float64(len(idx)+4) * u32 * mag
@@ -169,10 +190,12 @@ func checkSparse(tb testing.TB, what string, vecs [][]float32, idx []int32, val 
 			tb.Fatalf("%s: slot %d: got %v, want %v (tolerance %.3g)", what, i, got, want, tol)
 		}
 	}
+	return dst.s()
 }
 
 func TestEquivGaussianSum(t *testing.T) {
 	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
+		skew := 0 // misalignment of the slices, varied over the cases
 		r := rand.New(rand.NewPCG(5, 6))
 		for _, n := range vectorCounts() {
 			for _, c := range []struct {
@@ -209,7 +232,8 @@ func TestEquivGaussianSum(t *testing.T) {
 				if c.offset != nil && n > 0 {
 					offset = c.offset(dist)
 				}
-				checkGaussianSum(t, fmt.Sprintf("%s n=%d", c.name, n), dist, w, c.scale, offset)
+				checkGaussianSum(t, fmt.Sprintf("%s n=%d skew=%d", c.name, n, skew), dist, w, c.scale, offset, skew)
+				skew++
 			}
 		}
 	})
@@ -221,21 +245,27 @@ func engineOffset(scale float32) func(dist []float32) float32 {
 	return func(dist []float32) float32 { return -scale * refMin(dist) }
 }
 
-// checkGaussianSum runs GaussianSum and compares every kernel value with
-// exp of the exact argument scale·dᵢ + offset (expTol) and the sum with
-// Σ wᵢ·e^(scale·dᵢ + offset). Sum tolerance: each term carries its kernel
-// value's error |wᵢ|·tolᵢ; the float32 accumulation adds at most n/16 + 1
-// roundings per lane, 4 for the horizontal sum and 16 for a scalar tail,
-// each bounded by u·Σ|wᵢ·kᵢ|; products and sums that underflow into the
-// denormals err by up to 2⁻¹⁵⁰ each instead, absolutely.
-func checkGaussianSum(tb testing.TB, what string, dist, w []float32, scale, offset float32) {
+// checkGaussianSum runs GaussianSum on guarded, misaligned (by skew) copies
+// of dist and w, compares every kernel value with exp of the exact argument
+// scale·dᵢ + offset (expTol) and the sum with Σ wᵢ·e^(scale·dᵢ + offset),
+// and returns the kernel values followed by the sum. Sum tolerance: each
+// term carries its kernel value's error |wᵢ|·tolᵢ; the float32
+// accumulation adds at most n/16 + 1 roundings per lane, 4 for the
+// horizontal sum and 16 for a scalar tail, each bounded by u·Σ|wᵢ·kᵢ|;
+// products and sums that underflow into the denormals err by up to 2⁻¹⁵⁰
+// each instead, absolutely.
+//
+// buf is both read and written, and its guards are NaN: a read past it
+// makes the sum NaN, and a write past it without that read stores a finite
+// kernel value there.
+func checkGaussianSum(tb testing.TB, what string, dist, w []float32, scale, offset float32, skew int) []float32 {
 	tb.Helper()
 	n := len(dist)
-	buf := newGuarded(n, dist)
-	wg := newGuarded(n, w)
+	buf := newGuarded(dist, nan[float32](), skew)
+	wg := newGuarded(w, nan[float32](), skew+1)
 	sum := simd.GaussianSum(buf.s(), wg.s(), scale, offset)
 	buf.check(tb, what+" buf")
-	wg.check(tb, what+" w")
+	wg.checkInput(tb, what+" w")
 	var want, mag, kerr float64
 	for i, d := range dist {
 		prod := float64(scale) * float64(d) // exact: a float32 product fits a float64
@@ -252,29 +282,36 @@ func checkGaussianSum(tb testing.TB, what string, dist, w []float32, scale, offs
 	if !closeTo(sum, want, tol) {
 		tb.Fatalf("%s: sum: got %v, want %v (tolerance %.3g)", what, sum, want, tol)
 	}
+	return append(buf.s(), sum)
 }
 
 func TestEquivDot(t *testing.T) {
 	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
+		skew := 0 // misalignment of the slices, varied over the cases
 		r := rand.New(rand.NewPCG(7, 8))
 		for _, n := range append(vectorCounts(), 1000, 4099) {
 			for _, scale := range []float64{1, 1e4, 1e-20} {
 				a := make([]float32, n)
-				b := make([]float32, n)
-				for i := range a {
-					a[i] = float32(r.NormFloat64() * scale)
+				b := make([]float32, n+n%3) // longer than a by 0–2: ignored
+				for i := range b {
+					if i < n {
+						a[i] = float32(r.NormFloat64() * scale)
+					}
 					b[i] = float32(r.NormFloat64())
 				}
-				checkDot(t, fmt.Sprintf("n=%d scale=%g", n, scale), a, b)
+				checkDot(t, fmt.Sprintf("n=%d scale=%g skew=%d", n, scale, skew), a, b, skew)
+				skew++
 			}
 		}
 	})
 }
 
-// checkDot compares Dot with the float64 dot product. Tolerance: one
-// rounding per product and per addition, at most n/16 + 1 per lane, 4 for
-// the horizontal sum and 16 for a scalar tail, each bounded by u·Σ|aᵢ·bᵢ|.
-func checkDot(tb testing.TB, what string, a, b []float32) {
+// checkDot compares Dot of guarded, misaligned (by skew) copies of a and b
+// with the float64 dot product and returns it. b may be longer than a.
+// Tolerance: one rounding per product and per addition, at most n/16 + 1
+// per lane, 4 for the horizontal sum and 16 for a scalar tail, each bounded
+// by u·Σ|aᵢ·bᵢ|.
+func checkDot(tb testing.TB, what string, a, b []float32, skew int) float32 {
 	tb.Helper()
 	var want, mag float64
 	for i := range a {
@@ -282,15 +319,21 @@ func checkDot(tb testing.TB, what string, a, b []float32) {
 		want += p
 		mag += math.Abs(p)
 	}
-	got := simd.Dot(a, b)
+	ag := newGuarded(a, nan[float32](), skew)
+	bg := newGuarded(b, nan[float32](), skew+1)
+	got := simd.Dot(ag.s(), bg.s())
+	ag.checkInput(tb, what+" a")
+	bg.checkInput(tb, what+" b")
 	tol := float64(len(a)/16+22) * u32 * mag
 	if !closeTo(got, want, tol) {
 		tb.Fatalf("%s: got %v, want %v (tolerance %.3g)", what, got, want, tol)
 	}
+	return got
 }
 
 func TestEquivDotAxpy(t *testing.T) {
 	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
+		skew := 0 // misalignment of the slices, varied over the cases
 		r := rand.New(rand.NewPCG(13, 14))
 		for _, n := range append(vectorCounts(), 1000, 2001) {
 			for _, kind := range dotAxpyKinds {
@@ -314,7 +357,8 @@ func TestEquivDotAxpy(t *testing.T) {
 						}
 					}
 				}
-				checkDotAxpy(t, fmt.Sprintf("%s n=%d", kind.name, n), a, b, y, kind.c(r), kind.name == "integers")
+				checkDotAxpy(t, fmt.Sprintf("%s n=%d skew=%d", kind.name, n, skew), a, b, y, kind.c(r), kind.name == "integers", skew)
+				skew++
 			}
 		}
 	})
@@ -337,23 +381,22 @@ var dotAxpyKinds = []struct {
 		func(r *rand.Rand) float64 { return float64(r.IntN(9) - 4) }},
 }
 
-// checkDotAxpy runs DotAxpy on guarded copies of a, b and y (b and y may be
-// longer than a) and compares the sum and y[:len(a)] with refDotAxpy
-// (exactly if exact is set); a, b and the rest of y must be unchanged. The
-// guards of a and b are NaN, which an out-of-bounds read carries into the
-// sum; those of y are finite, which a stray write (y + c·NaN) changes. It
-// returns the outputs in refDotAxpy's order.
-func checkDotAxpy(tb testing.TB, what string, a, b, y []float64, c float64, exact bool) []float64 {
+// checkDotAxpy runs DotAxpy on guarded, misaligned (by skew) copies of a,
+// b and y (b and y may be longer than a) and compares the sum and
+// y[:len(a)] with refDotAxpy (exactly if exact is set); a, b and the rest
+// of y must be unchanged. The guards of a and b are NaN, which an
+// out-of-bounds read carries into the sum; those of y are outFill, which a
+// stray write (y + c·NaN, or any other value) changes. It returns the
+// outputs in refDotAxpy's order.
+func checkDotAxpy(tb testing.TB, what string, a, b, y []float64, c float64, exact bool, skew int) []float64 {
 	tb.Helper()
-	ag, bg := newGuarded(len(a), a), newGuarded(len(b), b)
-	yg := newGuardedFill(len(y), y, -1.25)
+	ag := newGuarded(a, nan[float64](), skew)
+	bg := newGuarded(b, nan[float64](), skew+1)
+	yg := newGuarded(y, outFill, skew+2)
 	sum := simd.DotAxpy(ag.s(), bg.s(), yg.s(), c)
-	ag.check(tb, what+" a")
-	bg.check(tb, what+" b")
+	ag.checkInput(tb, what+" a")
+	bg.checkInput(tb, what+" b")
 	yg.check(tb, what+" y")
-	if !sameBits(ag.s(), a) || !sameBits(bg.s(), b) {
-		tb.Fatalf("%s: an input changed", what)
-	}
 	if !sameBits(yg.s()[len(a):], y[len(a):]) {
 		tb.Fatalf("%s: y past len(a) changed: %v, was %v", what, yg.s()[len(a):], y[len(a):])
 	}
@@ -404,18 +447,21 @@ func TestEquivExp(t *testing.T) {
 					src[i] = float32(r.Float64()*200 - 100)
 				}
 			}
-			checkExp(t, fmt.Sprintf("n=%d", n), src)
+			checkExp(t, fmt.Sprintf("n=%d skew=%d", n, n), src, n)
 		}
 	})
 }
 
-// checkExp compares Exp with math.Exp of the clamped argument: relative
-// error at most 2e-7 (the documented bound), NaN for NaN.
-func checkExp(tb testing.TB, what string, src []float32) {
+// checkExp compares Exp of a guarded, misaligned (by skew) copy of src
+// with math.Exp of the clamped argument (relative error at most 2e-7, the
+// documented bound; NaN for NaN) and returns the output.
+func checkExp(tb testing.TB, what string, src []float32, skew int) []float32 {
 	tb.Helper()
-	dst := newGuarded[float32](len(src), nil)
-	simd.Exp(dst.s(), src)
-	dst.check(tb, what)
+	sg := newGuarded(src, nan[float32](), skew)
+	dst := newOutput[float32](len(src), skew+1)
+	simd.Exp(dst.s(), sg.s())
+	dst.check(tb, what+" dst")
+	sg.checkInput(tb, what+" src")
 	for i, x := range src {
 		want := refExp(x)
 		if math.IsNaN(float64(x)) {
@@ -425,6 +471,7 @@ func checkExp(tb testing.TB, what string, src []float32) {
 			tb.Fatalf("%s: exp(%v): got %v, want %v (relative error %.3g)", what, x, got, want, (float64(got)-want)/want)
 		}
 	}
+	return dst.s()
 }
 
 // minLengths lists the lengths Min is tested with: every length from 1 to
@@ -468,6 +515,7 @@ var minKinds = []struct {
 
 func TestEquivMin(t *testing.T) {
 	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
+		skew := 0 // misalignment of the slices, varied over the cases
 		r := rand.New(rand.NewPCG(11, 12))
 		for _, n := range minLengths() {
 			for _, kind := range minKinds {
@@ -475,7 +523,8 @@ func TestEquivMin(t *testing.T) {
 				for i := range a {
 					a[i] = kind.gen(r)
 				}
-				checkMinEverywhere(t, fmt.Sprintf("%s n=%d", kind.name, n), a, kind.low)
+				checkMinEverywhere(t, fmt.Sprintf("%s n=%d skew=%d", kind.name, n, skew), a, kind.low, skew)
+				skew++
 			}
 		}
 	})
@@ -509,10 +558,10 @@ func TestMinEmpty(t *testing.T) {
 }
 
 // checkMin compares Min of a with the exact minimum (a must have no NaN).
-func checkMin(tb testing.TB, what string, a []float32) {
+func checkMin(tb testing.TB, what string, a []float32, skew int) {
 	tb.Helper()
 	want := refMin(a)
-	withMinGuards(tb, what, a, func(s []float32, fill float32) {
+	withMinGuards(tb, what, a, skew, func(s []float32, fill float32) {
 		if got := simd.Min(s); got != want {
 			tb.Fatalf("%s, guards %v: got %v, want %v", what, fill, got, want)
 		}
@@ -522,10 +571,10 @@ func checkMin(tb testing.TB, what string, a []float32) {
 // checkMinEverywhere is checkMin, then Min with low (at most every element
 // of a) written at every position in turn: the minimum first, last, in the
 // vector loop's blocks and in the Go tail.
-func checkMinEverywhere(tb testing.TB, what string, a []float32, low float32) {
+func checkMinEverywhere(tb testing.TB, what string, a []float32, low float32, skew int) {
 	tb.Helper()
-	checkMin(tb, what, a)
-	withMinGuards(tb, what, a, func(s []float32, fill float32) {
+	checkMin(tb, what, a, skew)
+	withMinGuards(tb, what, a, skew, func(s []float32, fill float32) {
 		for p := range s {
 			s[p] = low
 			if got := simd.Min(s); got != low {
@@ -536,14 +585,15 @@ func checkMinEverywhere(tb testing.TB, what string, a []float32, low float32) {
 	})
 }
 
-// withMinGuards calls f with a copy of a held between NaN guards, the other
-// tests' convention, then between −Inf guards, which make any out-of-bounds
-// read of Min its result, and checks the guards after each call.
-func withMinGuards(tb testing.TB, what string, a []float32, f func(s []float32, fill float32)) {
+// withMinGuards calls f with a copy of a, misaligned by skew, held between
+// NaN guards, the other inputs' convention, then between −Inf guards, which
+// make any out-of-bounds read of Min its result (VMINPS lets a NaN go), and
+// checks the guards and a after each call.
+func withMinGuards(tb testing.TB, what string, a []float32, skew int, f func(s []float32, fill float32)) {
 	tb.Helper()
-	for _, fill := range []float32{float32(math.NaN()), float32(math.Inf(-1))} {
-		g := newGuardedFill(len(a), a, fill)
+	for _, fill := range []float32{nan[float32](), float32(math.Inf(-1))} {
+		g := newGuarded(a, fill, skew)
 		f(g.s(), fill)
-		g.check(tb, what)
+		g.checkInput(tb, what)
 	}
 }

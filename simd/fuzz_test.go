@@ -9,10 +9,12 @@ import (
 	"github.com/bogd-project/bogd/simd/simdtest"
 )
 
-// Fuzz targets, one per kernel. Each decodes the fuzz bytes into a shape and
-// values, runs every implementation on it (a subtest each), checks each against
-// the float64 reference (the check* helpers of equiv_test.go, with their
-// tolerances) and checks the implementations against each other.
+// Fuzz targets, one per kernel. Each decodes the fuzz bytes into a shape,
+// values and the misalignment of the slices (decoded last, so that older
+// corpus entries keep their shapes), runs every implementation on it (a
+// subtest each), checks each against the float64 reference (the check*
+// helpers of equiv_test.go, with their guards and tolerances) and checks
+// the implementations against each other.
 //
 // Values are decoded as m·2^e with a 16-bit m and a bounded exponent: exact
 // float32 inputs spanning about 25 decimal orders of magnitude that cannot
@@ -92,11 +94,9 @@ func FuzzSqDist(f *testing.F) {
 		for i, s := range all {
 			tol[i] = float64(dim+4) * u32 * refSqDist(x, s)
 		}
+		skew := d.intn(4)
 		implsAgree(t, tol, func(t *testing.T) []float32 {
-			checkSqDist(t, "fuzz input", vecs, x, dim)
-			out := make([]float32, len(all))
-			simd.SqDist(out, x, tiled(vecs, dim), dim)
-			return out
+			return checkSqDist(t, "fuzz input", vecs, x, dim, skew)
 		})
 	})
 }
@@ -141,11 +141,9 @@ func FuzzSqDistSparse(f *testing.F) {
 			_, mag := refSparse(norms[i], xnorm, idx, val, s)
 			tol[i] = float64(nnz+4) * u32 * mag
 		}
+		skew := d.intn(4)
 		implsAgree(t, tol, func(t *testing.T) []float32 {
-			checkSparse(t, "fuzz input", vecs, idx, val, dim, false)
-			out := make([]float32, len(all))
-			simd.SqDistSparse(out, norms, idx, val, xnorm, tiled(vecs, dim), dim)
-			return out
+			return checkSparse(t, "fuzz input", vecs, idx, val, dim, false, skew)
 		})
 	})
 }
@@ -197,12 +195,9 @@ func FuzzGaussianSum(f *testing.F) {
 			kerr += math.Abs(float64(w[i])) * tol[i]
 		}
 		tol[n] = kerr + float64(n/16+22)*u32*mag + float64(2*n+21)*0x1p-150
+		skew := d.intn(4)
 		implsAgree(t, tol, func(t *testing.T) []float32 {
-			buf := append([]float32(nil), dist...)
-			checkGaussianSum(t, "fuzz input", buf, w, scale, offset)
-			copy(buf, dist)
-			sum := simd.GaussianSum(buf, w, scale, offset)
-			return append(buf, sum)
+			return checkGaussianSum(t, "fuzz input", dist, w, scale, offset, skew)
 		})
 	})
 }
@@ -228,8 +223,9 @@ func FuzzMin(f *testing.F) {
 			}
 		}
 		// Every implementation gives the exact minimum, so they agree.
+		skew := d.intn(4)
 		simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
-			checkMin(t, "fuzz input", a)
+			checkMin(t, "fuzz input", a, skew)
 		})
 	})
 }
@@ -249,9 +245,9 @@ func FuzzDot(f *testing.F) {
 			a[i], b[i] = d.value(elo, elo+8), d.value(elo, elo+8)
 			mag += math.Abs(float64(a[i]) * float64(b[i]))
 		}
+		skew := d.intn(4)
 		implsAgree(t, []float64{float64(n/16+22) * u32 * mag}, func(t *testing.T) []float32 {
-			checkDot(t, "fuzz input", a, b)
-			return []float32{simd.Dot(a, b)}
+			return []float32{checkDot(t, "fuzz input", a, b, skew)}
 		})
 	})
 }
@@ -290,8 +286,9 @@ func FuzzDotAxpy(f *testing.F) {
 			}
 		}
 		_, tol := refDotAxpy(a, b, y, c)
+		skew := d.intn(4)
 		implsAgree(t, tol, func(t *testing.T) []float64 {
-			return checkDotAxpy(t, "fuzz input", a, b, y, c, false)
+			return checkDotAxpy(t, "fuzz input", a, b, y, c, false, skew)
 		})
 	})
 }
@@ -313,11 +310,9 @@ func FuzzExp(f *testing.F) {
 		for i, x := range src {
 			tol[i] = 2e-7 * refExp(x)
 		}
+		skew := len(data) % 4 // the bytes are the values
 		implsAgree(t, tol, func(t *testing.T) []float32 {
-			checkExp(t, "fuzz input", src)
-			out := make([]float32, len(src))
-			simd.Exp(out, src)
-			return out
+			return checkExp(t, "fuzz input", src, skew)
 		})
 	})
 }

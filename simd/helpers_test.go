@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/bogd-project/bogd/simd"
 )
@@ -24,61 +25,91 @@ const u32 = 1.0 / (1 << 24)
 // u64 is the unit roundoff of float64, 2⁻⁵³.
 const u64 = 1.0 / (1 << 53)
 
-// guard is the number of NaN elements placed before and after every output
-// region handed to a kernel.
+// guard is the number of guard elements placed before and after every
+// region handed to a kernel: more than a tile row (16), so that the row a
+// sparse query's guard index points to (see checkSparse) lies in the guards.
 const guard = 19
 
-// float is the element type of the kernels' slices: float32 for the kernel
-// expansion, float64 for DotAxpy.
+// alignment is the boundary in bytes the regions are placed relative to:
+// a cache line and the widest vector load. A region starts skew%4 elements
+// past such a boundary, so that the vector code meets every misalignment.
+const alignment = 64
+
+// outFill is the guard value of pure outputs: finite and negative, so that
+// any write there (of a NaN computed from an out-of-bounds read included)
+// changes it. Inputs are guarded by NaN instead: an out-of-bounds read
+// carries it into an output (gonum's internal/asm convention); Min and
+// SqDistSparse's idx need other values, chosen where they are used.
+const outFill = -1.25
+
+// float is the element type of the kernels' float slices: float32 for the
+// kernel expansion, float64 for DotAxpy.
 type float interface{ float32 | float64 }
 
-// guardedBuf is an output region of n elements inside a larger allocation
-// whose guard elements before and after are NaN (gonum style): a kernel
-// writing out of bounds (assembly has no bounds checks, and the region's
-// capacity reaches the trailing guard) changes a guard, which check reports.
-type guardedBuf[T float] struct {
-	all  []T
-	n    int
-	fill T // the value of the guard elements
+// elem is the element type of any slice handed to a kernel.
+type elem interface{ float | int32 }
+
+// guarded is a region inside a larger allocation, between guard elements of
+// one value, the fill (gonum style): assembly has no bounds checks, and the
+// region's capacity reaches the trailing guard.
+type guarded[T elem] struct {
+	all  []T // guard, region, guard
+	fill T
+	init []T // the region's contents when made
 }
 
-// newGuarded returns a guarded region holding a copy of init (zeros if init
-// is nil).
-func newGuarded[T float](n int, init []T) *guardedBuf[T] {
-	return newGuardedFill(n, init, T(math.NaN()))
-}
-
-// newGuardedFill is newGuarded with guard elements of value fill: for
-// inputs whose out-of-bounds reads a NaN would not reveal, such as Min's
-// (VMINPS lets a NaN go), −Inf makes any such read the result; for outputs
-// that a stray write would fill with NaN anyway, such as DotAxpy's y (y +
-// c·NaN), a finite fill.
-func newGuardedFill[T float](n int, init []T, fill T) *guardedBuf[T] {
-	g := &guardedBuf[T]{all: make([]T, n+2*guard), n: n, fill: fill}
+// newGuarded returns a guarded copy of init whose guards hold fill and
+// whose first element lies skew%4 elements past an alignment boundary.
+func newGuarded[T elem](init []T, fill T, skew int) *guarded[T] {
+	size := int(unsafe.Sizeof(fill))
+	all := make([]T, len(init)+2*guard+alignment/size+3)
+	start := guard
+	for uintptr(unsafe.Pointer(&all[start]))%alignment != 0 {
+		start++
+	}
+	start += skew % 4
+	g := &guarded[T]{all: all[start-guard : start+len(init)+guard], fill: fill, init: init}
 	for i := range g.all {
 		g.all[i] = fill
 	}
-	if init != nil {
-		copy(g.all[guard:guard+n], init)
-	} else {
-		clear(g.all[guard : guard+n])
-	}
+	copy(g.s(), init)
 	return g
 }
 
-// s is the region given to the kernel (capacity reaches the trailing guard).
-func (g *guardedBuf[T]) s() []T { return g.all[guard : guard+g.n] }
+// newOutput returns a guarded region of n zeros with guards of outFill.
+func newOutput[T float](n, skew int) *guarded[T] {
+	return newGuarded(make([]T, n), outFill, skew)
+}
 
-// check fails the test if a guard element changed.
-func (g *guardedBuf[T]) check(tb testing.TB, what string) {
+// s is the region given to the kernel.
+func (g *guarded[T]) s() []T { return g.all[guard : len(g.all)-guard] }
+
+// check fails the test if a guard element changed (a NaN fill accepts any
+// NaN: a NaN cannot be written over it unnoticed, see outFill).
+func (g *guarded[T]) check(tb testing.TB, what string) {
 	tb.Helper()
-	nan := math.IsNaN(float64(g.fill))
+	n := len(g.all) - 2*guard
 	for i, v := range g.all {
-		if (i < guard || i >= guard+g.n) && (nan && !math.IsNaN(float64(v)) || !nan && v != g.fill) {
-			tb.Fatalf("%s: guard element %d (region [%d,%d)) overwritten with %v", what, i, guard, guard+g.n, v)
+		if (i < guard || i >= guard+n) && !sameValue(v, g.fill) {
+			tb.Fatalf("%s: guard element %d (region [%d,%d)) overwritten with %v", what, i, guard, guard+n, v)
 		}
 	}
 }
+
+// checkInput is check for an input region, which must also be unchanged.
+func (g *guarded[T]) checkInput(tb testing.TB, what string) {
+	tb.Helper()
+	g.check(tb, what)
+	for i, v := range g.s() {
+		if !sameValue(v, g.init[i]) {
+			tb.Fatalf("%s: input element %d changed from %v to %v", what, i, g.init[i], v)
+		}
+	}
+}
+
+// sameValue reports whether x and y are equal or both NaN (a float32 NaN
+// stays NaN through float64).
+func sameValue[T elem](x, y T) bool { return x == y || x != x && y != y }
 
 // tiled lays out n vectors of dimension dim (vecs[i][j]) in the tiled
 // layout of package layout: tiles of 16 slots, feature-major inside a tile,
@@ -266,3 +297,6 @@ func closeTo[T float](got T, want, tol float64) bool {
 	}
 	return math.Abs(float64(got)-want) <= tol
 }
+
+// nan returns a NaN of type T.
+func nan[T float]() T { return T(math.NaN()) }
