@@ -103,7 +103,16 @@ func atMajorityRate(cr *CellResult, d Dataset) bool {
 // rate; majorityNote explains it under the tables.
 const majorityMark = " ‡"
 
-var majorityNote = fmt.Sprintf("‡ At the majority-class rate: the mean mistake rate is within one run-to-run standard deviation, or %d mistakes per pass, of the rate of always predicting the more frequent label (see the differences section for each dataset's rate); such a cell has learnt nothing the label frequencies do not tell.\n\n", majorityMistakes)
+// majorityNote is the footnote of the majority mark, with the majority
+// rate of every dataset of the tables.
+func (t *Tables) majorityNote() string {
+	var rates []string
+	for _, d := range t.Opt.Datasets {
+		rates = append(rates, fmt.Sprintf("%s %.3f", d.Name, d.MajorityRate()))
+	}
+	return fmt.Sprintf("‡ At the majority-class rate: the mean mistake rate is within one run-to-run standard deviation, or %d mistakes per pass, of the rate of always predicting the more frequent label (%s%%); such a cell has learnt nothing the label frequencies do not tell.\n\n",
+		majorityMistakes, strings.Join(rates, "%, "))
+}
 
 // cell returns the result of a cell, if it was run.
 func (t *Tables) cell(ds string, a bogd.Algorithm, budget int) (*CellResult, bool) {
@@ -190,7 +199,7 @@ func (t *Tables) renderTable2(b *bytes.Buffer) {
 	}
 	b.WriteString("\n")
 	if anyMajority(shown) {
-		b.WriteString(majorityNote)
+		b.WriteString(t.majorityNote())
 	}
 }
 
@@ -238,7 +247,7 @@ func (t *Tables) renderTable3(b *bytes.Buffer) {
 		b.WriteString("(no budgeted algorithm was run)\n\n")
 	}
 	if anyMajority(shown) {
-		b.WriteString(majorityNote)
+		b.WriteString(t.majorityNote())
 	}
 }
 
