@@ -4,22 +4,21 @@ package simd
 
 import "github.com/klauspost/cpuid/v2"
 
-// The features are read once; cpuid also checks that the operating system
-// saves the wide registers (XCR0), so a true here means the code can run.
-var (
-	hasAVX2   = cpuid.CPU.Supports(cpuid.AVX, cpuid.AVX2, cpuid.FMA3)
-	hasAVX512 = hasAVX2 && cpuid.CPU.Supports(cpuid.AVX512F)
-)
+// features lists what each implementation needs: the CPU features its
+// generated functions require (asm/gen emits the lists from their Requires
+// lines; TestRequiresChecked holds this table to them). generic needs none.
+var features = [numImpls][]cpuid.FeatureID{AVX2: featuresAVX2, AVX512: featuresAVX512}
 
-func supported(i Impl) bool {
-	switch i {
-	case AVX2:
-		return hasAVX2
-	case AVX512:
-		return hasAVX512
+// usable is decided once, at start; cpuid also checks that the operating
+// system saves the wide registers (XCR0), so true means the code can run.
+var usable = func() (u [numImpls]bool) {
+	for i, f := range features {
+		u[i] = cpuid.CPU.Supports(f...)
 	}
-	return i == Generic
-}
+	return u
+}()
+
+func supported(i Impl) bool { return usable[i] }
 
 func sqdist(dst, x, tiles []float32, dim int) {
 	switch active {

@@ -4,6 +4,8 @@
 
 package simd
 
+import "github.com/klauspost/cpuid/v2"
+
 // sqdistAVX2 is sqdistGeneric for AVX2 and FMA:
 //
 //	for t := range len(tiles) / (dim * 16) {
@@ -135,3 +137,7 @@ func expAVX2(dst []float32, src []float32)
 //
 //go:noescape
 func minAVX2(a []float32) float32
+
+// featuresAVX2 lists the CPU features the functions above require: the union
+// of their Requires lines, all of which the dispatch checks.
+var featuresAVX2 = []cpuid.FeatureID{cpuid.AVX, cpuid.AVX2, cpuid.FMA3}

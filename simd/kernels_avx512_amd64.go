@@ -4,6 +4,8 @@
 
 package simd
 
+import "github.com/klauspost/cpuid/v2"
+
 // sqdistAVX512 is sqdistGeneric for AVX-512F:
 //
 //	for t := range len(tiles) / (dim * 16) {
@@ -135,3 +137,7 @@ func expAVX512(dst []float32, src []float32)
 //
 //go:noescape
 func minAVX512(a []float32) float32
+
+// featuresAVX512 lists the CPU features the functions above require: the union
+// of their Requires lines, all of which the dispatch checks.
+var featuresAVX512 = []cpuid.FeatureID{cpuid.AVX, cpuid.AVX512F}

@@ -13,9 +13,13 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
+	"go/format"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/mmcloughlin/avo/build"
@@ -78,9 +82,13 @@ func generate(be *backend, pkg string, args []string) (asm, decls []byte, err er
 	}
 	// avo prints the required CPU features above each TEXT of the assembly;
 	// repeat them in the Go doc comment, where callers read them.
+	isas := map[string]bool{}
 	for _, fn := range f.Functions() {
 		if len(fn.ISA) > 0 {
 			fn.Doc = append(fn.Doc, "", "Requires: "+strings.Join(fn.ISA, ", "))
+		}
+		for _, isa := range fn.ISA {
+			isas[isa] = true
 		}
 	}
 
@@ -94,7 +102,43 @@ func generate(be *backend, pkg string, args []string) (asm, decls []byte, err er
 	if decls, err = printer.NewStubs(cfg).Print(f); err != nil {
 		return nil, nil, err
 	}
+	if decls, err = be.appendFeatures(decls, pkg, slices.Sorted(maps.Keys(isas))); err != nil {
+		return nil, nil, err
+	}
 	return asm, decls, nil
+}
+
+// appendFeatures adds to the Go declarations of package pkg the list of the
+// CPU features the backend's functions require, the union of their
+// Requires lines, as cpuid.FeatureID values (avo's ISA names are cpuid's),
+// so that the dispatch checks exactly what the generated code needs. A name
+// cpuid lacks fails to compile.
+func (be *backend) appendFeatures(decls []byte, pkg string, isas []string) ([]byte, error) {
+	clause := "package " + pkg + "\n"
+	head, tail, ok := bytes.Cut(decls, []byte(clause))
+	if !ok {
+		return nil, fmt.Errorf("%s: no %q in the declarations avo printed", be.name, clause)
+	}
+	var b bytes.Buffer
+	b.Write(head)
+	b.WriteString(clause)
+	b.WriteString("\nimport \"github.com/klauspost/cpuid/v2\"\n")
+	b.Write(tail)
+	fmt.Fprintf(&b, "\n// features%s lists the CPU features the functions above require: the union\n", be.suffix)
+	b.WriteString("// of their Requires lines, all of which the dispatch checks.\n")
+	fmt.Fprintf(&b, "var features%s = []cpuid.FeatureID{", be.suffix)
+	for i, isa := range isas {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("cpuid." + isa)
+	}
+	b.WriteString("}\n")
+	out, err := format.Source(b.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("%s: formatting the declarations: %w", be.name, err)
+	}
+	return out, nil
 }
 
 // checkRegisters rejects register allocations the target CPU cannot encode.
