@@ -59,21 +59,20 @@ func sameOutcome(a, b *Record) bool {
 		a.SupportVectors == b.SupportVectors && slices.Equal(a.Checkpoints, b.Checkpoints)
 }
 
-// algorithm checks a record read from a file and returns its algorithm.
-func (r *Record) algorithm() (bogd.Algorithm, error) {
-	a, err := bogd.ParseAlgorithm(r.Algorithm)
-	if err != nil {
-		return 0, err
+// validate checks a record read from a file.
+func (r *Record) validate() error {
+	if _, err := bogd.ParseAlgorithm(r.Algorithm); err != nil {
+		return err
 	}
 	switch {
 	case r.Dataset == "":
-		return 0, errors.New("no dataset")
+		return errors.New("no dataset")
 	case r.Stream != StreamSelect && r.Stream != StreamReport:
-		return 0, fmt.Errorf("stream %q is neither %q nor %q", r.Stream, StreamSelect, StreamReport)
+		return fmt.Errorf("stream %q is neither %q nor %q", r.Stream, StreamSelect, StreamReport)
 	case r.Rule < 0 || r.Run < 0 || r.Rows <= 0 || r.Mistakes < 0 || r.Mistakes > r.Rows || r.Budget < 0:
-		return 0, errors.New("negative or inconsistent counts")
+		return errors.New("negative or inconsistent counts")
 	}
-	return a, nil
+	return nil
 }
 
 // ResultSet holds records by job, refusing conflicting duplicates.
@@ -148,7 +147,7 @@ func (s *ResultSet) addCurrent(path string, recs []*Record, warn func(string)) (
 	}
 	other := map[version]int{}
 	for _, r := range recs {
-		a, _ := bogd.ParseAlgorithm(r.Algorithm) // checked by parseRecords
+		a, _ := bogd.ParseAlgorithm(r.Algorithm) // validated by parseRecords
 		if r.Rule != a.RuleVersion() {
 			other[version{r.Algorithm, r.Rule}]++
 			continue
@@ -193,7 +192,7 @@ func parseRecords(path string, data []byte, warn func(string)) (recs []*Record, 
 		dec.DisallowUnknownFields()
 		err := dec.Decode(r)
 		if err == nil {
-			_, err = r.algorithm()
+			err = r.validate()
 		}
 		if err != nil {
 			if !complete {
