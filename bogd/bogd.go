@@ -22,10 +22,22 @@ import (
 // weight is min(η, γη) rather than η (the projection applies to it; equal for
 // γ ≥ 1), and the default projection clips each weight.
 //
+// Multi-class and regression: the step is OGD's (see ogd; binary and
+// multi-class update when the margin is at most 1, regression when
+// |y − f(x)| > ε), with the new coefficient min(η·g, γη) along the update
+// direction, and the removal, rescaling and clip are the same. Every
+// support vector's coefficients are then its weight αᵢ ≥ 0 times its
+// pattern (+1 on class y, −1 on class s; or a sign), and only the weights
+// are ever rescaled, so all of the above applies to αᵢ unchanged; clipping
+// αᵢ at γη clips every coefficient to [−γη, γη]. (The toolbox's own
+// multi-class and regression "BOGD" drops the oldest vector instead, without
+// the unbiased rescaling: BOGDOldest.)
+//
 // Representation: the weights that reached the cap γη grow no further, and
 // all survivors scale by the same factor, so weights live in two columns:
 // column 1 holds the capped ones, all equal to base.group, column 0 the free
-// ones with the global factor base.scale. A max-heap over the free weights
+// ones with the global factor base.scale (columns k..2k−1 and 0..k−1 with k
+// outputs, each holding the vector's pattern). A max-heap over the free weights
 // finds those that cross γη, so a step costs O(log B) besides f(x).
 type uniform struct {
 	base
@@ -36,22 +48,21 @@ type uniform struct {
 func newUniform(b base) *uniform {
 	l := &uniform{base: b, capped: make([]bool, b.cfg.Budget)}
 	l.free = newMaxHeap(b.cfg.Budget, func(slot int32) float32 {
-		return float32(math.Abs(float64(l.set.Weights(0)[slot])))
+		return float32(math.Abs(float64(l.set.Weights(l.pat[slot].lead())[slot])))
 	})
 	return l
 }
 
-func (l *uniform) Observe(x engine.Vector, y int) (Outcome, error) {
-	out, err := l.observe(x, y)
+func (l *uniform) learn(x engine.Vector, t target) (judgment, bool, error) {
+	j, err := l.observe(x, t)
 	if err != nil {
-		return out, err
+		return j, false, err
 	}
 	lr := 1 - l.cfg.Eta*l.cfg.Lambda
-	if float64(y)*out.Score > 1 {
+	if !l.labels.violated(j, true) {
 		l.scaleAll(lr)
-		return out, nil
+		return j, false, nil
 	}
-	out.Updated = true
 	budget := l.cfg.Budget
 	if l.set.Len() < budget {
 		l.scaleAll(lr)
@@ -59,14 +70,14 @@ func (l *uniform) Observe(x engine.Vector, y int) (Outcome, error) {
 		l.discard(l.rng.IntN(budget))
 		l.scaleAll(lr * float64(budget) / float64(budget-1))
 	}
-	i, err := l.add(x, float64(y)*min(l.cfg.Eta, l.cfg.Gamma*l.cfg.Eta))
+	i, err := l.add(x, min(l.cfg.Eta*l.labels.gradient(j), l.cfg.Gamma*l.cfg.Eta), j.dir)
 	if err != nil {
-		return out, err
+		return j, false, err
 	}
 	l.capped[i] = false
 	l.free.push(i)
 	l.project()
-	return out, nil
+	return j, true, nil
 }
 
 // scaleAll multiplies every weight by factor.
@@ -79,7 +90,7 @@ func (l *uniform) scaleAll(factor float64) {
 // the swap-remove.
 func (l *uniform) discard(i int) {
 	l.free.remove(i)
-	moved := l.set.Remove(i)
+	moved := l.remove(i)
 	if moved >= 0 {
 		l.free.rename(moved, i)
 		l.capped[i] = l.capped[moved]
@@ -103,7 +114,6 @@ func (l *uniform) project() {
 		l.group = limit // no capped weights: the column starts at the cap
 	}
 	l.group = min(l.group, limit)
-	w0, w1 := l.set.Weights(0), l.set.Weights(1)
 	for l.free.len() > 0 {
 		i := l.free.top()
 		// The tolerance stops the loop at a weight clipped in place below,
@@ -111,22 +121,32 @@ func (l *uniform) project() {
 		if l.alpha(i) <= limit*(1+1e-6) {
 			break
 		}
-		sign := float32(math.Copysign(1, float64(w0[i])))
 		if l.group == limit {
-			// Join the capped column: its value is exactly the cap.
+			// Join the capped columns: their value is exactly the cap.
 			l.free.remove(i)
-			w0[i], w1[i] = 0, sign
+			l.join(i)
 			l.capped[i] = true
 			continue
 		}
 		// The capped weights shrank below the cap after they were capped,
 		// so this one cannot join them: clip it in place.
-		w0[i] = sign * float32(limit/l.scale)
+		l.setFree(i, limit, l.pat[i])
 		l.free.fix(i)
 	}
 }
 
 // alpha returns the weight (without sign) of free support vector i.
-func (l *uniform) alpha(i int) float64 {
-	return l.scale * math.Abs(float64(l.set.Weights(0)[i]))
+func (l *uniform) alpha(i int) float64 { return l.weight(i) }
+
+// join moves slot i from the free weight columns to the group columns
+// (capped in BOGD, the equal-weight group in BOGD++), where it holds its
+// pattern: ±1 on the outputs of the pattern, scaled by base.group.
+func (b *base) join(i int) {
+	p := b.pat[i]
+	for o := range b.outputs {
+		if v := p.sign(o); v != 0 {
+			b.set.Weights(o)[i] = 0
+			b.set.Weights(b.outputs + o)[i] = float32(v)
+		}
+	}
 }

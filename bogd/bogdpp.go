@@ -1,7 +1,6 @@
 package bogd
 
 import (
-	"math"
 	"slices"
 
 	"github.com/bogd-project/bogd/engine"
@@ -31,6 +30,16 @@ import (
 // group. Individuals are the vectors added since the last discard plus
 // those too heavy to be in R, typically few.
 //
+// Multi-class and regression: as BOGD (see uniform), every coefficient is
+// the vector's weight αᵢ times its pattern, and αᵢ is what the sampling
+// reads and rescales. The probabilities of Eq. (16) minimise the variance
+// of the removal in the RKHS norm, where a vector contributes
+// ‖αᵢ·pᵢ‖₂·√κ(xᵢ,xᵢ); its pattern has the same Euclidean norm (√2 for a
+// max-score pair, 1 for a sign) for every vector, so that norm of the
+// coefficient vector, its ℓ∞ norm αᵢ and every other norm give the same
+// pᵢ: using αᵢ is exact, not an approximation. Unbiasedness holds output
+// by output: for each c, E[α'_{i,c}] = (1−λη)·α_{i,c} as in Eqs. (6)–(8).
+//
 // Projection: ClipEach (default) caps the group value at γη; individuals
 // never exceed γη (outside R they only shrink, and a new one starts at
 // min(η, γη)). RescaleAll scales everything by min(1, γη/maxᵢαᵢ) as the
@@ -56,25 +65,24 @@ func newNonUniform(b base) *nonUniform {
 	return l
 }
 
-func (l *nonUniform) Observe(x engine.Vector, y int) (Outcome, error) {
-	out, err := l.observe(x, y)
+func (l *nonUniform) learn(x engine.Vector, t target) (judgment, bool, error) {
+	j, err := l.observe(x, t)
 	if err != nil {
-		return out, err
+		return j, false, err
 	}
 	lr := 1 - l.cfg.Eta*l.cfg.Lambda
-	if float64(y)*out.Score > 1 {
+	if !l.labels.violated(j, true) {
 		l.scaleAll(lr)
-		return out, nil
+		return j, false, nil
 	}
-	out.Updated = true
 	if l.set.Len() < l.cfg.Budget {
 		l.scaleAll(lr)
 	} else {
 		l.discard(lr)
 	}
-	i, err := l.add(x, float64(y)*min(l.cfg.Eta, l.cfg.Gamma*l.cfg.Eta))
+	i, err := l.add(x, min(l.cfg.Eta*l.labels.gradient(j), l.cfg.Gamma*l.cfg.Eta), j.dir)
 	if err != nil {
-		return out, err
+		return j, false, err
 	}
 	l.insertIndividual(i)
 	if l.cfg.Projection == RescaleAll {
@@ -89,7 +97,7 @@ func (l *nonUniform) Observe(x engine.Vector, y int) (Outcome, error) {
 			l.scaleAll(limit / largest)
 		}
 	}
-	return out, nil
+	return j, true, nil
 }
 
 // scaleAll multiplies every weight by factor.
@@ -99,9 +107,7 @@ func (l *nonUniform) scaleAll(factor float64) {
 }
 
 // alpha returns the weight of individual slot i.
-func (l *nonUniform) alpha(i int32) float64 {
-	return l.scale * math.Abs(float64(l.set.Weights(0)[i]))
-}
+func (l *nonUniform) alpha(i int32) float64 { return l.weight(int(i)) }
 
 // discard performs the at-budget part of Eq. (7)/(10): choose R, draw the
 // vector to drop from p, set R's survivors to their common new weight and
@@ -153,7 +159,7 @@ func (l *nonUniform) discard(lr float64) {
 	}
 	l.indiv = slices.Delete(l.indiv, 0, top)
 	l.leaveGroup(victim)
-	if moved := l.set.Remove(int(victim)); moved >= 0 {
+	if moved := l.remove(int(victim)); moved >= 0 {
 		l.rename(int32(moved), victim)
 	}
 	l.shrink(lr) // individuals outside R
@@ -187,9 +193,7 @@ func (l *nonUniform) draw(s float64, top int) int32 {
 
 // join moves individual slot i into the group.
 func (l *nonUniform) join(i int32) {
-	w0, w1 := l.set.Weights(0), l.set.Weights(1)
-	w1[i] = float32(math.Copysign(1, float64(w0[i])))
-	w0[i] = 0
+	l.base.join(int(i))
 	l.memberPos[i] = int32(len(l.members))
 	l.members = append(l.members, i)
 }
@@ -230,12 +234,22 @@ func (l *nonUniform) insertIndividual(i int) {
 // dissolveGroup turns every group member into an individual of the same
 // weight.
 func (l *nonUniform) dissolveGroup() {
-	w0, w1 := l.set.Weights(0), l.set.Weights(1)
 	for _, i := range l.members {
-		w0[i] = w1[i] * float32(l.group/l.scale)
-		w1[i] = 0
+		l.leaveColumns(int(i))
 		l.memberPos[i] = -1
 		l.insertIndividual(int(i))
 	}
 	l.members = l.members[:0]
+}
+
+// leaveColumns moves group member i back to the free weight columns with
+// its current weight base.group.
+func (l *nonUniform) leaveColumns(i int) {
+	p := l.pat[i]
+	for o := range l.outputs {
+		if p.sign(o) != 0 {
+			l.set.Weights(l.outputs + o)[i] = 0
+		}
+	}
+	l.setFree(i, l.group, p)
 }

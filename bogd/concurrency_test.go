@@ -43,7 +43,7 @@ func TestSnapshotsServeWhileTraining(t *testing.T) {
 		probes = append(probes, engine.Sparse(idx, val))
 	}
 	const readers = 8
-	for _, a := range Algorithms() {
+	for _, a := range AlgorithmsFor(Binary) {
 		t.Run(a.String(), func(t *testing.T) {
 			l := mustNew(t, a, configFor(a, s.dim, 24, 4))
 			var latest atomic.Pointer[published]
@@ -133,7 +133,7 @@ func TestSnapshotsServeWhileTraining(t *testing.T) {
 // own scratch, the detector reports the race and scores come out wrong.
 func TestReadersShareATrainedLearner(t *testing.T) {
 	s := syntheticStream(400, 7, 41)
-	for _, a := range Algorithms() {
+	for _, a := range AlgorithmsFor(Binary) {
 		t.Run(a.String(), func(t *testing.T) {
 			l := mustNew(t, a, configFor(a, s.dim, 32, 5))
 			for i, x := range s.xs {

@@ -42,7 +42,7 @@ func extremeStreams() map[string]stream {
 func TestExtremeDataStaysFinite(t *testing.T) {
 	for name, s := range extremeStreams() {
 		t.Run(name, func(t *testing.T) {
-			for _, a := range Algorithms() {
+			for _, a := range AlgorithmsFor(Binary) {
 				cfg := Config{Dim: s.dim, Budget: 10, Sigma: 8, Eta: 0.5, Lambda: 1, Gamma: 2, Seed: 1}
 				runStream(t, a, cfg, s)
 			}
@@ -61,7 +61,7 @@ func TestMillionIdenticalRows(t *testing.T) {
 		t.Skip("a million rows per learner")
 	}
 	x := engine.Dense([]float32{3, -1})
-	for _, a := range Algorithms() {
+	for _, a := range AlgorithmsFor(Binary) {
 		cfg := Config{Dim: 2, Budget: 10, Sigma: 1, Eta: 1, Lambda: 0.5, Gamma: 2, Seed: 1}
 		if a == OGD {
 			cfg.Lambda = 0

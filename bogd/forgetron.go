@@ -26,44 +26,35 @@ import (
 // by φ (an O(1) change of the global scale), Q grows by
 // Ψ(δφ, φμ) = (δφ)² + 2δφ(1 − φμ), and r is removed. Q starts at 0.
 //
-// Implementation: f'(x_r) = f(x_r) + y·κ(x, x_r) takes one more kernel
-// evaluation, with r's own vector as the query. r is removed before x is
-// stored, which gives the same classifier as forgetron.m's add, scale, drop
-// and keeps the set within its budget.
+// The other tasks, as the toolbox's multiclass/forgetron.m and
+// regression/forgetron.m run them:
 //
-// Deliberate differences from forgetron.m, all in how φ is chosen (its
-// lines 81–95). The rule above is the paper's.
-//   - A < 0 with φ = 1 infeasible: forgetron.m takes (−Bq − √(Bq²−4AC))/(2A).
-//     That is the larger root of a downward-opening parabola, and it is > 1,
-//     so the weights are scaled up and the constraint is broken. The paper's
-//     φ is the root in (0, 1), (−Bq + √(Bq²−4AC))/(2A). This only happens when
-//     μ > δ/2 and Q is already close to (15/32)·M. On german (B = 100,
-//     σ = 8, the authors' 20 orders), forgetron.m takes that root on 53 of
-//     its 5647 removal steps, in every order. The mean mistake rate is
-//     38.19% with its root and 38.11% with the paper's.
-//   - A > 0: forgetron.m does not clip its root. When C ≥ 0 the root is ≤ 0
-//     and zeroes or flips every weight. C ≥ 0 can only happen on a round with
-//     f = 0 and y = +1 that follows a step reaching Q = (15/32)·M. Here φ is
-//     clipped to [0, 1].
-//   - δ = 0 (every weight was zeroed by an earlier φ = 0): forgetron.m
-//     divides by zero. Here φ = 1, since removing r then changes nothing and
-//     no shrink is needed. A NaN from rounding gives φ = 0.
+//   - multi-class: a mistake (the argmax is not y) updates with the
+//     max-score Perceptron step (+1 on class y, −1 on the highest-scoring
+//     wrong class s); M counts mistakes; δ is the magnitude of r's
+//     coefficients (its pattern is ±δ) and μ = f'_{y_r}(x_r), the score of
+//     r's own class under f' (a score, not a margin, as the toolbox has it).
+//   - regression: |y − f(x)| > ε updates with η·sgn(y − f(x)); M counts
+//     those updates, this one included; δ = |α_r| and μ = |f'(x_r)|.
+//
+// Implementation: f'(x_r) = f(x_r) + (the new coefficient)·κ(x, x_r) takes
+// one more kernel evaluation, with r's own vector as the query. r is
+// removed before x is stored, which gives the same classifier as
+// forgetron.m's add, scale, drop and keeps the set within its budget.
 //
 // A φ below 1 is computed as −2C/(Bq + √(Bq² − 4AC)). Algebraically this is
 // the root forgetron.m takes when A > 0 or A = 0, and the paper's root when
 // A < 0, and it has no cancellation when A is small.
 type forgetron struct {
 	base
-	mistakes int     // M: rounds with sgn(f) ≠ y so far
+	mistakes int     // M: mistakes (classification) or updates (regression) so far
 	q        float64 // Q: the accumulated removal deviation
 
-	// FIFO of the stored vectors by age, kept aligned with the set's
-	// swap-remove: ring[(head+k) mod Budget] is the slot of the k-th oldest
-	// vector and pos[slot] its position in ring.
-	ring, pos []int
-	head      int
-	labels    []int8    // y of the vector in each slot
-	buf       []float32 // the oldest vector, densified for the second query
+	age     fifo
+	classOf []int32   // per slot: its example's label (binary ±1) or class index; 0 in regression
+	buf     []float32 // the oldest vector, densified for the second query
+	fr      []float64 // the scores of the oldest vector
+	frSums  []float64 // and their column sums
 
 	// phiHook, when set (tests only), sees A, Bq, C and the chosen φ of
 	// every removal step and returns the φ to use.
@@ -73,40 +64,52 @@ type forgetron struct {
 func newForgetron(b base) *forgetron {
 	n := b.cfg.Budget
 	return &forgetron{
-		base:   b,
-		ring:   make([]int, n),
-		pos:    make([]int, n),
-		labels: make([]int8, n),
-		buf:    make([]float32, b.cfg.Dim),
+		base:    b,
+		age:     newFIFO(n),
+		classOf: make([]int32, n),
+		buf:     make([]float32, b.cfg.Dim),
+		fr:      make([]float64, b.outputs),
+		frSums:  make([]float64, b.set.Columns()),
 	}
 }
 
-func (l *forgetron) Observe(x engine.Vector, y int) (Outcome, error) {
-	out, err := l.observe(x, y)
+func (l *forgetron) learn(x engine.Vector, t target) (judgment, bool, error) {
+	j, err := l.observe(x, t)
 	if err != nil {
-		return out, err
+		return j, false, err
 	}
-	if out.Mistake {
+	if l.labels.wrong(j) {
 		l.mistakes++
 	}
-	if float64(y)*out.Score > 0 {
-		return out, nil
+	// Binary: every round with y·f ≤ 0 updates, as forgetron.m (also
+	// f = 0, y = +1, which is no mistake); the other tasks update on what
+	// they count.
+	if l.labels.task == Binary && j.margin > 0 || l.labels.task != Binary && !l.labels.wrong(j) {
+		return j, false, nil
 	}
-	out.Updated = true
+	step := l.mistakeStep()
 	if l.set.Len() < l.cfg.Budget {
-		return out, l.push(x, y, float64(y))
+		return j, true, l.push(x, t, step, j.dir)
 	}
 
-	r := l.ring[l.head]
-	yr := float64(l.labels[r])
+	r := l.age.oldest()
 	kxr := l.set.KernelFactor() * float64(l.set.Kernels()[r]) // κ(x, x_r), before the next Score overwrites it
-	delta := yr * l.scale * float64(l.set.Weights(0)[r])
+	delta := l.weight(r)
 	l.buf = l.set.Vector(r, l.buf)
-	fr, err := l.score(engine.Dense(l.buf))
-	if err != nil {
-		return out, err
+	if err := l.scoresWith(l.set.OwnScratch(), engine.Dense(l.buf), l.fr, l.frSums); err != nil {
+		return j, false, err
 	}
-	mu := yr * (fr + float64(y)*kxr)
+	var mu float64
+	switch l.labels.task {
+	case Binary:
+		yr := float64(l.classOf[r])
+		mu = yr * (l.fr[0] + step*j.dir.sign(0)*kxr)
+	case Multiclass:
+		yr := int(l.classOf[r])
+		mu = l.fr[yr] + step*j.dir.sign(yr)*kxr
+	default:
+		mu = math.Abs(l.fr[0] + step*j.dir.sign(0)*kxr)
+	}
 	a := delta*delta - 2*delta*mu
 	bq := 2 * delta
 	c := l.q - 15.0/32.0*float64(l.mistakes)
@@ -117,7 +120,7 @@ func (l *forgetron) Observe(x engine.Vector, y int) (Outcome, error) {
 	l.q += (delta*phi)*(delta*phi) + 2*delta*phi*(1-phi*mu)
 	l.shrink(phi)
 	l.removeOldest()
-	return out, l.push(x, y, phi*float64(y))
+	return j, true, l.push(x, t, phi*step, j.dir)
 }
 
 // forgetronPhi returns the largest φ in [0, 1] with a·φ² + bq·φ + c ≤ 0,
@@ -137,26 +140,25 @@ func forgetronPhi(a, bq, c float64) float64 {
 	return min(phi, 1)
 }
 
-// push stores x as the newest support vector with coefficient coef.
-func (l *forgetron) push(x engine.Vector, y int, coef float64) error {
-	i, err := l.add(x, coef)
+// push stores x as the newest support vector with coefficient a along
+// pattern p, remembering its label.
+func (l *forgetron) push(x engine.Vector, t target, a float64, p pattern) error {
+	i, err := l.add(x, a, p)
 	if err != nil {
 		return err
 	}
-	p := (l.head + l.set.Len() - 1) % l.cfg.Budget
-	l.ring[p], l.pos[i] = i, p
-	l.labels[i] = int8(y)
+	l.age.push(i, l.set.Len())
+	l.classOf[i] = int32(t.class)
 	return nil
 }
 
-// removeOldest deletes the oldest support vector, moving the FIFO entry of
-// the vector that the swap-remove relocates.
+// removeOldest deletes the oldest support vector, moving the FIFO entry and
+// the label of the vector that the swap-remove relocates.
 func (l *forgetron) removeOldest() {
-	r := l.ring[l.head]
-	if moved := l.set.Remove(r); moved >= 0 {
-		p := l.pos[moved]
-		l.ring[p], l.pos[r] = r, p
-		l.labels[r] = l.labels[moved]
+	r := l.age.oldest()
+	moved := l.remove(r)
+	if moved >= 0 {
+		l.classOf[r] = l.classOf[moved]
 	}
-	l.head = (l.head + 1) % l.cfg.Budget
+	l.age.pop(moved)
 }

@@ -402,12 +402,12 @@ func TestForgetronFIFO(t *testing.T) {
 			t.Fatalf("step %d: %d SVs", i, n)
 		}
 		for k := range n {
-			slot := fg.ring[(fg.head+k)%b]
+			slot := fg.age.slot(k)
 			buf = fg.set.Vector(slot, buf)
 			if want := float32(i + 1 - n + k); buf[0] != want {
 				t.Fatalf("step %d: %d-th oldest is %v, want %v", i, k, buf[0], want)
 			}
-			if fg.pos[slot] != (fg.head+k)%b {
+			if fg.age.pos[slot] != (fg.age.head+k)%b {
 				t.Fatalf("step %d: pos out of sync", i)
 			}
 		}

@@ -2,19 +2,26 @@
 // (Zhao, Wang, Wu, Jin, Hoi, "Fast Bounded Online Gradient Descent Algorithms
 // for Scalable Kernel-Based Online Learning", ICML 2012) and the baselines
 // that paper compares against: Perceptron, OGD (kernel, no budget), RBP,
-// Forgetron, Projectron and Projectron++.
+// Forgetron, Projectron and Projectron++; for binary classification,
+// multi-class classification and regression (Task).
 //
-// Every learner follows the online protocol: Observe(x, y) predicts
-// sgn(f(x)) (a score of exactly 0 predicts +1), counts a mistake if that
-// differs from y ∈ {−1, +1}, and then updates, computing f(x) once and reusing
-// the kernel values where the update needs them. Each algorithm's file
-// states its exact rule and where it deliberately differs from the paper
-// authors' group's MATLAB code (GitHub jingcoco/Online-Kernel-Learning,
-// folder binary/).
+// Every learner follows the online protocol: it predicts the label of an
+// example, counts a mistake (classification) or the error (regression), and
+// then updates, computing the scores once and reusing the kernel values
+// where the update needs them. Each algorithm's file states its exact rule
+// in every task and where it deliberately differs from the paper authors'
+// group's MATLAB toolbox (GitHub jingcoco/Online-Kernel-Learning, folders
+// binary/, multiclass/ and regression/; ../shared/reference/lsokl-rules.md
+// summarises it).
 //
-// Support vectors and float32 weights live in an engine.Set; learners keep
-// global float64 scale factors so that a shrink of every weight costs O(1),
-// renormalising before a scale under- or overflows.
+// Binary classifiers implement Learner (Observe with labels ±1, Predict
+// returning f(x)); every learner of every task implements Online (Learn and
+// PredictOne with float64 labels: ±1, a class label, or a real target).
+//
+// Support vectors and float32 weights live in an engine.Set, one weight
+// column per output (K for K classes); learners keep global float64 scale
+// factors so that a shrink of every weight costs O(1), renormalising before
+// a scale under- or overflows.
 package bogd
 
 import (
@@ -22,10 +29,24 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/bogd-project/bogd/engine"
 )
+
+// Base is what every learner of this package has, binary Learner and
+// Online alike: what Save needs.
+type Base interface {
+	// SupportVectors returns the number of stored support vectors.
+	SupportVectors() int
+	// Snapshot returns an immutable copy of the current model, safe for
+	// concurrent prediction while training goes on: one output per class
+	// (multi-class) or a single one.
+	Snapshot() (*engine.Model, error)
+	// Algorithm names the rule.
+	Algorithm() Algorithm
+}
 
 // Learner is an online binary classifier with a Gaussian kernel.
 //
@@ -41,13 +62,30 @@ type Learner interface {
 	Observe(x engine.Vector, y int) (Outcome, error)
 	// Predict returns f(x) without learning.
 	Predict(x engine.Vector) (float64, error)
-	// SupportVectors returns the number of stored support vectors.
-	SupportVectors() int
-	// Snapshot returns an immutable copy of the current classifier, safe
-	// for concurrent prediction while training goes on.
-	Snapshot() (*engine.Model, error)
-	// Algorithm names the rule.
-	Algorithm() Algorithm
+	Base
+}
+
+// Online is a learner of any task: every learner of this package
+// implements it. The concurrency rule is Learner's: PredictOne,
+// SupportVectors, Snapshot, Config and saving may run on many goroutines at
+// once while no Learn runs.
+type Online interface {
+	// Learn predicts the label of x, then learns from the true label y:
+	// −1 or +1 (binary), one of Classes (multi-class), a finite value
+	// (regression). Step.Scores is valid until the next Learn.
+	Learn(x engine.Vector, y float64) (Step, error)
+	// PredictOne predicts the label of x without learning. Multi-class
+	// scores go to scores (resized to the number of classes; nil
+	// allocates).
+	PredictOne(x engine.Vector, scores []float64) (Prediction, error)
+	// Task is what the learner predicts.
+	Task() Task
+	// Classes lists the multi-class labels, class c being output c of
+	// Snapshot's Model (nil for the other tasks).
+	Classes() []int
+	// Config returns the configuration the learner was made with.
+	Config() Config
+	Base
 }
 
 // Outcome is the result of one Observe call.
@@ -57,10 +95,31 @@ type Outcome struct {
 	Updated bool    // the classifier changed beyond a uniform shrink
 }
 
+// Prediction is what a learner predicts for one example.
+type Prediction struct {
+	// Label is the predicted label: ±1 (binary), a class label
+	// (multi-class) or the predicted value f(x) (regression).
+	Label float64
+	// Score is f(x) (binary, regression) or the predicted class's score.
+	Score float64
+	// Scores holds f_c(x) for every class, in Classes order (multi-class
+	// only).
+	Scores []float64
+}
+
+// Step is the result of one Learn call: the prediction made before the
+// update, and what the update did.
+type Step struct {
+	Prediction
+	Mistake bool // classification: the predicted label was wrong
+	Updated bool // the model changed beyond a uniform shrink
+}
+
 // Algorithm identifies a learning rule.
 type Algorithm uint8
 
-// The algorithms, in the paper's order of presentation.
+// The algorithms: the ICML 2012 paper's, in its order of presentation, then
+// the later additions. The numbers are stored in model files: never reorder.
 const (
 	BOGD Algorithm = iota
 	BOGDpp
@@ -70,10 +129,17 @@ const (
 	Forgetron
 	Projectron
 	ProjectronPP
+	// NORMA is kernel regression with an adaptive ε (the LSOKL toolbox's
+	// Epsilon.m): regression only.
+	NORMA
+	// BOGDOldest is the LSOKL toolbox's multi-class and regression "BOGD":
+	// BOGD's step, but at the budget the oldest support vector is dropped,
+	// with no unbiased rescaling of the others. For comparison.
+	BOGDOldest
 	numAlgorithms
 )
 
-var algorithmNames = [numAlgorithms]string{"bogd", "bogd++", "perceptron", "ogd", "rbp", "forgetron", "projectron", "projectron++"}
+var algorithmNames = [numAlgorithms]string{"bogd", "bogd++", "perceptron", "ogd", "rbp", "forgetron", "projectron", "projectron++", "norma", "bogd-oldest"}
 
 // String returns the command-line name of the algorithm.
 func (a Algorithm) String() string {
@@ -85,7 +151,20 @@ func (a Algorithm) String() string {
 
 // Budgeted reports whether the algorithm bounds the number of support
 // vectors.
-func (a Algorithm) Budgeted() bool { return a != Perceptron && a != OGD }
+func (a Algorithm) Budgeted() bool { return a != Perceptron && a != OGD && a != NORMA }
+
+// Supports reports whether the algorithm is defined for task t: NORMA is a
+// regression rule, Projectron++'s margin updates have no regression form;
+// every other algorithm learns every task.
+func (a Algorithm) Supports(t Task) bool {
+	switch a {
+	case NORMA:
+		return t == Regression
+	case ProjectronPP:
+		return t != Regression
+	}
+	return a < numAlgorithms && t < numTasks
+}
 
 // ruleVersions numbers the arithmetic of every algorithm: it grows by one
 // whenever a change can alter what the algorithm computes on some input
@@ -94,9 +173,12 @@ func (a Algorithm) Budgeted() bool { return a != Perceptron && a != OGD }
 //
 //	1: every result recorded before versions were (no field in a record).
 //	2: the engine zeroes, rather than floors at e⁻⁸⁷, the kernel values of
-//	   support vectors far beyond the nearest one (engine.evaluate).
+//	   support vectors far beyond the nearest one (engine.evaluate); BOGD
+//	   and BOGD++ keep each support vector's sign when its weight
+//	   underflows to 0. NORMA and BOGDOldest start here.
 var ruleVersions = [numAlgorithms]int{
 	BOGD: 2, BOGDpp: 2, Perceptron: 2, OGD: 2, RBP: 2, Forgetron: 2, Projectron: 2, ProjectronPP: 2,
+	NORMA: 2, BOGDOldest: 2,
 }
 
 // RuleVersion is the version of the algorithm's arithmetic (see
@@ -114,6 +196,17 @@ func Algorithms() []Algorithm {
 	out := make([]Algorithm, numAlgorithms)
 	for i := range out {
 		out[i] = Algorithm(i)
+	}
+	return out
+}
+
+// AlgorithmsFor lists the algorithms defined for task t.
+func AlgorithmsFor(t Task) []Algorithm {
+	var out []Algorithm
+	for _, a := range Algorithms() {
+		if a.Supports(t) {
+			out = append(out, a)
+		}
 	}
 	return out
 }
@@ -148,8 +241,11 @@ type Config struct {
 	Dim    int     // input dimension
 	Budget int     // maximum support vectors (budgeted algorithms), ≥ 2
 	Sigma  float64 // Gaussian kernel width: κ(x,y) = exp(−‖x−y‖²/(2σ²))
-	Eta    float64 // step size η (OGD, BOGD, BOGD++)
-	Lambda float64 // regularisation λ (OGD, BOGD, BOGD++)
+	// Eta is the step size η: of OGD, BOGD, BOGD++ and NORMA in every
+	// task, and in regression also the step ±η of the Perceptron, RBP,
+	// Forgetron and Projectron (the toolbox's eta_perceptron).
+	Eta    float64
+	Lambda float64 // regularisation λ (OGD, BOGD, BOGD++, NORMA)
 	Gamma  float64 // maximum weight factor γ: weights stay ≤ γη (BOGD, BOGD++)
 	Seed   uint64  // seeds every random choice (RBP, BOGD, BOGD++)
 
@@ -161,6 +257,19 @@ type Config struct {
 	// while the budget has room. Zero (the default) follows the authors'
 	// code: add until the budget is full, project afterwards.
 	ProjectronThreshold float64
+
+	// Task is what the learner predicts (default Binary).
+	Task Task
+	// Classes lists the labels of a Multiclass learner: at least two
+	// distinct integers, in ascending order; class c is output c.
+	Classes []int
+	// Epsilon is the width ε of the regression losses' insensitive zone:
+	// an example updates when |y − f(x)| > ε (NORMA: where ε starts).
+	Epsilon float64
+	// Nu is NORMA's ν ∈ [0, 1]: ε grows by (1−ν)η after an update and
+	// shrinks by νη otherwise, so that about a fraction ν of the examples
+	// update.
+	Nu float64
 }
 
 // ErrConfig is wrapped by every configuration error.
@@ -173,6 +282,10 @@ func (c Config) validate(a Algorithm) error {
 	switch {
 	case a >= numAlgorithms:
 		return bad("unknown algorithm")
+	case c.Task >= numTasks:
+		return bad("unknown task %d", c.Task)
+	case !a.Supports(c.Task):
+		return bad("not defined for %v", c.Task)
 	case c.Dim <= 0:
 		return bad("dimension must be positive, got %d", c.Dim)
 	case !(c.Sigma >= 1e-15 && c.Sigma <= 1e15):
@@ -180,7 +293,10 @@ func (c Config) validate(a Algorithm) error {
 	case a.Budgeted() && c.Budget < 2:
 		return bad("budget must be at least 2, got %d", c.Budget)
 	}
-	if a == OGD || a == BOGD || a == BOGDpp {
+	if err := c.validateTask(); err != nil {
+		return bad("%v", err)
+	}
+	if a.usesEta(c.Task) {
 		switch {
 		case !(c.Eta >= 1e-20 && c.Eta <= 1e20):
 			// Weights are float32 divided by a global scale that may fall
@@ -192,7 +308,7 @@ func (c Config) validate(a Algorithm) error {
 			return bad("lambda*eta must be below 1 (got %v): every weight would vanish or flip sign", c.Lambda*c.Eta)
 		}
 	}
-	if a == BOGD || a == BOGDpp {
+	if a == BOGD || a == BOGDpp || a == BOGDOldest {
 		if !(c.Gamma > 0) || math.IsInf(c.Gamma, 0) {
 			return bad("gamma must be positive and finite, got %v", c.Gamma)
 		}
@@ -200,14 +316,70 @@ func (c Config) validate(a Algorithm) error {
 			return bad("unknown projection %d", c.Projection)
 		}
 	}
+	if a == NORMA && !(c.Nu >= 0 && c.Nu <= 1) {
+		return bad("nu must be in [0, 1], got %v", c.Nu)
+	}
 	if !(c.ProjectronThreshold >= 0) || math.IsInf(c.ProjectronThreshold, 0) {
 		return bad("projectron threshold must be non-negative and finite, got %v", c.ProjectronThreshold)
 	}
 	return nil
 }
 
-// New returns a learner running algorithm a.
+// validateTask checks the task's own parameters.
+func (c Config) validateTask() error {
+	switch c.Task {
+	case Multiclass:
+		if len(c.Classes) < 2 {
+			return fmt.Errorf("a multi-class learner needs at least 2 classes, got %d", len(c.Classes))
+		}
+		if len(c.Classes) > MaxClasses {
+			return fmt.Errorf("%d classes, at most %d", len(c.Classes), MaxClasses)
+		}
+		for i := 1; i < len(c.Classes); i++ {
+			if c.Classes[i] <= c.Classes[i-1] {
+				return fmt.Errorf("classes must be distinct and ascending, got %d after %d", c.Classes[i], c.Classes[i-1])
+			}
+		}
+	case Regression:
+		if !(c.Epsilon >= 0) || math.IsInf(c.Epsilon, 0) {
+			return fmt.Errorf("epsilon must be non-negative and finite, got %v", c.Epsilon)
+		}
+	}
+	if c.Task != Multiclass && len(c.Classes) > 0 {
+		return fmt.Errorf("classes are for multi-class learners, not %v", c.Task)
+	}
+	return nil
+}
+
+// MaxClasses is the largest number of classes of a multi-class learner.
+const MaxClasses = 1000
+
+// usesEta reports whether the rule of a on task t takes a step η.
+func (a Algorithm) usesEta(t Task) bool {
+	switch a {
+	case OGD, BOGD, BOGDpp, BOGDOldest, NORMA:
+		return true
+	case Perceptron, RBP, Forgetron, Projectron:
+		return t == Regression
+	}
+	return false
+}
+
+// New returns a binary learner running algorithm a (cfg.Task must be
+// Binary, its zero value).
 func New(a Algorithm, cfg Config) (Learner, error) {
+	if cfg.Task != Binary {
+		return nil, fmt.Errorf("%v: %w: New makes binary learners; use NewOnline for %v", a, ErrConfig, cfg.Task)
+	}
+	l, err := NewOnline(a, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return l.(Learner), nil
+}
+
+// NewOnline returns a learner of cfg.Task running algorithm a.
+func NewOnline(a Algorithm, cfg Config) (Online, error) {
 	if err := cfg.validate(a); err != nil {
 		return nil, err
 	}
@@ -224,88 +396,217 @@ const pcgStream = 0x62_6f_67_64
 // build assembles a learner of a validated configuration around an empty
 // support set with room for capacity vectors and the random source pcg.
 func build(a Algorithm, cfg Config, capacity int, pcg *rand.PCG) (persistent, error) {
-	columns := 1
+	cfg.Classes = slices.Clone(cfg.Classes)
+	lab := labels{task: cfg.Task, classes: cfg.Classes, epsilon: cfg.Epsilon}
+	k := lab.outputs()
+	columns := k
 	if a == BOGD || a == BOGDpp {
-		columns = 2
+		columns = 2 * k // free weights, then the capped or grouped ones
 	}
 	set, err := engine.New(cfg.Dim, cfg.Sigma, engine.Options{Capacity: capacity, Columns: columns})
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w", a, err)
 	}
-	b := base{cfg: cfg, algo: a, set: set, scale: 1, pcg: pcg, rng: rand.New(pcg)}
+	b := base{
+		cfg: cfg, algo: a, labels: lab, outputs: k, set: set, scale: 1, pcg: pcg, rng: rand.New(pcg),
+		scores: make([]float64, k), sums: make([]float64, columns),
+	}
+	var l persistent
 	switch a {
 	case Perceptron:
-		return &perceptron{base: b}, nil
+		l = &perceptron{base: b}
 	case OGD:
-		return &ogd{base: b}, nil
+		l = &ogd{base: b}
+	case NORMA:
+		l = &norma{base: b, eps: cfg.Epsilon}
 	case RBP:
-		return &rbp{base: b}, nil
+		l = &rbp{base: b}
 	case BOGD:
-		return newUniform(b), nil
+		l = newUniform(b)
 	case BOGDpp:
-		return newNonUniform(b), nil
+		l = newNonUniform(b)
+	case BOGDOldest:
+		l = newOldest(b)
 	case Forgetron:
-		return newForgetron(b), nil
+		l = newForgetron(b)
 	default: // Projectron, ProjectronPP
-		return newProjectron(b), nil
+		l = newProjectron(b)
 	}
+	l.core().rule = l
+	return l, nil
+}
+
+// rule is an algorithm's step: the part of a learner that differs between
+// algorithms. learn scores x (base.observe), judges it, updates, and
+// reports whether the model changed beyond a uniform shrink.
+type rule interface {
+	learn(x engine.Vector, t target) (j judgment, updated bool, err error)
 }
 
 // base is what every learner shares: the support set, the global scale of
-// weight column 0, the random source and the counters.
+// the first group of weight columns, the random source and the scratch.
 type base struct {
-	cfg   Config
-	algo  Algorithm
-	set   *engine.Set
-	scale float64   // α = scale·w for weight column 0
-	group float64   // α = group·w for weight column 1, when there is one
-	pcg   *rand.PCG // the state of rng, kept for saving and restoring
-	rng   *rand.Rand
+	cfg     Config
+	algo    Algorithm
+	labels  labels
+	outputs int // classes (multi-class) or 1
+	set     *engine.Set
+	scale   float64   // α = scale·w for weight columns 0..k−1
+	group   float64   // α = group·w for weight columns k..2k−1, when there are
+	pcg     *rand.PCG // the state of rng, kept for saving and restoring
+	rng     *rand.Rand
+	rule    rule // the concrete learner, whose learn Observe and Learn call
+
+	// pat holds the pattern of every support vector of the learners whose
+	// coefficients are a scalar times a pattern (add keeps it; the
+	// Projectrons leave it empty), aligned with the set through remove.
+	pat    []pattern
+	scores []float64 // f_c(x) of the last observe
+	sums   []float64 // column sums of one evaluation
 }
 
 func (b *base) Algorithm() Algorithm { return b.algo }
 
 func (b *base) SupportVectors() int { return b.set.Len() }
 
-// score evaluates f(x) = scale·Σ w₀ᵢκ(x,sᵢ) + group·Σ w₁ᵢκ(x,sᵢ), leaving
-// the kernel values in the set for the update.
-func (b *base) score(x engine.Vector) (float64, error) {
-	return b.scoreWith(b.set.OwnScratch(), x)
+func (b *base) Task() Task { return b.labels.task }
+
+func (b *base) Classes() []int { return slices.Clone(b.labels.classes) }
+
+func (b *base) Config() Config {
+	c := b.cfg
+	c.Classes = slices.Clone(c.Classes)
+	return c
 }
 
-// scoreWith is score on the scratch sc: with a scratch of its own, a
-// reader computes exactly what Observe computes without touching the
-// learner.
-func (b *base) scoreWith(sc *engine.Scratch, x engine.Vector) (float64, error) {
+// scoresWith evaluates f_c(x) = scale·Σᵢ w_{c,i}κ(x,sᵢ) + group·Σᵢ
+// w_{k+c,i}κ(x,sᵢ) for every output c into f, on the scratch sc. With a
+// scratch of its own a reader computes exactly what Observe computes,
+// without touching the learner; on the set's own scratch the kernel values
+// stay there for the update. sums holds a column sum per weight column.
+func (b *base) scoresWith(sc *engine.Scratch, x engine.Vector, f, sums []float64) error {
 	s, err := b.set.ScoreWith(sc, x)
 	if err != nil {
-		return 0, fmt.Errorf("%v: %w", b.algo, err)
+		return fmt.Errorf("%v: %w", b.algo, err)
 	}
-	f := b.scale * s
-	if b.set.Columns() > 1 {
-		f += b.group * b.set.SumWith(sc, 1)
+	cols := b.set.Columns()
+	if cols == 1 {
+		f[0] = b.scale * s
+		return nil
 	}
-	return f, nil
+	if b.outputs == 1 { // a binary or regression learner with a group column
+		f[0] = b.scale*s + b.group*b.set.SumWith(sc, 1)
+		return nil
+	}
+	sums[0] = s
+	b.set.SumsWith(sc, 1, sums[1:cols])
+	for c := range b.outputs {
+		f[c] = b.scale * sums[c]
+		if cols > b.outputs {
+			f[c] += b.group * sums[b.outputs+c]
+		}
+	}
+	return nil
+}
+
+// observe scores x on the set's own scratch (the kernel values stay there
+// for the update) and judges the scores against t.
+func (b *base) observe(x engine.Vector, t target) (judgment, error) {
+	if err := b.scoresWith(b.set.OwnScratch(), x, b.scores, b.sums); err != nil {
+		return judgment{}, err
+	}
+	return b.labels.judge(b.scores, t), nil
+}
+
+// Observe predicts and learns one binary example.
+func (b *base) Observe(x engine.Vector, y int) (Outcome, error) {
+	if b.labels.task != Binary {
+		return Outcome{}, fmt.Errorf("%v: Observe takes binary labels; this learner's task is %v (use Learn)", b.algo, b.labels.task)
+	}
+	if y != 1 && y != -1 {
+		return Outcome{}, fmt.Errorf("%v: label must be -1 or +1, got %d", b.algo, y)
+	}
+	j, updated, err := b.rule.learn(x, target{class: y})
+	if err != nil {
+		return Outcome{}, err
+	}
+	return Outcome{Score: b.scores[0], Mistake: j.mistake, Updated: updated}, nil
+}
+
+// Learn predicts and learns one example of the learner's task.
+func (b *base) Learn(x engine.Vector, y float64) (Step, error) {
+	t, err := b.labels.target(y)
+	if err != nil {
+		return Step{}, fmt.Errorf("%v: %w", b.algo, err)
+	}
+	j, updated, err := b.rule.learn(x, t)
+	if err != nil {
+		return Step{}, err
+	}
+	return Step{Prediction: b.prediction(j, b.scores), Mistake: j.mistake, Updated: updated}, nil
+}
+
+// prediction turns a judgment of scores f into what the task predicts.
+func (b *base) prediction(j judgment, f []float64) Prediction {
+	switch b.labels.task {
+	case Binary:
+		return Prediction{Label: float64(j.predicted), Score: f[0]}
+	case Multiclass:
+		return Prediction{Label: float64(b.labels.classes[j.predicted]), Score: f[j.predicted], Scores: f}
+	}
+	return Prediction{Label: f[0], Score: f[0]}
 }
 
 // Predict scores x on a scratch borrowed from the set, so that any number
-// of goroutines may predict at once while no Observe runs.
+// of goroutines may predict at once while no Observe runs. It returns f(x)
+// of output 0: the binary score.
 func (b *base) Predict(x engine.Vector) (float64, error) {
+	var f [1]float64
+	if b.outputs != 1 {
+		return 0, fmt.Errorf("%v: Predict returns one score; this learner has %d (use PredictOne)", b.algo, b.outputs)
+	}
 	sc := b.set.Borrow()
 	defer b.set.Release(sc)
-	return b.scoreWith(sc, x)
+	var sums [2]float64
+	if err := b.scoresWith(sc, x, f[:], sums[:]); err != nil {
+		return 0, err
+	}
+	return f[0], nil
+}
+
+// PredictOne predicts x on a borrowed scratch (see Predict).
+func (b *base) PredictOne(x engine.Vector, scores []float64) (Prediction, error) {
+	scores = slices.Grow(scores[:0], b.outputs)[:b.outputs]
+	sc := b.set.Borrow()
+	defer b.set.Release(sc)
+	sums := make([]float64, b.set.Columns())
+	if err := b.scoresWith(sc, x, scores, sums); err != nil {
+		return Prediction{}, err
+	}
+	var j judgment
+	switch b.labels.task {
+	case Binary:
+		j.predicted = sign(scores[0])
+	case Multiclass:
+		j.predicted = argmax(scores, -1)
+	}
+	p := b.prediction(j, scores)
+	if b.labels.task != Multiclass {
+		p.Scores = nil
+	}
+	return p, nil
 }
 
 func (b *base) Snapshot() (*engine.Model, error) {
-	if b.set.Columns() > 1 {
-		return b.set.Snapshot(b.scale, b.group)
+	if b.set.Columns() > b.outputs {
+		return b.set.SnapshotOutputs(b.outputs, b.scale, b.group)
 	}
-	return b.set.Snapshot(b.scale)
+	return b.set.SnapshotOutputs(b.outputs, b.scale)
 }
 
-// shrink multiplies every weight of column 0 by factor, renormalising the
-// stored weights when the scale leaves the range where float32 weights stay
-// accurate.
+// shrink multiplies every weight of the first column group by factor,
+// renormalising the stored weights when the scale leaves the range where
+// float32 weights stay accurate.
 //
 // Weights that fall below 1e-30 become exactly 0: they cannot matter next
 // to a new weight of at least η ≥ 1e-20, and float32 denormals would make
@@ -313,45 +614,59 @@ func (b *base) Snapshot() (*engine.Model, error) {
 func (b *base) shrink(factor float64) {
 	b.scale *= factor
 	if b.scale < 1e-15 || b.scale > 1e15 {
-		w := b.set.Weights(0)
-		for i := range w {
-			if v := float64(w[i]) * b.scale; math.Abs(v) >= 1e-30 {
-				w[i] = float32(v)
-			} else {
-				w[i] = 0
+		for c := range b.outputs {
+			w := b.set.Weights(c)
+			for i := range w {
+				if v := float64(w[i]) * b.scale; math.Abs(v) >= 1e-30 {
+					w[i] = float32(v)
+				} else {
+					w[i] = 0
+				}
 			}
 		}
 		b.scale = 1
 	}
 }
 
-// add stores x with the signed coefficient coef (yᵢαᵢ) in column 0 and
-// returns its index.
-func (b *base) add(x engine.Vector, coef float64) (int, error) {
-	i, err := b.set.Add(x, float32(coef/b.scale))
+// add stores x with coefficient a (≥ 0, or any sign in a one-output
+// pattern learner that passes signed) along the pattern p: a in column
+// p.pos, −a in column p.neg, divided by the scale. It returns x's index.
+func (b *base) add(x engine.Vector, a float64, p pattern) (int, error) {
+	i, err := b.set.Add(x)
 	if err != nil {
 		return 0, fmt.Errorf("%v: %w", b.algo, err)
 	}
+	b.setFree(i, a, p)
+	for len(b.pat) <= i {
+		b.pat = append(b.pat, pattern{})
+	}
+	b.pat[i] = p
 	return i, nil
 }
 
-// observe runs the shared start of every Observe: score x, check y, and
-// decide the mistake.
-func (b *base) observe(x engine.Vector, y int) (Outcome, error) {
-	if y != 1 && y != -1 {
-		return Outcome{}, fmt.Errorf("%v: label must be -1 or +1, got %d", b.algo, y)
+// setFree writes coefficient a along pattern p as the free (scaled) weight
+// of slot i.
+func (b *base) setFree(i int, a float64, p pattern) {
+	if p.pos >= 0 {
+		b.set.Weights(int(p.pos))[i] = float32(a / b.scale)
 	}
-	f, err := b.score(x)
-	if err != nil {
-		return Outcome{}, err
+	if p.neg >= 0 {
+		b.set.Weights(int(p.neg))[i] = float32(-a / b.scale)
 	}
-	return Outcome{Score: f, Mistake: sign(f) != y}, nil
 }
 
-// sign is the prediction rule: sgn(f) with sgn(0) = +1.
-func sign(f float64) int {
-	if f < 0 {
-		return -1
+// weight returns the magnitude of slot i's free weight (columns 0..k−1).
+func (b *base) weight(i int) float64 {
+	return b.scale * math.Abs(float64(b.set.Weights(b.pat[i].lead())[i]))
+}
+
+// remove deletes support vector i, keeping the patterns aligned with the
+// swap-remove; it returns the former index of the vector that moved into
+// slot i, or -1.
+func (b *base) remove(i int) (moved int) {
+	moved = b.set.Remove(i)
+	if moved >= 0 && moved < len(b.pat) {
+		b.pat[i] = b.pat[moved]
 	}
-	return 1
+	return moved
 }

@@ -21,21 +21,28 @@ import (
 // turns back into a learner continuing exactly where the saved one stood:
 // the same support vectors and float32 weight bits, scale factors, random
 // state and algorithm state, so that training resumes with bit-identical
-// scores. The layout of format version 2, in order:
+// scores. The layout of format version 3, in order:
 //
-//	header   magic "BOGDMDL\x00" (8 bytes), version uint32 (= 2),
+//	header   magic "BOGDMDL\x00" (8 bytes), version uint32 (= 3),
 //	         total file length uint64 (header and checksum included)
 //	learner  algorithm uint8; Config: Dim int64, Budget int64, Sigma, Eta,
 //	         Lambda, Gamma float64, Seed uint64, Projection uint8,
-//	         ProjectronThreshold float64
+//	         ProjectronThreshold float64, Task uint8, Epsilon, Nu float64,
+//	         the number of classes int64, then each class label int64
 //	set      dimension int64 (= Dim), count int64, weight columns uint8,
 //	         norm bound float64 and integral uint8 (engine.Set.Bounds),
 //	         count vectors of dimension float32 values each (dense, vector
 //	         after vector), then each weight column: count float32
 //	base     scale float64, group float64, PCG state (length int64, then
-//	         the bytes of rand.PCG.MarshalBinary)
+//	         the bytes of rand.PCG.MarshalBinary), then, for every learner
+//	         but the Projectrons, each support vector's pattern: its
+//	         positive and negative output as int32 each (−1: none)
 //	state    the algorithm's own state (state.go documents each)
 //	trailer  CRC-32C (Castagnoli) uint32 of every byte before it
+//
+// Versions 1 and 2 held binary learners only: no task fields and no
+// patterns (a pattern is the sign of the vector's weight), and state.go
+// says where their algorithm states differ.
 //
 // Floats are stored as their IEEE 754 bits. Load checks, in this order, the
 // magic, the version, the length (a short input is a truncated file), the
@@ -47,9 +54,10 @@ import (
 // Dim and Budget, which the limits bound.
 const (
 	modelMagic    = "BOGDMDL\x00"
-	formatVersion = 2
+	formatVersion = 3
 	// oldestVersion is the oldest format Load reads. Version 1 also stored
-	// the Projectron++'s Gram matrix, which version 2 no longer keeps.
+	// the Projectron++'s Gram matrix, which version 2 no longer keeps;
+	// version 3 added the tasks.
 	oldestVersion = 1
 	headerSize    = len(modelMagic) + 4 + 8
 	trailerSize   = 4
@@ -75,6 +83,9 @@ var (
 	ErrChecksum     = errors.New("model file corrupted (checksum mismatch)")
 	ErrNewerVersion = errors.New("model format version is newer than this program supports")
 	ErrInvalidModel = errors.New("invalid model file")
+	// ErrNotBinary is returned by Load and LoadFile for a model of another
+	// task than binary classification: LoadOnline reads every task.
+	ErrNotBinary = errors.New("not a binary classifier")
 )
 
 // versionError reports a format version this program cannot read.
@@ -96,7 +107,8 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // persistent is what every learner of this package implements to be saved:
 // its base, and its algorithm-specific state (state.go).
 type persistent interface {
-	Learner
+	Online
+	rule
 	core() *base
 	// appendState appends the algorithm's own state to b.
 	appendState(b []byte) []byte
@@ -107,9 +119,10 @@ type persistent interface {
 
 func (b *base) core() *base { return b }
 
-// Save writes l in the model format. The learner must come from New or
-// Load, and must not be trained concurrently.
-func Save(w io.Writer, l Learner) error {
+// Save writes l, a learner of this package (from New, NewOnline or a
+// Load), in the model format. It may run while other goroutines predict,
+// but not while l learns.
+func Save(w io.Writer, l Base) error {
 	data, err := encode(l)
 	if err != nil {
 		return err
@@ -120,10 +133,19 @@ func Save(w io.Writer, l Learner) error {
 	return nil
 }
 
-// Load reads one model written by Save and returns its learner. It reads
-// exactly the bytes of that model, so models may follow each other in a
-// stream.
+// Load reads one binary classifier written by Save and returns it (a model
+// of another task is an error wrapping ErrNotBinary). It reads exactly the
+// bytes of that model, so models may follow each other in a stream.
 func Load(r io.Reader) (Learner, error) {
+	l, err := LoadOnline(r)
+	if err != nil {
+		return nil, err
+	}
+	return binaryOf(l)
+}
+
+// LoadOnline reads one learner of any task written by Save.
+func LoadOnline(r io.Reader) (Online, error) {
 	head := make([]byte, headerSize)
 	n, err := io.ReadFull(r, head)
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
@@ -144,10 +166,18 @@ func Load(r io.Reader) (Learner, error) {
 	return l, err
 }
 
+// binaryOf returns l as a binary Learner, or ErrNotBinary.
+func binaryOf(l Online) (Learner, error) {
+	if l.Task() != Binary {
+		return nil, fmt.Errorf("%w: a %v %v model (load it with LoadOnline)", ErrNotBinary, l.Task(), l.Algorithm())
+	}
+	return l.(Learner), nil
+}
+
 // SaveFile writes l to path atomically (atomicfile.Write): on any error an
 // existing file at path is left as it was and no temporary file remains. A
 // new file gets mode 0644; an existing file's mode is kept.
-func SaveFile(path string, l Learner) error {
+func SaveFile(path string, l Base) error {
 	data, err := encode(l)
 	if err != nil {
 		return err
@@ -158,8 +188,23 @@ func SaveFile(path string, l Learner) error {
 	return nil
 }
 
-// LoadFile reads the model file at path. Errors name the file.
+// LoadFile reads the binary classifier in the model file at path (see
+// Load). Errors name the file.
 func LoadFile(path string) (Learner, error) {
+	l, err := LoadOnlineFile(path)
+	if err != nil {
+		return nil, err
+	}
+	b, err := binaryOf(l)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return b, nil
+}
+
+// LoadOnlineFile reads the learner of any task in the model file at path.
+// Errors name the file.
+func LoadOnlineFile(path string) (Online, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err // *PathError names the file
@@ -179,7 +224,7 @@ func LoadFile(path string) (Learner, error) {
 var saveHook func(step string) error
 
 // encode serialises l.
-func encode(l Learner) ([]byte, error) {
+func encode(l Base) ([]byte, error) {
 	p, ok := l.(persistent)
 	if !ok {
 		return nil, fmt.Errorf("save model: a %T is not a learner of package bogd", l)
@@ -218,10 +263,17 @@ func encode(l Learner) ([]byte, error) {
 	out = le.AppendUint64(out, c.Seed)
 	out = append(out, byte(c.Projection))
 	out = le.AppendUint64(out, math.Float64bits(c.ProjectronThreshold))
+	out = append(out, byte(c.Task))
+	out = le.AppendUint64(out, math.Float64bits(c.Epsilon))
+	out = le.AppendUint64(out, math.Float64bits(c.Nu))
+	out = le.AppendUint64(out, uint64(len(c.Classes)))
+	for _, label := range c.Classes {
+		out = le.AppendUint64(out, uint64(int64(label)))
+	}
 
 	out = le.AppendUint64(out, uint64(dim))
 	out = le.AppendUint64(out, uint64(n))
-	out = append(out, byte(cols))
+	out = le.AppendUint32(out, uint32(cols))
 	maxNorm, integral := set.Bounds()
 	out = le.AppendUint64(out, math.Float64bits(maxNorm))
 	out = append(out, boolByte(integral))
@@ -246,6 +298,12 @@ func encode(l Learner) ([]byte, error) {
 	}
 	out = le.AppendUint64(out, uint64(len(pcg)))
 	out = append(out, pcg...)
+	if b.keepsPatterns() {
+		for _, p := range b.pat[:n] {
+			out = le.AppendUint32(out, uint32(p.pos))
+			out = le.AppendUint32(out, uint32(p.neg))
+		}
+	}
 
 	out = p.appendState(out)
 
@@ -314,7 +372,7 @@ func checksumOK(data []byte) bool {
 // decode parses one model from the start of data and returns it with its
 // length. data may be shorter (a truncated model) or longer (bytes past the
 // declared length are not read).
-func decode(data []byte) (Learner, int, error) {
+func decode(data []byte) (Online, int, error) {
 	size, err := checkHeader(data)
 	if err != nil {
 		return nil, 0, err
@@ -350,7 +408,7 @@ func decode(data []byte) (Learner, int, error) {
 }
 
 // learner reads everything between the header and the checksum.
-func (r *reader) learner() (Learner, error) {
+func (r *reader) learner() (Online, error) {
 	a := Algorithm(r.u8())
 	var c Config
 	c.Dim = r.int("dimension", MaxModelDim)
@@ -361,6 +419,21 @@ func (r *reader) learner() (Learner, error) {
 	c.Seed = r.u64()
 	c.Projection = Projection(r.u8())
 	c.ProjectronThreshold = r.raw64()
+	if r.version >= 3 {
+		c.Task = Task(r.u8())
+		c.Epsilon, c.Nu = r.raw64(), r.raw64()
+		classes := r.int("class count", MaxClasses)
+		if r.err == nil && classes > len(r.buf)/8 {
+			return nil, r.fail("%d classes need %d bytes, %d remain", classes, 8*classes, len(r.buf))
+		}
+		for range classes {
+			label := r.i64()
+			if r.err == nil && (label < math.MinInt32 || label > math.MaxInt32) {
+				return nil, r.fail("class label %d out of range", label)
+			}
+			c.Classes = append(c.Classes, int(label))
+		}
+	}
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -379,13 +452,15 @@ func (r *reader) learner() (Learner, error) {
 		return nil, r.fail("support vector dimension %d does not match the configured dimension %d", dim, c.Dim)
 	}
 	count := r.int("support vector count", math.MaxInt32)
-	cols := int(r.u8())
+	var cols int
+	if r.version >= 3 {
+		cols = int(r.u32())
+	} else {
+		cols = int(r.u8())
+	}
 	maxNorm := r.f64()
 	integral := r.bool("integral flag")
-	wantCols := 1
-	if a == BOGD || a == BOGDpp {
-		wantCols = 2
-	}
+	wantCols := columnsOf(a, c)
 	switch {
 	case r.err != nil:
 		return nil, r.err
@@ -437,15 +512,79 @@ func (r *reader) learner() (Learner, error) {
 	if !(b.scale >= 1e-15 && b.scale <= 1e15) || ((a == Projectron || a == ProjectronPP) && b.scale != 1) {
 		return nil, r.fail("weight scale %v out of range", b.scale)
 	}
-	// The group column's value lies in [0, γη]; learners without that
-	// column keep it 0.
-	if wantCols == 1 && b.group != 0 || wantCols == 2 && !(b.group >= 0 && b.group <= c.Gamma*c.Eta*(1+1e-6)) {
+	// The group columns' value lies in [0, γη]; learners without them keep
+	// it 0.
+	grouped := cols > b.outputs
+	if !grouped && b.group != 0 || grouped && !(b.group >= 0 && b.group <= c.Gamma*c.Eta*(1+1e-6)) {
 		return nil, r.fail("group weight %v out of range", b.group)
+	}
+	if err := r.patterns(b); err != nil {
+		return nil, err
 	}
 	if err := l.loadState(r); err != nil {
 		return nil, err
 	}
 	return l, r.err
+}
+
+// columnsOf is the number of weight columns of algorithm a's learner: one
+// per output, twice that for BOGD's and BOGD++'s two groups.
+func columnsOf(a Algorithm, c Config) int {
+	k := 1
+	if c.Task == Multiclass {
+		k = len(c.Classes)
+	}
+	if a == BOGD || a == BOGDpp {
+		return 2 * k
+	}
+	return k
+}
+
+// keepsPatterns reports whether the learner's coefficients are a scalar
+// times a pattern per support vector (all but the Projectrons).
+func (b *base) keepsPatterns() bool { return b.algo != Projectron && b.algo != ProjectronPP }
+
+// patterns reads the support vectors' patterns (version 3), or derives them
+// from the signs of binary weights (versions 1 and 2, which had only binary
+// learners and no patterns): a weight in the group column of BOGD and
+// BOGD++, else in column 0. Every pattern must name outputs of the learner,
+// and every weight must be zero off its pattern and carry its sign on it.
+func (r *reader) patterns(b *base) error {
+	if !b.keepsPatterns() {
+		return nil
+	}
+	n := b.set.Len()
+	b.pat = make([]pattern, n, max(n, b.cfg.Budget))
+	if r.version < 3 {
+		w := b.set.Weights(b.set.Columns() - 1)
+		for i := range b.pat {
+			v := w[i]
+			if v == 0 {
+				v = b.set.Weights(0)[i]
+			}
+			b.pat[i] = signed(float64(v))
+		}
+		return nil
+	}
+	if n > len(r.buf)/8 {
+		return r.fail("%d patterns need %d bytes, %d remain", n, 8*n, len(r.buf))
+	}
+	k := int32(b.outputs)
+	for i := range b.pat {
+		p := pattern{pos: int32(r.u32()), neg: int32(r.u32())}
+		if p.pos < -1 || p.pos >= k || p.neg < -1 || p.neg >= k || p.pos == p.neg || p.pos < 0 && p.neg < 0 ||
+			b.outputs == 1 && p.pos >= 0 && p.neg >= 0 {
+			return r.fail("support vector %d has the pattern (%d, %d) for %d outputs", i, p.pos, p.neg, k)
+		}
+		b.pat[i] = p
+		for c := range b.set.Columns() {
+			v, want := float64(b.set.Weights(c)[i]), p.sign(c%b.outputs)
+			if v != 0 && (want == 0 || math.Signbit(v) != (want < 0)) {
+				return r.fail("weight %d of column %d is %v, off the sign of its pattern (%d, %d)", i, c, v, p.pos, p.neg)
+			}
+		}
+	}
+	return r.err
 }
 
 // emptyLearner builds a learner as New does, but sizes its support set by

@@ -28,7 +28,7 @@ func persistVariants() []struct {
 		a    Algorithm
 		proj Projection
 	}
-	for _, a := range Algorithms() {
+	for _, a := range AlgorithmsFor(Binary) {
 		out = append(out, struct {
 			a    Algorithm
 			proj Projection
@@ -281,7 +281,7 @@ func TestRoundTrip(t *testing.T) {
 			if got.Algorithm() != v.a || got.SupportVectors() != l.SupportVectors() {
 				t.Fatalf("%s: loaded %v with %d vectors", name, got.Algorithm(), got.SupportVectors())
 			}
-			if gc := got.(persistent).core().cfg; gc != cfg {
+			if gc := got.(persistent).core().cfg; !reflect.DeepEqual(gc, cfg) {
 				t.Fatalf("%s: config %+v, saved %+v", name, gc, cfg)
 			}
 			if again := mustSave(t, got); !bytes.Equal(again, data) {
@@ -295,8 +295,8 @@ func TestRoundTrip(t *testing.T) {
 // TestConfigFieldsSaved fails when Config gains a field: the model format
 // must then save it (and its version may need a bump).
 func TestConfigFieldsSaved(t *testing.T) {
-	if n := reflect.TypeFor[Config]().NumField(); n != 9 {
-		t.Fatalf("Config has %d fields; the model format (persist.go) saves 9: update it", n)
+	if n := reflect.TypeFor[Config]().NumField(); n != 13 {
+		t.Fatalf("Config has %d fields; the model format (persist.go) saves 13: update it", n)
 	}
 }
 
@@ -351,8 +351,10 @@ func TestLoadFlippedByte(t *testing.T) {
 					want = ErrNotModel
 				case i < 12 && bad[8] == 0 && bad[9] == 0 && bad[10] == 0 && bad[11] == 0:
 					want = ErrInvalidModel // version 0
-				case i < 12:
+				case i < 12 && binary.LittleEndian.Uint32(bad[8:]) > formatVersion:
 					want = ErrNewerVersion
+				case i < 12:
+					want = ErrChecksum // an older version: read on, and the checksum fails
 				default:
 					want = ErrChecksum
 				}
@@ -412,10 +414,11 @@ const (
 	offBudget    = offDim + 8
 	offSigma     = offBudget + 8
 	offEta       = offSigma + 8
-	offSetDim    = offEta + 8*4 + 1 + 8 // Eta, Lambda, Gamma, Seed, Projection, Threshold
+	offTask      = offEta + 8*4 + 1 + 8    // Eta, Lambda, Gamma, Seed, Projection, Threshold
+	offSetDim    = offTask + 1 + 8 + 8 + 8 // Task, Epsilon, Nu, no classes
 	offCount     = offSetDim + 8
 	offColumns   = offCount + 8
-	offNormBound = offColumns + 1
+	offNormBound = offColumns + 4
 	offIntegral  = offNormBound + 8
 	offVectors   = offIntegral + 1
 )
@@ -495,11 +498,21 @@ func TestLoadInvalidFields(t *testing.T) {
 			return d
 		}},
 		{"bogd", "weight above the cap", "above γη", func(d []byte) []byte {
-			for i := range n { // the first free weight
+			for i := range n { // the first free weight, its sign kept
 				if binary.LittleEndian.Uint32(d[offWeights+4*n+4*i:]) == 0 {
-					binary.LittleEndian.PutUint32(d[offWeights+4*i:], math.Float32bits(1e6))
+					w := math.Float32frombits(binary.LittleEndian.Uint32(d[offWeights+4*i:]))
+					binary.LittleEndian.PutUint32(d[offWeights+4*i:], math.Float32bits(float32(math.Copysign(1e6, float64(w)))))
 					break
 				}
+			}
+			return d
+		}},
+		{"bogd", "weight off its pattern", "off the sign of its pattern", func(d []byte) []byte {
+			w := math.Float32frombits(binary.LittleEndian.Uint32(d[offWeights+4*n:]))
+			binary.LittleEndian.PutUint32(d[offWeights+4*n:], math.Float32bits(-w)) // group column 1 of vector 0
+			if w == 0 {
+				w = math.Float32frombits(binary.LittleEndian.Uint32(d[offWeights:]))
+				binary.LittleEndian.PutUint32(d[offWeights:], math.Float32bits(-w))
 			}
 			return d
 		}},
@@ -537,13 +550,13 @@ func TestLoadInvalidFields(t *testing.T) {
 			binary.LittleEndian.PutUint64(d[stateOf("forgetron")+16:], 20)
 			return d
 		}},
-		{"forgetron", "repeated age slot", "Forgetron ages", func(d []byte) []byte {
+		{"forgetron", "repeated age slot", "Forgetron: invalid model file: ages", func(d []byte) []byte {
 			off := stateOf("forgetron") + 24
 			copy(d[off+4:off+8], d[off:off+4])
 			return d
 		}},
 		{"forgetron", "label", "label of support vector 0 is 0", func(d []byte) []byte {
-			d[len(d)-trailerSize-n] = 0
+			binary.LittleEndian.PutUint32(d[len(d)-trailerSize-4*n:], 0)
 			return d
 		}},
 		{"forgetron", "NaN Q", "NaN", func(d []byte) []byte {
@@ -833,8 +846,11 @@ func TestLoadVersion1(t *testing.T) {
 	}
 	v2 := mustSave(t, old)
 	n := old.SupportVectors()
-	if n < 2 || len(v1)-len(v2) != 8*(2*n*n-tri(n)) {
-		t.Fatalf("%d support vectors: version 1 has %d bytes, version 2 %d", n, len(v1), len(v2))
+	// Version 1 held K and all of K⁻¹; version 3 has the lower triangle of
+	// K⁻¹, the task fields (Task, Epsilon, Nu, no classes) and a 4-byte
+	// column count where version 1 had 1 byte.
+	if n < 2 || len(v1)-len(v2) != 8*(2*n*n-tri(n))-(1+8+8+8)-3 {
+		t.Fatalf("%d support vectors: version 1 has %d bytes, version %d %d", n, len(v1), formatVersion, len(v2))
 	}
 	cur, err := Load(bytes.NewReader(v2))
 	if err != nil {

@@ -46,6 +46,16 @@ const minDelta2 = 1e-6
 // U = ¼·√((B+1)/ln(B+1)), B the budget. If β ≥ 0 the update is
 // α ← α + y·τ·d. A margin error never adds a vector, even while m < Budget.
 //
+// Multi-class (the toolbox's multiclass/projectron.m and proplus.m): the
+// coefficients are K per support vector; a mistake (the argmax is not y)
+// adds x with +1 on class y and −1 on the highest-scoring wrong class s, or
+// at the budget projects: α_y ← α_y + d, α_s ← α_s − d. Projectron++'s
+// margin error is a correct prediction with multi-class hinge loss
+// ℓ = 1 − (f_y − f_s) > 0 (ℓ = 1 included, unlike the binary 0 < ℓ < 1), and
+// steps by ±τ·d on the same two classes. Regression (regression/projectron.m):
+// |y − f(x)| > ε adds x with η·sgn(y − f(x)), or projects α ← α + η·sgn·d;
+// Projectron++ has no regression form.
+//
 // Support vectors are never removed, so their indices are stable.
 // K⁻¹ is kept in float64. The kernel values k that
 // enter K⁻¹ and d are recomputed in float64 (engine.Set.ExactKernels,
@@ -81,8 +91,8 @@ type projectron struct {
 	plus  bool
 	u     float64   // U = ¼·√((B+1)/ln(B+1)), Projectron++ only
 	kinv  []float64 // K⁻¹'s lower triangle, packed by rows: row i at tri(i)
-	alpha []float64 // the coefficients, in float64
-	k     []float64 // κ(sᵢ, x) of the current x
+	alpha []float64 // the coefficients in float64, K per support vector: α_{i,c} at i·K + c
+	kx    []float64 // κ(sᵢ, x) of the current x
 	d     []float64 // K⁻¹k
 }
 
@@ -92,8 +102,8 @@ func newProjectron(b base) *projectron {
 		base:  b,
 		plus:  b.algo == ProjectronPP,
 		kinv:  make([]float64, tri(n)),
-		alpha: make([]float64, n),
-		k:     make([]float64, n),
+		alpha: make([]float64, n*b.outputs),
+		kx:    make([]float64, n),
 		d:     make([]float64, n),
 	}
 	if l.plus {
@@ -102,51 +112,52 @@ func newProjectron(b base) *projectron {
 	return l
 }
 
-func (l *projectron) Observe(x engine.Vector, y int) (Outcome, error) {
-	out, err := l.observe(x, y)
+func (l *projectron) learn(x engine.Vector, t target) (judgment, bool, error) {
+	j, err := l.observe(x, t)
 	if err != nil {
-		return out, err
+		return j, false, err
 	}
 	m := l.set.Len()
-	yf := float64(y)
-	if out.Mistake {
-		out.Updated = true
+	step := l.mistakeStep()
+	if l.labels.wrong(j) {
 		if m == 0 {
 			l.kinv[0] = 1
-			return out, l.push(x, yf)
+			return j, true, l.push(x, step, j.dir)
 		}
 		delta2, _, err := l.project(x, m)
 		if err != nil {
-			return out, err
+			return j, false, err
 		}
 		if m < l.cfg.Budget && delta2 > minDelta2 &&
 			(l.cfg.ProjectronThreshold == 0 || math.Sqrt(delta2) > l.cfg.ProjectronThreshold) {
 			l.grow(m, delta2)
-			return out, l.push(x, yf)
+			return j, true, l.push(x, step, j.dir)
 		}
-		l.step(m, yf)
-		return out, nil
+		l.step(m, step, j.dir)
+		return j, true, nil
 	}
 	if !l.plus || m == 0 {
-		return out, nil
+		return j, false, nil
 	}
-	loss := 1 - yf*out.Score
-	if !(loss > 0 && loss < 1) {
-		return out, nil
+	loss := 1 - j.margin
+	// Binary: 0 < ℓ < 1 strictly, as proplus.m; multi-class: ℓ > 0 on a
+	// correct prediction (ℓ ≤ 1 then).
+	if !(loss > 0 && (loss < 1 || l.labels.task == Multiclass)) {
+		return j, false, nil
 	}
 	delta2, p, err := l.project(x, m)
 	if err != nil {
-		return out, err
+		return j, false, err
 	}
 	if !(p > 0) {
-		return out, nil
+		return j, false, nil
 	}
 	tau := min(loss/p, 1)
 	if beta := tau * (2*loss - tau*p - 2*l.u*math.Sqrt(delta2)); beta >= 0 {
-		out.Updated = true
-		l.step(m, yf*tau)
+		l.step(m, tau, j.dir)
+		return j, true, nil
 	}
-	return out, nil
+	return j, false, nil
 }
 
 // project computes k (exactly) and d = K⁻¹k for x and returns the squared
@@ -160,7 +171,7 @@ func (l *projectron) Observe(x engine.Vector, y int) (Outcome, error) {
 // matrix is half the time, and at B = 2000 the 16 MB half fits in cache
 // where the full 32 MB did not.
 func (l *projectron) project(x engine.Vector, m int) (delta2, p float64, err error) {
-	k, err := l.set.ExactKernels(x, l.k[:m])
+	k, err := l.set.ExactKernels(x, l.kx[:m])
 	if err != nil {
 		return 0, 0, fmt.Errorf("%v: %w", l.algo, err)
 	}
@@ -200,21 +211,36 @@ func (l *projectron) grow(m int, delta2 float64) {
 	last[m] = inv
 }
 
-// step adds c·d to the coefficients.
-func (l *projectron) step(m int, c float64) {
-	w := l.set.Weights(0)
-	for i, di := range l.d[:m] {
-		l.alpha[i] += c * di
-		w[i] = float32(l.alpha[i] / l.scale)
+// step adds c·d to the coefficients along pattern p: α_pos += c·d,
+// α_neg −= c·d.
+func (l *projectron) step(m int, c float64, p pattern) {
+	for _, o := range []int32{p.pos, p.neg} {
+		if o < 0 {
+			continue
+		}
+		w := l.set.Weights(int(o))
+		for i, di := range l.d[:m] {
+			a := &l.alpha[i*l.outputs+int(o)]
+			if o == p.pos {
+				*a += c * di
+			} else {
+				*a -= c * di
+			}
+			w[i] = float32(*a / l.scale)
+		}
 	}
 }
 
-// push stores x with coefficient coef.
-func (l *projectron) push(x engine.Vector, coef float64) error {
-	i, err := l.add(x, coef)
+// push stores x with coefficient a along pattern p.
+func (l *projectron) push(x engine.Vector, a float64, p pattern) error {
+	i, err := l.add(x, a, p)
 	if err != nil {
 		return err
 	}
-	l.alpha[i] = coef
+	row := l.alpha[i*l.outputs : (i+1)*l.outputs]
+	clear(row)
+	for o := range row {
+		row[o] = a * p.sign(o)
+	}
 	return nil
 }

@@ -3,20 +3,20 @@ package bogd
 import "github.com/bogd-project/bogd/engine"
 
 // rbp is the Randomized Budget Perceptron (Cavallanti, Cesa-Bianchi,
-// Gentile 2007): on a mistake, if the budget is full, discard a support
-// vector drawn uniformly at random, then add x with coefficient y. As the
-// authors' RBP.m: the new example is never the one discarded.
+// Gentile 2007): the Perceptron's update (of every task, see perceptron),
+// but if the budget is full a support vector drawn uniformly at random is
+// discarded first. As the authors' RBP.m: the new example is never the one
+// discarded.
 type rbp struct{ base }
 
-func (l *rbp) Observe(x engine.Vector, y int) (Outcome, error) {
-	out, err := l.observe(x, y)
-	if err != nil || !out.Mistake {
-		return out, err
+func (l *rbp) learn(x engine.Vector, t target) (judgment, bool, error) {
+	j, err := l.observe(x, t)
+	if err != nil || !l.labels.wrong(j) {
+		return j, false, err
 	}
-	out.Updated = true
 	if l.set.Len() == l.cfg.Budget {
-		l.set.Remove(l.rng.IntN(l.set.Len()))
+		l.remove(l.rng.IntN(l.set.Len()))
 	}
-	_, err = l.add(x, float64(y))
-	return out, err
+	_, err = l.add(x, l.mistakeStep(), j.dir)
+	return j, true, err
 }

@@ -2,6 +2,7 @@ package bogd
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 )
 
@@ -14,8 +15,8 @@ import (
 
 var le = binary.LittleEndian
 
-// The Perceptron, OGD and RBP keep nothing besides the set, the scale and
-// the random state.
+// The Perceptron, OGD and RBP keep nothing besides the set, the scale, the
+// random state and the patterns.
 
 func (l *perceptron) appendState(b []byte) []byte { return b }
 func (l *perceptron) loadState(*reader) error     { return nil }
@@ -23,6 +24,41 @@ func (l *ogd) appendState(b []byte) []byte        { return b }
 func (l *ogd) loadState(*reader) error            { return nil }
 func (l *rbp) appendState(b []byte) []byte        { return b }
 func (l *rbp) loadState(*reader) error            { return nil }
+
+// NORMA: the current ε (float64).
+func (l *norma) appendState(b []byte) []byte { return le.AppendUint64(b, math.Float64bits(l.eps)) }
+
+func (l *norma) loadState(r *reader) error {
+	l.eps = r.f64()
+	return r.err
+}
+
+// BOGDOldest: the ages, as the Forgetron's (appendAges).
+func (l *oldest) appendState(b []byte) []byte { return appendAges(b, &l.age, l.set.Len()) }
+
+func (l *oldest) loadState(r *reader) error { return loadAges(r, &l.age, l.set.Len(), l.cfg.Budget) }
+
+// appendAges appends a FIFO of n vectors: head (int64), then the slots from
+// oldest to newest (int32 each). head is kept as it was, so that the ring
+// is the same array, not a rotation of it; pos is the inverse of the ring
+// and is rebuilt (entries of unused slots are never read).
+func appendAges(b []byte, q *fifo, n int) []byte {
+	b = le.AppendUint64(b, uint64(q.head))
+	for k := range n {
+		b = le.AppendUint32(b, uint32(q.slot(k)))
+	}
+	return b
+}
+
+func loadAges(r *reader, q *fifo, n, budget int) error {
+	head := r.int("ring head", budget-1)
+	ages := r.slots("ages", n, n)
+	if r.err != nil {
+		return r.err
+	}
+	q.restore(head, ages)
+	return nil
+}
 
 // BOGD: the heap of free weights in heap order (count, then slots).
 //
@@ -50,23 +86,16 @@ func appendSlots(b []byte, slots []int32) []byte {
 
 func (l *uniform) loadState(r *reader) error {
 	n := l.set.Len()
-	w0, w1 := l.set.Weights(0), l.set.Weights(1)
+	grouped, err := l.groups(r)
+	if err != nil {
+		return err
+	}
 	free := 0
 	for i := range n {
-		switch w1[i] {
-		case 0:
+		l.capped[i] = grouped[i]
+		if !grouped[i] {
 			free++
-		case 1, -1:
-			if w0[i] != 0 {
-				return r.fail("BOGD: capped support vector %d has a free weight %v", i, w0[i])
-			}
-			l.capped[i] = true
-		default:
-			return r.fail("BOGD: capped weight %d is %v, want 0 or ±1", i, w1[i])
 		}
-	}
-	if err := checkFreeWeights(r, &l.base, w0, w1); err != nil {
-		return err
 	}
 	count := r.int("BOGD heap size", n)
 	if r.err == nil && count != free {
@@ -90,18 +119,47 @@ func (l *uniform) loadState(r *reader) error {
 	return nil
 }
 
-// checkFreeWeights checks that BOGD's and BOGD++'s column-0 weights are
-// within γη, as every step leaves them (the projection clips them, the
-// group shrinks or is capped at γη before it dissolves into them), with the
-// tolerance of float32 rounding.
-func checkFreeWeights(r *reader, b *base, w0, w1 []float32) error {
+// groups checks the two groups of weight columns of BOGD and BOGD++ and
+// returns which support vectors are in the second (capped, or the equal
+// group). A vector is in exactly one: in the second its weights are its
+// pattern (±1, scaled by base.group), in the first ±w with one magnitude on
+// its pattern's outputs, within γη as every step leaves them (the
+// projection clips them, the group shrinks or is capped at γη before it
+// dissolves into them), with the tolerance of float32 rounding. The
+// patterns were checked already: weights are zero off them.
+func (b *base) groups(r *reader) ([]bool, error) {
+	k, n := b.outputs, b.set.Len()
+	grouped := make([]bool, n)
 	limit := b.cfg.Gamma * b.cfg.Eta * (1 + 1e-5)
-	for i, w := range w0 {
-		if w1[i] == 0 && b.scale*math.Abs(float64(w)) > limit {
-			return r.fail("%v: weight %d is %v, above γη = %v", b.algo, i, b.scale*float64(w), b.cfg.Gamma*b.cfg.Eta)
+	for i := range n {
+		p := b.pat[i]
+		lead := p.lead()
+		fv, gv := b.set.Weights(lead)[i], b.set.Weights(k + lead)[i]
+		switch {
+		case gv == 0:
+			if b.scale*math.Abs(float64(fv)) > limit {
+				return nil, r.fail("%v: weight %d is %v, above γη = %v", b.algo, i, b.scale*float64(fv), b.cfg.Gamma*b.cfg.Eta)
+			}
+		case math.Abs(float64(gv)) != 1:
+			return nil, r.fail("%v: group weight %d is %v, want 0 or ±1", b.algo, i, gv)
+		case fv != 0:
+			return nil, r.fail("%v: support vector %d has both a free weight %v and a group weight", b.algo, i, fv)
+		default:
+			grouped[i] = true
+		}
+		if off := k * boolInt(grouped[i]); p.pos >= 0 && p.neg >= 0 &&
+			b.set.Weights(off + int(p.pos))[i] != -b.set.Weights(off + int(p.neg))[i] {
+			return nil, r.fail("%v: support vector %d has unequal weights on its two outputs", b.algo, i)
 		}
 	}
-	return nil
+	return grouped, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // BOGD++: the group members in their order (count, then slots), then the
@@ -119,22 +177,15 @@ func (l *nonUniform) appendState(b []byte) []byte {
 
 func (l *nonUniform) loadState(r *reader) error {
 	n := l.set.Len()
-	w0, w1 := l.set.Weights(0), l.set.Weights(1)
-	grouped := 0
-	for i := range n {
-		switch w1[i] {
-		case 0:
-		case 1, -1:
-			if w0[i] != 0 {
-				return r.fail("BOGD++: group member %d has an individual weight %v", i, w0[i])
-			}
-			grouped++
-		default:
-			return r.fail("BOGD++: group weight %d is %v, want 0 or ±1", i, w1[i])
-		}
-	}
-	if err := checkFreeWeights(r, &l.base, w0, w1); err != nil {
+	inGroup, err := l.groups(r)
+	if err != nil {
 		return err
+	}
+	grouped := 0
+	for _, g := range inGroup {
+		if g {
+			grouped++
+		}
 	}
 	count := r.int("BOGD++ group size", n)
 	if r.err == nil && count != grouped {
@@ -150,13 +201,13 @@ func (l *nonUniform) loadState(r *reader) error {
 		return r.err
 	}
 	for k, s := range members {
-		if w1[s] == 0 {
+		if !inGroup[s] {
 			return r.fail("BOGD++: slot %d is listed in the group but has an individual weight", s)
 		}
 		l.memberPos[s] = int32(k)
 	}
 	for k, s := range indiv {
-		if w1[s] != 0 {
+		if inGroup[s] {
 			return r.fail("BOGD++: slot %d is listed as an individual but is in the group", s)
 		}
 		if k > 0 && l.alpha(indiv[k-1]) > l.alpha(s) {
@@ -168,65 +219,73 @@ func (l *nonUniform) loadState(r *reader) error {
 	return nil
 }
 
-// Forgetron: M (int64), Q (float64), head (int64), the slots from oldest to
-// newest (int32 each: ring[(head+k) mod Budget]), and the label of each slot
-// in slot order (int8 each).
-//
-// The ages are saved: nothing else records them. head is kept as it was so
-// that the ring is the same array, not a rotation of it. pos is the inverse
-// of the ring and is rebuilt; entries of unused slots are never read. buf is
+// Forgetron: M (int64), Q (float64), the ages (appendAges), and the label
+// of each slot in slot order (int32 each: the binary label ±1, the class
+// index, or 0 in regression; versions 1 and 2 wrote binary labels as int8).
+// The ages are saved: nothing else records them. buf, fr and frSums are
 // scratch.
 func (l *forgetron) appendState(b []byte) []byte {
 	n := l.set.Len()
 	b = le.AppendUint64(b, uint64(l.mistakes))
 	b = le.AppendUint64(b, math.Float64bits(l.q))
-	b = le.AppendUint64(b, uint64(l.head))
-	for k := range n {
-		b = le.AppendUint32(b, uint32(l.ring[(l.head+k)%l.cfg.Budget]))
-	}
-	for _, y := range l.labels[:n] {
-		b = append(b, byte(y))
+	b = appendAges(b, &l.age, n)
+	for _, y := range l.classOf[:n] {
+		b = le.AppendUint32(b, uint32(y))
 	}
 	return b
 }
 
 func (l *forgetron) loadState(r *reader) error {
-	n, budget := l.set.Len(), l.cfg.Budget
+	n := l.set.Len()
 	l.mistakes = r.int("Forgetron mistake count", math.MaxInt)
 	l.q = r.f64()
-	l.head = r.int("Forgetron ring head", budget-1)
-	ages := r.slots("Forgetron ages", n, n)
-	labels := r.take(n)
-	if r.err != nil {
-		return r.err
+	if err := loadAges(r, &l.age, n, l.cfg.Budget); err != nil {
+		return fmt.Errorf("Forgetron: %w", err)
 	}
-	for k, s := range ages {
-		p := (l.head + k) % budget
-		l.ring[p], l.pos[s] = int(s), p
-	}
-	for i, y := range labels {
-		if y := int8(y); y != 1 && y != -1 {
+	for i := range n {
+		var y int32
+		if r.version < 3 {
+			y = int32(int8(r.u8()))
+		} else {
+			y = int32(r.u32())
+		}
+		if r.err != nil {
+			return r.err
+		}
+		if !l.validLabel(y) {
 			return r.fail("Forgetron: label of support vector %d is %d", i, y)
 		}
-		l.labels[i] = int8(y)
+		l.classOf[i] = y
 	}
 	return nil
 }
 
-// Projectron and Projectron++: α (n float64) and the lower triangle of the
-// leading n×n block of K⁻¹, packed by rows (n(n+1)/2 float64: row i holds
-// columns 0..i). Format version 1 stored the whole block row-major and, for
-// Projectron++, the block of K after it; its lower triangle is read and the
-// rest (and K, which the learner no longer keeps) dropped.
+// validLabel reports whether y can be a stored label of the task.
+func (l *forgetron) validLabel(y int32) bool {
+	switch l.labels.task {
+	case Binary:
+		return y == 1 || y == -1
+	case Multiclass:
+		return y >= 0 && int(y) < l.outputs
+	}
+	return y == 0
+}
+
+// Projectron and Projectron++: α (n·K float64, support vector after
+// support vector, K per vector: K classes, or 1) and the lower triangle of
+// the leading n×n block of K⁻¹, packed by rows (n(n+1)/2 float64: row i
+// holds columns 0..i). Format version 1 stored the whole block row-major
+// and, for Projectron++, the block of K after it; its lower triangle is
+// read and the rest (and K, which the learner no longer keeps) dropped.
 //
 // Only the leading block exists: vectors are never removed and grow writes
 // row n only. K⁻¹ is saved, not rebuilt: it is the result of the incremental
 // block updates, whose rounding an inversion would not reproduce. α is saved
 // because the float32 weights are rounded copies of it. u depends on the
-// budget only and is recomputed by the constructor; k and d are scratch.
+// budget only and is recomputed by the constructor; kx and d are scratch.
 func (l *projectron) appendState(b []byte) []byte {
 	n := l.set.Len()
-	for _, a := range l.alpha[:n] {
+	for _, a := range l.alpha[:n*l.outputs] {
 		b = le.AppendUint64(b, math.Float64bits(a))
 	}
 	for _, v := range l.kinv[:tri(n)] {
@@ -236,8 +295,7 @@ func (l *projectron) appendState(b []byte) []byte {
 }
 
 func (l *projectron) loadState(r *reader) error {
-	n := l.set.Len()
-	w := l.set.Weights(0)
+	n, k := l.set.Len(), l.outputs
 	values := tri(n)
 	if r.version == 1 {
 		values = n * n
@@ -245,13 +303,16 @@ func (l *projectron) loadState(r *reader) error {
 			values *= 2
 		}
 	}
-	if need := 8 * (n + values); need > len(r.buf) {
+	if need := 8 * (n*k + values); need > len(r.buf) {
 		return r.fail("%v: state of %d support vectors needs %d bytes, %d remain", l.algo, n, need, len(r.buf))
 	}
 	for i := range n {
-		l.alpha[i] = r.f64()
-		if r.err == nil && float32(l.alpha[i]/l.scale) != w[i] {
-			return r.fail("%v: weight %d is %v, its coefficient %v", l.algo, i, w[i], l.alpha[i])
+		for c := range k {
+			a := r.f64()
+			l.alpha[i*k+c] = a
+			if w := l.set.Weights(c)[i]; r.err == nil && float32(a/l.scale) != w {
+				return r.fail("%v: weight %d of output %d is %v, its coefficient %v", l.algo, i, c, w, a)
+			}
 		}
 	}
 	if r.version > 1 {
