@@ -1,0 +1,743 @@
+package bogd
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/bogd-project/bogd/engine"
+)
+
+// Tests of the multi-class and regression rules: literal float64 twins of
+// the LSOKL toolbox's rules (lsokl-rules.md) compared step by step,
+// sequences worked out by hand, unbiased removal, budgets and resumption.
+
+// taskStream is a stream of one task: multi-class labels are class labels
+// (not indices), regression labels real values.
+type taskStream struct {
+	dim    int
+	xs     []engine.Vector
+	labels []float64
+}
+
+// testClasses are the labels of the multi-class tests: unordered in the
+// stream, negative and zero, to exercise the label mapping.
+var testClasses = []int{-3, 0, 7, 12}
+
+// multiStream draws four Gaussian classes in dimension dim, a tenth of the
+// labels flipped at random and a few exact repeats.
+func multiStream(n, dim int, seed uint64) taskStream {
+	rng := rand.New(rand.NewPCG(seed, 31))
+	s := taskStream{dim: dim}
+	for i := range n {
+		if i > 10 && rng.IntN(12) == 0 {
+			k := rng.IntN(i)
+			s.xs, s.labels = append(s.xs, s.xs[k]), append(s.labels, s.labels[k])
+			continue
+		}
+		c := rng.IntN(len(testClasses))
+		x := make([]float32, dim)
+		for j := range x {
+			x[j] = float32(rng.NormFloat64()*1.2 + 2*float64((c+j)%len(testClasses)))
+		}
+		if rng.IntN(10) == 0 {
+			c = rng.IntN(len(testClasses))
+		}
+		s.xs, s.labels = append(s.xs, engine.Dense(x)), append(s.labels, float64(testClasses[c]))
+	}
+	return s
+}
+
+// regressionStream draws y = sin(x₀) + x₁/3 + noise on [0, 1]-ish scales.
+func regressionStream(n, dim int, seed uint64) taskStream {
+	rng := rand.New(rand.NewPCG(seed, 37))
+	s := taskStream{dim: dim}
+	for range n {
+		x := make([]float32, dim)
+		for j := range x {
+			x[j] = float32(rng.Float64() * 4)
+		}
+		y := math.Sin(float64(x[0])) + float64(x[1%dim])/3 + 0.1*rng.NormFloat64()
+		s.xs, s.labels = append(s.xs, engine.Dense(x)), append(s.labels, y)
+	}
+	return s
+}
+
+func taskConfig(task Task, dim, budget int, seed uint64) Config {
+	c := Config{Dim: dim, Budget: budget, Sigma: 2, Eta: 0.3, Lambda: 1e-3, Gamma: 3, Seed: seed, Task: task}
+	switch task {
+	case Multiclass:
+		c.Classes = slices.Sorted(slices.Values(testClasses))
+	case Regression:
+		c.Eta, c.Epsilon, c.Nu = 0.1, 0.1, 0.4
+	}
+	return c
+}
+
+func mustNewOnline(t testing.TB, a Algorithm, cfg Config) Online {
+	t.Helper()
+	l, err := NewOnline(a, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// refTask is the toolbox's multi-class and regression rules written out in
+// float64 with plain slices, one support vector per row of alpha (K
+// coefficients), kept in slot order with swap-remove deletion as the
+// learners keep theirs (RBP's random choice indexes slots), and the arrival
+// step of each vector for the FIFO rules.
+type refTask struct {
+	algo    Algorithm
+	cfg     Config
+	k       int
+	rng     *rand.Rand
+	sv      [][]float64
+	alpha   [][]float64
+	label   []int // class index (multi-class) of each vector's example
+	born    []int
+	step    int
+	q       float64 // Forgetron's Q
+	m       int     // Forgetron's M
+	eps     float64 // NORMA's ε
+	updated bool
+}
+
+func newRefTask(a Algorithm, cfg Config) *refTask {
+	k := 1
+	if cfg.Task == Multiclass {
+		k = len(cfg.Classes)
+	}
+	return &refTask{algo: a, cfg: cfg, k: k, rng: rand.New(rand.NewPCG(cfg.Seed, pcgStream)), eps: cfg.Epsilon}
+}
+
+func (r *refTask) scores(x []float64) []float64 {
+	f := make([]float64, r.k)
+	for i, v := range r.sv {
+		kv := fpKernel(v, x, r.cfg.Sigma)
+		for c := range f {
+			f[c] += r.alpha[i][c] * kv
+		}
+	}
+	return f
+}
+
+// remove deletes slot i by moving the last vector into it.
+func (r *refTask) remove(i int) {
+	last := len(r.sv) - 1
+	r.sv[i], r.alpha[i], r.label[i], r.born[i] = r.sv[last], r.alpha[last], r.label[last], r.born[last]
+	r.sv, r.alpha, r.label, r.born = r.sv[:last], r.alpha[:last], r.label[:last], r.born[:last]
+}
+
+func (r *refTask) oldest() int {
+	o := 0
+	for i := range r.born {
+		if r.born[i] < r.born[o] {
+			o = i
+		}
+	}
+	return o
+}
+
+func (r *refTask) push(x []float64, coef []float64, label int) {
+	r.sv, r.alpha = append(r.sv, x), append(r.alpha, coef)
+	r.label, r.born = append(r.label, label), append(r.born, r.step)
+	r.updated = true
+}
+
+func (r *refTask) scaleAll(f float64) {
+	for _, a := range r.alpha {
+		for c := range a {
+			a[c] *= f
+		}
+	}
+}
+
+// observe runs one step and returns the scores before it.
+func (r *refTask) observe(x []float64, y float64) []float64 {
+	r.step++
+	r.updated = false
+	f := r.scores(x)
+	var yc, s int     // multi-class: true class and runner-up
+	var loss float64  // multi-class hinge loss
+	var dir []float64 // the pattern of an update: ±1 on y and s, or the residual's sign
+	wrong, violated := false, false
+	grad := 1.0
+	if r.cfg.Task == Multiclass {
+		yc, _ = slices.BinarySearch(r.cfg.Classes, int(y))
+		pred := 0
+		for c := range f {
+			if f[c] > f[pred] {
+				pred = c
+			}
+		}
+		s = -1
+		for c := range f {
+			if c != yc && (s < 0 || f[c] > f[s]) {
+				s = c
+			}
+		}
+		loss = max(0, 1-(f[yc]-f[s]))
+		wrong, violated = pred != yc, loss > 0
+		dir = make([]float64, r.k)
+		dir[yc], dir[s] = 1, -1
+	} else {
+		d := y - f[0]
+		wrong, violated = math.Abs(d) > r.cfg.Epsilon, math.Abs(d) > r.cfg.Epsilon
+		dir, grad = []float64{math.Copysign(1, d)}, math.Abs(d)
+	}
+	scaled := func(a float64) []float64 {
+		out := make([]float64, r.k)
+		for c := range out {
+			out[c] = a * dir[c]
+		}
+		return out
+	}
+	step := 1.0 // the Perceptron-style step: ±1, or ±η in regression
+	if r.cfg.Task == Regression {
+		step = r.cfg.Eta
+	}
+	switch r.algo {
+	case Perceptron:
+		if wrong {
+			r.push(x, scaled(step), yc)
+		}
+	case OGD, NORMA, BOGDOldest:
+		r.scaleAll(1 - r.cfg.Eta*r.cfg.Lambda)
+		switch {
+		case r.algo == NORMA && math.Abs(y-f[0]) <= r.eps:
+			r.eps -= r.cfg.Nu * r.cfg.Eta
+		case r.algo == NORMA:
+			r.eps += (1 - r.cfg.Nu) * r.cfg.Eta
+			r.push(x, scaled(r.cfg.Eta), yc)
+		case violated && r.algo == OGD:
+			r.push(x, scaled(r.cfg.Eta*grad), yc)
+		case violated:
+			if len(r.sv) == r.cfg.Budget {
+				r.remove(r.oldest())
+			}
+			r.push(x, scaled(min(r.cfg.Eta*grad, r.cfg.Gamma*r.cfg.Eta)), yc)
+		}
+	case RBP:
+		if wrong {
+			if len(r.sv) == r.cfg.Budget {
+				r.remove(r.rng.IntN(len(r.sv)))
+			}
+			r.push(x, scaled(step), yc)
+		}
+	case Forgetron:
+		if !wrong {
+			break
+		}
+		r.m++
+		r.push(x, scaled(step), yc)
+		if len(r.sv) <= r.cfg.Budget {
+			break
+		}
+		o := r.oldest()
+		fr := r.scores(r.sv[o]) // f' includes the new vector
+		var mu, delta float64
+		if r.cfg.Task == Multiclass {
+			mu, delta = fr[r.label[o]], math.Abs(r.alpha[o][r.label[o]])
+		} else {
+			mu, delta = math.Abs(fr[0]), math.Abs(r.alpha[o][0])
+		}
+		a, bq, c := delta*delta-2*delta*mu, 2*delta, r.q-15.0/32*float64(r.m)
+		phi := paperPhi(a, bq, c)
+		r.scaleAll(phi)
+		r.q += (delta*phi)*(delta*phi) + 2*delta*phi*(1-phi*mu)
+		r.remove(o)
+	case Projectron, ProjectronPP:
+		proj := refProjectron{b: r.cfg.Budget, sigma: r.cfg.Sigma, sv: r.sv}
+		if wrong {
+			if len(r.sv) == 0 {
+				r.push(x, scaled(step), yc)
+				break
+			}
+			_, kx, d := proj.solve(x)
+			delta2 := 1.0
+			for i := range kx {
+				delta2 -= kx[i] * d[i]
+			}
+			if len(r.sv) < r.cfg.Budget && delta2 > minDelta2 {
+				r.push(x, scaled(step), yc)
+				break
+			}
+			for i := range d {
+				for c := range dir {
+					r.alpha[i][c] += step * dir[c] * d[i]
+				}
+			}
+			r.updated = true
+			break
+		}
+		if r.algo != ProjectronPP || len(r.sv) == 0 || !(loss > 0) {
+			break
+		}
+		_, kx, d := proj.solve(x)
+		delta2, p := 1.0, 0.0
+		for i := range kx {
+			delta2 -= kx[i] * d[i]
+			p += kx[i] * d[i]
+		}
+		if !(p > 0) {
+			break
+		}
+		b := float64(r.cfg.Budget)
+		u := 0.25 * math.Sqrt((b+1)/math.Log(b+1))
+		tau := min(loss/p, 1)
+		if tau*(2*loss-tau*p-2*u*math.Sqrt(max(delta2, 0))) >= 0 {
+			for i := range d {
+				for c := range dir {
+					r.alpha[i][c] += tau * dir[c] * d[i]
+				}
+			}
+			r.updated = true
+		}
+	}
+	return f
+}
+
+// TestTasksMatchReference runs every deterministic multi-class and
+// regression rule (and RBP, whose draws the twin replays) next to its
+// float64 twin: the same scores before every step (to float32 accuracy),
+// the same mistakes and updates, the same support vector count.
+func TestTasksMatchReference(t *testing.T) {
+	streams := map[Task]taskStream{Multiclass: multiStream(300, 3, 1), Regression: regressionStream(300, 3, 2)}
+	for _, task := range []Task{Multiclass, Regression} {
+		s := streams[task]
+		for _, a := range AlgorithmsFor(task) {
+			if a == BOGD || a == BOGDpp {
+				continue // random removal: TestTaskUnbiasedRemoval and TestTaskBOGDSteps
+			}
+			t.Run(task.String()+"/"+a.String(), func(t *testing.T) {
+				cfg := taskConfig(task, s.dim, 25, 3)
+				l := mustNewOnline(t, a, cfg)
+				ref := newRefTask(a, cfg)
+				updates := 0
+				for i, x := range s.xs {
+					xf := make([]float64, s.dim)
+					for j, v := range x.Dense {
+						xf[j] = float64(v)
+					}
+					want := ref.observe(xf, s.labels[i])
+					got, err := l.Learn(x, s.labels[i])
+					if err != nil {
+						t.Fatal(err)
+					}
+					scores := got.Scores
+					if task != Multiclass {
+						scores = []float64{got.Score}
+					}
+					var mag float64
+					for _, row := range ref.alpha {
+						for _, c := range row {
+							mag += math.Abs(c)
+						}
+					}
+					for c := range want {
+						if math.Abs(scores[c]-want[c]) > 1e-5*(1+mag) {
+							t.Fatalf("step %d: score %d = %.9g, twin %.9g", i, c, scores[c], want[c])
+						}
+					}
+					if got.Updated != ref.updated || l.SupportVectors() != len(ref.sv) {
+						t.Fatalf("step %d: updated %v with %d vectors, twin %v with %d", i, got.Updated, l.SupportVectors(), ref.updated, len(ref.sv))
+					}
+					if got.Updated {
+						updates++
+					}
+				}
+				if updates < 20 {
+					t.Fatalf("only %d updates: the stream does not exercise the rule", updates)
+				}
+			})
+		}
+	}
+}
+
+// TestMulticlassPerceptronByHand: classes {-3, 0, 7, 12}, 1-D points,
+// σ = 1, g = κ(0, 1) = e^(−1/2).
+func TestMulticlassPerceptronByHand(t *testing.T) {
+	l := mustNewOnline(t, Perceptron, Config{Dim: 1, Sigma: 1, Task: Multiclass, Classes: []int{-3, 0, 7, 12}})
+	g := math.Exp(-0.5)
+	learn := func(x float32, y float64) Step {
+		s, err := l.Learn(engine.Dense([]float32{x}), y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	// Every score 0: the lowest class index wins (label −3); y = 0 is
+	// class 1, the runner-up class 0. x=0 is stored with +1 on class 1,
+	// −1 on class 0.
+	if s := learn(0, 0); s.Label != -3 || !s.Mistake || !s.Updated || !slices.Equal(s.Scores, []float64{0, 0, 0, 0}) {
+		t.Fatalf("step 1: %+v", s)
+	}
+	// x=1, y=7 (class 2): scores (−g, g, 0, 0): predicts 0, mistake; the
+	// runner-up among {0, 1, 3} is class 1 (g).
+	if s := learn(1, 7); s.Label != 0 || !s.Mistake || !near(s.Scores[0], -g, 1e-6) || !near(s.Scores[1], g, 1e-6) {
+		t.Fatalf("step 2: %+v", s)
+	}
+	// x=0, y=0: scores (−1, 1−g, g, 0), and g ≈ 0.61 beats 1−g ≈ 0.39:
+	// predicts 7, a mistake; the runner-up among classes {0, 2, 3} is 2.
+	// x=0 is added again with +1 on class 1, −1 on class 2.
+	s := learn(0, 0)
+	if s.Label != 7 || !s.Mistake || !near(s.Scores[1], 1-g, 1e-6) || !near(s.Scores[2], g, 1e-6) {
+		t.Fatalf("step 3: %+v", s)
+	}
+	// x=0, y=0 once more: class 1 has 2−g ≈ 1.39, class 2 g−1 ≈ −0.39:
+	// correct, no update.
+	if s := learn(0, 0); s.Label != 0 || s.Mistake || s.Updated || !near(s.Scores[1], 2-g, 1e-6) || !near(s.Scores[2], g-1, 1e-6) {
+		t.Fatalf("step 4: %+v", s)
+	}
+	m, err := l.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Outputs() != 4 || m.Len() != 3 {
+		t.Fatalf("snapshot of %d outputs and %d vectors", m.Outputs(), m.Len())
+	}
+	scores, err := m.Scores(engine.Dense([]float32{0}), nil)
+	if err != nil || !near(scores[1], 2-g, 1e-6) || !near(scores[0], -1, 1e-6) || !near(scores[3], 0, 1e-9) {
+		t.Fatalf("snapshot scores %v, %v", scores, err)
+	}
+}
+
+// TestNORMAByHand: ε starts at 0.1, η = 0.5, λ = 0.2, ν = 0.4, 1-D points
+// far apart (σ = 0.01: no kernel value between different points).
+func TestNORMAByHand(t *testing.T) {
+	const eta, lambda, nu = 0.5, 0.2, 0.4
+	l := mustNewOnline(t, NORMA, Config{Dim: 1, Sigma: 0.01, Eta: eta, Lambda: lambda, Nu: nu, Epsilon: 0.1, Task: Regression})
+	lr := 1 - eta*lambda
+	learn := func(x float32, y float64) Step {
+		s, err := l.Learn(engine.Dense([]float32{x}), y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	// f(0) = 0, |1 − 0| > 0.1: add +η; ε = 0.1 + 0.6·0.5 = 0.4.
+	if s := learn(0, 1); s.Label != 0 || !s.Updated {
+		t.Fatalf("step 1: %+v", s)
+	}
+	// f(0) = η = 0.5 before the shrink; |0.7 − 0.5| ≤ 0.4: no update,
+	// ε = 0.4 − 0.2 = 0.2; the weight shrinks to 0.5·0.9.
+	if s := learn(0, 0.7); !near(s.Label, eta, 1e-6) || s.Updated {
+		t.Fatalf("step 2: %+v", s)
+	}
+	// f(0) = 0.45; |0 − 0.45| > 0.2: shrink to 0.405, add −η.
+	if s := learn(0, 0); !near(s.Label, eta*lr, 1e-6) || !s.Updated {
+		t.Fatalf("step 3: %+v", s)
+	}
+	p, err := l.PredictOne(engine.Dense([]float32{0}), nil)
+	if err != nil || !near(p.Label, eta*lr*lr-eta, 1e-6) {
+		t.Fatalf("prediction %+v (%v), want %v", p, err, eta*lr*lr-eta)
+	}
+	if eps := l.(*norma).eps; !near(eps, 0.2+0.6*eta, 1e-12) {
+		t.Fatalf("ε = %v", eps)
+	}
+}
+
+// TestBOGDOldestByHand: regression, budget 2, far-apart points: the third
+// update drops the first vector; no rescaling; the new coefficient is
+// clipped at γη.
+func TestBOGDOldestByHand(t *testing.T) {
+	const eta, lambda, gamma = 0.5, 0.1, 3
+	l := mustNewOnline(t, BOGDOldest, Config{Dim: 1, Sigma: 0.01, Budget: 2, Eta: eta, Lambda: lambda, Gamma: gamma, Epsilon: 0.1, Task: Regression})
+	lr := 1 - eta*lambda
+	for _, step := range []struct {
+		x    float32
+		y    float64
+		want float64 // the prediction
+	}{{0, 1, 0}, {1, -2, 0}, {2, 10, 0}, {0, 0, 0}} {
+		if s, err := l.Learn(engine.Dense([]float32{step.x}), step.y); err != nil || !near(s.Label, step.want, 1e-6) {
+			t.Fatalf("x=%v: %+v (%v), want prediction %v", step.x, s, err, step.want)
+		}
+	}
+	// Every step shrinks by lr first. Step 1 stores x=0 with η, step 2
+	// x=1 with −2η; step 3 is at the budget: x=0, the oldest, goes and x=2
+	// comes with min(10η, γη) = γη; step 4 predicts 0 at x=0 (gone) and,
+	// |0 − 0| ≤ ε, only shrinks.
+	want := map[float32]float64{1: -2 * eta * lr * lr, 2: gamma * eta * lr}
+	m, _ := l.Snapshot()
+	if m.Len() != 2 {
+		t.Fatalf("%d vectors", m.Len())
+	}
+	for i := range m.Len() {
+		x := m.Vector(i, nil)[0]
+		if w, ok := want[x]; !ok || !near(float64(m.Weight(i)), w, 1e-6) {
+			t.Fatalf("vector x=%v has weight %v, want %v", x, m.Weight(i), want)
+		}
+	}
+}
+
+// TestTaskUnbiasedRemoval checks Eqs. (6) and (8) in the other tasks:
+// averaged over the random discard, every old coefficient after a budget
+// step is (1−λη) times its value before, for BOGD and BOGD++ with
+// multi-class patterns and with regression's unequal weights.
+func TestTaskUnbiasedRemoval(t *testing.T) {
+	const eta, lambda, trials = 1.0, 0.5, 20000
+	lr := 1 - eta*lambda
+	type example struct {
+		x float32
+		y float64
+	}
+	cases := []struct {
+		task  Task
+		cfg   Config
+		train []example
+		next  example
+	}{
+		// Classes {1, 2, 3}: three far-apart updates below the budget;
+		// each adds +η on its class and −η on the runner-up (class 1,
+		// the lowest index, unless that is y).
+		{Multiclass, Config{Classes: []int{1, 2, 3}}, []example{{0, 2}, {10, 3}, {20, 1}}, example{30, 2}},
+		// Regression: residuals 0.3, −2 and 5 give weights 0.3η, 2η, 5η
+		// (γ large: no clip) of both signs.
+		{Regression, Config{Epsilon: 0.1}, []example{{0, 0.3}, {10, -2}, {20, 5}}, example{30, 1}},
+	}
+	for _, c := range cases {
+		for _, a := range []Algorithm{BOGD, BOGDpp} {
+			// The coefficients after the training steps.
+			cfg := c.cfg
+			cfg.Dim, cfg.Sigma, cfg.Budget, cfg.Eta, cfg.Lambda, cfg.Gamma, cfg.Task = 1, 0.1, 3, eta, lambda, 1e6, c.task
+			first := mustNewOnline(t, a, cfg)
+			for _, e := range c.train {
+				if _, err := first.Learn(engine.Dense([]float32{e.x}), e.y); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := outputsByX(t, first)
+			mean := map[float32][]float64{}
+			for seed := range trials {
+				cfg.Seed = uint64(seed)
+				l := mustNewOnline(t, a, cfg)
+				for _, e := range append(slices.Clone(c.train), c.next) {
+					if _, err := l.Learn(engine.Dense([]float32{e.x}), e.y); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for x, coefs := range outputsByX(t, l) {
+					if mean[x] == nil {
+						mean[x] = make([]float64, len(coefs))
+					}
+					for o, v := range coefs {
+						mean[x][o] += v / trials
+					}
+				}
+			}
+			for x, coefs := range before {
+				for o, v := range coefs {
+					want := lr * v
+					// 5 standard errors of the uniform estimator (spread up
+					// to about 1.5·|α|) over 20,000 trials: 0.06·|α|.
+					if math.Abs(mean[x][o]-want) > 0.06*math.Abs(v)+1e-9 {
+						t.Errorf("%v %v: E[α'] of x=%v, output %d is %.4f, want %.4f", c.task, a, x, o, mean[x][o], want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// outputsByX maps each support vector of a 1-D learner to its coefficients,
+// one per output.
+func outputsByX(t *testing.T, l Online) map[float32][]float64 {
+	t.Helper()
+	m, err := l.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[float32][]float64{}
+	for i := range m.Len() {
+		x := m.Vector(i, nil)[0]
+		coefs := make([]float64, m.Outputs())
+		for o := range coefs {
+			coefs[o] = float64(m.OutputWeight(o, i))
+		}
+		out[x] = coefs
+	}
+	return out
+}
+
+// TestTaskInvariants runs every learner of both tasks on a long stream: the
+// budget is never exceeded, scores stay finite, BOGD's and BOGD++'s
+// coefficients stay within γη, two runs with one seed agree, and the
+// learner predicts (PredictOne, from another goroutine's view) what Learn
+// predicted, with the original class labels.
+func TestTaskInvariants(t *testing.T) {
+	for _, task := range []Task{Multiclass, Regression} {
+		s := multiStream(1500, 5, 4)
+		if task == Regression {
+			s = regressionStream(1500, 5, 5)
+		}
+		for _, a := range AlgorithmsFor(task) {
+			t.Run(task.String()+"/"+a.String(), func(t *testing.T) {
+				cfg := taskConfig(task, s.dim, 30, 6)
+				run := func() []Step {
+					l := mustNewOnline(t, a, cfg)
+					var steps []Step
+					for i, x := range s.xs {
+						if i%50 == 0 {
+							checkCoefficients(t, l, cfg)
+						}
+						p, err := l.PredictOne(x, nil)
+						if err != nil {
+							t.Fatal(err)
+						}
+						st, err := l.Learn(x, s.labels[i])
+						if err != nil {
+							t.Fatal(err)
+						}
+						if p.Label != st.Label || math.Float64bits(p.Score) != math.Float64bits(st.Score) {
+							t.Fatalf("step %d: PredictOne %+v, Learn %+v", i, p, st.Prediction)
+						}
+						if math.IsNaN(st.Score) || math.IsInf(st.Score, 0) {
+							t.Fatalf("step %d: score %v", i, st.Score)
+						}
+						if task == Multiclass && !slices.Contains(testClasses, int(st.Label)) {
+							t.Fatalf("step %d: predicted label %v", i, st.Label)
+						}
+						if a.Budgeted() && l.SupportVectors() > cfg.Budget {
+							t.Fatalf("step %d: %d support vectors over budget %d", i, l.SupportVectors(), cfg.Budget)
+						}
+						st.Scores = slices.Clone(st.Scores)
+						steps = append(steps, st)
+					}
+					return steps
+				}
+				if a, b := run(), run(); fmt.Sprint(a) != fmt.Sprint(b) {
+					t.Fatal("same seed, different runs")
+				}
+			})
+		}
+	}
+}
+
+// checkCoefficients checks that BOGD's and BOGD++'s coefficients stay in
+// [−γη, γη] and that each vector has its two class coefficients opposite.
+func checkCoefficients(t *testing.T, l Online, cfg Config) {
+	t.Helper()
+	if a := l.Algorithm(); a != BOGD && a != BOGDpp {
+		return
+	}
+	m, err := l.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range m.Len() {
+		var sum float64
+		for o := range m.Outputs() {
+			w := float64(m.OutputWeight(o, i))
+			if math.Abs(w) > cfg.Gamma*cfg.Eta*(1+1e-5) {
+				t.Fatalf("coefficient %d of vector %d is %v, above γη = %v", o, i, w, cfg.Gamma*cfg.Eta)
+			}
+			sum += w
+		}
+		if m.Outputs() > 1 && math.Abs(sum) > 1e-6 {
+			t.Fatalf("vector %d: coefficients sum to %v, not 0", i, sum)
+		}
+	}
+}
+
+// TestTaskResumeEquivalence: a multi-class or regression learner saved and
+// loaded mid-stream continues exactly as the uninterrupted one, and saves
+// the same bytes at the end.
+func TestTaskResumeEquivalence(t *testing.T) {
+	for _, task := range []Task{Multiclass, Regression} {
+		s := multiStream(400, 4, 8)
+		if task == Regression {
+			s = regressionStream(400, 4, 9)
+		}
+		for _, a := range AlgorithmsFor(task) {
+			cfg := taskConfig(task, s.dim, 20, 13)
+			learnAll := func(l Online, from, to int) []string {
+				var out []string
+				for i := from; i < to; i++ {
+					st, err := l.Learn(s.xs[i], s.labels[i])
+					if err != nil {
+						t.Fatal(err)
+					}
+					out = append(out, fmt.Sprintf("%x %v %v %v %v", math.Float64bits(st.Score), st.Label, st.Mistake, st.Updated, st.Scores))
+				}
+				return out
+			}
+			whole := mustNewOnline(t, a, cfg)
+			want := learnAll(whole, 0, len(s.xs))
+			split := len(s.xs) / 2
+			l := mustNewOnline(t, a, cfg)
+			learnAll(l, 0, split)
+			var buf bytes.Buffer
+			if err := Save(&buf, l); err != nil {
+				t.Fatal(err)
+			}
+			resumed, err := LoadOnline(&buf)
+			if err != nil {
+				t.Fatalf("%v %v: %v", task, a, err)
+			}
+			if resumed.Task() != task || !slices.Equal(resumed.Classes(), l.Classes()) {
+				t.Fatalf("%v %v: loaded task %v, classes %v", task, a, resumed.Task(), resumed.Classes())
+			}
+			if got := learnAll(resumed, split, len(s.xs)); !slices.Equal(got, want[split:]) {
+				t.Fatalf("%v %v: resumed steps differ from the uninterrupted ones", task, a)
+			}
+			var x, y bytes.Buffer
+			if err := Save(&x, resumed); err != nil {
+				t.Fatal(err)
+			}
+			if err := Save(&y, whole); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(x.Bytes(), y.Bytes()) {
+				t.Fatalf("%v %v: the resumed learner saves other bytes", task, a)
+			}
+			if _, err := Load(bytes.NewReader(x.Bytes())); err == nil {
+				t.Fatalf("%v %v: Load (binary) accepted a %v model", task, a, task)
+			}
+		}
+	}
+}
+
+// TestTaskConfigErrors: what a multi-class or regression configuration
+// must not accept.
+func TestTaskConfigErrors(t *testing.T) {
+	ok := Config{Dim: 2, Budget: 5, Sigma: 1, Eta: 0.1, Gamma: 2, Task: Multiclass, Classes: []int{1, 2, 3}}
+	for name, c := range map[string]Config{
+		"one class":          {Dim: 2, Budget: 5, Sigma: 1, Eta: 0.1, Gamma: 2, Task: Multiclass, Classes: []int{1}},
+		"unsorted classes":   {Dim: 2, Budget: 5, Sigma: 1, Eta: 0.1, Gamma: 2, Task: Multiclass, Classes: []int{2, 1}},
+		"repeated classes":   {Dim: 2, Budget: 5, Sigma: 1, Eta: 0.1, Gamma: 2, Task: Multiclass, Classes: []int{1, 1}},
+		"classes for binary": {Dim: 2, Budget: 5, Sigma: 1, Eta: 0.1, Gamma: 2, Classes: []int{1, 2}},
+		"negative epsilon":   {Dim: 2, Budget: 5, Sigma: 1, Eta: 0.1, Gamma: 2, Task: Regression, Epsilon: -1},
+		"unknown task":       {Dim: 2, Budget: 5, Sigma: 1, Eta: 0.1, Gamma: 2, Task: 9},
+	} {
+		if _, err := NewOnline(BOGD, c); err == nil {
+			t.Errorf("%s accepted", name)
+		}
+	}
+	if _, err := NewOnline(BOGD, ok); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewOnline(NORMA, ok); err == nil {
+		t.Error("NORMA accepted a multi-class task")
+	}
+	if _, err := NewOnline(ProjectronPP, Config{Dim: 1, Budget: 3, Sigma: 1, Task: Regression}); err == nil {
+		t.Error("Projectron++ accepted regression")
+	}
+	if _, err := New(BOGD, ok); err == nil {
+		t.Error("New accepted a multi-class configuration")
+	}
+	l := mustNewOnline(t, BOGD, ok)
+	for _, y := range []float64{4, 1.5, math.NaN()} {
+		if _, err := l.Learn(engine.Dense([]float32{1, 2}), y); err == nil {
+			t.Errorf("label %v accepted", y)
+		}
+	}
+	r := mustNewOnline(t, OGD, Config{Dim: 1, Sigma: 1, Eta: 0.1, Task: Regression})
+	if _, err := r.Learn(engine.Dense([]float32{1}), math.Inf(1)); err == nil {
+		t.Error("an infinite regression label accepted")
+	}
+}
