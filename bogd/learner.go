@@ -354,16 +354,38 @@ func (c Config) validateTask() error {
 // MaxClasses is the largest number of classes of a multi-class learner.
 const MaxClasses = 1000
 
-// usesEta reports whether the rule of a on task t takes a step η.
-func (a Algorithm) usesEta(t Task) bool {
+// Param is a set of the tunable parameters of Config.
+type Param uint8
+
+// The tunable parameters.
+const (
+	ParamEta    Param = 1 << iota // Config.Eta
+	ParamLambda                   // Config.Lambda
+	ParamGamma                    // Config.Gamma
+)
+
+// Has reports whether every parameter of q is in p.
+func (p Param) Has(q Param) bool { return p&q == q }
+
+// Params returns the parameters the rule of a reads in task t: what a
+// parameter search should vary. (σ, the budget and the task's own
+// parameters are every kernel learner's.)
+func (a Algorithm) Params(t Task) Param {
 	switch a {
-	case OGD, BOGD, BOGDpp, BOGDOldest, NORMA:
-		return true
+	case OGD, NORMA:
+		return ParamEta | ParamLambda
+	case BOGD, BOGDpp, BOGDOldest:
+		return ParamEta | ParamLambda | ParamGamma
 	case Perceptron, RBP, Forgetron, Projectron:
-		return t == Regression
+		if t == Regression {
+			return ParamEta
+		}
 	}
-	return false
+	return 0
 }
+
+// usesEta reports whether the rule of a on task t takes a step η.
+func (a Algorithm) usesEta(t Task) bool { return a.Params(t).Has(ParamEta) }
 
 // New returns a binary learner running algorithm a (cfg.Task must be
 // Binary, its zero value).
