@@ -166,6 +166,32 @@ func (s *Set) Add(x Vector, w ...float32) (int, error) {
 	return i, nil
 }
 
+// Replace overwrites support vector i with x and the given weights, one per
+// column (missing ones are zero); every other vector keeps its slot. BPA-S
+// puts a new example in the place of the vector it removes.
+func (s *Set) Replace(i int, x Vector, w ...float32) error {
+	if err := x.Validate(s.dim); err != nil {
+		return fmt.Errorf("engine: replace: %w", err)
+	}
+	if len(w) > s.cols {
+		return fmt.Errorf("engine: replace: %d weights for %d columns", len(w), s.cols)
+	}
+	if i < 0 || i >= s.m.Len() {
+		return fmt.Errorf("engine: replace: vector %d out of range [0,%d)", i, s.m.Len())
+	}
+	s.m.Replace(i, x.densify(s.own.dense, s.dim))
+	for c := range s.cols {
+		s.weights[c*s.stride+i] = 0
+	}
+	for c, v := range w {
+		s.weights[c*s.stride+i] = v
+	}
+	norm, integral := x.sqNorm()
+	s.maxNorm = max(s.maxNorm, norm)
+	s.integral = s.integral && integral
+	return nil
+}
+
 // Remove deletes vector i by moving the last vector into its slot, along with
 // its weights. It returns the former index of the moved vector, or -1 when i
 // was the last one, so callers can apply the same swap to their own

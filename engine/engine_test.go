@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -484,5 +485,37 @@ func checkFarBand(t *testing.T, n, top int) {
 	if math.Abs(got-want) > tol {
 		t.Fatalf("n=%d, largest exponent %d: f = %.9g, float64 %.9g (off by %.3g of Σ|w|κ, tolerance %.3g)",
 			n, top, got, want, math.Abs(got-want)/mag, tol/mag)
+	}
+}
+
+// TestReplaceKeepsOtherSlots: Replace overwrites one slot's vector and
+// weights; the others stay where they were, and scores see the new vector.
+func TestReplaceKeepsOtherSlots(t *testing.T) {
+	set, _ := New(2, 1, Options{Columns: 2})
+	for i := range 20 {
+		set.Add(Dense([]float32{float32(i), 0}), float32(i), float32(-i))
+	}
+	if err := set.Replace(7, Sparse([]int32{1}, []float32{50}), 3); err != nil {
+		t.Fatal(err)
+	}
+	var buf []float32
+	for i := range set.Len() {
+		buf = set.Vector(i, buf)
+		want, w0, w1 := []float32{float32(i), 0}, float32(i), float32(-i)
+		if i == 7 {
+			want, w0, w1 = []float32{0, 50}, 3, 0
+		}
+		if !slices.Equal(buf, want) || set.Weights(0)[i] != w0 || set.Weights(1)[i] != w1 {
+			t.Fatalf("slot %d: %v with weights %v, %v", i, buf, set.Weights(0)[i], set.Weights(1)[i])
+		}
+	}
+	if f, _ := set.Score(Dense([]float32{0, 50})); !closeTo(f, 3) {
+		t.Fatalf("f at the new vector = %v, want 3", f)
+	}
+	if err := set.Replace(20, Dense([]float32{0, 0})); err == nil {
+		t.Fatal("slot 20 of 20 replaced")
+	}
+	if norm, _ := set.Bounds(); norm < 2500 {
+		t.Fatalf("norm bound %v misses the new vector", norm)
 	}
 }

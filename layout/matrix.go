@@ -106,13 +106,7 @@ func (m *Matrix) Append(x []float32) int {
 		panic(fmt.Sprintf("layout: appending a vector of length %d to a matrix of dimension %d", len(x), m.dim))
 	}
 	i := m.grow()
-	off := m.offset(i)
-	var norm float64
-	for j, v := range x {
-		m.data[off+j*Lanes] = v
-		norm += float64(v) * float64(v)
-	}
-	m.norms[i] = float32(norm)
+	m.store(i, x)
 	return i
 }
 
@@ -136,6 +130,27 @@ func (m *Matrix) AppendSparse(idx []int32, val []float32) int {
 	}
 	m.norms[i] = float32(norm)
 	return i
+}
+
+// Replace overwrites vector i with the dense vector x (len(x) must be Dim):
+// the other vectors keep their slots.
+func (m *Matrix) Replace(i int, x []float32) {
+	m.check(i)
+	if len(x) != m.dim {
+		panic(fmt.Sprintf("layout: replacing with a vector of length %d in a matrix of dimension %d", len(x), m.dim))
+	}
+	m.store(i, x)
+}
+
+// store writes the dense vector x into slot i and its norm.
+func (m *Matrix) store(i int, x []float32) {
+	off := m.offset(i)
+	var norm float64
+	for j, v := range x {
+		m.data[off+j*Lanes] = v
+		norm += float64(v) * float64(v)
+	}
+	m.norms[i] = float32(norm)
 }
 
 // SwapRemove deletes vector i by moving the last vector into its slot. It
