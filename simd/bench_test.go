@@ -191,3 +191,26 @@ func BenchmarkPhases(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkDotColumns measures DotColumns for the kernel values of a
+// budget of n = 1000 (1008 slots, whole tiles) against cols weight columns
+// stored a tile-padded stride apart, as a multi-output learner keeps them
+// (52 columns are 210 KB: out of L1). Bytes: k once and every column.
+func BenchmarkDotColumns(b *testing.B) {
+	simdtest.ForEachImplB(b, func(b *testing.B, impl simd.Impl) {
+		const n = 1000
+		k := randVecs(rand.New(rand.NewPCG(6, 6)), 1, slots(n), rand.Float32)[0]
+		for _, cols := range []int{1, 3, 10, 26, 52} {
+			b.Run(fmt.Sprintf("n=%d/cols=%d", n, cols), func(b *testing.B) {
+				r := rand.New(rand.NewPCG(7, uint64(cols)))
+				w := randVecs(r, 1, cols*slots(n), func() float32 { return float32(r.NormFloat64()) })[0]
+				dst := make([]float32, cols)
+				b.ReportAllocs()
+				b.SetBytes(int64(4 * slots(n) * (cols + 1)))
+				for b.Loop() {
+					simd.DotColumns(dst, k, w, slots(n))
+				}
+			})
+		}
+	})
+}

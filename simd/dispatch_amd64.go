@@ -62,6 +62,17 @@ func dot(a, b []float32) float32 {
 	return dotGeneric(a, b)
 }
 
+func dotColumns(dst, k, w []float32, stride int) {
+	switch active {
+	case AVX512:
+		dotColumnsAVX512(dst, k, w, stride)
+	case AVX2:
+		dotColumnsAVX2(dst, k, w, stride)
+	default:
+		dotColumnsGeneric(dst, k, w, stride)
+	}
+}
+
 func dotAxpy(a, b, y []float64, c float64) float64 {
 	switch active {
 	case AVX512:

@@ -19,6 +19,8 @@ func gaussianSum(buf, w []float32, scale, offset float32) float32 {
 
 func dot(a, b []float32) float32 { return dotGeneric(a, b) }
 
+func dotColumns(dst, k, w []float32, stride int) { dotColumnsGeneric(dst, k, w, stride) }
+
 func dotAxpy(a, b, y []float64, c float64) float64 { return dotAxpyGeneric(a, b, y, c) }
 
 func minimum(a []float32) float32 { return minGeneric(a) }

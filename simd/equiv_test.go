@@ -597,3 +597,117 @@ func withMinGuards(tb testing.TB, what string, a []float32, skew int, f func(s [
 		g.checkInput(tb, what)
 	}
 }
+
+func TestEquivDotColumns(t *testing.T) {
+	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
+		skew := 0 // misalignment of the slices, varied over the cases
+		r := rand.New(rand.NewPCG(15, 16))
+		cols := make([]int, 0, 32)
+		for c := 0; c <= 30; c++ {
+			cols = append(cols, c)
+		}
+		cols = append(cols, 52)
+		lengths := make([]int, 0, 70)
+		for n := 0; n <= 67; n++ {
+			lengths = append(lengths, n)
+		}
+		for _, n := range append(lengths, 1000, 1008, 2051) {
+			// Every column count with the short lengths; the long ones
+			// with a few counts that hit every block size.
+			cs := cols
+			if n > 67 {
+				cs = []int{0, 1, 3, 7, 10, 26, 52}
+			}
+			for _, c := range cs {
+				// The columns packed (stride len(k)), then apart by a
+				// few values or by whole tiles, as the engine stores them.
+				for _, stride := range []int{n, n + 1 + r.IntN(5), (n + 31) &^ 15} {
+					k := make([]float32, n)
+					for i := range k {
+						k[i] = float32(r.Float64()) // kernel values: (0, 1]
+					}
+					w := make([][]float32, c)
+					for j := range w {
+						w[j] = randVecs(r, 1, n, func() float32 { return float32(r.NormFloat64()) })[0]
+					}
+					checkDotColumns(t, fmt.Sprintf("cols=%d n=%d stride=%d skew=%d", c, n, stride, skew), k, w, stride, skew)
+					skew++
+				}
+			}
+		}
+	})
+}
+
+// checkDotColumns runs DotColumns with k and the columns w laid out stride
+// apart, every slice guarded and misaligned (by skew), compares each output
+// with the float64 dot product, and returns the outputs. The values
+// between the columns (stride > len(k)) are NaN, like the guards: a read
+// past the end of a column makes its sum NaN. Tolerance per column as
+// checkDot's: at most n/16 + 1 roundings per lane, 4 for the horizontal sum
+// and 17 for a scalar tail and its addition, each bounded by u·Σ|kᵢ·wᵢ|.
+func checkDotColumns(tb testing.TB, what string, k []float32, w [][]float32, stride, skew int) []float32 {
+	tb.Helper()
+	n := len(k)
+	var flat []float32
+	if len(w) > 0 {
+		flat = make([]float32, (len(w)-1)*stride+n)
+		for i := range flat {
+			flat[i] = nan[float32]()
+		}
+		for c, col := range w {
+			copy(flat[c*stride:], col)
+		}
+	}
+	kg := newGuarded(k, nan[float32](), skew)
+	wg := newGuarded(flat, nan[float32](), skew+1)
+	dst := newOutput[float32](len(w), skew+2)
+	simd.DotColumns(dst.s(), kg.s(), wg.s(), stride)
+	dst.check(tb, what+" dst")
+	kg.checkInput(tb, what+" k")
+	wg.checkInput(tb, what+" w")
+	for c, col := range w {
+		var want, mag float64
+		for i := range k {
+			p := float64(k[i]) * float64(col[i])
+			want += p
+			mag += math.Abs(p)
+		}
+		tol := float64(n/16+22) * u32 * mag
+		if got := dst.s()[c]; !closeTo(got, want, tol) {
+			tb.Fatalf("%s: column %d: got %v, want %v (tolerance %.3g)", what, c, got, want, tol)
+		}
+	}
+	return dst.s()
+}
+
+// TestDotColumnsArgs: DotColumns accepts every shape its contract allows
+// (empty outputs and columns included) and panics on the others.
+func TestDotColumnsArgs(t *testing.T) {
+	for _, c := range []struct {
+		cols, n, stride, w int
+		ok                 bool
+	}{
+		{0, 0, 0, 0, true},
+		{0, 5, 5, 0, true},  // no columns: w is not read
+		{3, 0, 0, 0, true},  // empty columns: zero sums
+		{3, 0, 7, 14, true}, // the contract's (3−1)·7 + 0
+		{3, 0, 7, 13, false},
+		{1, 5, 5, 5, true},    // one column needs only len(k) values
+		{3, 5, 8, 21, true},   // (3−1)·8 + 5
+		{3, 5, 8, 20, false},  // one short
+		{3, 5, 4, 100, false}, // stride < len(k)
+		{2, 0, -1, 10, false}, // negative stride
+		{1, 5, 5, 4, false},
+		{2, 17, 17, 33, false},
+		{2, 17, 17, 34, true},
+	} {
+		func() {
+			defer func() {
+				if p := recover(); (p == nil) != c.ok {
+					t.Errorf("DotColumns with %d columns of %d, stride %d, %d weights: panic %v, want ok %v", c.cols, c.n, c.stride, c.w, p, c.ok)
+				}
+			}()
+			simd.DotColumns(make([]float32, c.cols), make([]float32, c.n), make([]float32, c.w), c.stride)
+		}()
+	}
+}

@@ -316,3 +316,27 @@ func FuzzExp(f *testing.F) {
 		})
 	})
 }
+
+func FuzzDotColumns(f *testing.F) {
+	// The seed corpus is in testdata/fuzz/FuzzDotColumns.
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d := &decoder{b: data}
+		cols, n := d.intn(60), d.intn(300)
+		stride := n + d.intn(40)
+		elo := -30 + d.intn(40)
+		k := randVecsDec(d, 1, n, elo)[0]
+		w := randVecsDec(d, cols, n, elo)
+		tol := make([]float64, cols)
+		for c, col := range w {
+			var mag float64
+			for i := range k {
+				mag += math.Abs(float64(k[i]) * float64(col[i]))
+			}
+			tol[c] = float64(n/16+22) * u32 * mag
+		}
+		skew := d.intn(4)
+		implsAgree(t, tol, func(t *testing.T) []float32 {
+			return checkDotColumns(t, "fuzz input", k, w, stride, skew)
+		})
+	})
+}

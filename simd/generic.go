@@ -158,6 +158,14 @@ func dotGeneric(a, b []float32) float32 {
 	return sum + sumLanes(&acc)
 }
 
+// dotColumnsGeneric writes into dst[c] the dot product of k with column c
+// of w, whose columns start stride values apart.
+func dotColumnsGeneric(dst, k, w []float32, stride int) {
+	for c := range dst {
+		dst[c] = dotGeneric(k, w[c*stride:c*stride+len(k)])
+	}
+}
+
 // dotAxpyGeneric returns Σᵢ a[i]·b[i] and adds c·a[i] to y[i], for
 // i < len(a). Four interleaved partial sums keep the additions from waiting
 // on each other; the compiler may fuse c*a[i] + y[i] into one FMA, as the

@@ -105,6 +105,25 @@ func dotAVX2(a []float32, b []float32) float32
 //go:noescape
 func dotAxpyAVX2(a []float64, b []float64, y []float64, c float64) float64
 
+// dotColumnsAVX2 is dotColumnsGeneric for AVX2 and FMA:
+//
+//	for c := range dst {
+//		var sum float32
+//		for i := range k {
+//			sum += k[i] * w[c*stride+i]
+//		}
+//		dst[c] = sum
+//	}
+//
+// len(k) must be a multiple of 16 (possibly zero), stride ≥ len(k), and w
+// must hold every column: (len(dst)−1)·stride + len(k) values when dst is not
+// empty. Each sum is formed in vector lanes and added horizontally at the end.
+//
+// Requires: AVX, FMA3
+//
+//go:noescape
+func dotColumnsAVX2(dst []float32, k []float32, w []float32, stride int)
+
 // expAVX2 is expGeneric for AVX2 and FMA:
 //
 //	for i := range dst {

@@ -115,13 +115,15 @@ TEXT ·sqdistAVX2(SB), NOSPLIT, $0-80
 	MOVQ BX, DI
 	SHLQ $0x06, DI
 	LEAQ (DI)(DI*2), R8
-
-	// blocks of 4 tiles
-	CMPQ CX, $0x00000100
-	JB   below4_2
 	XORQ R9, R9
 
-tiles4_3:
+	// blocks of 4
+	MOVQ CX, R10
+	SUBQ R9, R10
+	CMPQ R10, $0x00000100
+	JB   below4_2
+
+blocks4_3:
 	MOVQ   R9, R10
 	IMULQ  BX, R10
 	ADDQ   DX, R10
@@ -169,11 +171,11 @@ feature_4:
 	MOVQ         CX, R10
 	SUBQ         R9, R10
 	CMPQ         R10, $0x00000100
-	JAE          tiles4_3
+	JAE          blocks4_3
 	TESTQ        R10, R10
 	JZ           done_1
 
-	// last 4 tiles, overlapping the previous block
+	// last 4, overlapping the previous block
 	MOVQ   CX, R9
 	SUBQ   $0x00000100, R9
 	MOVQ   R9, CX
@@ -222,12 +224,13 @@ feature_5:
 	JMP          done_1
 
 below4_2:
-	// blocks of 2 tiles
-	CMPQ CX, $0x00000080
+	// blocks of 2
+	MOVQ CX, R10
+	SUBQ R9, R10
+	CMPQ R10, $0x00000080
 	JB   below2_6
-	XORQ R9, R9
 
-tiles2_7:
+blocks2_7:
 	MOVQ   R9, R8
 	IMULQ  BX, R8
 	ADDQ   DX, R8
@@ -259,11 +262,11 @@ feature_8:
 	MOVQ         CX, R10
 	SUBQ         R9, R10
 	CMPQ         R10, $0x00000080
-	JAE          tiles2_7
+	JAE          blocks2_7
 	TESTQ        R10, R10
 	JZ           done_1
 
-	// last 2 tiles, overlapping the previous block
+	// last 2, overlapping the previous block
 	MOVQ   CX, R9
 	SUBQ   $0x00000080, R9
 	MOVQ   R9, CX
@@ -296,12 +299,13 @@ feature_9:
 	JMP          done_1
 
 below2_6:
-	// blocks of 1 tiles
-	CMPQ CX, $0x00000040
+	// blocks of 1
+	MOVQ CX, R10
+	SUBQ R9, R10
+	CMPQ R10, $0x00000040
 	JB   below1_10
-	XORQ R9, R9
 
-tiles1_11:
+blocks1_11:
 	MOVQ   R9, DI
 	IMULQ  BX, DI
 	ADDQ   DX, DI
@@ -325,7 +329,7 @@ feature_12:
 	MOVQ         CX, R10
 	SUBQ         R9, R10
 	CMPQ         R10, $0x00000040
-	JAE          tiles1_11
+	JAE          blocks1_11
 	JMP          done_1
 
 below1_10:
@@ -350,13 +354,15 @@ TEXT ·sqdistSparseAVX2(SB), NOSPLIT, $0-136
 	LEAQ         (R9)(DI*4), R9
 	VBROADCASTSS xnorm+96(FP), Y0
 	VXORPS       Y1, Y1, Y1
+	XORQ         DI, DI
 
-	// blocks of 4 tiles
-	CMPQ DX, $0x00000100
+	// blocks of 4
+	MOVQ DX, R10
+	SUBQ DI, R10
+	CMPQ R10, $0x00000100
 	JB   below4_14
-	XORQ DI, DI
 
-tiles4_15:
+blocks4_15:
 	MOVQ   dim+128(FP), R10
 	IMULQ  DI, R10
 	ADDQ   tiles_base+104(FP), R10
@@ -410,11 +416,11 @@ store_16:
 	MOVQ    DX, R10
 	SUBQ    DI, R10
 	CMPQ    R10, $0x00000100
-	JAE     tiles4_15
+	JAE     blocks4_15
 	TESTQ   R10, R10
 	JZ      done_13
 
-	// last 4 tiles, overlapping the previous block
+	// last 4, overlapping the previous block
 	MOVQ   DX, DI
 	SUBQ   $0x00000100, DI
 	MOVQ   dim+128(FP), DX
@@ -469,12 +475,13 @@ store_18:
 	JMP     done_13
 
 below4_14:
-	// blocks of 2 tiles
-	CMPQ DX, $0x00000080
+	// blocks of 2
+	MOVQ DX, R10
+	SUBQ DI, R10
+	CMPQ R10, $0x00000080
 	JB   below2_20
-	XORQ DI, DI
 
-tiles2_21:
+blocks2_21:
 	MOVQ   dim+128(FP), SI
 	IMULQ  DI, SI
 	ADDQ   tiles_base+104(FP), SI
@@ -512,11 +519,11 @@ store_22:
 	MOVQ    DX, R10
 	SUBQ    DI, R10
 	CMPQ    R10, $0x00000080
-	JAE     tiles2_21
+	JAE     blocks2_21
 	TESTQ   R10, R10
 	JZ      done_13
 
-	// last 2 tiles, overlapping the previous block
+	// last 2, overlapping the previous block
 	MOVQ   DX, DI
 	SUBQ   $0x00000080, DI
 	MOVQ   dim+128(FP), DX
@@ -555,12 +562,13 @@ store_24:
 	JMP     done_13
 
 below2_20:
-	// blocks of 1 tiles
-	CMPQ DX, $0x00000040
+	// blocks of 1
+	MOVQ DX, R10
+	SUBQ DI, R10
+	CMPQ R10, $0x00000040
 	JB   below1_26
-	XORQ DI, DI
 
-tiles1_27:
+blocks1_27:
 	MOVQ   dim+128(FP), BX
 	IMULQ  DI, BX
 	ADDQ   tiles_base+104(FP), BX
@@ -590,7 +598,7 @@ store_28:
 	MOVQ    DX, R10
 	SUBQ    DI, R10
 	CMPQ    R10, $0x00000040
-	JAE     tiles1_27
+	JAE     blocks1_27
 	JMP     done_13
 
 below1_26:
@@ -940,6 +948,345 @@ done_41:
 	VZEROUPPER
 	RET
 
+// func dotColumnsAVX2(dst []float32, k []float32, w []float32, stride int)
+// Requires: AVX, FMA3
+TEXT ·dotColumnsAVX2(SB), NOSPLIT, $0-80
+	MOVQ   dst_base+0(FP), AX
+	MOVQ   dst_len+8(FP), CX
+	SHLQ   $0x02, CX
+	MOVQ   stride+72(FP), DX
+	SHLQ   $0x02, DX
+	LEAQ   (DX)(DX*2), BX
+	VXORPS Y0, Y0, Y0
+	XORQ   SI, SI
+
+	// blocks of 6
+	MOVQ CX, DI
+	SUBQ SI, DI
+	CMPQ DI, $0x00000018
+	JB   below6_43
+
+blocks6_44:
+	MOVQ    stride+72(FP), DI
+	IMULQ   SI, DI
+	ADDQ    w_base+48(FP), DI
+	LEAQ    (DI)(DX*4), R8
+	VMOVAPS Y0, Y1
+	VMOVAPS Y0, Y2
+	VMOVAPS Y0, Y3
+	VMOVAPS Y0, Y4
+	VMOVAPS Y0, Y5
+	VMOVAPS Y0, Y6
+	VMOVAPS Y0, Y7
+	VMOVAPS Y0, Y8
+	VMOVAPS Y0, Y9
+	VMOVAPS Y0, Y10
+	VMOVAPS Y0, Y11
+	VMOVAPS Y0, Y12
+	MOVQ    k_base+24(FP), R9
+	MOVQ    k_len+32(FP), R10
+	TESTQ   R10, R10
+	JZ      done_48
+
+single_47:
+	VMOVUPS     (R9), Y13
+	VFMADD231PS (DI), Y13, Y1
+	VFMADD231PS (DI)(DX*1), Y13, Y3
+	VFMADD231PS (DI)(DX*2), Y13, Y5
+	VFMADD231PS (DI)(BX*1), Y13, Y7
+	VFMADD231PS (R8), Y13, Y9
+	VFMADD231PS (R8)(DX*1), Y13, Y11
+	VMOVUPS     32(R9), Y13
+	VFMADD231PS 32(DI), Y13, Y2
+	VFMADD231PS 32(DI)(DX*1), Y13, Y4
+	VFMADD231PS 32(DI)(DX*2), Y13, Y6
+	VFMADD231PS 32(DI)(BX*1), Y13, Y8
+	VFMADD231PS 32(R8), Y13, Y10
+	VFMADD231PS 32(R8)(DX*1), Y13, Y12
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	SUBQ        $0x00000010, R10
+	JNZ         single_47
+
+done_48:
+	// horizontal sum
+	VADDPS       Y2, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VADDPS       X2, X1, X2
+	VMOVHLPS     X2, X2, X1
+	VADDPS       X1, X2, X2
+	VMOVSHDUP    X2, X1
+	VADDSS       X1, X2, X2
+	VMOVSS       X2, (AX)(SI*1)
+
+	// horizontal sum
+	VADDPS       Y4, Y3, Y3
+	VEXTRACTF128 $0x01, Y3, X1
+	VADDPS       X1, X3, X1
+	VMOVHLPS     X1, X1, X2
+	VADDPS       X2, X1, X1
+	VMOVSHDUP    X1, X2
+	VADDSS       X2, X1, X1
+	VMOVSS       X1, 4(AX)(SI*1)
+
+	// horizontal sum
+	VADDPS       Y6, Y5, Y5
+	VEXTRACTF128 $0x01, Y5, X1
+	VADDPS       X1, X5, X1
+	VMOVHLPS     X1, X1, X2
+	VADDPS       X2, X1, X1
+	VMOVSHDUP    X1, X2
+	VADDSS       X2, X1, X1
+	VMOVSS       X1, 8(AX)(SI*1)
+
+	// horizontal sum
+	VADDPS       Y8, Y7, Y7
+	VEXTRACTF128 $0x01, Y7, X1
+	VADDPS       X1, X7, X1
+	VMOVHLPS     X1, X1, X2
+	VADDPS       X2, X1, X1
+	VMOVSHDUP    X1, X2
+	VADDSS       X2, X1, X1
+	VMOVSS       X1, 12(AX)(SI*1)
+
+	// horizontal sum
+	VADDPS       Y10, Y9, Y9
+	VEXTRACTF128 $0x01, Y9, X1
+	VADDPS       X1, X9, X1
+	VMOVHLPS     X1, X1, X2
+	VADDPS       X2, X1, X1
+	VMOVSHDUP    X1, X2
+	VADDSS       X2, X1, X1
+	VMOVSS       X1, 16(AX)(SI*1)
+
+	// horizontal sum
+	VADDPS       Y12, Y11, Y11
+	VEXTRACTF128 $0x01, Y11, X1
+	VADDPS       X1, X11, X1
+	VMOVHLPS     X1, X1, X2
+	VADDPS       X2, X1, X1
+	VMOVSHDUP    X1, X2
+	VADDSS       X2, X1, X1
+	VMOVSS       X1, 20(AX)(SI*1)
+	ADDQ         $0x00000018, SI
+	MOVQ         CX, DI
+	SUBQ         SI, DI
+	CMPQ         DI, $0x00000018
+	JAE          blocks6_44
+
+below6_43:
+	// blocks of 3
+	MOVQ CX, DI
+	SUBQ SI, DI
+	CMPQ DI, $0x0000000c
+	JB   below3_49
+
+blocks3_50:
+	MOVQ    stride+72(FP), BX
+	IMULQ   SI, BX
+	ADDQ    w_base+48(FP), BX
+	VMOVAPS Y0, Y1
+	VMOVAPS Y0, Y2
+	VMOVAPS Y0, Y3
+	VMOVAPS Y0, Y4
+	VMOVAPS Y0, Y5
+	VMOVAPS Y0, Y6
+	VMOVAPS Y0, Y7
+	VMOVAPS Y0, Y8
+	VMOVAPS Y0, Y9
+	VMOVAPS Y0, Y10
+	VMOVAPS Y0, Y11
+	VMOVAPS Y0, Y12
+	MOVQ    k_base+24(FP), DI
+	MOVQ    k_len+32(FP), R8
+
+unrolled_51:
+	CMPQ        R8, $0x00000020
+	JB          tail_52
+	VMOVUPS     (DI), Y13
+	VFMADD231PS (BX), Y13, Y1
+	VFMADD231PS (BX)(DX*1), Y13, Y5
+	VFMADD231PS (BX)(DX*2), Y13, Y9
+	VMOVUPS     32(DI), Y13
+	VFMADD231PS 32(BX), Y13, Y2
+	VFMADD231PS 32(BX)(DX*1), Y13, Y6
+	VFMADD231PS 32(BX)(DX*2), Y13, Y10
+	VMOVUPS     64(DI), Y13
+	VFMADD231PS 64(BX), Y13, Y3
+	VFMADD231PS 64(BX)(DX*1), Y13, Y7
+	VFMADD231PS 64(BX)(DX*2), Y13, Y11
+	VMOVUPS     96(DI), Y13
+	VFMADD231PS 96(BX), Y13, Y4
+	VFMADD231PS 96(BX)(DX*1), Y13, Y8
+	VFMADD231PS 96(BX)(DX*2), Y13, Y12
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, BX
+	SUBQ        $0x00000020, R8
+	JMP         unrolled_51
+
+tail_52:
+	TESTQ R8, R8
+	JZ    done_54
+
+single_53:
+	VMOVUPS     (DI), Y13
+	VFMADD231PS (BX), Y13, Y1
+	VFMADD231PS (BX)(DX*1), Y13, Y5
+	VFMADD231PS (BX)(DX*2), Y13, Y9
+	VMOVUPS     32(DI), Y13
+	VFMADD231PS 32(BX), Y13, Y2
+	VFMADD231PS 32(BX)(DX*1), Y13, Y6
+	VFMADD231PS 32(BX)(DX*2), Y13, Y10
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, BX
+	SUBQ        $0x00000010, R8
+	JNZ         single_53
+
+done_54:
+	// horizontal sum
+	VADDPS       Y2, Y1, Y1
+	VADDPS       Y4, Y3, Y3
+	VADDPS       Y3, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VADDPS       X2, X1, X2
+	VMOVHLPS     X2, X2, X1
+	VADDPS       X1, X2, X2
+	VMOVSHDUP    X2, X1
+	VADDSS       X1, X2, X2
+	VMOVSS       X2, (AX)(SI*1)
+
+	// horizontal sum
+	VADDPS       Y6, Y5, Y5
+	VADDPS       Y8, Y7, Y7
+	VADDPS       Y7, Y5, Y5
+	VEXTRACTF128 $0x01, Y5, X1
+	VADDPS       X1, X5, X1
+	VMOVHLPS     X1, X1, X2
+	VADDPS       X2, X1, X1
+	VMOVSHDUP    X1, X2
+	VADDSS       X2, X1, X1
+	VMOVSS       X1, 4(AX)(SI*1)
+
+	// horizontal sum
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y12, Y11, Y11
+	VADDPS       Y11, Y9, Y9
+	VEXTRACTF128 $0x01, Y9, X1
+	VADDPS       X1, X9, X1
+	VMOVHLPS     X1, X1, X2
+	VADDPS       X2, X1, X1
+	VMOVSHDUP    X1, X2
+	VADDSS       X2, X1, X1
+	VMOVSS       X1, 8(AX)(SI*1)
+	ADDQ         $0x0000000c, SI
+	MOVQ         CX, DI
+	SUBQ         SI, DI
+	CMPQ         DI, $0x0000000c
+	JAE          blocks3_50
+
+below3_49:
+	// blocks of 1
+	MOVQ CX, DI
+	SUBQ SI, DI
+	CMPQ DI, $0x00000004
+	JB   below1_55
+
+blocks1_56:
+	MOVQ    stride+72(FP), DX
+	IMULQ   SI, DX
+	ADDQ    w_base+48(FP), DX
+	VMOVAPS Y0, Y1
+	VMOVAPS Y0, Y2
+	VMOVAPS Y0, Y3
+	VMOVAPS Y0, Y4
+	VMOVAPS Y0, Y5
+	VMOVAPS Y0, Y6
+	VMOVAPS Y0, Y7
+	VMOVAPS Y0, Y8
+	VMOVAPS Y0, Y9
+	VMOVAPS Y0, Y10
+	VMOVAPS Y0, Y11
+	VMOVAPS Y0, Y12
+	MOVQ    k_base+24(FP), BX
+	MOVQ    k_len+32(FP), DI
+
+unrolled_57:
+	CMPQ        DI, $0x00000060
+	JB          tail_58
+	VMOVUPS     (BX), Y13
+	VFMADD231PS (DX), Y13, Y1
+	VMOVUPS     32(BX), Y13
+	VFMADD231PS 32(DX), Y13, Y2
+	VMOVUPS     64(BX), Y13
+	VFMADD231PS 64(DX), Y13, Y3
+	VMOVUPS     96(BX), Y13
+	VFMADD231PS 96(DX), Y13, Y4
+	VMOVUPS     128(BX), Y13
+	VFMADD231PS 128(DX), Y13, Y5
+	VMOVUPS     160(BX), Y13
+	VFMADD231PS 160(DX), Y13, Y6
+	VMOVUPS     192(BX), Y13
+	VFMADD231PS 192(DX), Y13, Y7
+	VMOVUPS     224(BX), Y13
+	VFMADD231PS 224(DX), Y13, Y8
+	VMOVUPS     256(BX), Y13
+	VFMADD231PS 256(DX), Y13, Y9
+	VMOVUPS     288(BX), Y13
+	VFMADD231PS 288(DX), Y13, Y10
+	VMOVUPS     320(BX), Y13
+	VFMADD231PS 320(DX), Y13, Y11
+	VMOVUPS     352(BX), Y13
+	VFMADD231PS 352(DX), Y13, Y12
+	ADDQ        $0x00000180, BX
+	ADDQ        $0x00000180, DX
+	SUBQ        $0x00000060, DI
+	JMP         unrolled_57
+
+tail_58:
+	TESTQ DI, DI
+	JZ    done_60
+
+single_59:
+	VMOVUPS     (BX), Y13
+	VFMADD231PS (DX), Y13, Y1
+	VMOVUPS     32(BX), Y13
+	VFMADD231PS 32(DX), Y13, Y2
+	ADDQ        $0x00000040, BX
+	ADDQ        $0x00000040, DX
+	SUBQ        $0x00000010, DI
+	JNZ         single_59
+
+done_60:
+	// horizontal sum
+	VADDPS       Y2, Y1, Y1
+	VADDPS       Y4, Y3, Y3
+	VADDPS       Y6, Y5, Y5
+	VADDPS       Y8, Y7, Y7
+	VADDPS       Y10, Y9, Y9
+	VADDPS       Y12, Y11, Y11
+	VADDPS       Y3, Y1, Y1
+	VADDPS       Y7, Y5, Y5
+	VADDPS       Y11, Y9, Y9
+	VADDPS       Y5, Y1, Y1
+	VADDPS       Y9, Y1, Y1
+	VEXTRACTF128 $0x01, Y1, X2
+	VADDPS       X2, X1, X2
+	VMOVHLPS     X2, X2, X1
+	VADDPS       X1, X2, X2
+	VMOVSHDUP    X2, X1
+	VADDSS       X1, X2, X2
+	VMOVSS       X2, (AX)(SI*1)
+	ADDQ         $0x00000004, SI
+	MOVQ         CX, DI
+	SUBQ         SI, DI
+	CMPQ         DI, $0x00000004
+	JAE          blocks1_56
+
+below1_55:
+	VZEROUPPER
+	RET
+
 // func expAVX2(dst []float32, src []float32)
 // Requires: AVX, AVX2, FMA3
 TEXT ·expAVX2(SB), NOSPLIT, $0-48
@@ -949,9 +1296,9 @@ TEXT ·expAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS expconsts<>+0(SB), Y0
 	VBROADCASTSS expconsts<>+32(SB), Y1
 
-unrolled_42:
+unrolled_61:
 	CMPQ    DX, $0x00000020
-	JB      tail_43
+	JB      tail_62
 	VMOVUPS (CX), Y2
 	VMOVUPS 32(CX), Y3
 	VMOVUPS 64(CX), Y4
@@ -1043,13 +1390,13 @@ unrolled_42:
 	ADDQ        $0x00000080, CX
 	ADDQ        $0x00000080, AX
 	SUBQ        $0x00000020, DX
-	JMP         unrolled_42
+	JMP         unrolled_61
 
-tail_43:
+tail_62:
 	TESTQ DX, DX
-	JZ    done_45
+	JZ    done_64
 
-single_44:
+single_63:
 	VMOVUPS (CX), Y2
 
 	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
@@ -1084,9 +1431,9 @@ single_44:
 	ADDQ        $0x00000020, CX
 	ADDQ        $0x00000020, AX
 	SUBQ        $0x00000008, DX
-	JNZ         single_44
+	JNZ         single_63
 
-done_45:
+done_64:
 	VZEROUPPER
 	RET
 
@@ -1100,28 +1447,28 @@ TEXT ·minAVX2(SB), NOSPLIT, $0-28
 	VMOVUPS (AX), Y2
 	VMOVUPS (AX), Y3
 
-unrolled_46:
+unrolled_65:
 	CMPQ   CX, $0x00000020
-	JB     tail_47
+	JB     tail_66
 	VMINPS (AX), Y0, Y0
 	VMINPS 32(AX), Y1, Y1
 	VMINPS 64(AX), Y2, Y2
 	VMINPS 96(AX), Y3, Y3
 	ADDQ   $0x00000080, AX
 	SUBQ   $0x00000020, CX
-	JMP    unrolled_46
+	JMP    unrolled_65
 
-tail_47:
+tail_66:
 	TESTQ CX, CX
-	JZ    done_49
+	JZ    done_68
 
-single_48:
+single_67:
 	VMINPS (AX), Y0, Y0
 	ADDQ   $0x00000020, AX
 	SUBQ   $0x00000008, CX
-	JNZ    single_48
+	JNZ    single_67
 
-done_49:
+done_68:
 	// horizontal min
 	VMINPS       Y1, Y0, Y0
 	VMINPS       Y3, Y2, Y2

@@ -115,13 +115,15 @@ TEXT ·sqdistAVX512(SB), NOSPLIT, $0-80
 	MOVQ BX, DI
 	SHLQ $0x06, DI
 	LEAQ (DI)(DI*2), R8
-
-	// blocks of 8 tiles
-	CMPQ CX, $0x00000200
-	JB   below8_2
 	XORQ R9, R9
 
-tiles8_3:
+	// blocks of 8
+	MOVQ CX, R10
+	SUBQ R9, R10
+	CMPQ R10, $0x00000200
+	JB   below8_2
+
+blocks8_3:
 	MOVQ   R9, R10
 	IMULQ  BX, R10
 	ADDQ   DX, R10
@@ -171,11 +173,11 @@ feature_4:
 	MOVQ         CX, R10
 	SUBQ         R9, R10
 	CMPQ         R10, $0x00000200
-	JAE          tiles8_3
+	JAE          blocks8_3
 	TESTQ        R10, R10
 	JZ           done_1
 
-	// last 8 tiles, overlapping the previous block
+	// last 8, overlapping the previous block
 	MOVQ   CX, R9
 	SUBQ   $0x00000200, R9
 	MOVQ   R9, CX
@@ -225,12 +227,13 @@ feature_5:
 	JMP          done_1
 
 below8_2:
-	// blocks of 4 tiles
-	CMPQ CX, $0x00000100
+	// blocks of 4
+	MOVQ CX, R10
+	SUBQ R9, R10
+	CMPQ R10, $0x00000100
 	JB   below4_6
-	XORQ R9, R9
 
-tiles4_7:
+blocks4_7:
 	MOVQ   R9, R10
 	IMULQ  BX, R10
 	ADDQ   DX, R10
@@ -262,11 +265,11 @@ feature_8:
 	MOVQ         CX, R10
 	SUBQ         R9, R10
 	CMPQ         R10, $0x00000100
-	JAE          tiles4_7
+	JAE          blocks4_7
 	TESTQ        R10, R10
 	JZ           done_1
 
-	// last 4 tiles, overlapping the previous block
+	// last 4, overlapping the previous block
 	MOVQ   CX, R9
 	SUBQ   $0x00000100, R9
 	MOVQ   R9, CX
@@ -299,12 +302,13 @@ feature_9:
 	JMP          done_1
 
 below4_6:
-	// blocks of 2 tiles
-	CMPQ CX, $0x00000080
+	// blocks of 2
+	MOVQ CX, R10
+	SUBQ R9, R10
+	CMPQ R10, $0x00000080
 	JB   below2_10
-	XORQ R9, R9
 
-tiles2_11:
+blocks2_11:
 	MOVQ   R9, R8
 	IMULQ  BX, R8
 	ADDQ   DX, R8
@@ -328,11 +332,11 @@ feature_12:
 	MOVQ         CX, R10
 	SUBQ         R9, R10
 	CMPQ         R10, $0x00000080
-	JAE          tiles2_11
+	JAE          blocks2_11
 	TESTQ        R10, R10
 	JZ           done_1
 
-	// last 2 tiles, overlapping the previous block
+	// last 2, overlapping the previous block
 	MOVQ   CX, R9
 	SUBQ   $0x00000080, R9
 	MOVQ   R9, CX
@@ -357,12 +361,13 @@ feature_13:
 	JMP          done_1
 
 below2_10:
-	// blocks of 1 tiles
-	CMPQ CX, $0x00000040
+	// blocks of 1
+	MOVQ CX, R10
+	SUBQ R9, R10
+	CMPQ R10, $0x00000040
 	JB   below1_14
-	XORQ R9, R9
 
-tiles1_15:
+blocks1_15:
 	MOVQ   R9, DI
 	IMULQ  BX, DI
 	ADDQ   DX, DI
@@ -382,7 +387,7 @@ feature_16:
 	MOVQ         CX, R10
 	SUBQ         R9, R10
 	CMPQ         R10, $0x00000040
-	JAE          tiles1_15
+	JAE          blocks1_15
 	JMP          done_1
 
 below1_14:
@@ -407,13 +412,15 @@ TEXT ·sqdistSparseAVX512(SB), NOSPLIT, $0-136
 	LEAQ         (R9)(DI*4), R9
 	VBROADCASTSS xnorm+96(FP), Z0
 	VPXORD       Z1, Z1, Z1
+	XORQ         DI, DI
 
-	// blocks of 8 tiles
-	CMPQ DX, $0x00000200
+	// blocks of 8
+	MOVQ DX, R10
+	SUBQ DI, R10
+	CMPQ R10, $0x00000200
 	JB   below8_18
-	XORQ DI, DI
 
-tiles8_19:
+blocks8_19:
 	MOVQ   dim+128(FP), R10
 	IMULQ  DI, R10
 	ADDQ   tiles_base+104(FP), R10
@@ -468,11 +475,11 @@ store_20:
 	MOVQ    DX, R10
 	SUBQ    DI, R10
 	CMPQ    R10, $0x00000200
-	JAE     tiles8_19
+	JAE     blocks8_19
 	TESTQ   R10, R10
 	JZ      done_17
 
-	// last 8 tiles, overlapping the previous block
+	// last 8, overlapping the previous block
 	MOVQ   DX, DI
 	SUBQ   $0x00000200, DI
 	MOVQ   dim+128(FP), DX
@@ -528,12 +535,13 @@ store_22:
 	JMP     done_17
 
 below8_18:
-	// blocks of 4 tiles
-	CMPQ DX, $0x00000100
+	// blocks of 4
+	MOVQ DX, R10
+	SUBQ DI, R10
+	CMPQ R10, $0x00000100
 	JB   below4_24
-	XORQ DI, DI
 
-tiles4_25:
+blocks4_25:
 	MOVQ   dim+128(FP), R10
 	IMULQ  DI, R10
 	ADDQ   tiles_base+104(FP), R10
@@ -571,11 +579,11 @@ store_26:
 	MOVQ    DX, R10
 	SUBQ    DI, R10
 	CMPQ    R10, $0x00000100
-	JAE     tiles4_25
+	JAE     blocks4_25
 	TESTQ   R10, R10
 	JZ      done_17
 
-	// last 4 tiles, overlapping the previous block
+	// last 4, overlapping the previous block
 	MOVQ   DX, DI
 	SUBQ   $0x00000100, DI
 	MOVQ   dim+128(FP), DX
@@ -614,12 +622,13 @@ store_28:
 	JMP     done_17
 
 below4_24:
-	// blocks of 2 tiles
-	CMPQ DX, $0x00000080
+	// blocks of 2
+	MOVQ DX, R10
+	SUBQ DI, R10
+	CMPQ R10, $0x00000080
 	JB   below2_30
-	XORQ DI, DI
 
-tiles2_31:
+blocks2_31:
 	MOVQ   dim+128(FP), SI
 	IMULQ  DI, SI
 	ADDQ   tiles_base+104(FP), SI
@@ -649,11 +658,11 @@ store_32:
 	MOVQ    DX, R10
 	SUBQ    DI, R10
 	CMPQ    R10, $0x00000080
-	JAE     tiles2_31
+	JAE     blocks2_31
 	TESTQ   R10, R10
 	JZ      done_17
 
-	// last 2 tiles, overlapping the previous block
+	// last 2, overlapping the previous block
 	MOVQ   DX, DI
 	SUBQ   $0x00000080, DI
 	MOVQ   dim+128(FP), DX
@@ -684,12 +693,13 @@ store_34:
 	JMP     done_17
 
 below2_30:
-	// blocks of 1 tiles
-	CMPQ DX, $0x00000040
+	// blocks of 1
+	MOVQ DX, R10
+	SUBQ DI, R10
+	CMPQ R10, $0x00000040
 	JB   below1_36
-	XORQ DI, DI
 
-tiles1_37:
+blocks1_37:
 	MOVQ   dim+128(FP), BX
 	IMULQ  DI, BX
 	ADDQ   tiles_base+104(FP), BX
@@ -715,7 +725,7 @@ store_38:
 	MOVQ    DX, R10
 	SUBQ    DI, R10
 	CMPQ    R10, $0x00000040
-	JAE     tiles1_37
+	JAE     blocks1_37
 	JMP     done_17
 
 below1_36:
@@ -1038,6 +1048,436 @@ done_51:
 	VZEROUPPER
 	RET
 
+// func dotColumnsAVX512(dst []float32, k []float32, w []float32, stride int)
+// Requires: AVX, AVX512F
+TEXT ·dotColumnsAVX512(SB), NOSPLIT, $0-80
+	MOVQ   dst_base+0(FP), AX
+	MOVQ   dst_len+8(FP), CX
+	SHLQ   $0x02, CX
+	MOVQ   stride+72(FP), DX
+	SHLQ   $0x02, DX
+	LEAQ   (DX)(DX*2), BX
+	VPXORD Z0, Z0, Z0
+	XORQ   SI, SI
+
+	// blocks of 8
+	MOVQ CX, DI
+	SUBQ SI, DI
+	CMPQ DI, $0x00000020
+	JB   below8_53
+
+blocks8_54:
+	MOVQ    stride+72(FP), DI
+	IMULQ   SI, DI
+	ADDQ    w_base+48(FP), DI
+	LEAQ    (DI)(DX*4), R8
+	VMOVAPS Z0, Z1
+	VMOVAPS Z0, Z2
+	VMOVAPS Z0, Z3
+	VMOVAPS Z0, Z4
+	VMOVAPS Z0, Z5
+	VMOVAPS Z0, Z6
+	VMOVAPS Z0, Z7
+	VMOVAPS Z0, Z8
+	MOVQ    k_base+24(FP), R9
+	MOVQ    k_len+32(FP), R10
+	TESTQ   R10, R10
+	JZ      done_58
+
+single_57:
+	VMOVUPS     (R9), Z9
+	VFMADD231PS (DI), Z9, Z1
+	VFMADD231PS (DI)(DX*1), Z9, Z2
+	VFMADD231PS (DI)(DX*2), Z9, Z3
+	VFMADD231PS (DI)(BX*1), Z9, Z4
+	VFMADD231PS (R8), Z9, Z5
+	VFMADD231PS (R8)(DX*1), Z9, Z6
+	VFMADD231PS (R8)(DX*2), Z9, Z7
+	VFMADD231PS (R8)(BX*1), Z9, Z8
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	SUBQ        $0x00000010, R10
+	JNZ         single_57
+
+done_58:
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z1, Z1, Z9
+	VADDPS     Z9, Z1, Z1
+	VSHUFF64X2 $0xb1, Z1, Z1, Z9
+	VADDPS     Z9, Z1, Z1
+	VPERMILPS  $0x0e, Z1, Z9
+	VADDPS     Z9, Z1, Z1
+	VPERMILPS  $0x01, Z1, Z9
+	VADDPS     Z9, Z1, Z1
+	VMOVSS     X1, (AX)(SI*1)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z2, Z2, Z1
+	VADDPS     Z1, Z2, Z2
+	VSHUFF64X2 $0xb1, Z2, Z2, Z1
+	VADDPS     Z1, Z2, Z2
+	VPERMILPS  $0x0e, Z2, Z1
+	VADDPS     Z1, Z2, Z2
+	VPERMILPS  $0x01, Z2, Z1
+	VADDPS     Z1, Z2, Z2
+	VMOVSS     X2, 4(AX)(SI*1)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z3, Z3, Z1
+	VADDPS     Z1, Z3, Z3
+	VSHUFF64X2 $0xb1, Z3, Z3, Z1
+	VADDPS     Z1, Z3, Z3
+	VPERMILPS  $0x0e, Z3, Z1
+	VADDPS     Z1, Z3, Z3
+	VPERMILPS  $0x01, Z3, Z1
+	VADDPS     Z1, Z3, Z3
+	VMOVSS     X3, 8(AX)(SI*1)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z4, Z4, Z1
+	VADDPS     Z1, Z4, Z4
+	VSHUFF64X2 $0xb1, Z4, Z4, Z1
+	VADDPS     Z1, Z4, Z4
+	VPERMILPS  $0x0e, Z4, Z1
+	VADDPS     Z1, Z4, Z4
+	VPERMILPS  $0x01, Z4, Z1
+	VADDPS     Z1, Z4, Z4
+	VMOVSS     X4, 12(AX)(SI*1)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z5, Z5, Z1
+	VADDPS     Z1, Z5, Z5
+	VSHUFF64X2 $0xb1, Z5, Z5, Z1
+	VADDPS     Z1, Z5, Z5
+	VPERMILPS  $0x0e, Z5, Z1
+	VADDPS     Z1, Z5, Z5
+	VPERMILPS  $0x01, Z5, Z1
+	VADDPS     Z1, Z5, Z5
+	VMOVSS     X5, 16(AX)(SI*1)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z6, Z6, Z1
+	VADDPS     Z1, Z6, Z6
+	VSHUFF64X2 $0xb1, Z6, Z6, Z1
+	VADDPS     Z1, Z6, Z6
+	VPERMILPS  $0x0e, Z6, Z1
+	VADDPS     Z1, Z6, Z6
+	VPERMILPS  $0x01, Z6, Z1
+	VADDPS     Z1, Z6, Z6
+	VMOVSS     X6, 20(AX)(SI*1)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z7, Z7, Z1
+	VADDPS     Z1, Z7, Z7
+	VSHUFF64X2 $0xb1, Z7, Z7, Z1
+	VADDPS     Z1, Z7, Z7
+	VPERMILPS  $0x0e, Z7, Z1
+	VADDPS     Z1, Z7, Z7
+	VPERMILPS  $0x01, Z7, Z1
+	VADDPS     Z1, Z7, Z7
+	VMOVSS     X7, 24(AX)(SI*1)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z8, Z8, Z1
+	VADDPS     Z1, Z8, Z8
+	VSHUFF64X2 $0xb1, Z8, Z8, Z1
+	VADDPS     Z1, Z8, Z8
+	VPERMILPS  $0x0e, Z8, Z1
+	VADDPS     Z1, Z8, Z8
+	VPERMILPS  $0x01, Z8, Z1
+	VADDPS     Z1, Z8, Z8
+	VMOVSS     X8, 28(AX)(SI*1)
+	ADDQ       $0x00000020, SI
+	MOVQ       CX, DI
+	SUBQ       SI, DI
+	CMPQ       DI, $0x00000020
+	JAE        blocks8_54
+
+below8_53:
+	// blocks of 4
+	MOVQ CX, DI
+	SUBQ SI, DI
+	CMPQ DI, $0x00000010
+	JB   below4_59
+
+blocks4_60:
+	MOVQ    stride+72(FP), DI
+	IMULQ   SI, DI
+	ADDQ    w_base+48(FP), DI
+	VMOVAPS Z0, Z1
+	VMOVAPS Z0, Z2
+	VMOVAPS Z0, Z3
+	VMOVAPS Z0, Z4
+	VMOVAPS Z0, Z5
+	VMOVAPS Z0, Z6
+	VMOVAPS Z0, Z7
+	VMOVAPS Z0, Z8
+	MOVQ    k_base+24(FP), R8
+	MOVQ    k_len+32(FP), R9
+
+unrolled_61:
+	CMPQ        R9, $0x00000020
+	JB          tail_62
+	VMOVUPS     (R8), Z9
+	VFMADD231PS (DI), Z9, Z1
+	VFMADD231PS (DI)(DX*1), Z9, Z3
+	VFMADD231PS (DI)(DX*2), Z9, Z5
+	VFMADD231PS (DI)(BX*1), Z9, Z7
+	VMOVUPS     64(R8), Z9
+	VFMADD231PS 64(DI), Z9, Z2
+	VFMADD231PS 64(DI)(DX*1), Z9, Z4
+	VFMADD231PS 64(DI)(DX*2), Z9, Z6
+	VFMADD231PS 64(DI)(BX*1), Z9, Z8
+	ADDQ        $0x00000080, R8
+	ADDQ        $0x00000080, DI
+	SUBQ        $0x00000020, R9
+	JMP         unrolled_61
+
+tail_62:
+	TESTQ R9, R9
+	JZ    done_64
+
+single_63:
+	VMOVUPS     (R8), Z9
+	VFMADD231PS (DI), Z9, Z1
+	VFMADD231PS (DI)(DX*1), Z9, Z3
+	VFMADD231PS (DI)(DX*2), Z9, Z5
+	VFMADD231PS (DI)(BX*1), Z9, Z7
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000010, R9
+	JNZ         single_63
+
+done_64:
+	// horizontal sum
+	VADDPS     Z2, Z1, Z1
+	VSHUFF64X2 $0x4e, Z1, Z1, Z2
+	VADDPS     Z2, Z1, Z1
+	VSHUFF64X2 $0xb1, Z1, Z1, Z2
+	VADDPS     Z2, Z1, Z1
+	VPERMILPS  $0x0e, Z1, Z2
+	VADDPS     Z2, Z1, Z1
+	VPERMILPS  $0x01, Z1, Z2
+	VADDPS     Z2, Z1, Z1
+	VMOVSS     X1, (AX)(SI*1)
+
+	// horizontal sum
+	VADDPS     Z4, Z3, Z3
+	VSHUFF64X2 $0x4e, Z3, Z3, Z1
+	VADDPS     Z1, Z3, Z3
+	VSHUFF64X2 $0xb1, Z3, Z3, Z1
+	VADDPS     Z1, Z3, Z3
+	VPERMILPS  $0x0e, Z3, Z1
+	VADDPS     Z1, Z3, Z3
+	VPERMILPS  $0x01, Z3, Z1
+	VADDPS     Z1, Z3, Z3
+	VMOVSS     X3, 4(AX)(SI*1)
+
+	// horizontal sum
+	VADDPS     Z6, Z5, Z5
+	VSHUFF64X2 $0x4e, Z5, Z5, Z1
+	VADDPS     Z1, Z5, Z5
+	VSHUFF64X2 $0xb1, Z5, Z5, Z1
+	VADDPS     Z1, Z5, Z5
+	VPERMILPS  $0x0e, Z5, Z1
+	VADDPS     Z1, Z5, Z5
+	VPERMILPS  $0x01, Z5, Z1
+	VADDPS     Z1, Z5, Z5
+	VMOVSS     X5, 8(AX)(SI*1)
+
+	// horizontal sum
+	VADDPS     Z8, Z7, Z7
+	VSHUFF64X2 $0x4e, Z7, Z7, Z1
+	VADDPS     Z1, Z7, Z7
+	VSHUFF64X2 $0xb1, Z7, Z7, Z1
+	VADDPS     Z1, Z7, Z7
+	VPERMILPS  $0x0e, Z7, Z1
+	VADDPS     Z1, Z7, Z7
+	VPERMILPS  $0x01, Z7, Z1
+	VADDPS     Z1, Z7, Z7
+	VMOVSS     X7, 12(AX)(SI*1)
+	ADDQ       $0x00000010, SI
+	MOVQ       CX, DI
+	SUBQ       SI, DI
+	CMPQ       DI, $0x00000010
+	JAE        blocks4_60
+
+below4_59:
+	// blocks of 2
+	MOVQ CX, DI
+	SUBQ SI, DI
+	CMPQ DI, $0x00000008
+	JB   below2_65
+
+blocks2_66:
+	MOVQ    stride+72(FP), BX
+	IMULQ   SI, BX
+	ADDQ    w_base+48(FP), BX
+	VMOVAPS Z0, Z1
+	VMOVAPS Z0, Z2
+	VMOVAPS Z0, Z3
+	VMOVAPS Z0, Z4
+	VMOVAPS Z0, Z5
+	VMOVAPS Z0, Z6
+	VMOVAPS Z0, Z7
+	VMOVAPS Z0, Z8
+	MOVQ    k_base+24(FP), DI
+	MOVQ    k_len+32(FP), R8
+
+unrolled_67:
+	CMPQ        R8, $0x00000040
+	JB          tail_68
+	VMOVUPS     (DI), Z9
+	VFMADD231PS (BX), Z9, Z1
+	VFMADD231PS (BX)(DX*1), Z9, Z5
+	VMOVUPS     64(DI), Z9
+	VFMADD231PS 64(BX), Z9, Z2
+	VFMADD231PS 64(BX)(DX*1), Z9, Z6
+	VMOVUPS     128(DI), Z9
+	VFMADD231PS 128(BX), Z9, Z3
+	VFMADD231PS 128(BX)(DX*1), Z9, Z7
+	VMOVUPS     192(DI), Z9
+	VFMADD231PS 192(BX), Z9, Z4
+	VFMADD231PS 192(BX)(DX*1), Z9, Z8
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, BX
+	SUBQ        $0x00000040, R8
+	JMP         unrolled_67
+
+tail_68:
+	TESTQ R8, R8
+	JZ    done_70
+
+single_69:
+	VMOVUPS     (DI), Z9
+	VFMADD231PS (BX), Z9, Z1
+	VFMADD231PS (BX)(DX*1), Z9, Z5
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, BX
+	SUBQ        $0x00000010, R8
+	JNZ         single_69
+
+done_70:
+	// horizontal sum
+	VADDPS     Z2, Z1, Z1
+	VADDPS     Z4, Z3, Z3
+	VADDPS     Z3, Z1, Z1
+	VSHUFF64X2 $0x4e, Z1, Z1, Z2
+	VADDPS     Z2, Z1, Z1
+	VSHUFF64X2 $0xb1, Z1, Z1, Z2
+	VADDPS     Z2, Z1, Z1
+	VPERMILPS  $0x0e, Z1, Z2
+	VADDPS     Z2, Z1, Z1
+	VPERMILPS  $0x01, Z1, Z2
+	VADDPS     Z2, Z1, Z1
+	VMOVSS     X1, (AX)(SI*1)
+
+	// horizontal sum
+	VADDPS     Z6, Z5, Z5
+	VADDPS     Z8, Z7, Z7
+	VADDPS     Z7, Z5, Z5
+	VSHUFF64X2 $0x4e, Z5, Z5, Z1
+	VADDPS     Z1, Z5, Z5
+	VSHUFF64X2 $0xb1, Z5, Z5, Z1
+	VADDPS     Z1, Z5, Z5
+	VPERMILPS  $0x0e, Z5, Z1
+	VADDPS     Z1, Z5, Z5
+	VPERMILPS  $0x01, Z5, Z1
+	VADDPS     Z1, Z5, Z5
+	VMOVSS     X5, 4(AX)(SI*1)
+	ADDQ       $0x00000008, SI
+	MOVQ       CX, DI
+	SUBQ       SI, DI
+	CMPQ       DI, $0x00000008
+	JAE        blocks2_66
+
+below2_65:
+	// blocks of 1
+	MOVQ CX, DI
+	SUBQ SI, DI
+	CMPQ DI, $0x00000004
+	JB   below1_71
+
+blocks1_72:
+	MOVQ    stride+72(FP), DX
+	IMULQ   SI, DX
+	ADDQ    w_base+48(FP), DX
+	VMOVAPS Z0, Z1
+	VMOVAPS Z0, Z2
+	VMOVAPS Z0, Z3
+	VMOVAPS Z0, Z4
+	VMOVAPS Z0, Z5
+	VMOVAPS Z0, Z6
+	VMOVAPS Z0, Z7
+	VMOVAPS Z0, Z8
+	MOVQ    k_base+24(FP), BX
+	MOVQ    k_len+32(FP), DI
+
+unrolled_73:
+	CMPQ        DI, $0x00000080
+	JB          tail_74
+	VMOVUPS     (BX), Z9
+	VFMADD231PS (DX), Z9, Z1
+	VMOVUPS     64(BX), Z9
+	VFMADD231PS 64(DX), Z9, Z2
+	VMOVUPS     128(BX), Z9
+	VFMADD231PS 128(DX), Z9, Z3
+	VMOVUPS     192(BX), Z9
+	VFMADD231PS 192(DX), Z9, Z4
+	VMOVUPS     256(BX), Z9
+	VFMADD231PS 256(DX), Z9, Z5
+	VMOVUPS     320(BX), Z9
+	VFMADD231PS 320(DX), Z9, Z6
+	VMOVUPS     384(BX), Z9
+	VFMADD231PS 384(DX), Z9, Z7
+	VMOVUPS     448(BX), Z9
+	VFMADD231PS 448(DX), Z9, Z8
+	ADDQ        $0x00000200, BX
+	ADDQ        $0x00000200, DX
+	SUBQ        $0x00000080, DI
+	JMP         unrolled_73
+
+tail_74:
+	TESTQ DI, DI
+	JZ    done_76
+
+single_75:
+	VMOVUPS     (BX), Z9
+	VFMADD231PS (DX), Z9, Z1
+	ADDQ        $0x00000040, BX
+	ADDQ        $0x00000040, DX
+	SUBQ        $0x00000010, DI
+	JNZ         single_75
+
+done_76:
+	// horizontal sum
+	VADDPS     Z2, Z1, Z1
+	VADDPS     Z4, Z3, Z3
+	VADDPS     Z6, Z5, Z5
+	VADDPS     Z8, Z7, Z7
+	VADDPS     Z3, Z1, Z1
+	VADDPS     Z7, Z5, Z5
+	VADDPS     Z5, Z1, Z1
+	VSHUFF64X2 $0x4e, Z1, Z1, Z2
+	VADDPS     Z2, Z1, Z1
+	VSHUFF64X2 $0xb1, Z1, Z1, Z2
+	VADDPS     Z2, Z1, Z1
+	VPERMILPS  $0x0e, Z1, Z2
+	VADDPS     Z2, Z1, Z1
+	VPERMILPS  $0x01, Z1, Z2
+	VADDPS     Z2, Z1, Z1
+	VMOVSS     X1, (AX)(SI*1)
+	ADDQ       $0x00000004, SI
+	MOVQ       CX, DI
+	SUBQ       SI, DI
+	CMPQ       DI, $0x00000004
+	JAE        blocks1_72
+
+below1_71:
+	VZEROUPPER
+	RET
+
 // func expAVX512(dst []float32, src []float32)
 // Requires: AVX, AVX512F
 TEXT ·expAVX512(SB), NOSPLIT, $0-48
@@ -1056,9 +1496,9 @@ TEXT ·expAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS expconsts<>+320(SB), Z9
 	VBROADCASTSS expconsts<>+352(SB), Z10
 
-unrolled_52:
+unrolled_77:
 	CMPQ    DX, $0x00000040
-	JB      tail_53
+	JB      tail_78
 	VMOVUPS (CX), Z11
 	VMOVUPS 64(CX), Z12
 	VMOVUPS 128(CX), Z13
@@ -1150,13 +1590,13 @@ unrolled_52:
 	ADDQ        $0x00000100, CX
 	ADDQ        $0x00000100, AX
 	SUBQ        $0x00000040, DX
-	JMP         unrolled_52
+	JMP         unrolled_77
 
-tail_53:
+tail_78:
 	TESTQ DX, DX
-	JZ    done_55
+	JZ    done_80
 
-single_54:
+single_79:
 	VMOVUPS (CX), Z11
 
 	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
@@ -1191,9 +1631,9 @@ single_54:
 	ADDQ        $0x00000040, CX
 	ADDQ        $0x00000040, AX
 	SUBQ        $0x00000010, DX
-	JNZ         single_54
+	JNZ         single_79
 
-done_55:
+done_80:
 	VZEROUPPER
 	RET
 
@@ -1207,28 +1647,28 @@ TEXT ·minAVX512(SB), NOSPLIT, $0-28
 	VMOVUPS (AX), Z2
 	VMOVUPS (AX), Z3
 
-unrolled_56:
+unrolled_81:
 	CMPQ   CX, $0x00000040
-	JB     tail_57
+	JB     tail_82
 	VMINPS (AX), Z0, Z0
 	VMINPS 64(AX), Z1, Z1
 	VMINPS 128(AX), Z2, Z2
 	VMINPS 192(AX), Z3, Z3
 	ADDQ   $0x00000100, AX
 	SUBQ   $0x00000040, CX
-	JMP    unrolled_56
+	JMP    unrolled_81
 
-tail_57:
+tail_82:
 	TESTQ CX, CX
-	JZ    done_59
+	JZ    done_84
 
-single_58:
+single_83:
 	VMINPS (AX), Z0, Z0
 	ADDQ   $0x00000040, AX
 	SUBQ   $0x00000010, CX
-	JNZ    single_58
+	JNZ    single_83
 
-done_59:
+done_84:
 	// horizontal min
 	VMINPS     Z1, Z0, Z0
 	VMINPS     Z3, Z2, Z2

@@ -188,6 +188,31 @@ func Dot(a, b []float32) float32 {
 	return sum
 }
 
+// DotColumns writes into dst[c], for every c < len(dst), the dot product of k
+// with column c of a column-major matrix whose column c is w[c*stride : c*stride+len(k)]:
+// dst[c] = Σ_{i<len(k)} k[i]·w[c*stride+i]. stride ≥ len(k); len(w) ≥ (len(dst)−1)·stride+len(k) when len(dst) > 0.
+//
+// It scores a multi-output model from one kernel pass: k holds the kernel
+// values of a query, and column c the weights of output c. The sums are
+// formed in float32, as Dot forms its sum; the vector code loads each block
+// of k once for several columns. dst must not overlap w.
+func DotColumns(dst, k, w []float32, stride int) {
+	if stride < len(k) || stride < 0 || len(dst) > 0 && len(w) < len(k) ||
+		len(dst) > 1 && stride > 0 && (len(w)-len(k))/stride < len(dst)-1 {
+		panic(fmt.Sprintf("simd: %d columns of length %d with stride %d in %d weights", len(dst), len(k), stride, len(w)))
+	}
+	if len(dst) == 0 {
+		return
+	}
+	head := len(k) &^ (lanes - 1)
+	dotColumns(dst, k[:head], w, stride)
+	if head < len(k) {
+		for c := range dst {
+			dst[c] += dotGeneric(k[head:], w[c*stride+head:c*stride+len(k)])
+		}
+	}
+}
+
 // DotAxpy returns Σᵢ a[i]·b[i] and adds c·a[i] to y[i], for i < len(a), in
 // one pass over a: a row of a symmetric matrix stored as a packed triangle
 // contributes its dot product with a vector to one output and its

@@ -49,6 +49,13 @@ type backend struct {
 	sumAccs int
 	// dotUnroll is the number of accumulators of dot.
 	dotUnroll int
+	// colBlock is the number of columns dotColumns takes per pass over k:
+	// each load of a block of k serves that many FMAs, one per column.
+	colBlock int
+	// colChains is the number of accumulator registers dotColumns keeps
+	// in flight: a block of fewer columns gives each column more of them
+	// (one per unrolled block of k), so that the FMA latency stays hidden.
+	colChains int
 
 	// scalarEVEX lists the instructions without a zmm operand that the
 	// AVX-512 kernels may apply to registers 16–31: scalar instructions
@@ -70,6 +77,8 @@ var backends = []*backend{
 		expUnroll:    4,
 		sumAccs:      1, // 12 registers for the blocks + scale, bounds, sum
 		dotUnroll:    8, // 2 FMA/cycle × 4 cycles latency
+		colBlock:     6, // 12 ymm accumulators, 2 for a block of k
+		colChains:    12,
 	},
 	{
 		name:         "avx512",
@@ -84,6 +93,8 @@ var backends = []*backend{
 		expUnroll:    4,
 		sumAccs:      4,
 		dotUnroll:    4, // two zmm loads per FMA limit it to 1 FMA/cycle
+		colBlock:     8, // 9 loads per 8 FMAs
+		colChains:    8,
 		scalarEVEX:   map[string]bool{"VMOVSS": true, "VMOVSD": true},
 	},
 }
@@ -164,6 +175,7 @@ func (g *gen) all() {
 	g.gaussianSum()
 	g.dot()
 	g.dotAxpy()
+	g.dotColumns()
 	g.exp()
 	g.min()
 }

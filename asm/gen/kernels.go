@@ -64,33 +64,48 @@ func (r rows) at(m, h, width int) operand.Mem {
 // narrower blocks would be. Fewer tiles than a block fall to a smaller
 // block size, halving down to one tile.
 func (g *gen) tileLoop(n reg.GPVirtual, body func(nt int, t reg.GPVirtual)) {
+	g.blockLoop(n, g.be.tileBlock, tileRowBytes, true, body)
+}
+
+// blockLoop covers n bytes with blocks of largest, largest/2, … 1 items of
+// unit bytes each, and calls body(nb, t) to emit the code of a block of nb
+// items starting at byte offset t. Blocks of one size go while they fit.
+// With overlap, a remainder is covered by one more block of that size that
+// ends at the last item and overlaps the previous block (the items must be
+// idempotent), and smaller sizes are only used when not even one block of
+// the larger size fits; without, the remainder goes to the smaller sizes.
+func (g *gen) blockLoop(n reg.GPVirtual, largest, unit int, overlap bool, body func(nb int, t reg.GPVirtual)) {
 	t := g.GP64()
 	rem := g.GP64()
 	done := g.label("done")
-	for nt := g.be.tileBlock; nt >= 1; nt /= 2 {
-		size := operand.U32(nt * tileRowBytes)
-		smaller := g.label(fmt.Sprintf("below%d", nt))
-		loop := g.label(fmt.Sprintf("tiles%d", nt))
-		g.Commentf("blocks of %d tiles", nt)
-		g.CMPQ(n, size)
+	g.XORQ(t, t)
+	for nb := largest; nb >= 1; nb /= 2 {
+		size := operand.U32(nb * unit)
+		smaller := g.label(fmt.Sprintf("below%d", nb))
+		loop := g.label(fmt.Sprintf("blocks%d", nb))
+		g.Commentf("blocks of %d", nb)
+		g.MOVQ(n, rem)
+		g.SUBQ(t, rem)
+		g.CMPQ(rem, size)
 		g.JB(smaller)
-		g.XORQ(t, t)
 		g.Label(string(loop))
-		body(nt, t)
+		body(nb, t)
 		g.ADDQ(size, t)
 		g.MOVQ(n, rem)
 		g.SUBQ(t, rem)
 		g.CMPQ(rem, size)
 		g.JAE(loop)
-		if nt > 1 {
-			g.TESTQ(rem, rem)
-			g.JZ(done)
-			g.Commentf("last %d tiles, overlapping the previous block", nt)
-			g.MOVQ(n, t)
-			g.SUBQ(size, t)
-			body(nt, t)
+		if overlap {
+			if nb > 1 {
+				g.TESTQ(rem, rem)
+				g.JZ(done)
+				g.Commentf("last %d, overlapping the previous block", nb)
+				g.MOVQ(n, t)
+				g.SUBQ(size, t)
+				body(nb, t)
+			}
+			g.JMP(done)
 		}
-		g.JMP(done)
 		g.Label(string(smaller))
 	}
 	g.Label(string(done))
@@ -333,7 +348,7 @@ func (g *gen) gaussianSum() {
 	}
 	g.unrolled(n, be.expUnroll, be.lanes, blocks)
 
-	g.reduce(acc, g.sum())
+	g.reduce(acc, g.sum(), g.addr(g.ReturnIndex(0)))
 	g.VZEROUPPER()
 	g.RET()
 }
@@ -345,11 +360,13 @@ func (g *gen) gaussianSum() {
 // counts float64 with per = 16.
 func (g *gen) unrolled(n reg.GPVirtual, unroll, per int, blocks func(nb int)) {
 	loop, tail, tailLoop, done := g.label("unrolled"), g.label("tail"), g.label("single"), g.label("done")
-	g.Label(string(loop))
-	g.CMPQ(n, operand.U32(unroll*per))
-	g.JB(tail)
-	blocks(unroll)
-	g.JMP(loop)
+	if unroll > 1 {
+		g.Label(string(loop))
+		g.CMPQ(n, operand.U32(unroll*per))
+		g.JB(tail)
+		blocks(unroll)
+		g.JMP(loop)
+	}
 	g.Label(string(tail))
 	g.TESTQ(n, n)
 	g.JZ(done)
@@ -373,9 +390,9 @@ func (g *gen) minimum() reduction { return reduction{"min", false, g.VMINPS, g.V
 func (g *gen) sum64() reduction   { return reduction{"sum", true, g.VADDPD, g.VADDSD, g.VMOVSD} }
 
 // reduce combines the accumulators acc with op, pairwise, then the lanes of
-// the last one, and stores lane 0 as the kernel's result (float32 or
-// float64, as op's lanes). acc are clobbered.
-func (g *gen) reduce(acc []reg.VecVirtual, op reduction) {
+// the last one, and stores lane 0 (float32 or float64, as op's lanes) at
+// dst. acc are clobbered.
+func (g *gen) reduce(acc []reg.VecVirtual, op reduction, dst operand.Mem) {
 	g.Comment("horizontal " + op.name)
 	for len(acc) > 1 {
 		for i := 0; i+1 < len(acc); i += 2 {
@@ -383,7 +400,7 @@ func (g *gen) reduce(acc []reg.VecVirtual, op reduction) {
 		}
 		acc = compact(acc)
 	}
-	op.store(g.hreduce(acc[0], op), g.addr(g.ReturnIndex(0)))
+	op.store(g.hreduce(acc[0], op), dst)
 }
 
 // compact keeps every other register: after pairwise operations into the
@@ -468,7 +485,87 @@ func (g *gen) dot() {
 		g.ADDQ(operand.U32(nb*be.width()), b)
 		g.SUBQ(operand.U32(nb*be.lanes), n)
 	})
-	g.reduce(acc, g.sum())
+	g.reduce(acc, g.sum(), g.addr(g.ReturnIndex(0)))
+	g.VZEROUPPER()
+	g.RET()
+}
+
+const dotColumnsDoc = `	for c := range dst {
+		var sum float32
+		for i := range k {
+			sum += k[i] * w[c*stride+i]
+		}
+		dst[c] = sum
+	}
+
+len(k) must be a multiple of 16 (possibly zero), stride ≥ len(k), and w
+must hold every column: (len(dst)−1)·stride + len(k) values when dst is not
+empty. Each sum is formed in vector lanes and added horizontally at the end.`
+
+// dotColumns: blocks of up to colBlock columns share every load of a block
+// of k, each column accumulating with its row of w as a memory operand;
+// narrower blocks (the last columns) unroll over k instead, so that about
+// colChains accumulators are always in flight.
+func (g *gen) dotColumns() {
+	g.function("dotColumns", "func(dst, k, w []float32, stride int)", dotColumnsDoc)
+	be := g.be
+	dst := g.load(g.Param("dst").Base())
+	n := g.load(g.Param("dst").Len())
+	g.SHLQ(operand.U8(2), n) // bytes of dst
+	strideBytes := g.load(g.Param("stride"))
+	g.SHLQ(operand.U8(2), strideBytes)
+	stride3 := g.GP64()
+	g.LEAQ(operand.Mem{Base: strideBytes, Index: strideBytes, Scale: 2}, stride3)
+
+	// The accumulators start as copies of one zero register: avo reads
+	// the zeroing idiom VPXORD a, a, a as a use of a, which would keep the
+	// accumulators of every block size live from the start and exhaust
+	// the registers.
+	zero := g.vec()
+	be.zero(g, zero)
+
+	g.blockLoop(n, be.colBlock, 4, false, func(nc int, t reg.GPVirtual) {
+		// Column t/4 starts at w + (t/4)·stride·4 = w + t·stride.
+		p := g.load(g.Param("stride"))
+		g.IMULQ(t, p)
+		g.ADDQ(g.addr(g.Param("w").Base()), p)
+		r := rows{base: []reg.GPVirtual{p}, stride: strideBytes, stride3: stride3}
+		for m := 4; m < nc; m += 4 {
+			q := g.GP64()
+			g.LEAQ(operand.Mem{Base: r.base[len(r.base)-1], Index: strideBytes, Scale: 4}, q)
+			r.base = append(r.base, q)
+		}
+		unroll := max(1, be.colChains/(nc*be.rowRegs()))
+		acc := make([][]reg.VecVirtual, nc) // column m, unrolled block b, register h: acc[m][b*rowRegs+h]
+		for m := range acc {
+			for range unroll * be.rowRegs() {
+				a := g.vec()
+				g.VMOVAPS(zero, a)
+				acc[m] = append(acc[m], a)
+			}
+		}
+		k := g.load(g.Param("k").Base())
+		left := g.load(g.Param("k").Len())
+		g.unrolled(left, unroll, tileLanes, func(nb int) {
+			for b := 0; b < nb; b++ {
+				for h := 0; h < be.rowRegs(); h++ {
+					v := g.vec()
+					g.VMOVUPS(operand.Mem{Base: k, Disp: b*tileRowBytes + h*be.width()}, v)
+					for m := range acc {
+						g.VFMADD231PS(r.at(m, h, be.width()).Offset(b*tileRowBytes), v, acc[m][b*be.rowRegs()+h])
+					}
+				}
+			}
+			g.ADDQ(operand.U32(nb*tileRowBytes), k)
+			for _, base := range r.base {
+				g.ADDQ(operand.U32(nb*tileRowBytes), base)
+			}
+			g.SUBQ(operand.U32(nb*tileLanes), left)
+		})
+		for m := range acc {
+			g.reduce(acc[m], g.sum(), operand.Mem{Base: dst, Index: t, Scale: 1, Disp: 4 * m})
+		}
+	})
 	g.VZEROUPPER()
 	g.RET()
 }
@@ -527,7 +624,7 @@ func (g *gen) dotAxpy() {
 		g.ADDQ(operand.U32(nb*f64Block*8), y)
 		g.SUBQ(operand.U32(nb*f64Block), n)
 	})
-	g.reduce(acc, g.sum64())
+	g.reduce(acc, g.sum64(), g.addr(g.ReturnIndex(0)))
 	g.VZEROUPPER()
 	g.RET()
 }
@@ -603,7 +700,7 @@ func (g *gen) min() {
 		g.ADDQ(operand.U32(nb*be.width()), a)
 		g.SUBQ(operand.U32(nb*be.lanes), n)
 	})
-	g.reduce(acc, g.minimum())
+	g.reduce(acc, g.minimum(), g.addr(g.ReturnIndex(0)))
 	g.VZEROUPPER()
 	g.RET()
 }
