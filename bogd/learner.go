@@ -136,10 +136,13 @@ const (
 	// BOGD's step, but at the budget the oldest support vector is dropped,
 	// with no unbiased rescaling of the others. For comparison.
 	BOGDOldest
+	// BPAS is the budgeted passive-aggressive algorithm BPA-S (Wang and
+	// Vucetic, 2010).
+	BPAS
 	numAlgorithms
 )
 
-var algorithmNames = [numAlgorithms]string{"bogd", "bogd++", "perceptron", "ogd", "rbp", "forgetron", "projectron", "projectron++", "norma", "bogd-oldest"}
+var algorithmNames = [numAlgorithms]string{"bogd", "bogd++", "perceptron", "ogd", "rbp", "forgetron", "projectron", "projectron++", "norma", "bogd-oldest", "bpas"}
 
 // String returns the command-line name of the algorithm.
 func (a Algorithm) String() string {
@@ -178,7 +181,7 @@ func (a Algorithm) Supports(t Task) bool {
 //	   underflows to 0. NORMA and BOGDOldest start here.
 var ruleVersions = [numAlgorithms]int{
 	BOGD: 2, BOGDpp: 2, Perceptron: 2, OGD: 2, RBP: 2, Forgetron: 2, Projectron: 2, ProjectronPP: 2,
-	NORMA: 2, BOGDOldest: 2,
+	NORMA: 2, BOGDOldest: 2, BPAS: 2,
 }
 
 // RuleVersion is the version of the algorithm's arithmetic (see
@@ -270,6 +273,9 @@ type Config struct {
 	// shrinks by νη otherwise, so that about a fraction ν of the examples
 	// update.
 	Nu float64
+
+	// C is BPA-S's aggressiveness: a step is at most C (default 1).
+	C float64
 }
 
 // ErrConfig is wrapped by every configuration error.
@@ -319,6 +325,9 @@ func (c Config) validate(a Algorithm) error {
 	if a == NORMA && !(c.Nu >= 0 && c.Nu <= 1) {
 		return bad("nu must be in [0, 1], got %v", c.Nu)
 	}
+	if a == BPAS && !(c.C > 0 && c.C <= 1e15) {
+		return bad("C must be in (0, 1e15], got %v", c.C)
+	}
 	if !(c.ProjectronThreshold >= 0) || math.IsInf(c.ProjectronThreshold, 0) {
 		return bad("projectron threshold must be non-negative and finite, got %v", c.ProjectronThreshold)
 	}
@@ -362,6 +371,7 @@ const (
 	ParamEta    Param = 1 << iota // Config.Eta
 	ParamLambda                   // Config.Lambda
 	ParamGamma                    // Config.Gamma
+	ParamC                        // Config.C
 )
 
 // Has reports whether every parameter of q is in p.
@@ -376,6 +386,8 @@ func (a Algorithm) Params(t Task) Param {
 		return ParamEta | ParamLambda
 	case BOGD, BOGDpp, BOGDOldest:
 		return ParamEta | ParamLambda | ParamGamma
+	case BPAS:
+		return ParamC
 	case Perceptron, RBP, Forgetron, Projectron:
 		if t == Regression {
 			return ParamEta
@@ -449,6 +461,8 @@ func build(a Algorithm, cfg Config, capacity int, pcg *rand.PCG) (persistent, er
 		l = newNonUniform(b)
 	case BOGDOldest:
 		l = newOldest(b)
+	case BPAS:
+		l = newBPAS(b)
 	case Forgetron:
 		l = newForgetron(b)
 	default: // Projectron, ProjectronPP

@@ -72,7 +72,7 @@ func datasetStream(d *dataset.Dataset, order []int) stream {
 }
 
 func configFor(a Algorithm, dim, budget int, seed uint64) Config {
-	return Config{Dim: dim, Budget: budget, Sigma: 8, Eta: 0.25, Lambda: 1e-4, Gamma: 2, Seed: seed}
+	return Config{Dim: dim, Budget: budget, Sigma: 8, Eta: 0.25, Lambda: 1e-4, Gamma: 2, Seed: seed, C: 1}
 }
 
 // runStream feeds s to a new learner, checking invariants after every step:

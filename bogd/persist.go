@@ -27,7 +27,7 @@ import (
 //	         total file length uint64 (header and checksum included)
 //	learner  algorithm uint8; Config: Dim int64, Budget int64, Sigma, Eta,
 //	         Lambda, Gamma float64, Seed uint64, Projection uint8,
-//	         ProjectronThreshold float64, Task uint8, Epsilon, Nu float64,
+//	         ProjectronThreshold float64, Task uint8, Epsilon, Nu, C float64,
 //	         the number of classes int64, then each class label int64
 //	set      dimension int64 (= Dim), count int64, weight columns uint8,
 //	         norm bound float64 and integral uint8 (engine.Set.Bounds),
@@ -266,6 +266,7 @@ func encode(l Base) ([]byte, error) {
 	out = append(out, byte(c.Task))
 	out = le.AppendUint64(out, math.Float64bits(c.Epsilon))
 	out = le.AppendUint64(out, math.Float64bits(c.Nu))
+	out = le.AppendUint64(out, math.Float64bits(c.C))
 	out = le.AppendUint64(out, uint64(len(c.Classes)))
 	for _, label := range c.Classes {
 		out = le.AppendUint64(out, uint64(int64(label)))
@@ -421,7 +422,7 @@ func (r *reader) learner() (Online, error) {
 	c.ProjectronThreshold = r.raw64()
 	if r.version >= 3 {
 		c.Task = Task(r.u8())
-		c.Epsilon, c.Nu = r.raw64(), r.raw64()
+		c.Epsilon, c.Nu, c.C = r.raw64(), r.raw64(), r.raw64()
 		classes := r.int("class count", MaxClasses)
 		if r.err == nil && classes > len(r.buf)/8 {
 			return nil, r.fail("%d classes need %d bytes, %d remain", classes, 8*classes, len(r.buf))
@@ -542,7 +543,9 @@ func columnsOf(a Algorithm, c Config) int {
 
 // keepsPatterns reports whether the learner's coefficients are a scalar
 // times a pattern per support vector (all but the Projectrons).
-func (b *base) keepsPatterns() bool { return b.algo != Projectron && b.algo != ProjectronPP }
+func (b *base) keepsPatterns() bool {
+	return b.algo != Projectron && b.algo != ProjectronPP && b.algo != BPAS
+}
 
 // patterns reads the support vectors' patterns (version 3), or derives them
 // from the signs of binary weights (versions 1 and 2, which had only binary

@@ -284,15 +284,48 @@ func (l *forgetron) validLabel(y int32) bool {
 // because the float32 weights are rounded copies of it. u depends on the
 // budget only and is recomputed by the constructor; kx and d are scratch.
 func (l *projectron) appendState(b []byte) []byte {
-	n := l.set.Len()
-	for _, a := range l.alpha[:n*l.outputs] {
-		b = le.AppendUint64(b, math.Float64bits(a))
-	}
-	for _, v := range l.kinv[:tri(n)] {
+	b = appendCoefficients(b, l.alpha[:l.set.Len()*l.outputs])
+	for _, v := range l.kinv[:tri(l.set.Len())] {
 		b = le.AppendUint64(b, math.Float64bits(v))
 	}
 	return b
 }
+
+// appendCoefficients appends float64 coefficients.
+func appendCoefficients(b []byte, alpha []float64) []byte {
+	for _, a := range alpha {
+		b = le.AppendUint64(b, math.Float64bits(a))
+	}
+	return b
+}
+
+// loadCoefficients reads the n·K float64 coefficients of the learners that
+// keep them beside their float32 weights (the Projectrons, BPA-S), each of
+// which must round to its weight: the weights are copies, divided by the
+// scale.
+func (b *base) loadCoefficients(r *reader, alpha []float64) error {
+	n, k := b.set.Len(), b.outputs
+	if need := 8 * n * k; need > len(r.buf) {
+		return r.fail("%v: %d coefficients need %d bytes, %d remain", b.algo, n*k, need, len(r.buf))
+	}
+	for i := range n {
+		for c := range k {
+			a := r.f64()
+			alpha[i*k+c] = a
+			if w := b.set.Weights(c)[i]; r.err == nil && float32(a/b.scale) != w {
+				return r.fail("%v: weight %d of output %d is %v, its coefficient %v", b.algo, i, c, w, a)
+			}
+		}
+	}
+	return r.err
+}
+
+// BPA-S: its coefficients (appendCoefficients).
+func (l *bpas) appendState(b []byte) []byte {
+	return appendCoefficients(b, l.alpha[:l.set.Len()*l.outputs])
+}
+
+func (l *bpas) loadState(r *reader) error { return l.loadCoefficients(r, l.alpha) }
 
 func (l *projectron) loadState(r *reader) error {
 	n, k := l.set.Len(), l.outputs
@@ -306,14 +339,8 @@ func (l *projectron) loadState(r *reader) error {
 	if need := 8 * (n*k + values); need > len(r.buf) {
 		return r.fail("%v: state of %d support vectors needs %d bytes, %d remain", l.algo, n, need, len(r.buf))
 	}
-	for i := range n {
-		for c := range k {
-			a := r.f64()
-			l.alpha[i*k+c] = a
-			if w := l.set.Weights(c)[i]; r.err == nil && float32(a/l.scale) != w {
-				return r.fail("%v: weight %d of output %d is %v, its coefficient %v", l.algo, i, c, w, a)
-			}
-		}
+	if err := l.loadCoefficients(r, l.alpha); err != nil {
+		return err
 	}
 	if r.version > 1 {
 		for i := range l.kinv[:tri(n)] {

@@ -51,6 +51,16 @@ func multiStream(n, dim int, seed uint64) taskStream {
 	return s
 }
 
+// binaryStream is syntheticStream with float64 labels.
+func binaryStream(n, dim int, seed uint64) taskStream {
+	b := syntheticStream(n, dim, seed)
+	s := taskStream{dim: dim, xs: b.xs}
+	for _, y := range b.labels {
+		s.labels = append(s.labels, float64(y))
+	}
+	return s
+}
+
 // regressionStream draws y = sin(x₀) + x₁/3 + noise on [0, 1]-ish scales.
 func regressionStream(n, dim int, seed uint64) taskStream {
 	rng := rand.New(rand.NewPCG(seed, 37))
@@ -67,7 +77,7 @@ func regressionStream(n, dim int, seed uint64) taskStream {
 }
 
 func taskConfig(task Task, dim, budget int, seed uint64) Config {
-	c := Config{Dim: dim, Budget: budget, Sigma: 2, Eta: 0.3, Lambda: 1e-3, Gamma: 3, Seed: seed, Task: task}
+	c := Config{Dim: dim, Budget: budget, Sigma: 2, Eta: 0.3, Lambda: 1e-3, Gamma: 3, Seed: seed, Task: task, C: 0.8}
 	switch task {
 	case Multiclass:
 		c.Classes = slices.Sorted(slices.Values(testClasses))
@@ -167,7 +177,17 @@ func (r *refTask) observe(x []float64, y float64) []float64 {
 	var dir []float64 // the pattern of an update: ±1 on y and s, or the residual's sign
 	wrong, violated := false, false
 	grad := 1.0
-	if r.cfg.Task == Multiclass {
+	switch r.cfg.Task {
+	case Binary:
+		yc = int(y)
+		pred := 1
+		if f[0] < 0 {
+			pred = -1
+		}
+		loss = max(0, 1-y*f[0])
+		wrong, violated = pred != yc, y*f[0] < 1
+		dir = []float64{y}
+	case Multiclass:
 		yc, _ = slices.BinarySearch(r.cfg.Classes, int(y))
 		pred := 0
 		for c := range f {
@@ -185,10 +205,27 @@ func (r *refTask) observe(x []float64, y float64) []float64 {
 		wrong, violated = pred != yc, loss > 0
 		dir = make([]float64, r.k)
 		dir[yc], dir[s] = 1, -1
-	} else {
+	default:
 		d := y - f[0]
 		wrong, violated = math.Abs(d) > r.cfg.Epsilon, math.Abs(d) > r.cfg.Epsilon
 		dir, grad = []float64{math.Copysign(1, d)}, math.Abs(d)
+		loss = math.Abs(d) - r.cfg.Epsilon
+	}
+	// paLoss is BPA-S's loss of scores g at this example.
+	paLoss := func(g []float64) float64 {
+		switch r.cfg.Task {
+		case Binary:
+			return 1 - y*g[0]
+		case Multiclass:
+			best := -1
+			for c := range g {
+				if c != yc && (best < 0 || g[c] > g[best]) {
+					best = c
+				}
+			}
+			return 1 - (g[yc] - g[best])
+		}
+		return math.Abs(y-g[0]) - r.cfg.Epsilon
 	}
 	scaled := func(a float64) []float64 {
 		out := make([]float64, r.k)
@@ -229,11 +266,44 @@ func (r *refTask) observe(x []float64, y float64) []float64 {
 			}
 			r.push(x, scaled(step), yc)
 		}
-	case Forgetron:
-		if !wrong {
+	case BPAS:
+		if !(loss > 0) {
 			break
 		}
-		r.m++
+		g2 := 1.0
+		if r.cfg.Task == Multiclass {
+			g2 = 2
+		}
+		tau := min(r.cfg.C, loss/g2)
+		if len(r.sv) < r.cfg.Budget {
+			r.push(x, scaled(tau), yc)
+			break
+		}
+		best, bestQ, bestBeta := -1, math.Inf(1), []float64(nil)
+		for i, v := range r.sv {
+			kr := fpKernel(v, x, r.cfg.Sigma)
+			beta, fr := make([]float64, r.k), slices.Clone(f)
+			var aa, bb, ab float64
+			for c := range beta {
+				beta[c] = r.alpha[i][c]*kr + tau*dir[c]
+				fr[c] += beta[c] - r.alpha[i][c]*kr
+				aa, bb, ab = aa+r.alpha[i][c]*r.alpha[i][c], bb+beta[c]*beta[c], ab+r.alpha[i][c]*beta[c]
+			}
+			if q := (aa+bb-2*kr*ab)/2 + r.cfg.C*max(0, paLoss(fr)); q < bestQ {
+				best, bestQ, bestBeta = i, q, beta
+			}
+		}
+		r.sv[best], r.alpha[best], r.born[best] = x, bestBeta, r.step
+		r.updated = true
+	case Forgetron:
+		if wrong {
+			r.m++
+		}
+		// Binary: y·f ≤ 0 updates (forgetron.m); the others update on
+		// what they count.
+		if r.cfg.Task == Binary && y*f[0] > 0 || r.cfg.Task != Binary && !wrong {
+			break
+		}
 		r.push(x, scaled(step), yc)
 		if len(r.sv) <= r.cfg.Budget {
 			break
@@ -241,9 +311,12 @@ func (r *refTask) observe(x []float64, y float64) []float64 {
 		o := r.oldest()
 		fr := r.scores(r.sv[o]) // f' includes the new vector
 		var mu, delta float64
-		if r.cfg.Task == Multiclass {
+		switch r.cfg.Task {
+		case Binary:
+			mu, delta = float64(r.label[o])*fr[0], math.Abs(r.alpha[o][0])
+		case Multiclass:
 			mu, delta = fr[r.label[o]], math.Abs(r.alpha[o][r.label[o]])
-		} else {
+		default:
 			mu, delta = math.Abs(fr[0]), math.Abs(r.alpha[o][0])
 		}
 		a, bq, c := delta*delta-2*delta*mu, 2*delta, r.q-15.0/32*float64(r.m)
@@ -275,7 +348,8 @@ func (r *refTask) observe(x []float64, y float64) []float64 {
 			r.updated = true
 			break
 		}
-		if r.algo != ProjectronPP || len(r.sv) == 0 || !(loss > 0) {
+		// Binary: 0 < ℓ < 1 strictly (proplus.m); multi-class: ℓ > 0.
+		if r.algo != ProjectronPP || len(r.sv) == 0 || !(loss > 0) || r.cfg.Task == Binary && !(loss < 1) {
 			break
 		}
 		_, kx, d := proj.solve(x)
@@ -302,13 +376,12 @@ func (r *refTask) observe(x []float64, y float64) []float64 {
 	return f
 }
 
-// TestTasksMatchReference runs every deterministic multi-class and
-// regression rule (and RBP, whose draws the twin replays) next to its
-// float64 twin: the same scores before every step (to float32 accuracy),
+// TestTasksMatchReference runs every deterministic rule of every task (and
+// RBP, whose draws the twin replays) next to its float64 twin: the same scores before every step (to float32 accuracy),
 // the same mistakes and updates, the same support vector count.
 func TestTasksMatchReference(t *testing.T) {
-	streams := map[Task]taskStream{Multiclass: multiStream(300, 3, 1), Regression: regressionStream(300, 3, 2)}
-	for _, task := range []Task{Multiclass, Regression} {
+	streams := map[Task]taskStream{Binary: binaryStream(300, 3, 3), Multiclass: multiStream(300, 3, 1), Regression: regressionStream(300, 3, 2)}
+	for _, task := range []Task{Binary, Multiclass, Regression} {
 		s := streams[task]
 		for _, a := range AlgorithmsFor(task) {
 			if a == BOGD || a == BOGDpp {
