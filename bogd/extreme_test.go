@@ -43,7 +43,7 @@ func TestExtremeDataStaysFinite(t *testing.T) {
 	for name, s := range extremeStreams() {
 		t.Run(name, func(t *testing.T) {
 			for _, a := range AlgorithmsFor(Binary) {
-				cfg := Config{Dim: s.dim, Budget: 10, Sigma: 8, Eta: 0.5, Lambda: 1, Gamma: 2, Seed: 1}
+				cfg := Config{Dim: s.dim, Budget: 10, Sigma: 8, Eta: 0.5, Lambda: 1, Gamma: 2, Seed: 1, C: 1}
 				runStream(t, a, cfg, s)
 			}
 		})
@@ -62,7 +62,7 @@ func TestMillionIdenticalRows(t *testing.T) {
 	}
 	x := engine.Dense([]float32{3, -1})
 	for _, a := range AlgorithmsFor(Binary) {
-		cfg := Config{Dim: 2, Budget: 10, Sigma: 1, Eta: 1, Lambda: 0.5, Gamma: 2, Seed: 1}
+		cfg := Config{Dim: 2, Budget: 10, Sigma: 1, Eta: 1, Lambda: 0.5, Gamma: 2, Seed: 1, C: 1}
 		if a == OGD {
 			cfg.Lambda = 0
 		}

@@ -188,7 +188,7 @@ func resumeCases(t *testing.T) []resumeCase {
 		s := datasetStream(d, rand.New(rand.NewPCG(4, 4)).Perm(d.Len()))
 		lambda := 1 / float64(d.Len()*d.Len())
 		cases = append(cases, resumeCase{name: "german", s: s, budget: 100, cfg: func(a Algorithm) Config {
-			return Config{Dim: d.Dim, Budget: 100, Sigma: 8, Eta: 0.125, Lambda: lambda, Gamma: 1, Seed: 17}
+			return Config{Dim: d.Dim, Budget: 100, Sigma: 8, Eta: 0.125, Lambda: lambda, Gamma: 1, Seed: 17, C: 1}
 		}})
 	} else {
 		t.Logf("../shared/datasets/german.svm.gz not present (%v): resume equivalence runs on synthetic data only", err)
@@ -271,7 +271,7 @@ func TestRoundTrip(t *testing.T) {
 	s := syntheticStream(120, 3, 2)
 	for _, v := range persistVariants() {
 		for _, steps := range []int{0, 1, 120} {
-			cfg := Config{Dim: 3, Budget: 10, Sigma: 1.5, Eta: 0.3, Lambda: 0.01, Gamma: 1.5,
+			cfg := Config{Dim: 3, Budget: 10, Sigma: 1.5, Eta: 0.3, Lambda: 0.01, Gamma: 1.5, C: 0.5,
 				Seed: 1<<63 + 5, Projection: v.proj, ProjectronThreshold: 0.25 * float64(steps%2)}
 			l := mustNew(t, v.a, cfg)
 			train(t, l, s, 0, steps)
