@@ -124,6 +124,24 @@ func dotAxpyAVX2(a []float64, b []float64, y []float64, c float64) float64
 //go:noescape
 func dotColumnsAVX2(dst []float32, k []float32, w []float32, stride int)
 
+// gaussianSumColumns3AVX2 is gaussianSumColumns3Generic for AVX2 and FMA:
+//
+// prototype
+//
+// Requires: AVX, AVX2, FMA3
+//
+//go:noescape
+func gaussianSumColumns3AVX2(dst []float32, buf []float32, w []float32, stride int, scale float32, offset float32)
+
+// gaussianSumColumns5AVX2 is gaussianSumColumns5Generic for AVX2 and FMA:
+//
+// prototype
+//
+// Requires: AVX, AVX2, FMA3
+//
+//go:noescape
+func gaussianSumColumns5AVX2(dst []float32, buf []float32, w []float32, stride int, scale float32, offset float32)
+
 // expAVX2 is expGeneric for AVX2 and FMA:
 //
 //	for i := range dst {

@@ -1287,6 +1287,353 @@ below1_55:
 	VZEROUPPER
 	RET
 
+// func gaussianSumColumns3AVX2(dst []float32, buf []float32, w []float32, stride int, scale float32, offset float32)
+// Requires: AVX, AVX2, FMA3
+TEXT ·gaussianSumColumns3AVX2(SB), NOSPLIT, $0-88
+	MOVQ         buf_base+24(FP), AX
+	MOVQ         buf_len+32(FP), CX
+	MOVQ         stride+72(FP), DX
+	SHLQ         $0x02, DX
+	LEAQ         (DX)(DX*2), BX
+	MOVQ         w_base+48(FP), BX
+	VBROADCASTSS scale+80(FP), Y0
+	VBROADCASTSS expconsts<>+0(SB), Y1
+	VBROADCASTSS expconsts<>+32(SB), Y2
+	VXORPS       Y3, Y3, Y3
+	VXORPS       Y4, Y4, Y4
+	VXORPS       Y5, Y5, Y5
+
+unrolled_61:
+	CMPQ         CX, $0x00000010
+	JB           tail_62
+	VBROADCASTSS offset+84(FP), Y6
+	VFMADD231PS  (AX), Y0, Y6
+	VBROADCASTSS offset+84(FP), Y7
+	VFMADD231PS  32(AX), Y0, Y7
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Y6, Y1, Y6
+	VMAXPS Y7, Y1, Y7
+	VMINPS Y6, Y2, Y6
+	VMINPS Y7, Y2, Y7
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Y8
+	VFMADD231PS  expconsts<>+64(SB), Y6, Y8
+	VBROADCASTSS expconsts<>+96(SB), Y9
+	VFMADD231PS  expconsts<>+64(SB), Y7, Y9
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       expconsts<>+96(SB), Y8, Y10
+	VFNMADD231PS expconsts<>+128(SB), Y10, Y6
+	VFNMADD231PS expconsts<>+160(SB), Y10, Y6
+	VSUBPS       expconsts<>+96(SB), Y9, Y10
+	VFNMADD231PS expconsts<>+128(SB), Y10, Y7
+	VFNMADD231PS expconsts<>+160(SB), Y10, Y7
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Y10
+	VFMADD213PS  expconsts<>+224(SB), Y6, Y10
+	VBROADCASTSS expconsts<>+192(SB), Y11
+	VFMADD213PS  expconsts<>+224(SB), Y7, Y11
+	VFMADD213PS  expconsts<>+256(SB), Y6, Y10
+	VFMADD213PS  expconsts<>+256(SB), Y7, Y11
+	VFMADD213PS  expconsts<>+288(SB), Y6, Y10
+	VFMADD213PS  expconsts<>+288(SB), Y7, Y11
+	VFMADD213PS  expconsts<>+320(SB), Y6, Y10
+	VFMADD213PS  expconsts<>+320(SB), Y7, Y11
+	VFMADD213PS  expconsts<>+352(SB), Y6, Y10
+	VFMADD213PS  expconsts<>+352(SB), Y7, Y11
+
+	// y = (p·r)·r + r
+	VMULPS      Y6, Y10, Y10
+	VFMADD213PS Y6, Y6, Y10
+	VMULPS      Y7, Y11, Y11
+	VFMADD213PS Y7, Y7, Y11
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y8, Y8
+	VFMADD213PS Y8, Y8, Y10
+	VPSLLD      $0x17, Y9, Y9
+	VFMADD213PS Y9, Y9, Y11
+	VMOVUPS     Y10, (AX)
+	VFMADD231PS (BX), Y10, Y3
+	VFMADD231PS (BX)(DX*1), Y10, Y4
+	VFMADD231PS (BX)(DX*2), Y10, Y5
+	VMOVUPS     Y11, 32(AX)
+	VFMADD231PS 32(BX), Y11, Y3
+	VFMADD231PS 32(BX)(DX*1), Y11, Y4
+	VFMADD231PS 32(BX)(DX*2), Y11, Y5
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, BX
+	SUBQ        $0x00000010, CX
+	JMP         unrolled_61
+
+tail_62:
+	TESTQ CX, CX
+	JZ    done_64
+
+single_63:
+	VBROADCASTSS offset+84(FP), Y6
+	VFMADD231PS  (AX), Y0, Y6
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Y6, Y1, Y6
+	VMINPS Y6, Y2, Y6
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Y7
+	VFMADD231PS  expconsts<>+64(SB), Y6, Y7
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       expconsts<>+96(SB), Y7, Y8
+	VFNMADD231PS expconsts<>+128(SB), Y8, Y6
+	VFNMADD231PS expconsts<>+160(SB), Y8, Y6
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Y8
+	VFMADD213PS  expconsts<>+224(SB), Y6, Y8
+	VFMADD213PS  expconsts<>+256(SB), Y6, Y8
+	VFMADD213PS  expconsts<>+288(SB), Y6, Y8
+	VFMADD213PS  expconsts<>+320(SB), Y6, Y8
+	VFMADD213PS  expconsts<>+352(SB), Y6, Y8
+
+	// y = (p·r)·r + r
+	VMULPS      Y6, Y8, Y8
+	VFMADD213PS Y6, Y6, Y8
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y7, Y7
+	VFMADD213PS Y7, Y7, Y8
+	VMOVUPS     Y8, (AX)
+	VFMADD231PS (BX), Y8, Y3
+	VFMADD231PS (BX)(DX*1), Y8, Y4
+	VFMADD231PS (BX)(DX*2), Y8, Y5
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000020, BX
+	SUBQ        $0x00000008, CX
+	JNZ         single_63
+
+done_64:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y3, X0
+	VADDPS       X0, X3, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y4, X0
+	VADDPS       X0, X4, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 4(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y5, X0
+	VADDPS       X0, X5, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 8(AX)
+	VZEROUPPER
+	RET
+
+// func gaussianSumColumns5AVX2(dst []float32, buf []float32, w []float32, stride int, scale float32, offset float32)
+// Requires: AVX, AVX2, FMA3
+TEXT ·gaussianSumColumns5AVX2(SB), NOSPLIT, $0-88
+	MOVQ         buf_base+24(FP), AX
+	MOVQ         buf_len+32(FP), CX
+	MOVQ         stride+72(FP), DX
+	SHLQ         $0x02, DX
+	LEAQ         (DX)(DX*2), BX
+	MOVQ         w_base+48(FP), SI
+	LEAQ         (SI)(DX*4), DI
+	VBROADCASTSS scale+80(FP), Y0
+	VBROADCASTSS expconsts<>+0(SB), Y1
+	VBROADCASTSS expconsts<>+32(SB), Y2
+	VXORPS       Y3, Y3, Y3
+	VXORPS       Y4, Y4, Y4
+	VXORPS       Y5, Y5, Y5
+	VXORPS       Y6, Y6, Y6
+	VXORPS       Y7, Y7, Y7
+
+unrolled_65:
+	CMPQ         CX, $0x00000010
+	JB           tail_66
+	VBROADCASTSS offset+84(FP), Y8
+	VFMADD231PS  (AX), Y0, Y8
+	VBROADCASTSS offset+84(FP), Y9
+	VFMADD231PS  32(AX), Y0, Y9
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Y8, Y1, Y8
+	VMAXPS Y9, Y1, Y9
+	VMINPS Y8, Y2, Y8
+	VMINPS Y9, Y2, Y9
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Y10
+	VFMADD231PS  expconsts<>+64(SB), Y8, Y10
+	VBROADCASTSS expconsts<>+96(SB), Y11
+	VFMADD231PS  expconsts<>+64(SB), Y9, Y11
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       expconsts<>+96(SB), Y10, Y12
+	VFNMADD231PS expconsts<>+128(SB), Y12, Y8
+	VFNMADD231PS expconsts<>+160(SB), Y12, Y8
+	VSUBPS       expconsts<>+96(SB), Y11, Y12
+	VFNMADD231PS expconsts<>+128(SB), Y12, Y9
+	VFNMADD231PS expconsts<>+160(SB), Y12, Y9
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Y12
+	VFMADD213PS  expconsts<>+224(SB), Y8, Y12
+	VBROADCASTSS expconsts<>+192(SB), Y13
+	VFMADD213PS  expconsts<>+224(SB), Y9, Y13
+	VFMADD213PS  expconsts<>+256(SB), Y8, Y12
+	VFMADD213PS  expconsts<>+256(SB), Y9, Y13
+	VFMADD213PS  expconsts<>+288(SB), Y8, Y12
+	VFMADD213PS  expconsts<>+288(SB), Y9, Y13
+	VFMADD213PS  expconsts<>+320(SB), Y8, Y12
+	VFMADD213PS  expconsts<>+320(SB), Y9, Y13
+	VFMADD213PS  expconsts<>+352(SB), Y8, Y12
+	VFMADD213PS  expconsts<>+352(SB), Y9, Y13
+
+	// y = (p·r)·r + r
+	VMULPS      Y8, Y12, Y12
+	VFMADD213PS Y8, Y8, Y12
+	VMULPS      Y9, Y13, Y13
+	VFMADD213PS Y9, Y9, Y13
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y10, Y10
+	VFMADD213PS Y10, Y10, Y12
+	VPSLLD      $0x17, Y11, Y11
+	VFMADD213PS Y11, Y11, Y13
+	VMOVUPS     Y12, (AX)
+	VFMADD231PS (SI), Y12, Y3
+	VFMADD231PS (SI)(DX*1), Y12, Y4
+	VFMADD231PS (SI)(DX*2), Y12, Y5
+	VFMADD231PS (SI)(BX*1), Y12, Y6
+	VFMADD231PS (DI), Y12, Y7
+	VMOVUPS     Y13, 32(AX)
+	VFMADD231PS 32(SI), Y13, Y3
+	VFMADD231PS 32(SI)(DX*1), Y13, Y4
+	VFMADD231PS 32(SI)(DX*2), Y13, Y5
+	VFMADD231PS 32(SI)(BX*1), Y13, Y6
+	VFMADD231PS 32(DI), Y13, Y7
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000010, CX
+	JMP         unrolled_65
+
+tail_66:
+	TESTQ CX, CX
+	JZ    done_68
+
+single_67:
+	VBROADCASTSS offset+84(FP), Y8
+	VFMADD231PS  (AX), Y0, Y8
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Y8, Y1, Y8
+	VMINPS Y8, Y2, Y8
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Y9
+	VFMADD231PS  expconsts<>+64(SB), Y8, Y9
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       expconsts<>+96(SB), Y9, Y10
+	VFNMADD231PS expconsts<>+128(SB), Y10, Y8
+	VFNMADD231PS expconsts<>+160(SB), Y10, Y8
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Y10
+	VFMADD213PS  expconsts<>+224(SB), Y8, Y10
+	VFMADD213PS  expconsts<>+256(SB), Y8, Y10
+	VFMADD213PS  expconsts<>+288(SB), Y8, Y10
+	VFMADD213PS  expconsts<>+320(SB), Y8, Y10
+	VFMADD213PS  expconsts<>+352(SB), Y8, Y10
+
+	// y = (p·r)·r + r
+	VMULPS      Y8, Y10, Y10
+	VFMADD213PS Y8, Y8, Y10
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y9, Y9
+	VFMADD213PS Y9, Y9, Y10
+	VMOVUPS     Y10, (AX)
+	VFMADD231PS (SI), Y10, Y3
+	VFMADD231PS (SI)(DX*1), Y10, Y4
+	VFMADD231PS (SI)(DX*2), Y10, Y5
+	VFMADD231PS (SI)(BX*1), Y10, Y6
+	VFMADD231PS (DI), Y10, Y7
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DI
+	SUBQ        $0x00000008, CX
+	JNZ         single_67
+
+done_68:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y3, X0
+	VADDPS       X0, X3, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y4, X0
+	VADDPS       X0, X4, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 4(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y5, X0
+	VADDPS       X0, X5, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 8(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y6, X0
+	VADDPS       X0, X6, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 12(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y7, X0
+	VADDPS       X0, X7, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 16(AX)
+	VZEROUPPER
+	RET
+
 // func expAVX2(dst []float32, src []float32)
 // Requires: AVX, AVX2, FMA3
 TEXT ·expAVX2(SB), NOSPLIT, $0-48
@@ -1296,9 +1643,9 @@ TEXT ·expAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS expconsts<>+0(SB), Y0
 	VBROADCASTSS expconsts<>+32(SB), Y1
 
-unrolled_61:
+unrolled_69:
 	CMPQ    DX, $0x00000020
-	JB      tail_62
+	JB      tail_70
 	VMOVUPS (CX), Y2
 	VMOVUPS 32(CX), Y3
 	VMOVUPS 64(CX), Y4
@@ -1390,13 +1737,13 @@ unrolled_61:
 	ADDQ        $0x00000080, CX
 	ADDQ        $0x00000080, AX
 	SUBQ        $0x00000020, DX
-	JMP         unrolled_61
+	JMP         unrolled_69
 
-tail_62:
+tail_70:
 	TESTQ DX, DX
-	JZ    done_64
+	JZ    done_72
 
-single_63:
+single_71:
 	VMOVUPS (CX), Y2
 
 	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
@@ -1431,9 +1778,9 @@ single_63:
 	ADDQ        $0x00000020, CX
 	ADDQ        $0x00000020, AX
 	SUBQ        $0x00000008, DX
-	JNZ         single_63
+	JNZ         single_71
 
-done_64:
+done_72:
 	VZEROUPPER
 	RET
 
@@ -1447,28 +1794,28 @@ TEXT ·minAVX2(SB), NOSPLIT, $0-28
 	VMOVUPS (AX), Y2
 	VMOVUPS (AX), Y3
 
-unrolled_65:
+unrolled_73:
 	CMPQ   CX, $0x00000020
-	JB     tail_66
+	JB     tail_74
 	VMINPS (AX), Y0, Y0
 	VMINPS 32(AX), Y1, Y1
 	VMINPS 64(AX), Y2, Y2
 	VMINPS 96(AX), Y3, Y3
 	ADDQ   $0x00000080, AX
 	SUBQ   $0x00000020, CX
-	JMP    unrolled_65
+	JMP    unrolled_73
 
-tail_66:
+tail_74:
 	TESTQ CX, CX
-	JZ    done_68
+	JZ    done_76
 
-single_67:
+single_75:
 	VMINPS (AX), Y0, Y0
 	ADDQ   $0x00000020, AX
 	SUBQ   $0x00000008, CX
-	JNZ    single_67
+	JNZ    single_75
 
-done_68:
+done_76:
 	// horizontal min
 	VMINPS       Y1, Y0, Y0
 	VMINPS       Y3, Y2, Y2

@@ -124,6 +124,24 @@ func dotAxpyAVX512(a []float64, b []float64, y []float64, c float64) float64
 //go:noescape
 func dotColumnsAVX512(dst []float32, k []float32, w []float32, stride int)
 
+// gaussianSumColumns3AVX512 is gaussianSumColumns3Generic for AVX-512F:
+//
+// prototype
+//
+// Requires: AVX, AVX512F
+//
+//go:noescape
+func gaussianSumColumns3AVX512(dst []float32, buf []float32, w []float32, stride int, scale float32, offset float32)
+
+// gaussianSumColumns10AVX512 is gaussianSumColumns10Generic for AVX-512F:
+//
+// prototype
+//
+// Requires: AVX, AVX512F
+//
+//go:noescape
+func gaussianSumColumns10AVX512(dst []float32, buf []float32, w []float32, stride int, scale float32, offset float32)
+
 // expAVX512 is expGeneric for AVX-512F:
 //
 //	for i := range dst {

@@ -1478,6 +1478,511 @@ below1_71:
 	VZEROUPPER
 	RET
 
+// func gaussianSumColumns3AVX512(dst []float32, buf []float32, w []float32, stride int, scale float32, offset float32)
+// Requires: AVX, AVX512F
+TEXT ·gaussianSumColumns3AVX512(SB), NOSPLIT, $0-88
+	MOVQ         buf_base+24(FP), AX
+	MOVQ         buf_len+32(FP), CX
+	MOVQ         stride+72(FP), DX
+	SHLQ         $0x02, DX
+	LEAQ         (DX)(DX*2), BX
+	MOVQ         w_base+48(FP), BX
+	VBROADCASTSS scale+80(FP), Z0
+	VBROADCASTSS expconsts<>+0(SB), Z1
+	VBROADCASTSS expconsts<>+32(SB), Z2
+	VBROADCASTSS expconsts<>+64(SB), Z3
+	VBROADCASTSS expconsts<>+96(SB), Z4
+	VBROADCASTSS expconsts<>+128(SB), Z5
+	VBROADCASTSS expconsts<>+160(SB), Z6
+	VBROADCASTSS expconsts<>+224(SB), Z7
+	VBROADCASTSS expconsts<>+256(SB), Z8
+	VBROADCASTSS expconsts<>+288(SB), Z9
+	VBROADCASTSS expconsts<>+320(SB), Z10
+	VBROADCASTSS expconsts<>+352(SB), Z11
+	VPXORD       Z12, Z12, Z12
+	VPXORD       Z13, Z13, Z13
+	VPXORD       Z14, Z14, Z14
+
+unrolled_77:
+	CMPQ         CX, $0x00000040
+	JB           tail_78
+	VBROADCASTSS offset+84(FP), Z15
+	VFMADD231PS  (AX), Z0, Z15
+	VBROADCASTSS offset+84(FP), Z16
+	VFMADD231PS  64(AX), Z0, Z16
+	VBROADCASTSS offset+84(FP), Z17
+	VFMADD231PS  128(AX), Z0, Z17
+	VBROADCASTSS offset+84(FP), Z18
+	VFMADD231PS  192(AX), Z0, Z18
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Z15, Z1, Z15
+	VMAXPS Z16, Z1, Z16
+	VMAXPS Z17, Z1, Z17
+	VMAXPS Z18, Z1, Z18
+	VMINPS Z15, Z2, Z15
+	VMINPS Z16, Z2, Z16
+	VMINPS Z17, Z2, Z17
+	VMINPS Z18, Z2, Z18
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Z19
+	VFMADD231PS  Z3, Z15, Z19
+	VBROADCASTSS expconsts<>+96(SB), Z20
+	VFMADD231PS  Z3, Z16, Z20
+	VBROADCASTSS expconsts<>+96(SB), Z21
+	VFMADD231PS  Z3, Z17, Z21
+	VBROADCASTSS expconsts<>+96(SB), Z22
+	VFMADD231PS  Z3, Z18, Z22
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z4, Z19, Z23
+	VFNMADD231PS Z5, Z23, Z15
+	VFNMADD231PS Z6, Z23, Z15
+	VSUBPS       Z4, Z20, Z23
+	VFNMADD231PS Z5, Z23, Z16
+	VFNMADD231PS Z6, Z23, Z16
+	VSUBPS       Z4, Z21, Z23
+	VFNMADD231PS Z5, Z23, Z17
+	VFNMADD231PS Z6, Z23, Z17
+	VSUBPS       Z4, Z22, Z23
+	VFNMADD231PS Z5, Z23, Z18
+	VFNMADD231PS Z6, Z23, Z18
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Z23
+	VFMADD213PS  Z7, Z15, Z23
+	VBROADCASTSS expconsts<>+192(SB), Z24
+	VFMADD213PS  Z7, Z16, Z24
+	VBROADCASTSS expconsts<>+192(SB), Z25
+	VFMADD213PS  Z7, Z17, Z25
+	VBROADCASTSS expconsts<>+192(SB), Z26
+	VFMADD213PS  Z7, Z18, Z26
+	VFMADD213PS  Z8, Z15, Z23
+	VFMADD213PS  Z8, Z16, Z24
+	VFMADD213PS  Z8, Z17, Z25
+	VFMADD213PS  Z8, Z18, Z26
+	VFMADD213PS  Z9, Z15, Z23
+	VFMADD213PS  Z9, Z16, Z24
+	VFMADD213PS  Z9, Z17, Z25
+	VFMADD213PS  Z9, Z18, Z26
+	VFMADD213PS  Z10, Z15, Z23
+	VFMADD213PS  Z10, Z16, Z24
+	VFMADD213PS  Z10, Z17, Z25
+	VFMADD213PS  Z10, Z18, Z26
+	VFMADD213PS  Z11, Z15, Z23
+	VFMADD213PS  Z11, Z16, Z24
+	VFMADD213PS  Z11, Z17, Z25
+	VFMADD213PS  Z11, Z18, Z26
+
+	// y = (p·r)·r + r
+	VMULPS      Z15, Z23, Z23
+	VFMADD213PS Z15, Z15, Z23
+	VMULPS      Z16, Z24, Z24
+	VFMADD213PS Z16, Z16, Z24
+	VMULPS      Z17, Z25, Z25
+	VFMADD213PS Z17, Z17, Z25
+	VMULPS      Z18, Z26, Z26
+	VFMADD213PS Z18, Z18, Z26
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Z19, Z19
+	VFMADD213PS Z19, Z19, Z23
+	VPSLLD      $0x17, Z20, Z20
+	VFMADD213PS Z20, Z20, Z24
+	VPSLLD      $0x17, Z21, Z21
+	VFMADD213PS Z21, Z21, Z25
+	VPSLLD      $0x17, Z22, Z22
+	VFMADD213PS Z22, Z22, Z26
+	VMOVUPS     Z23, (AX)
+	VFMADD231PS (BX), Z23, Z12
+	VFMADD231PS (BX)(DX*1), Z23, Z13
+	VFMADD231PS (BX)(DX*2), Z23, Z14
+	VMOVUPS     Z24, 64(AX)
+	VFMADD231PS 64(BX), Z24, Z12
+	VFMADD231PS 64(BX)(DX*1), Z24, Z13
+	VFMADD231PS 64(BX)(DX*2), Z24, Z14
+	VMOVUPS     Z25, 128(AX)
+	VFMADD231PS 128(BX), Z25, Z12
+	VFMADD231PS 128(BX)(DX*1), Z25, Z13
+	VFMADD231PS 128(BX)(DX*2), Z25, Z14
+	VMOVUPS     Z26, 192(AX)
+	VFMADD231PS 192(BX), Z26, Z12
+	VFMADD231PS 192(BX)(DX*1), Z26, Z13
+	VFMADD231PS 192(BX)(DX*2), Z26, Z14
+	ADDQ        $0x00000100, AX
+	ADDQ        $0x00000100, BX
+	SUBQ        $0x00000040, CX
+	JMP         unrolled_77
+
+tail_78:
+	TESTQ CX, CX
+	JZ    done_80
+
+single_79:
+	VBROADCASTSS offset+84(FP), Z15
+	VFMADD231PS  (AX), Z0, Z15
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Z15, Z1, Z15
+	VMINPS Z15, Z2, Z15
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Z16
+	VFMADD231PS  Z3, Z15, Z16
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z4, Z16, Z17
+	VFNMADD231PS Z5, Z17, Z15
+	VFNMADD231PS Z6, Z17, Z15
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Z17
+	VFMADD213PS  Z7, Z15, Z17
+	VFMADD213PS  Z8, Z15, Z17
+	VFMADD213PS  Z9, Z15, Z17
+	VFMADD213PS  Z10, Z15, Z17
+	VFMADD213PS  Z11, Z15, Z17
+
+	// y = (p·r)·r + r
+	VMULPS      Z15, Z17, Z17
+	VFMADD213PS Z15, Z15, Z17
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Z16, Z16
+	VFMADD213PS Z16, Z16, Z17
+	VMOVUPS     Z17, (AX)
+	VFMADD231PS (BX), Z17, Z12
+	VFMADD231PS (BX)(DX*1), Z17, Z13
+	VFMADD231PS (BX)(DX*2), Z17, Z14
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, BX
+	SUBQ        $0x00000010, CX
+	JNZ         single_79
+
+done_80:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z12, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VSHUFF64X2 $0xb1, Z12, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VPERMILPS  $0x0e, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VPERMILPS  $0x01, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VMOVSS     X12, (AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z13, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VSHUFF64X2 $0xb1, Z13, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VPERMILPS  $0x0e, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VPERMILPS  $0x01, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VMOVSS     X13, 4(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z14, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VSHUFF64X2 $0xb1, Z14, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VPERMILPS  $0x0e, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VPERMILPS  $0x01, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VMOVSS     X14, 8(AX)
+	VZEROUPPER
+	RET
+
+// func gaussianSumColumns10AVX512(dst []float32, buf []float32, w []float32, stride int, scale float32, offset float32)
+// Requires: AVX, AVX512F
+TEXT ·gaussianSumColumns10AVX512(SB), NOSPLIT, $0-88
+	MOVQ         buf_base+24(FP), AX
+	MOVQ         buf_len+32(FP), CX
+	MOVQ         stride+72(FP), DX
+	SHLQ         $0x02, DX
+	LEAQ         (DX)(DX*2), BX
+	MOVQ         w_base+48(FP), SI
+	LEAQ         (SI)(DX*4), DI
+	LEAQ         (DI)(DX*4), R8
+	VBROADCASTSS scale+80(FP), Z0
+	VBROADCASTSS expconsts<>+0(SB), Z1
+	VBROADCASTSS expconsts<>+32(SB), Z2
+	VBROADCASTSS expconsts<>+64(SB), Z3
+	VBROADCASTSS expconsts<>+96(SB), Z4
+	VBROADCASTSS expconsts<>+128(SB), Z5
+	VBROADCASTSS expconsts<>+160(SB), Z6
+	VBROADCASTSS expconsts<>+224(SB), Z7
+	VBROADCASTSS expconsts<>+256(SB), Z8
+	VBROADCASTSS expconsts<>+288(SB), Z9
+	VBROADCASTSS expconsts<>+320(SB), Z10
+	VBROADCASTSS expconsts<>+352(SB), Z11
+	VPXORD       Z12, Z12, Z12
+	VPXORD       Z13, Z13, Z13
+	VPXORD       Z14, Z14, Z14
+	VPXORD       Z15, Z15, Z15
+	VPXORD       Z16, Z16, Z16
+	VPXORD       Z17, Z17, Z17
+	VPXORD       Z18, Z18, Z18
+	VPXORD       Z19, Z19, Z19
+	VPXORD       Z20, Z20, Z20
+	VPXORD       Z21, Z21, Z21
+
+unrolled_81:
+	CMPQ         CX, $0x00000020
+	JB           tail_82
+	VBROADCASTSS offset+84(FP), Z22
+	VFMADD231PS  (AX), Z0, Z22
+	VBROADCASTSS offset+84(FP), Z23
+	VFMADD231PS  64(AX), Z0, Z23
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Z22, Z1, Z22
+	VMAXPS Z23, Z1, Z23
+	VMINPS Z22, Z2, Z22
+	VMINPS Z23, Z2, Z23
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Z24
+	VFMADD231PS  Z3, Z22, Z24
+	VBROADCASTSS expconsts<>+96(SB), Z25
+	VFMADD231PS  Z3, Z23, Z25
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z4, Z24, Z26
+	VFNMADD231PS Z5, Z26, Z22
+	VFNMADD231PS Z6, Z26, Z22
+	VSUBPS       Z4, Z25, Z26
+	VFNMADD231PS Z5, Z26, Z23
+	VFNMADD231PS Z6, Z26, Z23
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Z26
+	VFMADD213PS  Z7, Z22, Z26
+	VBROADCASTSS expconsts<>+192(SB), Z27
+	VFMADD213PS  Z7, Z23, Z27
+	VFMADD213PS  Z8, Z22, Z26
+	VFMADD213PS  Z8, Z23, Z27
+	VFMADD213PS  Z9, Z22, Z26
+	VFMADD213PS  Z9, Z23, Z27
+	VFMADD213PS  Z10, Z22, Z26
+	VFMADD213PS  Z10, Z23, Z27
+	VFMADD213PS  Z11, Z22, Z26
+	VFMADD213PS  Z11, Z23, Z27
+
+	// y = (p·r)·r + r
+	VMULPS      Z22, Z26, Z26
+	VFMADD213PS Z22, Z22, Z26
+	VMULPS      Z23, Z27, Z27
+	VFMADD213PS Z23, Z23, Z27
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Z24, Z24
+	VFMADD213PS Z24, Z24, Z26
+	VPSLLD      $0x17, Z25, Z25
+	VFMADD213PS Z25, Z25, Z27
+	VMOVUPS     Z26, (AX)
+	VFMADD231PS (SI), Z26, Z12
+	VFMADD231PS (SI)(DX*1), Z26, Z13
+	VFMADD231PS (SI)(DX*2), Z26, Z14
+	VFMADD231PS (SI)(BX*1), Z26, Z15
+	VFMADD231PS (DI), Z26, Z16
+	VFMADD231PS (DI)(DX*1), Z26, Z17
+	VFMADD231PS (DI)(DX*2), Z26, Z18
+	VFMADD231PS (DI)(BX*1), Z26, Z19
+	VFMADD231PS (R8), Z26, Z20
+	VFMADD231PS (R8)(DX*1), Z26, Z21
+	VMOVUPS     Z27, 64(AX)
+	VFMADD231PS 64(SI), Z27, Z12
+	VFMADD231PS 64(SI)(DX*1), Z27, Z13
+	VFMADD231PS 64(SI)(DX*2), Z27, Z14
+	VFMADD231PS 64(SI)(BX*1), Z27, Z15
+	VFMADD231PS 64(DI), Z27, Z16
+	VFMADD231PS 64(DI)(DX*1), Z27, Z17
+	VFMADD231PS 64(DI)(DX*2), Z27, Z18
+	VFMADD231PS 64(DI)(BX*1), Z27, Z19
+	VFMADD231PS 64(R8), Z27, Z20
+	VFMADD231PS 64(R8)(DX*1), Z27, Z21
+	ADDQ        $0x00000080, AX
+	ADDQ        $0x00000080, SI
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, R8
+	SUBQ        $0x00000020, CX
+	JMP         unrolled_81
+
+tail_82:
+	TESTQ CX, CX
+	JZ    done_84
+
+single_83:
+	VBROADCASTSS offset+84(FP), Z22
+	VFMADD231PS  (AX), Z0, Z22
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Z22, Z1, Z22
+	VMINPS Z22, Z2, Z22
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Z23
+	VFMADD231PS  Z3, Z22, Z23
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z4, Z23, Z24
+	VFNMADD231PS Z5, Z24, Z22
+	VFNMADD231PS Z6, Z24, Z22
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Z24
+	VFMADD213PS  Z7, Z22, Z24
+	VFMADD213PS  Z8, Z22, Z24
+	VFMADD213PS  Z9, Z22, Z24
+	VFMADD213PS  Z10, Z22, Z24
+	VFMADD213PS  Z11, Z22, Z24
+
+	// y = (p·r)·r + r
+	VMULPS      Z22, Z24, Z24
+	VFMADD213PS Z22, Z22, Z24
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Z23, Z23
+	VFMADD213PS Z23, Z23, Z24
+	VMOVUPS     Z24, (AX)
+	VFMADD231PS (SI), Z24, Z12
+	VFMADD231PS (SI)(DX*1), Z24, Z13
+	VFMADD231PS (SI)(DX*2), Z24, Z14
+	VFMADD231PS (SI)(BX*1), Z24, Z15
+	VFMADD231PS (DI), Z24, Z16
+	VFMADD231PS (DI)(DX*1), Z24, Z17
+	VFMADD231PS (DI)(DX*2), Z24, Z18
+	VFMADD231PS (DI)(BX*1), Z24, Z19
+	VFMADD231PS (R8), Z24, Z20
+	VFMADD231PS (R8)(DX*1), Z24, Z21
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	SUBQ        $0x00000010, CX
+	JNZ         single_83
+
+done_84:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z12, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VSHUFF64X2 $0xb1, Z12, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VPERMILPS  $0x0e, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VPERMILPS  $0x01, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VMOVSS     X12, (AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z13, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VSHUFF64X2 $0xb1, Z13, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VPERMILPS  $0x0e, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VPERMILPS  $0x01, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VMOVSS     X13, 4(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z14, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VSHUFF64X2 $0xb1, Z14, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VPERMILPS  $0x0e, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VPERMILPS  $0x01, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VMOVSS     X14, 8(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VSHUFF64X2 $0xb1, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x0e, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x01, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VMOVSS     X15, 12(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z16, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VSHUFF64X2 $0xb1, Z16, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VPERMILPS  $0x0e, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VPERMILPS  $0x01, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VMOVSS     X16, 16(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z17, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VSHUFF64X2 $0xb1, Z17, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VPERMILPS  $0x0e, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VPERMILPS  $0x01, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VMOVSS     X17, 20(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z18, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VSHUFF64X2 $0xb1, Z18, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VPERMILPS  $0x0e, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VPERMILPS  $0x01, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VMOVSS     X18, 24(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z19, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VSHUFF64X2 $0xb1, Z19, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VPERMILPS  $0x0e, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VPERMILPS  $0x01, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VMOVSS     X19, 28(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z20, Z20, Z0
+	VADDPS     Z0, Z20, Z20
+	VSHUFF64X2 $0xb1, Z20, Z20, Z0
+	VADDPS     Z0, Z20, Z20
+	VPERMILPS  $0x0e, Z20, Z0
+	VADDPS     Z0, Z20, Z20
+	VPERMILPS  $0x01, Z20, Z0
+	VADDPS     Z0, Z20, Z20
+	VMOVSS     X20, 32(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z21, Z21, Z0
+	VADDPS     Z0, Z21, Z21
+	VSHUFF64X2 $0xb1, Z21, Z21, Z0
+	VADDPS     Z0, Z21, Z21
+	VPERMILPS  $0x0e, Z21, Z0
+	VADDPS     Z0, Z21, Z21
+	VPERMILPS  $0x01, Z21, Z0
+	VADDPS     Z0, Z21, Z21
+	VMOVSS     X21, 36(AX)
+	VZEROUPPER
+	RET
+
 // func expAVX512(dst []float32, src []float32)
 // Requires: AVX, AVX512F
 TEXT ·expAVX512(SB), NOSPLIT, $0-48
@@ -1496,9 +2001,9 @@ TEXT ·expAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS expconsts<>+320(SB), Z9
 	VBROADCASTSS expconsts<>+352(SB), Z10
 
-unrolled_77:
+unrolled_85:
 	CMPQ    DX, $0x00000040
-	JB      tail_78
+	JB      tail_86
 	VMOVUPS (CX), Z11
 	VMOVUPS 64(CX), Z12
 	VMOVUPS 128(CX), Z13
@@ -1590,13 +2095,13 @@ unrolled_77:
 	ADDQ        $0x00000100, CX
 	ADDQ        $0x00000100, AX
 	SUBQ        $0x00000040, DX
-	JMP         unrolled_77
+	JMP         unrolled_85
 
-tail_78:
+tail_86:
 	TESTQ DX, DX
-	JZ    done_80
+	JZ    done_88
 
-single_79:
+single_87:
 	VMOVUPS (CX), Z11
 
 	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
@@ -1631,9 +2136,9 @@ single_79:
 	ADDQ        $0x00000040, CX
 	ADDQ        $0x00000040, AX
 	SUBQ        $0x00000010, DX
-	JNZ         single_79
+	JNZ         single_87
 
-done_80:
+done_88:
 	VZEROUPPER
 	RET
 
@@ -1647,28 +2152,28 @@ TEXT ·minAVX512(SB), NOSPLIT, $0-28
 	VMOVUPS (AX), Z2
 	VMOVUPS (AX), Z3
 
-unrolled_81:
+unrolled_89:
 	CMPQ   CX, $0x00000040
-	JB     tail_82
+	JB     tail_90
 	VMINPS (AX), Z0, Z0
 	VMINPS 64(AX), Z1, Z1
 	VMINPS 128(AX), Z2, Z2
 	VMINPS 192(AX), Z3, Z3
 	ADDQ   $0x00000100, AX
 	SUBQ   $0x00000040, CX
-	JMP    unrolled_81
+	JMP    unrolled_89
 
-tail_82:
+tail_90:
 	TESTQ CX, CX
-	JZ    done_84
+	JZ    done_92
 
-single_83:
+single_91:
 	VMINPS (AX), Z0, Z0
 	ADDQ   $0x00000040, AX
 	SUBQ   $0x00000010, CX
-	JNZ    single_83
+	JNZ    single_91
 
-done_84:
+done_92:
 	// horizontal min
 	VMINPS     Z1, Z0, Z0
 	VMINPS     Z3, Z2, Z2

@@ -176,6 +176,13 @@ func (g *gen) all() {
 	g.dot()
 	g.dotAxpy()
 	g.dotColumns()
+	if g.be.lanes == 16 {
+		g.gaussianSumColumns(3, 4)
+		g.gaussianSumColumns(10, 2)
+	} else {
+		g.gaussianSumColumns(3, 2)
+		g.gaussianSumColumns(5, 2)
+	}
 	g.exp()
 	g.min()
 }

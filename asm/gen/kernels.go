@@ -704,3 +704,55 @@ func (g *gen) min() {
 	g.VZEROUPPER()
 	g.RET()
 }
+
+// PROTOTYPE (measurement only): gaussianSum over cols weight columns at once.
+func (g *gen) gaussianSumColumns(cols, unroll int) {
+	g.function(fmt.Sprintf("gaussianSumColumns%d", cols), "func(dst, buf, w []float32, stride int, scale, offset float32)", "prototype")
+	be := g.be
+	buf := g.load(g.Param("buf").Base())
+	n := g.load(g.Param("buf").Len())
+	strideBytes := g.load(g.Param("stride"))
+	g.SHLQ(operand.U8(2), strideBytes)
+	stride3 := g.GP64()
+	g.LEAQ(operand.Mem{Base: strideBytes, Index: strideBytes, Scale: 2}, stride3)
+	r := rows{base: []reg.GPVirtual{g.load(g.Param("w").Base())}, stride: strideBytes, stride3: stride3}
+	for m := 4; m < cols; m += 4 {
+		q := g.GP64()
+		g.LEAQ(operand.Mem{Base: r.base[len(r.base)-1], Index: strideBytes, Scale: 4}, q)
+		r.base = append(r.base, q)
+	}
+	scale := g.vec()
+	g.VBROADCASTSS(g.addr(g.Param("scale")), scale)
+	offset := g.addr(g.Param("offset"))
+	k := g.loadExpConsts()
+	acc := make([]reg.VecVirtual, cols)
+	for i := range acc {
+		acc[i] = g.vec()
+		be.zero(g, acc[i])
+	}
+	g.unrolled(n, unroll, be.lanes, func(nb int) {
+		xs := make([]reg.VecVirtual, nb)
+		for i := range xs {
+			xs[i] = g.vec()
+			g.VBROADCASTSS(offset, xs[i])
+			g.VFMADD231PS(operand.Mem{Base: buf, Disp: i * be.width()}, scale, xs[i])
+		}
+		for i, y := range g.expBlocks(k, xs) {
+			g.VMOVUPS(y, operand.Mem{Base: buf, Disp: i * be.width()})
+			for c := range acc {
+				g.VFMADD231PS(r.at(c, i, be.width()), y, acc[c])
+			}
+		}
+		g.ADDQ(operand.U32(nb*be.width()), buf)
+		for _, b := range r.base {
+			g.ADDQ(operand.U32(nb*be.width()), b)
+		}
+		g.SUBQ(operand.U32(nb*be.lanes), n)
+	})
+	dst := g.load(g.Param("dst").Base())
+	for c := range acc {
+		g.reduce(acc[c:c+1], g.sum(), operand.Mem{Base: dst, Disp: 4 * c})
+	}
+	g.VZEROUPPER()
+	g.RET()
+}
