@@ -60,7 +60,22 @@ type Set struct {
 type Scratch struct {
 	buf    []float32 // distances, then kernel values; one per slot of the set's capacity
 	dense  []float32
-	factor float64 // true kernel values are factor·buf (see evaluate)
+	sums   []float32 // column sums of SumsWith
+	factor float64   // true kernel values are factor·buf (see evaluate)
+}
+
+// columnSums writes into dst the sums over the kernel values in sc of the
+// len(dst) columns of w starting at w[0] (stride slots each), n slots
+// each, times the kernel factor: one simd.DotColumns pass.
+func (sc *Scratch) columnSums(dst []float64, w []float32, stride, n int) {
+	if cap(sc.sums) < len(dst) {
+		sc.sums = make([]float32, len(dst))
+	}
+	sums := sc.sums[:len(dst)]
+	simd.DotColumns(sums, sc.buf[:n], w, stride)
+	for c, v := range sums {
+		dst[c] = sc.factor * float64(v)
+	}
 }
 
 // view is what scoring needs: the stored tiles and norms, and the facts about
@@ -299,9 +314,8 @@ func (s *Set) SumsWith(sc *Scratch, first int, dst []float64) {
 	if first < 0 || first+len(dst) > s.cols {
 		panic(fmt.Sprintf("engine: columns %d..%d of %d", first, first+len(dst)-1, s.cols))
 	}
-	n := s.m.Padded()
-	for c := range dst {
-		dst[c] = sc.factor * float64(simd.Dot(sc.buf[:n], s.column(first+c)))
+	if len(dst) > 0 {
+		sc.columnSums(dst, s.weights[first*s.stride:], s.stride, s.m.Padded())
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/bogd-project/bogd/layout"
-	"github.com/bogd-project/bogd/simd"
 )
 
 // Model is an immutable snapshot of a support set with one weight per vector
@@ -189,8 +188,8 @@ func (m *Model) score(x Vector, sc *Scratch) float64 {
 
 // otherOutputs writes outputs 1.. of the kernel values in sc into dst[1:].
 func (m *Model) otherOutputs(sc *Scratch, dst []float64) {
-	for o := 1; o < m.outputs; o++ {
-		dst[o] = sc.factor * float64(simd.Dot(sc.buf[:m.stride], m.weights[o*m.stride:(o+1)*m.stride]))
+	if m.outputs > 1 {
+		sc.columnSums(dst[1:m.outputs], m.weights[m.stride:], m.stride, m.stride)
 	}
 }
 
