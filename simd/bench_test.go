@@ -214,3 +214,51 @@ func BenchmarkDotColumns(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkMultiOutput measures one multi-output f(x) at a budget of 1000
+// and dimension 16 (SqDist, kernel values, K sums), in the kept design
+// (GaussianSumColumns: the sums of the first columns while the kernel
+// values are in registers) against GaussianSum for one column followed by
+// DotColumns for the others, next to the binary f(x) (SqDist and
+// GaussianSum) the target is stated against.
+func BenchmarkMultiOutput(b *testing.B) {
+	simdtest.ForEachImplB(b, func(b *testing.B, impl simd.Impl) {
+		const budget, dim = 1000, 16
+		r := rand.New(rand.NewPCG(8, 8))
+		tiles := tiled(randVecs(r, budget, dim, func() float32 { return float32(r.NormFloat64()) }), dim)
+		x := randVecs(r, 1, dim, func() float32 { return float32(r.NormFloat64()) })[0]
+		n := slots(budget)
+		w := randVecs(r, 1, 26*n, func() float32 { return float32(r.NormFloat64()) })[0]
+		buf := make([]float32, n)
+		const scale = -1.0 / 32 // σ² = 16 = d: kernel values spread over (0, 1]
+		b.Run("binary", func(b *testing.B) {
+			var sink float32
+			b.ReportAllocs()
+			for b.Loop() {
+				simd.SqDist(buf, x, tiles, dim)
+				sink += simd.GaussianSum(buf, w[:n], scale, 0)
+			}
+			if sink != sink {
+				b.Fatal("NaN")
+			}
+		})
+		for _, k := range []int{3, 10, 26} {
+			dst := make([]float32, k)
+			b.Run(fmt.Sprintf("K=%d/design=fused", k), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					simd.SqDist(buf, x, tiles, dim)
+					simd.GaussianSumColumns(dst, buf, w, n, scale, 0)
+				}
+			})
+			b.Run(fmt.Sprintf("K=%d/design=twopass", k), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					simd.SqDist(buf, x, tiles, dim)
+					dst[0] = simd.GaussianSum(buf, w[:n], scale, 0)
+					simd.DotColumns(dst[1:], buf, w[n:], n)
+				}
+			})
+		}
+	})
+}

@@ -42,14 +42,39 @@ func sqdistSparse(dst, norms []float32, idx []int32, val []float32, xnorm float3
 	}
 }
 
+// gaussianSum takes the one-column form of the fused kernel.
 func gaussianSum(buf, w []float32, scale, offset float32) float32 {
+	var sum [1]float32
 	switch active {
 	case AVX512:
-		return gaussianSumAVX512(buf, w, scale, offset)
+		gaussianSumColumnsAVX512(sum[:], buf, w, len(buf), scale, offset)
 	case AVX2:
-		return gaussianSumAVX2(buf, w, scale, offset)
+		gaussianSumColumnsAVX2(sum[:], buf, w, len(buf), scale, offset)
+	default:
+		return gaussianSumGeneric(buf, w, scale, offset)
 	}
-	return gaussianSumGeneric(buf, w, scale, offset)
+	return sum[0]
+}
+
+// gaussianSumColumns sums as many columns as the vector kernel takes in
+// its exp pass and the others from the kernel values it stored in buf.
+// len(dst) must be at least 1.
+func gaussianSumColumns(dst, buf, w []float32, stride int, scale, offset float32) {
+	fused := len(dst)
+	switch active {
+	case AVX512:
+		fused = min(fused, fusedColsAVX512)
+		gaussianSumColumnsAVX512(dst[:fused], buf, w, stride, scale, offset)
+	case AVX2:
+		fused = min(fused, fusedColsAVX2)
+		gaussianSumColumnsAVX2(dst[:fused], buf, w, stride, scale, offset)
+	default:
+		gaussianSumColumnsGeneric(dst, buf, w, stride, scale, offset)
+		return
+	}
+	if fused < len(dst) {
+		dotColumns(dst[fused:], buf, w[fused*stride:], stride)
+	}
 }
 
 func dot(a, b []float32) float32 {

@@ -17,6 +17,10 @@ func gaussianSum(buf, w []float32, scale, offset float32) float32 {
 	return gaussianSumGeneric(buf, w, scale, offset)
 }
 
+func gaussianSumColumns(dst, buf, w []float32, stride int, scale, offset float32) {
+	gaussianSumColumnsGeneric(dst, buf, w, stride, scale, offset)
+}
+
 func dot(a, b []float32) float32 { return dotGeneric(a, b) }
 
 func dotColumns(dst, k, w []float32, stride int) { dotColumnsGeneric(dst, k, w, stride) }

@@ -247,42 +247,97 @@ func engineOffset(scale float32) func(dist []float32) float32 {
 
 // checkGaussianSum runs GaussianSum on guarded, misaligned (by skew) copies
 // of dist and w, compares every kernel value with exp of the exact argument
-// scale·dᵢ + offset (expTol) and the sum with Σ wᵢ·e^(scale·dᵢ + offset),
-// and returns the kernel values followed by the sum. Sum tolerance: each
-// term carries its kernel value's error |wᵢ|·tolᵢ; the float32
-// accumulation adds at most n/16 + 1 roundings per lane, 4 for the
-// horizontal sum and 16 for a scalar tail, each bounded by u·Σ|wᵢ·kᵢ|;
-// products and sums that underflow into the denormals err by up to 2⁻¹⁵⁰
-// each instead, absolutely.
+// scale·dᵢ + offset (refKernels) and the sum with Σ wᵢ·e^(scale·dᵢ + offset)
+// (refWeightedSum), and returns the kernel values followed by the sum.
 //
 // buf is both read and written, and its guards are NaN: a read past it
 // makes the sum NaN, and a write past it without that read stores a finite
 // kernel value there.
 func checkGaussianSum(tb testing.TB, what string, dist, w []float32, scale, offset float32, skew int) []float32 {
 	tb.Helper()
-	n := len(dist)
 	buf := newGuarded(dist, nan[float32](), skew)
 	wg := newGuarded(w, nan[float32](), skew+1)
 	sum := simd.GaussianSum(buf.s(), wg.s(), scale, offset)
 	buf.check(tb, what+" buf")
 	wg.checkInput(tb, what+" w")
-	var want, mag, kerr float64
-	for i, d := range dist {
-		prod := float64(scale) * float64(d) // exact: a float32 product fits a float64
-		k := math.Exp(clampExp(prod + float64(offset)))
-		tol := expTol(k, argErr(prod, float64(offset)))
-		if got := buf.s()[i]; !closeTo(got, k, tol) {
-			tb.Fatalf("%s: kernel %d of e^(%v·%v + %v): got %v, want %v", what, i, scale, d, offset, got, k)
-		}
-		want += float64(w[i]) * k
-		mag += math.Abs(float64(w[i]) * k)
-		kerr += math.Abs(float64(w[i])) * tol
-	}
-	tol := kerr + float64(n/16+21)*u32*mag + float64(2*n+21)*0x1p-150
+	k, ktol := checkKernels(tb, what, buf.s(), dist, scale, offset)
+	want, tol := refWeightedSum(w, k, ktol)
 	if !closeTo(sum, want, tol) {
 		tb.Fatalf("%s: sum: got %v, want %v (tolerance %.3g)", what, sum, want, tol)
 	}
 	return append(buf.s(), sum)
+}
+
+// checkKernels compares the kernel values got computed from the squared
+// distances dist with refKernels, and returns the reference values and
+// their tolerances.
+func checkKernels(tb testing.TB, what string, got, dist []float32, scale, offset float32) (k, tol []float64) {
+	tb.Helper()
+	k, tol = refKernels(dist, scale, offset)
+	for i, d := range dist {
+		if !closeTo(got[i], k[i], tol[i]) {
+			tb.Fatalf("%s: kernel %d of e^(%v·%v + %v): got %v, want %v", what, i, scale, d, offset, got[i], k[i])
+		}
+	}
+	return k, tol
+}
+
+func TestEquivGaussianSumColumns(t *testing.T) {
+	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
+		skew := 0 // misalignment of the slices, varied over the cases
+		r := rand.New(rand.NewPCG(17, 18))
+		for _, n := range append(vectorCounts(), 1008, 2051) {
+			// Every column count up to 30 (past the 10 or 7 columns the
+			// vector code sums in its exp pass) for the short lengths,
+			// a few counts for the long ones.
+			cols := []int{0, 1, 2, 3, 7, 8, 10, 11, 26, 52}
+			if n <= 67 {
+				cols = cols[:0]
+				for c := 0; c <= 30; c++ {
+					cols = append(cols, c)
+				}
+			}
+			for _, c := range cols {
+				for _, stride := range []int{n, n + 1 + r.IntN(5), (n + 31) &^ 15} {
+					dist := make([]float32, n)
+					for i := range dist {
+						dist[i] = 10 * r.Float32()
+					}
+					var offset float32
+					if skew%3 == 1 && n > 0 {
+						offset = engineOffset(-0.5)(dist)
+					}
+					w := randVecs(r, c, n, func() float32 { return float32(r.NormFloat64()) })
+					checkGaussianSumColumns(t, fmt.Sprintf("cols=%d n=%d stride=%d offset=%v skew=%d", c, n, stride, offset, skew), dist, w, stride, -0.5, offset, skew)
+					skew++
+				}
+			}
+		}
+	})
+}
+
+// checkGaussianSumColumns runs GaussianSumColumns on guarded, misaligned
+// (by skew) copies of dist and the columns w laid out stride apart (NaN
+// between them, as checkDotColumns), compares the kernel values and every
+// column's sum as checkGaussianSum does, and returns the kernel values
+// followed by the sums.
+func checkGaussianSumColumns(tb testing.TB, what string, dist []float32, w [][]float32, stride int, scale, offset float32, skew int) []float32 {
+	tb.Helper()
+	buf := newGuarded(dist, nan[float32](), skew)
+	wg := newGuarded(columns(w, len(dist), stride), nan[float32](), skew+1)
+	dst := newOutput[float32](len(w), skew+2)
+	simd.GaussianSumColumns(dst.s(), buf.s(), wg.s(), stride, scale, offset)
+	dst.check(tb, what+" dst")
+	buf.check(tb, what+" buf")
+	wg.checkInput(tb, what+" w")
+	k, ktol := checkKernels(tb, what, buf.s(), dist, scale, offset)
+	for c, col := range w {
+		want, tol := refWeightedSum(col, k, ktol)
+		if got := dst.s()[c]; !closeTo(got, want, tol) {
+			tb.Fatalf("%s: column %d: got %v, want %v (tolerance %.3g)", what, c, got, want, tol)
+		}
+	}
+	return append(buf.s(), dst.s()...)
 }
 
 func TestEquivDot(t *testing.T) {
@@ -648,18 +703,8 @@ func TestEquivDotColumns(t *testing.T) {
 func checkDotColumns(tb testing.TB, what string, k []float32, w [][]float32, stride, skew int) []float32 {
 	tb.Helper()
 	n := len(k)
-	var flat []float32
-	if len(w) > 0 {
-		flat = make([]float32, (len(w)-1)*stride+n)
-		for i := range flat {
-			flat[i] = nan[float32]()
-		}
-		for c, col := range w {
-			copy(flat[c*stride:], col)
-		}
-	}
 	kg := newGuarded(k, nan[float32](), skew)
-	wg := newGuarded(flat, nan[float32](), skew+1)
+	wg := newGuarded(columns(w, n, stride), nan[float32](), skew+1)
 	dst := newOutput[float32](len(w), skew+2)
 	simd.DotColumns(dst.s(), kg.s(), wg.s(), stride)
 	dst.check(tb, what+" dst")
@@ -680,9 +725,10 @@ func checkDotColumns(tb testing.TB, what string, k []float32, w [][]float32, str
 	return dst.s()
 }
 
-// TestDotColumnsArgs: DotColumns accepts every shape its contract allows
-// (empty outputs and columns included) and panics on the others.
-func TestDotColumnsArgs(t *testing.T) {
+// TestColumnsArgs: DotColumns and GaussianSumColumns accept every shape
+// their contract allows (empty outputs and columns included) and panic on
+// the others.
+func TestColumnsArgs(t *testing.T) {
 	for _, c := range []struct {
 		cols, n, stride, w int
 		ok                 bool
@@ -701,13 +747,20 @@ func TestDotColumnsArgs(t *testing.T) {
 		{2, 17, 17, 33, false},
 		{2, 17, 17, 34, true},
 	} {
-		func() {
-			defer func() {
-				if p := recover(); (p == nil) != c.ok {
-					t.Errorf("DotColumns with %d columns of %d, stride %d, %d weights: panic %v, want ok %v", c.cols, c.n, c.stride, c.w, p, c.ok)
-				}
+		for name, f := range map[string]func(dst, k, w []float32, stride int){
+			"DotColumns": simd.DotColumns,
+			"GaussianSumColumns": func(dst, buf, w []float32, stride int) {
+				simd.GaussianSumColumns(dst, buf, w, stride, -1, 0)
+			},
+		} {
+			func() {
+				defer func() {
+					if p := recover(); (p == nil) != c.ok {
+						t.Errorf("%s with %d columns of %d, stride %d, %d weights: panic %v, want ok %v", name, c.cols, c.n, c.stride, c.w, p, c.ok)
+					}
+				}()
+				f(make([]float32, c.cols), make([]float32, c.n), make([]float32, c.w), c.stride)
 			}()
-			simd.DotColumns(make([]float32, c.cols), make([]float32, c.n), make([]float32, c.w), c.stride)
-		}()
+		}
 	}
 }

@@ -181,20 +181,13 @@ func FuzzGaussianSum(f *testing.F) {
 		}
 		// |w| < 2⁻⁹ and e^x ≤ e^88 < 2¹²⁷ keep the 140 terms and their sum
 		// far below MaxFloat32: the sum cannot overflow.
-		// The sum's tolerance carries the kernel values' errors (kerr):
-		// with an offset, the generic code may round the product before
-		// adding and the assembly does not, so the values differ by far
-		// more than the accumulation's roundings.
-		tol := make([]float64, n+1)
-		var mag, kerr float64
-		for i, v := range dist {
-			prod := float64(scale) * float64(v)
-			k := math.Exp(clampExp(prod + float64(offset)))
-			tol[i] = expTol(k, argErr(prod, float64(offset)))
-			mag += math.Abs(float64(w[i]))*k + math.Abs(float64(w[i]))*tol[i]
-			kerr += math.Abs(float64(w[i])) * tol[i]
-		}
-		tol[n] = kerr + float64(n/16+22)*u32*mag + float64(2*n+21)*0x1p-150
+		// The sum's tolerance carries the kernel values' errors: with an
+		// offset, the generic code may round the product before adding
+		// and the assembly does not, so the values differ by far more
+		// than the accumulation's roundings.
+		k, tol := refKernels(dist, scale, offset)
+		_, sumTol := refWeightedSum(w, k, tol)
+		tol = append(tol, sumTol)
 		skew := d.intn(4)
 		implsAgree(t, tol, func(t *testing.T) []float32 {
 			return checkGaussianSum(t, "fuzz input", dist, w, scale, offset, skew)
@@ -337,6 +330,41 @@ func FuzzDotColumns(f *testing.F) {
 		skew := d.intn(4)
 		implsAgree(t, tol, func(t *testing.T) []float32 {
 			return checkDotColumns(t, "fuzz input", k, w, stride, skew)
+		})
+	})
+}
+
+func FuzzGaussianSumColumns(f *testing.F) {
+	// The seed corpus is in testdata/fuzz/FuzzGaussianSumColumns.
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d := &decoder{b: data}
+		cols, n := d.intn(40), d.intn(140)
+		stride := n + d.intn(40)
+		// Values as FuzzGaussianSum's: the sums cannot overflow.
+		scale := d.value(-40, -12)
+		dist := make([]float32, n)
+		for i := range dist {
+			dist[i] = float32(math.Abs(float64(d.value(-20, 2))))
+		}
+		w := make([][]float32, cols)
+		for c := range w {
+			w[c] = make([]float32, n)
+			for i := range w[c] {
+				w[c][i] = d.value(-40, -24)
+			}
+		}
+		var offset float32
+		if d.byte()%2 == 1 && n > 0 {
+			offset = -scale * refMin(dist)
+		}
+		k, tol := refKernels(dist, scale, offset)
+		for _, col := range w {
+			_, sumTol := refWeightedSum(col, k, tol[:n])
+			tol = append(tol, sumTol)
+		}
+		skew := d.intn(4)
+		implsAgree(t, tol, func(t *testing.T) []float32 {
+			return checkGaussianSumColumns(t, "fuzz input", dist, w, stride, scale, offset, skew)
 		})
 	})
 }

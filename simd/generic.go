@@ -139,6 +139,24 @@ func gaussianSumGeneric(buf, w []float32, scale, offset float32) float32 {
 	return sum + sumLanes(&acc)
 }
 
+// gaussianSumColumnsGeneric is gaussianSumGeneric with the weights of
+// column 0, then dotColumnsGeneric of the kernel values with the other
+// columns (stride apart). len(dst) must be at least 1.
+func gaussianSumColumnsGeneric(dst, buf, w []float32, stride int, scale, offset float32) {
+	dst[0] = gaussianSumGeneric(buf, w[:len(buf)], scale, offset)
+	if len(dst) > 1 {
+		dotColumnsGeneric(dst[1:], buf, w[stride:], stride)
+	}
+}
+
+// kernelValues replaces each squared distance buf[i] by the kernel value
+// exp(scale·buf[i] + offset).
+func kernelValues(buf []float32, scale, offset float32) {
+	for i, b := range buf {
+		buf[i] = exp32(scale*b + offset)
+	}
+}
+
 // dotGeneric returns Σᵢ a[i]·b[i].
 func dotGeneric(a, b []float32) float32 {
 	b = b[:len(a)]

@@ -241,6 +241,56 @@ func clampExp(x float64) float64 { return min(max(x, simd.ExpMin), simd.ExpMax) 
 // refExp is the float64 exponential of the clamped argument.
 func refExp(x float32) float64 { return math.Exp(clampExp(float64(x))) }
 
+// refKernels returns the kernel value e^(scale·dᵢ + offset) of every
+// squared distance, of the exact argument (clamped), and its tolerance
+// expTol.
+func refKernels(dist []float32, scale, offset float32) (k, tol []float64) {
+	k = make([]float64, len(dist))
+	tol = make([]float64, len(dist))
+	for i, d := range dist {
+		prod := float64(scale) * float64(d) // exact: a float32 product fits a float64
+		k[i] = math.Exp(clampExp(prod + float64(offset)))
+		tol[i] = expTol(k[i], argErr(prod, float64(offset)))
+	}
+	return k, tol
+}
+
+// refWeightedSum returns Σ wᵢ·kᵢ of the reference kernel values k, whose
+// float32 counterparts are within ktol of them, and the tolerance of the
+// float32 sum: each term carries its kernel value's error |wᵢ|·ktolᵢ; the
+// float32 accumulation adds at most n/16 + 1 roundings per lane, 4 for the
+// horizontal sum and 17 for a scalar tail and its addition, each bounded
+// by u·Σ|wᵢ|·(kᵢ + ktolᵢ) (the float32 values are the ones multiplied);
+// products and sums that underflow into the denormals err by up to 2⁻¹⁵⁰
+// each instead, absolutely.
+func refWeightedSum(w []float32, k, ktol []float64) (sum, tol float64) {
+	var mag, kerr float64
+	for i := range k {
+		sum += float64(w[i]) * k[i]
+		mag += math.Abs(float64(w[i])) * (k[i] + ktol[i])
+		kerr += math.Abs(float64(w[i])) * ktol[i]
+	}
+	n := len(k)
+	return sum, kerr + float64(n/16+22)*u32*mag + float64(2*n+21)*0x1p-150
+}
+
+// columns lays out the columns w, of n values each, stride apart in one
+// slice, the values between them NaN: a kernel that reads past the end of
+// a column makes that column's sum NaN.
+func columns(w [][]float32, n, stride int) []float32 {
+	if len(w) == 0 {
+		return nil
+	}
+	flat := make([]float32, (len(w)-1)*stride+n)
+	for i := range flat {
+		flat[i] = nan[float32]()
+	}
+	for c, col := range w {
+		copy(flat[c*stride:], col[:n])
+	}
+	return flat
+}
+
 // argErr bounds the error of the float32 argument scale·d + offset of a
 // kernel value, given the exact product prod = scale·d: one rounding of the
 // (clamped) result, and when offset ≠ 0 one more of the product, which the

@@ -52,24 +52,30 @@ func sqdistAVX2(dst []float32, x []float32, tiles []float32, dim int)
 //go:noescape
 func sqdistSparseAVX2(dst []float32, norms []float32, idx []int32, val []float32, xnorm float32, tiles []float32, dim int)
 
-// gaussianSumAVX2 is gaussianSumGeneric for AVX2 and FMA:
+// gaussianSumColumnsAVX2 is gaussianSumColumnsGeneric for AVX2 and FMA:
 //
-//	var sum float32
 //	for i := range buf {
 //		buf[i] = exp32(scale*buf[i] + offset)
-//		sum += w[i] * buf[i]
 //	}
-//	return sum
+//	for c := range dst {
+//		var sum float32
+//		for i := range buf {
+//			sum += buf[i] * w[c*stride+i]
+//		}
+//		dst[c] = sum
+//	}
 //
-// len(buf) must be a multiple of 16 and len(w) == len(buf). The argument
-// scale·buf[i] + offset is one FMA: a single rounding, so with offset = 0 it
-// is the rounded product. The sum is formed in vector lanes and added
-// horizontally at the end.
+// in one pass over buf. len(buf) must be a multiple of 16 (possibly zero),
+// len(dst) between 1 and 7, stride ≥ len(buf) (any value for one column), and
+// w must hold every column: (len(dst)−1)·stride + len(buf) values. The
+// argument scale·buf[i] + offset is one FMA: a single rounding, so with
+// offset = 0 it is the rounded product. Each sum is formed in vector lanes
+// and added horizontally at the end.
 //
 // Requires: AVX, AVX2, FMA3
 //
 //go:noescape
-func gaussianSumAVX2(buf []float32, w []float32, scale float32, offset float32) float32
+func gaussianSumColumnsAVX2(dst []float32, buf []float32, w []float32, stride int, scale float32, offset float32)
 
 // dotAVX2 is dotGeneric for AVX2 and FMA:
 //
@@ -124,24 +130,6 @@ func dotAxpyAVX2(a []float64, b []float64, y []float64, c float64) float64
 //go:noescape
 func dotColumnsAVX2(dst []float32, k []float32, w []float32, stride int)
 
-// gaussianSumColumns3AVX2 is gaussianSumColumns3Generic for AVX2 and FMA:
-//
-// prototype
-//
-// Requires: AVX, AVX2, FMA3
-//
-//go:noescape
-func gaussianSumColumns3AVX2(dst []float32, buf []float32, w []float32, stride int, scale float32, offset float32)
-
-// gaussianSumColumns5AVX2 is gaussianSumColumns5Generic for AVX2 and FMA:
-//
-// prototype
-//
-// Requires: AVX, AVX2, FMA3
-//
-//go:noescape
-func gaussianSumColumns5AVX2(dst []float32, buf []float32, w []float32, stride int, scale float32, offset float32)
-
 // expAVX2 is expGeneric for AVX2 and FMA:
 //
 //	for i := range dst {
@@ -178,3 +166,6 @@ func minAVX2(a []float32) float32
 // featuresAVX2 lists the CPU features the functions above require: the union
 // of their Requires lines, all of which the dispatch checks.
 var featuresAVX2 = []cpuid.FeatureID{cpuid.AVX, cpuid.AVX2, cpuid.FMA3}
+
+// fusedColsAVX2 is the largest number of columns gaussianSumColumnsAVX2 takes.
+const fusedColsAVX2 = 7

@@ -606,27 +606,45 @@ done_13:
 	VZEROUPPER
 	RET
 
-// func gaussianSumAVX2(buf []float32, w []float32, scale float32, offset float32) float32
+// func gaussianSumColumnsAVX2(dst []float32, buf []float32, w []float32, stride int, scale float32, offset float32)
 // Requires: AVX, AVX2, FMA3
-TEXT ·gaussianSumAVX2(SB), NOSPLIT, $0-60
-	MOVQ         buf_base+0(FP), AX
-	MOVQ         w_base+24(FP), CX
-	MOVQ         buf_len+8(FP), DX
-	VBROADCASTSS scale+48(FP), Y0
+TEXT ·gaussianSumColumnsAVX2(SB), NOSPLIT, $0-88
+	MOVQ         dst_len+8(FP), AX
+	VBROADCASTSS scale+80(FP), Y0
 	VBROADCASTSS expconsts<>+0(SB), Y1
 	VBROADCASTSS expconsts<>+32(SB), Y2
-	VXORPS       Y3, Y3, Y3
+	CMPQ         AX, $0x00000001
+	JE           columns1_30
+	CMPQ         AX, $0x00000002
+	JE           columns2_31
+	CMPQ         AX, $0x00000003
+	JE           columns3_32
+	CMPQ         AX, $0x00000004
+	JE           columns4_33
+	CMPQ         AX, $0x00000005
+	JE           columns5_34
+	CMPQ         AX, $0x00000006
+	JE           columns6_35
+	CMPQ         AX, $0x00000007
+	JE           columns7_36
+	RET
 
-unrolled_30:
-	CMPQ         DX, $0x00000020
-	JB           tail_31
-	VBROADCASTSS offset+52(FP), Y4
+columns1_30:
+	MOVQ   buf_base+24(FP), AX
+	MOVQ   buf_len+32(FP), CX
+	MOVQ   w_base+48(FP), DX
+	VXORPS Y0, Y0, Y3
+
+unrolled_37:
+	CMPQ         CX, $0x00000020
+	JB           tail_38
+	VBROADCASTSS offset+84(FP), Y4
 	VFMADD231PS  (AX), Y0, Y4
-	VBROADCASTSS offset+52(FP), Y5
+	VBROADCASTSS offset+84(FP), Y5
 	VFMADD231PS  32(AX), Y0, Y5
-	VBROADCASTSS offset+52(FP), Y6
+	VBROADCASTSS offset+84(FP), Y6
 	VFMADD231PS  64(AX), Y0, Y6
-	VBROADCASTSS offset+52(FP), Y7
+	VBROADCASTSS offset+84(FP), Y7
 	VFMADD231PS  96(AX), Y0, Y7
 
 	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
@@ -709,24 +727,24 @@ unrolled_30:
 	VPSLLD      $0x17, Y11, Y11
 	VFMADD213PS Y11, Y11, Y15
 	VMOVUPS     Y12, (AX)
-	VFMADD231PS (CX), Y12, Y3
+	VFMADD231PS (DX), Y12, Y3
 	VMOVUPS     Y13, 32(AX)
-	VFMADD231PS 32(CX), Y13, Y3
+	VFMADD231PS 32(DX), Y13, Y3
 	VMOVUPS     Y14, 64(AX)
-	VFMADD231PS 64(CX), Y14, Y3
+	VFMADD231PS 64(DX), Y14, Y3
 	VMOVUPS     Y15, 96(AX)
-	VFMADD231PS 96(CX), Y15, Y3
+	VFMADD231PS 96(DX), Y15, Y3
 	ADDQ        $0x00000080, AX
-	ADDQ        $0x00000080, CX
-	SUBQ        $0x00000020, DX
-	JMP         unrolled_30
+	ADDQ        $0x00000080, DX
+	SUBQ        $0x00000020, CX
+	JMP         unrolled_37
 
-tail_31:
-	TESTQ DX, DX
-	JZ    done_33
+tail_38:
+	TESTQ CX, CX
+	JZ    done_40
 
-single_32:
-	VBROADCASTSS offset+52(FP), Y4
+single_39:
+	VBROADCASTSS offset+84(FP), Y4
 	VFMADD231PS  (AX), Y0, Y4
 
 	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
@@ -758,13 +776,15 @@ single_32:
 	VPSLLD      $0x17, Y5, Y5
 	VFMADD213PS Y5, Y5, Y6
 	VMOVUPS     Y6, (AX)
-	VFMADD231PS (CX), Y6, Y3
+	VFMADD231PS (DX), Y6, Y3
 	ADDQ        $0x00000020, AX
-	ADDQ        $0x00000020, CX
-	SUBQ        $0x00000008, DX
-	JNZ         single_32
+	ADDQ        $0x00000020, DX
+	SUBQ        $0x00000008, CX
+	JNZ         single_39
 
-done_33:
+done_40:
+	MOVQ dst_base+0(FP), AX
+
 	// horizontal sum
 	VEXTRACTF128 $0x01, Y3, X0
 	VADDPS       X0, X3, X0
@@ -772,7 +792,1126 @@ done_33:
 	VADDPS       X1, X0, X0
 	VMOVSHDUP    X0, X1
 	VADDSS       X1, X0, X0
-	VMOVSS       X0, ret+56(FP)
+	VMOVSS       X0, (AX)
+	VZEROUPPER
+	RET
+
+columns2_31:
+	MOVQ   buf_base+24(FP), AX
+	MOVQ   buf_len+32(FP), CX
+	MOVQ   w_base+48(FP), DX
+	MOVQ   stride+72(FP), BX
+	SHLQ   $0x02, BX
+	LEAQ   (BX)(BX*2), SI
+	VXORPS Y0, Y0, Y3
+	VXORPS Y0, Y0, Y4
+
+unrolled_41:
+	CMPQ         CX, $0x00000018
+	JB           tail_42
+	VBROADCASTSS offset+84(FP), Y5
+	VFMADD231PS  (AX), Y0, Y5
+	VBROADCASTSS offset+84(FP), Y6
+	VFMADD231PS  32(AX), Y0, Y6
+	VBROADCASTSS offset+84(FP), Y7
+	VFMADD231PS  64(AX), Y0, Y7
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Y5, Y1, Y5
+	VMAXPS Y6, Y1, Y6
+	VMAXPS Y7, Y1, Y7
+	VMINPS Y5, Y2, Y5
+	VMINPS Y6, Y2, Y6
+	VMINPS Y7, Y2, Y7
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Y8
+	VFMADD231PS  expconsts<>+64(SB), Y5, Y8
+	VBROADCASTSS expconsts<>+96(SB), Y9
+	VFMADD231PS  expconsts<>+64(SB), Y6, Y9
+	VBROADCASTSS expconsts<>+96(SB), Y10
+	VFMADD231PS  expconsts<>+64(SB), Y7, Y10
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       expconsts<>+96(SB), Y8, Y11
+	VFNMADD231PS expconsts<>+128(SB), Y11, Y5
+	VFNMADD231PS expconsts<>+160(SB), Y11, Y5
+	VSUBPS       expconsts<>+96(SB), Y9, Y11
+	VFNMADD231PS expconsts<>+128(SB), Y11, Y6
+	VFNMADD231PS expconsts<>+160(SB), Y11, Y6
+	VSUBPS       expconsts<>+96(SB), Y10, Y11
+	VFNMADD231PS expconsts<>+128(SB), Y11, Y7
+	VFNMADD231PS expconsts<>+160(SB), Y11, Y7
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Y11
+	VFMADD213PS  expconsts<>+224(SB), Y5, Y11
+	VBROADCASTSS expconsts<>+192(SB), Y12
+	VFMADD213PS  expconsts<>+224(SB), Y6, Y12
+	VBROADCASTSS expconsts<>+192(SB), Y13
+	VFMADD213PS  expconsts<>+224(SB), Y7, Y13
+	VFMADD213PS  expconsts<>+256(SB), Y5, Y11
+	VFMADD213PS  expconsts<>+256(SB), Y6, Y12
+	VFMADD213PS  expconsts<>+256(SB), Y7, Y13
+	VFMADD213PS  expconsts<>+288(SB), Y5, Y11
+	VFMADD213PS  expconsts<>+288(SB), Y6, Y12
+	VFMADD213PS  expconsts<>+288(SB), Y7, Y13
+	VFMADD213PS  expconsts<>+320(SB), Y5, Y11
+	VFMADD213PS  expconsts<>+320(SB), Y6, Y12
+	VFMADD213PS  expconsts<>+320(SB), Y7, Y13
+	VFMADD213PS  expconsts<>+352(SB), Y5, Y11
+	VFMADD213PS  expconsts<>+352(SB), Y6, Y12
+	VFMADD213PS  expconsts<>+352(SB), Y7, Y13
+
+	// y = (p·r)·r + r
+	VMULPS      Y5, Y11, Y11
+	VFMADD213PS Y5, Y5, Y11
+	VMULPS      Y6, Y12, Y12
+	VFMADD213PS Y6, Y6, Y12
+	VMULPS      Y7, Y13, Y13
+	VFMADD213PS Y7, Y7, Y13
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y8, Y8
+	VFMADD213PS Y8, Y8, Y11
+	VPSLLD      $0x17, Y9, Y9
+	VFMADD213PS Y9, Y9, Y12
+	VPSLLD      $0x17, Y10, Y10
+	VFMADD213PS Y10, Y10, Y13
+	VMOVUPS     Y11, (AX)
+	VFMADD231PS (DX), Y11, Y3
+	VFMADD231PS (DX)(BX*1), Y11, Y4
+	VMOVUPS     Y12, 32(AX)
+	VFMADD231PS 32(DX), Y12, Y3
+	VFMADD231PS 32(DX)(BX*1), Y12, Y4
+	VMOVUPS     Y13, 64(AX)
+	VFMADD231PS 64(DX), Y13, Y3
+	VFMADD231PS 64(DX)(BX*1), Y13, Y4
+	ADDQ        $0x00000060, AX
+	ADDQ        $0x00000060, DX
+	SUBQ        $0x00000018, CX
+	JMP         unrolled_41
+
+tail_42:
+	TESTQ CX, CX
+	JZ    done_44
+
+single_43:
+	VBROADCASTSS offset+84(FP), Y5
+	VFMADD231PS  (AX), Y0, Y5
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Y5, Y1, Y5
+	VMINPS Y5, Y2, Y5
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Y6
+	VFMADD231PS  expconsts<>+64(SB), Y5, Y6
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       expconsts<>+96(SB), Y6, Y7
+	VFNMADD231PS expconsts<>+128(SB), Y7, Y5
+	VFNMADD231PS expconsts<>+160(SB), Y7, Y5
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Y7
+	VFMADD213PS  expconsts<>+224(SB), Y5, Y7
+	VFMADD213PS  expconsts<>+256(SB), Y5, Y7
+	VFMADD213PS  expconsts<>+288(SB), Y5, Y7
+	VFMADD213PS  expconsts<>+320(SB), Y5, Y7
+	VFMADD213PS  expconsts<>+352(SB), Y5, Y7
+
+	// y = (p·r)·r + r
+	VMULPS      Y5, Y7, Y7
+	VFMADD213PS Y5, Y5, Y7
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y6, Y6
+	VFMADD213PS Y6, Y6, Y7
+	VMOVUPS     Y7, (AX)
+	VFMADD231PS (DX), Y7, Y3
+	VFMADD231PS (DX)(BX*1), Y7, Y4
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000020, DX
+	SUBQ        $0x00000008, CX
+	JNZ         single_43
+
+done_44:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y3, X0
+	VADDPS       X0, X3, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y4, X0
+	VADDPS       X0, X4, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 4(AX)
+	VZEROUPPER
+	RET
+
+columns3_32:
+	MOVQ   buf_base+24(FP), AX
+	MOVQ   buf_len+32(FP), CX
+	MOVQ   w_base+48(FP), DX
+	MOVQ   stride+72(FP), BX
+	SHLQ   $0x02, BX
+	LEAQ   (BX)(BX*2), SI
+	VXORPS Y0, Y0, Y3
+	VXORPS Y0, Y0, Y4
+	VXORPS Y0, Y0, Y5
+
+unrolled_45:
+	CMPQ         CX, $0x00000018
+	JB           tail_46
+	VBROADCASTSS offset+84(FP), Y6
+	VFMADD231PS  (AX), Y0, Y6
+	VBROADCASTSS offset+84(FP), Y7
+	VFMADD231PS  32(AX), Y0, Y7
+	VBROADCASTSS offset+84(FP), Y8
+	VFMADD231PS  64(AX), Y0, Y8
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Y6, Y1, Y6
+	VMAXPS Y7, Y1, Y7
+	VMAXPS Y8, Y1, Y8
+	VMINPS Y6, Y2, Y6
+	VMINPS Y7, Y2, Y7
+	VMINPS Y8, Y2, Y8
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Y9
+	VFMADD231PS  expconsts<>+64(SB), Y6, Y9
+	VBROADCASTSS expconsts<>+96(SB), Y10
+	VFMADD231PS  expconsts<>+64(SB), Y7, Y10
+	VBROADCASTSS expconsts<>+96(SB), Y11
+	VFMADD231PS  expconsts<>+64(SB), Y8, Y11
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       expconsts<>+96(SB), Y9, Y12
+	VFNMADD231PS expconsts<>+128(SB), Y12, Y6
+	VFNMADD231PS expconsts<>+160(SB), Y12, Y6
+	VSUBPS       expconsts<>+96(SB), Y10, Y12
+	VFNMADD231PS expconsts<>+128(SB), Y12, Y7
+	VFNMADD231PS expconsts<>+160(SB), Y12, Y7
+	VSUBPS       expconsts<>+96(SB), Y11, Y12
+	VFNMADD231PS expconsts<>+128(SB), Y12, Y8
+	VFNMADD231PS expconsts<>+160(SB), Y12, Y8
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Y12
+	VFMADD213PS  expconsts<>+224(SB), Y6, Y12
+	VBROADCASTSS expconsts<>+192(SB), Y13
+	VFMADD213PS  expconsts<>+224(SB), Y7, Y13
+	VBROADCASTSS expconsts<>+192(SB), Y14
+	VFMADD213PS  expconsts<>+224(SB), Y8, Y14
+	VFMADD213PS  expconsts<>+256(SB), Y6, Y12
+	VFMADD213PS  expconsts<>+256(SB), Y7, Y13
+	VFMADD213PS  expconsts<>+256(SB), Y8, Y14
+	VFMADD213PS  expconsts<>+288(SB), Y6, Y12
+	VFMADD213PS  expconsts<>+288(SB), Y7, Y13
+	VFMADD213PS  expconsts<>+288(SB), Y8, Y14
+	VFMADD213PS  expconsts<>+320(SB), Y6, Y12
+	VFMADD213PS  expconsts<>+320(SB), Y7, Y13
+	VFMADD213PS  expconsts<>+320(SB), Y8, Y14
+	VFMADD213PS  expconsts<>+352(SB), Y6, Y12
+	VFMADD213PS  expconsts<>+352(SB), Y7, Y13
+	VFMADD213PS  expconsts<>+352(SB), Y8, Y14
+
+	// y = (p·r)·r + r
+	VMULPS      Y6, Y12, Y12
+	VFMADD213PS Y6, Y6, Y12
+	VMULPS      Y7, Y13, Y13
+	VFMADD213PS Y7, Y7, Y13
+	VMULPS      Y8, Y14, Y14
+	VFMADD213PS Y8, Y8, Y14
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y9, Y9
+	VFMADD213PS Y9, Y9, Y12
+	VPSLLD      $0x17, Y10, Y10
+	VFMADD213PS Y10, Y10, Y13
+	VPSLLD      $0x17, Y11, Y11
+	VFMADD213PS Y11, Y11, Y14
+	VMOVUPS     Y12, (AX)
+	VFMADD231PS (DX), Y12, Y3
+	VFMADD231PS (DX)(BX*1), Y12, Y4
+	VFMADD231PS (DX)(BX*2), Y12, Y5
+	VMOVUPS     Y13, 32(AX)
+	VFMADD231PS 32(DX), Y13, Y3
+	VFMADD231PS 32(DX)(BX*1), Y13, Y4
+	VFMADD231PS 32(DX)(BX*2), Y13, Y5
+	VMOVUPS     Y14, 64(AX)
+	VFMADD231PS 64(DX), Y14, Y3
+	VFMADD231PS 64(DX)(BX*1), Y14, Y4
+	VFMADD231PS 64(DX)(BX*2), Y14, Y5
+	ADDQ        $0x00000060, AX
+	ADDQ        $0x00000060, DX
+	SUBQ        $0x00000018, CX
+	JMP         unrolled_45
+
+tail_46:
+	TESTQ CX, CX
+	JZ    done_48
+
+single_47:
+	VBROADCASTSS offset+84(FP), Y6
+	VFMADD231PS  (AX), Y0, Y6
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Y6, Y1, Y6
+	VMINPS Y6, Y2, Y6
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Y7
+	VFMADD231PS  expconsts<>+64(SB), Y6, Y7
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       expconsts<>+96(SB), Y7, Y8
+	VFNMADD231PS expconsts<>+128(SB), Y8, Y6
+	VFNMADD231PS expconsts<>+160(SB), Y8, Y6
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Y8
+	VFMADD213PS  expconsts<>+224(SB), Y6, Y8
+	VFMADD213PS  expconsts<>+256(SB), Y6, Y8
+	VFMADD213PS  expconsts<>+288(SB), Y6, Y8
+	VFMADD213PS  expconsts<>+320(SB), Y6, Y8
+	VFMADD213PS  expconsts<>+352(SB), Y6, Y8
+
+	// y = (p·r)·r + r
+	VMULPS      Y6, Y8, Y8
+	VFMADD213PS Y6, Y6, Y8
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y7, Y7
+	VFMADD213PS Y7, Y7, Y8
+	VMOVUPS     Y8, (AX)
+	VFMADD231PS (DX), Y8, Y3
+	VFMADD231PS (DX)(BX*1), Y8, Y4
+	VFMADD231PS (DX)(BX*2), Y8, Y5
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000020, DX
+	SUBQ        $0x00000008, CX
+	JNZ         single_47
+
+done_48:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y3, X0
+	VADDPS       X0, X3, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y4, X0
+	VADDPS       X0, X4, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 4(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y5, X0
+	VADDPS       X0, X5, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 8(AX)
+	VZEROUPPER
+	RET
+
+columns4_33:
+	MOVQ   buf_base+24(FP), AX
+	MOVQ   buf_len+32(FP), CX
+	MOVQ   w_base+48(FP), DX
+	MOVQ   stride+72(FP), BX
+	SHLQ   $0x02, BX
+	LEAQ   (BX)(BX*2), SI
+	VXORPS Y0, Y0, Y3
+	VXORPS Y0, Y0, Y4
+	VXORPS Y0, Y0, Y5
+	VXORPS Y0, Y0, Y6
+
+unrolled_49:
+	CMPQ         CX, $0x00000018
+	JB           tail_50
+	VBROADCASTSS offset+84(FP), Y7
+	VFMADD231PS  (AX), Y0, Y7
+	VBROADCASTSS offset+84(FP), Y8
+	VFMADD231PS  32(AX), Y0, Y8
+	VBROADCASTSS offset+84(FP), Y9
+	VFMADD231PS  64(AX), Y0, Y9
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Y7, Y1, Y7
+	VMAXPS Y8, Y1, Y8
+	VMAXPS Y9, Y1, Y9
+	VMINPS Y7, Y2, Y7
+	VMINPS Y8, Y2, Y8
+	VMINPS Y9, Y2, Y9
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Y10
+	VFMADD231PS  expconsts<>+64(SB), Y7, Y10
+	VBROADCASTSS expconsts<>+96(SB), Y11
+	VFMADD231PS  expconsts<>+64(SB), Y8, Y11
+	VBROADCASTSS expconsts<>+96(SB), Y12
+	VFMADD231PS  expconsts<>+64(SB), Y9, Y12
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       expconsts<>+96(SB), Y10, Y13
+	VFNMADD231PS expconsts<>+128(SB), Y13, Y7
+	VFNMADD231PS expconsts<>+160(SB), Y13, Y7
+	VSUBPS       expconsts<>+96(SB), Y11, Y13
+	VFNMADD231PS expconsts<>+128(SB), Y13, Y8
+	VFNMADD231PS expconsts<>+160(SB), Y13, Y8
+	VSUBPS       expconsts<>+96(SB), Y12, Y13
+	VFNMADD231PS expconsts<>+128(SB), Y13, Y9
+	VFNMADD231PS expconsts<>+160(SB), Y13, Y9
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Y13
+	VFMADD213PS  expconsts<>+224(SB), Y7, Y13
+	VBROADCASTSS expconsts<>+192(SB), Y14
+	VFMADD213PS  expconsts<>+224(SB), Y8, Y14
+	VBROADCASTSS expconsts<>+192(SB), Y15
+	VFMADD213PS  expconsts<>+224(SB), Y9, Y15
+	VFMADD213PS  expconsts<>+256(SB), Y7, Y13
+	VFMADD213PS  expconsts<>+256(SB), Y8, Y14
+	VFMADD213PS  expconsts<>+256(SB), Y9, Y15
+	VFMADD213PS  expconsts<>+288(SB), Y7, Y13
+	VFMADD213PS  expconsts<>+288(SB), Y8, Y14
+	VFMADD213PS  expconsts<>+288(SB), Y9, Y15
+	VFMADD213PS  expconsts<>+320(SB), Y7, Y13
+	VFMADD213PS  expconsts<>+320(SB), Y8, Y14
+	VFMADD213PS  expconsts<>+320(SB), Y9, Y15
+	VFMADD213PS  expconsts<>+352(SB), Y7, Y13
+	VFMADD213PS  expconsts<>+352(SB), Y8, Y14
+	VFMADD213PS  expconsts<>+352(SB), Y9, Y15
+
+	// y = (p·r)·r + r
+	VMULPS      Y7, Y13, Y13
+	VFMADD213PS Y7, Y7, Y13
+	VMULPS      Y8, Y14, Y14
+	VFMADD213PS Y8, Y8, Y14
+	VMULPS      Y9, Y15, Y15
+	VFMADD213PS Y9, Y9, Y15
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y10, Y10
+	VFMADD213PS Y10, Y10, Y13
+	VPSLLD      $0x17, Y11, Y11
+	VFMADD213PS Y11, Y11, Y14
+	VPSLLD      $0x17, Y12, Y12
+	VFMADD213PS Y12, Y12, Y15
+	VMOVUPS     Y13, (AX)
+	VFMADD231PS (DX), Y13, Y3
+	VFMADD231PS (DX)(BX*1), Y13, Y4
+	VFMADD231PS (DX)(BX*2), Y13, Y5
+	VFMADD231PS (DX)(SI*1), Y13, Y6
+	VMOVUPS     Y14, 32(AX)
+	VFMADD231PS 32(DX), Y14, Y3
+	VFMADD231PS 32(DX)(BX*1), Y14, Y4
+	VFMADD231PS 32(DX)(BX*2), Y14, Y5
+	VFMADD231PS 32(DX)(SI*1), Y14, Y6
+	VMOVUPS     Y15, 64(AX)
+	VFMADD231PS 64(DX), Y15, Y3
+	VFMADD231PS 64(DX)(BX*1), Y15, Y4
+	VFMADD231PS 64(DX)(BX*2), Y15, Y5
+	VFMADD231PS 64(DX)(SI*1), Y15, Y6
+	ADDQ        $0x00000060, AX
+	ADDQ        $0x00000060, DX
+	SUBQ        $0x00000018, CX
+	JMP         unrolled_49
+
+tail_50:
+	TESTQ CX, CX
+	JZ    done_52
+
+single_51:
+	VBROADCASTSS offset+84(FP), Y7
+	VFMADD231PS  (AX), Y0, Y7
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Y7, Y1, Y7
+	VMINPS Y7, Y2, Y7
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Y8
+	VFMADD231PS  expconsts<>+64(SB), Y7, Y8
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       expconsts<>+96(SB), Y8, Y9
+	VFNMADD231PS expconsts<>+128(SB), Y9, Y7
+	VFNMADD231PS expconsts<>+160(SB), Y9, Y7
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Y9
+	VFMADD213PS  expconsts<>+224(SB), Y7, Y9
+	VFMADD213PS  expconsts<>+256(SB), Y7, Y9
+	VFMADD213PS  expconsts<>+288(SB), Y7, Y9
+	VFMADD213PS  expconsts<>+320(SB), Y7, Y9
+	VFMADD213PS  expconsts<>+352(SB), Y7, Y9
+
+	// y = (p·r)·r + r
+	VMULPS      Y7, Y9, Y9
+	VFMADD213PS Y7, Y7, Y9
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y8, Y8
+	VFMADD213PS Y8, Y8, Y9
+	VMOVUPS     Y9, (AX)
+	VFMADD231PS (DX), Y9, Y3
+	VFMADD231PS (DX)(BX*1), Y9, Y4
+	VFMADD231PS (DX)(BX*2), Y9, Y5
+	VFMADD231PS (DX)(SI*1), Y9, Y6
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000020, DX
+	SUBQ        $0x00000008, CX
+	JNZ         single_51
+
+done_52:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y3, X0
+	VADDPS       X0, X3, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y4, X0
+	VADDPS       X0, X4, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 4(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y5, X0
+	VADDPS       X0, X5, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 8(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y6, X0
+	VADDPS       X0, X6, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 12(AX)
+	VZEROUPPER
+	RET
+
+columns5_34:
+	MOVQ   buf_base+24(FP), AX
+	MOVQ   buf_len+32(FP), CX
+	MOVQ   w_base+48(FP), DX
+	MOVQ   stride+72(FP), BX
+	SHLQ   $0x02, BX
+	LEAQ   (BX)(BX*2), SI
+	LEAQ   (DX)(BX*4), DI
+	VXORPS Y0, Y0, Y3
+	VXORPS Y0, Y0, Y4
+	VXORPS Y0, Y0, Y5
+	VXORPS Y0, Y0, Y6
+	VXORPS Y0, Y0, Y7
+
+unrolled_53:
+	CMPQ         CX, $0x00000010
+	JB           tail_54
+	VBROADCASTSS offset+84(FP), Y8
+	VFMADD231PS  (AX), Y0, Y8
+	VBROADCASTSS offset+84(FP), Y9
+	VFMADD231PS  32(AX), Y0, Y9
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Y8, Y1, Y8
+	VMAXPS Y9, Y1, Y9
+	VMINPS Y8, Y2, Y8
+	VMINPS Y9, Y2, Y9
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Y10
+	VFMADD231PS  expconsts<>+64(SB), Y8, Y10
+	VBROADCASTSS expconsts<>+96(SB), Y11
+	VFMADD231PS  expconsts<>+64(SB), Y9, Y11
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       expconsts<>+96(SB), Y10, Y12
+	VFNMADD231PS expconsts<>+128(SB), Y12, Y8
+	VFNMADD231PS expconsts<>+160(SB), Y12, Y8
+	VSUBPS       expconsts<>+96(SB), Y11, Y12
+	VFNMADD231PS expconsts<>+128(SB), Y12, Y9
+	VFNMADD231PS expconsts<>+160(SB), Y12, Y9
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Y12
+	VFMADD213PS  expconsts<>+224(SB), Y8, Y12
+	VBROADCASTSS expconsts<>+192(SB), Y13
+	VFMADD213PS  expconsts<>+224(SB), Y9, Y13
+	VFMADD213PS  expconsts<>+256(SB), Y8, Y12
+	VFMADD213PS  expconsts<>+256(SB), Y9, Y13
+	VFMADD213PS  expconsts<>+288(SB), Y8, Y12
+	VFMADD213PS  expconsts<>+288(SB), Y9, Y13
+	VFMADD213PS  expconsts<>+320(SB), Y8, Y12
+	VFMADD213PS  expconsts<>+320(SB), Y9, Y13
+	VFMADD213PS  expconsts<>+352(SB), Y8, Y12
+	VFMADD213PS  expconsts<>+352(SB), Y9, Y13
+
+	// y = (p·r)·r + r
+	VMULPS      Y8, Y12, Y12
+	VFMADD213PS Y8, Y8, Y12
+	VMULPS      Y9, Y13, Y13
+	VFMADD213PS Y9, Y9, Y13
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y10, Y10
+	VFMADD213PS Y10, Y10, Y12
+	VPSLLD      $0x17, Y11, Y11
+	VFMADD213PS Y11, Y11, Y13
+	VMOVUPS     Y12, (AX)
+	VFMADD231PS (DX), Y12, Y3
+	VFMADD231PS (DX)(BX*1), Y12, Y4
+	VFMADD231PS (DX)(BX*2), Y12, Y5
+	VFMADD231PS (DX)(SI*1), Y12, Y6
+	VFMADD231PS (DI), Y12, Y7
+	VMOVUPS     Y13, 32(AX)
+	VFMADD231PS 32(DX), Y13, Y3
+	VFMADD231PS 32(DX)(BX*1), Y13, Y4
+	VFMADD231PS 32(DX)(BX*2), Y13, Y5
+	VFMADD231PS 32(DX)(SI*1), Y13, Y6
+	VFMADD231PS 32(DI), Y13, Y7
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, DX
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000010, CX
+	JMP         unrolled_53
+
+tail_54:
+	TESTQ CX, CX
+	JZ    done_56
+
+single_55:
+	VBROADCASTSS offset+84(FP), Y8
+	VFMADD231PS  (AX), Y0, Y8
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Y8, Y1, Y8
+	VMINPS Y8, Y2, Y8
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Y9
+	VFMADD231PS  expconsts<>+64(SB), Y8, Y9
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       expconsts<>+96(SB), Y9, Y10
+	VFNMADD231PS expconsts<>+128(SB), Y10, Y8
+	VFNMADD231PS expconsts<>+160(SB), Y10, Y8
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Y10
+	VFMADD213PS  expconsts<>+224(SB), Y8, Y10
+	VFMADD213PS  expconsts<>+256(SB), Y8, Y10
+	VFMADD213PS  expconsts<>+288(SB), Y8, Y10
+	VFMADD213PS  expconsts<>+320(SB), Y8, Y10
+	VFMADD213PS  expconsts<>+352(SB), Y8, Y10
+
+	// y = (p·r)·r + r
+	VMULPS      Y8, Y10, Y10
+	VFMADD213PS Y8, Y8, Y10
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y9, Y9
+	VFMADD213PS Y9, Y9, Y10
+	VMOVUPS     Y10, (AX)
+	VFMADD231PS (DX), Y10, Y3
+	VFMADD231PS (DX)(BX*1), Y10, Y4
+	VFMADD231PS (DX)(BX*2), Y10, Y5
+	VFMADD231PS (DX)(SI*1), Y10, Y6
+	VFMADD231PS (DI), Y10, Y7
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000020, DX
+	ADDQ        $0x00000020, DI
+	SUBQ        $0x00000008, CX
+	JNZ         single_55
+
+done_56:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y3, X0
+	VADDPS       X0, X3, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y4, X0
+	VADDPS       X0, X4, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 4(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y5, X0
+	VADDPS       X0, X5, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 8(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y6, X0
+	VADDPS       X0, X6, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 12(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y7, X0
+	VADDPS       X0, X7, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 16(AX)
+	VZEROUPPER
+	RET
+
+columns6_35:
+	MOVQ   buf_base+24(FP), AX
+	MOVQ   buf_len+32(FP), CX
+	MOVQ   w_base+48(FP), DX
+	MOVQ   stride+72(FP), BX
+	SHLQ   $0x02, BX
+	LEAQ   (BX)(BX*2), SI
+	LEAQ   (DX)(BX*4), DI
+	VXORPS Y0, Y0, Y3
+	VXORPS Y0, Y0, Y4
+	VXORPS Y0, Y0, Y5
+	VXORPS Y0, Y0, Y6
+	VXORPS Y0, Y0, Y7
+	VXORPS Y0, Y0, Y8
+
+unrolled_57:
+	CMPQ         CX, $0x00000010
+	JB           tail_58
+	VBROADCASTSS offset+84(FP), Y9
+	VFMADD231PS  (AX), Y0, Y9
+	VBROADCASTSS offset+84(FP), Y10
+	VFMADD231PS  32(AX), Y0, Y10
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Y9, Y1, Y9
+	VMAXPS Y10, Y1, Y10
+	VMINPS Y9, Y2, Y9
+	VMINPS Y10, Y2, Y10
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Y11
+	VFMADD231PS  expconsts<>+64(SB), Y9, Y11
+	VBROADCASTSS expconsts<>+96(SB), Y12
+	VFMADD231PS  expconsts<>+64(SB), Y10, Y12
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       expconsts<>+96(SB), Y11, Y13
+	VFNMADD231PS expconsts<>+128(SB), Y13, Y9
+	VFNMADD231PS expconsts<>+160(SB), Y13, Y9
+	VSUBPS       expconsts<>+96(SB), Y12, Y13
+	VFNMADD231PS expconsts<>+128(SB), Y13, Y10
+	VFNMADD231PS expconsts<>+160(SB), Y13, Y10
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Y13
+	VFMADD213PS  expconsts<>+224(SB), Y9, Y13
+	VBROADCASTSS expconsts<>+192(SB), Y14
+	VFMADD213PS  expconsts<>+224(SB), Y10, Y14
+	VFMADD213PS  expconsts<>+256(SB), Y9, Y13
+	VFMADD213PS  expconsts<>+256(SB), Y10, Y14
+	VFMADD213PS  expconsts<>+288(SB), Y9, Y13
+	VFMADD213PS  expconsts<>+288(SB), Y10, Y14
+	VFMADD213PS  expconsts<>+320(SB), Y9, Y13
+	VFMADD213PS  expconsts<>+320(SB), Y10, Y14
+	VFMADD213PS  expconsts<>+352(SB), Y9, Y13
+	VFMADD213PS  expconsts<>+352(SB), Y10, Y14
+
+	// y = (p·r)·r + r
+	VMULPS      Y9, Y13, Y13
+	VFMADD213PS Y9, Y9, Y13
+	VMULPS      Y10, Y14, Y14
+	VFMADD213PS Y10, Y10, Y14
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y11, Y11
+	VFMADD213PS Y11, Y11, Y13
+	VPSLLD      $0x17, Y12, Y12
+	VFMADD213PS Y12, Y12, Y14
+	VMOVUPS     Y13, (AX)
+	VFMADD231PS (DX), Y13, Y3
+	VFMADD231PS (DX)(BX*1), Y13, Y4
+	VFMADD231PS (DX)(BX*2), Y13, Y5
+	VFMADD231PS (DX)(SI*1), Y13, Y6
+	VFMADD231PS (DI), Y13, Y7
+	VFMADD231PS (DI)(BX*1), Y13, Y8
+	VMOVUPS     Y14, 32(AX)
+	VFMADD231PS 32(DX), Y14, Y3
+	VFMADD231PS 32(DX)(BX*1), Y14, Y4
+	VFMADD231PS 32(DX)(BX*2), Y14, Y5
+	VFMADD231PS 32(DX)(SI*1), Y14, Y6
+	VFMADD231PS 32(DI), Y14, Y7
+	VFMADD231PS 32(DI)(BX*1), Y14, Y8
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, DX
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000010, CX
+	JMP         unrolled_57
+
+tail_58:
+	TESTQ CX, CX
+	JZ    done_60
+
+single_59:
+	VBROADCASTSS offset+84(FP), Y9
+	VFMADD231PS  (AX), Y0, Y9
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Y9, Y1, Y9
+	VMINPS Y9, Y2, Y9
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Y10
+	VFMADD231PS  expconsts<>+64(SB), Y9, Y10
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       expconsts<>+96(SB), Y10, Y11
+	VFNMADD231PS expconsts<>+128(SB), Y11, Y9
+	VFNMADD231PS expconsts<>+160(SB), Y11, Y9
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Y11
+	VFMADD213PS  expconsts<>+224(SB), Y9, Y11
+	VFMADD213PS  expconsts<>+256(SB), Y9, Y11
+	VFMADD213PS  expconsts<>+288(SB), Y9, Y11
+	VFMADD213PS  expconsts<>+320(SB), Y9, Y11
+	VFMADD213PS  expconsts<>+352(SB), Y9, Y11
+
+	// y = (p·r)·r + r
+	VMULPS      Y9, Y11, Y11
+	VFMADD213PS Y9, Y9, Y11
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y10, Y10
+	VFMADD213PS Y10, Y10, Y11
+	VMOVUPS     Y11, (AX)
+	VFMADD231PS (DX), Y11, Y3
+	VFMADD231PS (DX)(BX*1), Y11, Y4
+	VFMADD231PS (DX)(BX*2), Y11, Y5
+	VFMADD231PS (DX)(SI*1), Y11, Y6
+	VFMADD231PS (DI), Y11, Y7
+	VFMADD231PS (DI)(BX*1), Y11, Y8
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000020, DX
+	ADDQ        $0x00000020, DI
+	SUBQ        $0x00000008, CX
+	JNZ         single_59
+
+done_60:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y3, X0
+	VADDPS       X0, X3, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y4, X0
+	VADDPS       X0, X4, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 4(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y5, X0
+	VADDPS       X0, X5, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 8(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y6, X0
+	VADDPS       X0, X6, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 12(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y7, X0
+	VADDPS       X0, X7, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 16(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y8, X0
+	VADDPS       X0, X8, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 20(AX)
+	VZEROUPPER
+	RET
+
+columns7_36:
+	MOVQ   buf_base+24(FP), AX
+	MOVQ   buf_len+32(FP), CX
+	MOVQ   w_base+48(FP), DX
+	MOVQ   stride+72(FP), BX
+	SHLQ   $0x02, BX
+	LEAQ   (BX)(BX*2), SI
+	LEAQ   (DX)(BX*4), DI
+	VXORPS Y0, Y0, Y3
+	VXORPS Y0, Y0, Y4
+	VXORPS Y0, Y0, Y5
+	VXORPS Y0, Y0, Y6
+	VXORPS Y0, Y0, Y7
+	VXORPS Y0, Y0, Y8
+	VXORPS Y0, Y0, Y9
+
+unrolled_61:
+	CMPQ         CX, $0x00000010
+	JB           tail_62
+	VBROADCASTSS offset+84(FP), Y10
+	VFMADD231PS  (AX), Y0, Y10
+	VBROADCASTSS offset+84(FP), Y11
+	VFMADD231PS  32(AX), Y0, Y11
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Y10, Y1, Y10
+	VMAXPS Y11, Y1, Y11
+	VMINPS Y10, Y2, Y10
+	VMINPS Y11, Y2, Y11
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Y12
+	VFMADD231PS  expconsts<>+64(SB), Y10, Y12
+	VBROADCASTSS expconsts<>+96(SB), Y13
+	VFMADD231PS  expconsts<>+64(SB), Y11, Y13
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       expconsts<>+96(SB), Y12, Y14
+	VFNMADD231PS expconsts<>+128(SB), Y14, Y10
+	VFNMADD231PS expconsts<>+160(SB), Y14, Y10
+	VSUBPS       expconsts<>+96(SB), Y13, Y14
+	VFNMADD231PS expconsts<>+128(SB), Y14, Y11
+	VFNMADD231PS expconsts<>+160(SB), Y14, Y11
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Y14
+	VFMADD213PS  expconsts<>+224(SB), Y10, Y14
+	VBROADCASTSS expconsts<>+192(SB), Y15
+	VFMADD213PS  expconsts<>+224(SB), Y11, Y15
+	VFMADD213PS  expconsts<>+256(SB), Y10, Y14
+	VFMADD213PS  expconsts<>+256(SB), Y11, Y15
+	VFMADD213PS  expconsts<>+288(SB), Y10, Y14
+	VFMADD213PS  expconsts<>+288(SB), Y11, Y15
+	VFMADD213PS  expconsts<>+320(SB), Y10, Y14
+	VFMADD213PS  expconsts<>+320(SB), Y11, Y15
+	VFMADD213PS  expconsts<>+352(SB), Y10, Y14
+	VFMADD213PS  expconsts<>+352(SB), Y11, Y15
+
+	// y = (p·r)·r + r
+	VMULPS      Y10, Y14, Y14
+	VFMADD213PS Y10, Y10, Y14
+	VMULPS      Y11, Y15, Y15
+	VFMADD213PS Y11, Y11, Y15
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y12, Y12
+	VFMADD213PS Y12, Y12, Y14
+	VPSLLD      $0x17, Y13, Y13
+	VFMADD213PS Y13, Y13, Y15
+	VMOVUPS     Y14, (AX)
+	VFMADD231PS (DX), Y14, Y3
+	VFMADD231PS (DX)(BX*1), Y14, Y4
+	VFMADD231PS (DX)(BX*2), Y14, Y5
+	VFMADD231PS (DX)(SI*1), Y14, Y6
+	VFMADD231PS (DI), Y14, Y7
+	VFMADD231PS (DI)(BX*1), Y14, Y8
+	VFMADD231PS (DI)(BX*2), Y14, Y9
+	VMOVUPS     Y15, 32(AX)
+	VFMADD231PS 32(DX), Y15, Y3
+	VFMADD231PS 32(DX)(BX*1), Y15, Y4
+	VFMADD231PS 32(DX)(BX*2), Y15, Y5
+	VFMADD231PS 32(DX)(SI*1), Y15, Y6
+	VFMADD231PS 32(DI), Y15, Y7
+	VFMADD231PS 32(DI)(BX*1), Y15, Y8
+	VFMADD231PS 32(DI)(BX*2), Y15, Y9
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, DX
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000010, CX
+	JMP         unrolled_61
+
+tail_62:
+	TESTQ CX, CX
+	JZ    done_64
+
+single_63:
+	VBROADCASTSS offset+84(FP), Y10
+	VFMADD231PS  (AX), Y0, Y10
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Y10, Y1, Y10
+	VMINPS Y10, Y2, Y10
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Y11
+	VFMADD231PS  expconsts<>+64(SB), Y10, Y11
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       expconsts<>+96(SB), Y11, Y12
+	VFNMADD231PS expconsts<>+128(SB), Y12, Y10
+	VFNMADD231PS expconsts<>+160(SB), Y12, Y10
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Y12
+	VFMADD213PS  expconsts<>+224(SB), Y10, Y12
+	VFMADD213PS  expconsts<>+256(SB), Y10, Y12
+	VFMADD213PS  expconsts<>+288(SB), Y10, Y12
+	VFMADD213PS  expconsts<>+320(SB), Y10, Y12
+	VFMADD213PS  expconsts<>+352(SB), Y10, Y12
+
+	// y = (p·r)·r + r
+	VMULPS      Y10, Y12, Y12
+	VFMADD213PS Y10, Y10, Y12
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y11, Y11
+	VFMADD213PS Y11, Y11, Y12
+	VMOVUPS     Y12, (AX)
+	VFMADD231PS (DX), Y12, Y3
+	VFMADD231PS (DX)(BX*1), Y12, Y4
+	VFMADD231PS (DX)(BX*2), Y12, Y5
+	VFMADD231PS (DX)(SI*1), Y12, Y6
+	VFMADD231PS (DI), Y12, Y7
+	VFMADD231PS (DI)(BX*1), Y12, Y8
+	VFMADD231PS (DI)(BX*2), Y12, Y9
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000020, DX
+	ADDQ        $0x00000020, DI
+	SUBQ        $0x00000008, CX
+	JNZ         single_63
+
+done_64:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y3, X0
+	VADDPS       X0, X3, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y4, X0
+	VADDPS       X0, X4, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 4(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y5, X0
+	VADDPS       X0, X5, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 8(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y6, X0
+	VADDPS       X0, X6, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 12(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y7, X0
+	VADDPS       X0, X7, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 16(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y8, X0
+	VADDPS       X0, X8, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 20(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y9, X0
+	VADDPS       X0, X9, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 24(AX)
 	VZEROUPPER
 	RET
 
@@ -791,9 +1930,9 @@ TEXT ·dotAVX2(SB), NOSPLIT, $0-52
 	VXORPS Y6, Y6, Y6
 	VXORPS Y7, Y7, Y7
 
-unrolled_34:
+unrolled_65:
 	CMPQ        DX, $0x00000040
-	JB          tail_35
+	JB          tail_66
 	VMOVUPS     (AX), Y8
 	VFMADD231PS (CX), Y8, Y0
 	VMOVUPS     32(AX), Y8
@@ -813,21 +1952,21 @@ unrolled_34:
 	ADDQ        $0x00000100, AX
 	ADDQ        $0x00000100, CX
 	SUBQ        $0x00000040, DX
-	JMP         unrolled_34
+	JMP         unrolled_65
 
-tail_35:
+tail_66:
 	TESTQ DX, DX
-	JZ    done_37
+	JZ    done_68
 
-single_36:
+single_67:
 	VMOVUPS     (AX), Y8
 	VFMADD231PS (CX), Y8, Y0
 	ADDQ        $0x00000020, AX
 	ADDQ        $0x00000020, CX
 	SUBQ        $0x00000008, DX
-	JNZ         single_36
+	JNZ         single_67
 
-done_37:
+done_68:
 	// horizontal sum
 	VADDPS       Y1, Y0, Y0
 	VADDPS       Y3, Y2, Y2
@@ -863,9 +2002,9 @@ TEXT ·dotAxpyAVX2(SB), NOSPLIT, $0-88
 	VXORPS       Y7, Y7, Y7
 	VXORPS       Y8, Y8, Y8
 
-unrolled_38:
+unrolled_69:
 	CMPQ        BX, $0x00000020
-	JB          tail_39
+	JB          tail_70
 	VMOVUPD     (AX), Y9
 	VFMADD231PD (CX), Y9, Y1
 	VFMADD213PD (DX), Y0, Y9
@@ -902,13 +2041,13 @@ unrolled_38:
 	ADDQ        $0x00000100, CX
 	ADDQ        $0x00000100, DX
 	SUBQ        $0x00000020, BX
-	JMP         unrolled_38
+	JMP         unrolled_69
 
-tail_39:
+tail_70:
 	TESTQ BX, BX
-	JZ    done_41
+	JZ    done_72
 
-single_40:
+single_71:
 	VMOVUPD     (AX), Y9
 	VFMADD231PD (CX), Y9, Y1
 	VFMADD213PD (DX), Y0, Y9
@@ -929,9 +2068,9 @@ single_40:
 	ADDQ        $0x00000080, CX
 	ADDQ        $0x00000080, DX
 	SUBQ        $0x00000010, BX
-	JNZ         single_40
+	JNZ         single_71
 
-done_41:
+done_72:
 	// horizontal sum
 	VADDPD       Y2, Y1, Y1
 	VADDPD       Y4, Y3, Y3
@@ -964,9 +2103,9 @@ TEXT ·dotColumnsAVX2(SB), NOSPLIT, $0-80
 	MOVQ CX, DI
 	SUBQ SI, DI
 	CMPQ DI, $0x00000018
-	JB   below6_43
+	JB   below6_74
 
-blocks6_44:
+blocks6_75:
 	MOVQ    stride+72(FP), DI
 	IMULQ   SI, DI
 	ADDQ    w_base+48(FP), DI
@@ -986,9 +2125,9 @@ blocks6_44:
 	MOVQ    k_base+24(FP), R9
 	MOVQ    k_len+32(FP), R10
 	TESTQ   R10, R10
-	JZ      done_48
+	JZ      done_79
 
-single_47:
+single_78:
 	VMOVUPS     (R9), Y13
 	VFMADD231PS (DI), Y13, Y1
 	VFMADD231PS (DI)(DX*1), Y13, Y3
@@ -1007,9 +2146,9 @@ single_47:
 	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R8
 	SUBQ        $0x00000010, R10
-	JNZ         single_47
+	JNZ         single_78
 
-done_48:
+done_79:
 	// horizontal sum
 	VADDPS       Y2, Y1, Y1
 	VEXTRACTF128 $0x01, Y1, X2
@@ -1073,16 +2212,16 @@ done_48:
 	MOVQ         CX, DI
 	SUBQ         SI, DI
 	CMPQ         DI, $0x00000018
-	JAE          blocks6_44
+	JAE          blocks6_75
 
-below6_43:
+below6_74:
 	// blocks of 3
 	MOVQ CX, DI
 	SUBQ SI, DI
 	CMPQ DI, $0x0000000c
-	JB   below3_49
+	JB   below3_80
 
-blocks3_50:
+blocks3_81:
 	MOVQ    stride+72(FP), BX
 	IMULQ   SI, BX
 	ADDQ    w_base+48(FP), BX
@@ -1101,9 +2240,9 @@ blocks3_50:
 	MOVQ    k_base+24(FP), DI
 	MOVQ    k_len+32(FP), R8
 
-unrolled_51:
+unrolled_82:
 	CMPQ        R8, $0x00000020
-	JB          tail_52
+	JB          tail_83
 	VMOVUPS     (DI), Y13
 	VFMADD231PS (BX), Y13, Y1
 	VFMADD231PS (BX)(DX*1), Y13, Y5
@@ -1123,13 +2262,13 @@ unrolled_51:
 	ADDQ        $0x00000080, DI
 	ADDQ        $0x00000080, BX
 	SUBQ        $0x00000020, R8
-	JMP         unrolled_51
+	JMP         unrolled_82
 
-tail_52:
+tail_83:
 	TESTQ R8, R8
-	JZ    done_54
+	JZ    done_85
 
-single_53:
+single_84:
 	VMOVUPS     (DI), Y13
 	VFMADD231PS (BX), Y13, Y1
 	VFMADD231PS (BX)(DX*1), Y13, Y5
@@ -1141,9 +2280,9 @@ single_53:
 	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, BX
 	SUBQ        $0x00000010, R8
-	JNZ         single_53
+	JNZ         single_84
 
-done_54:
+done_85:
 	// horizontal sum
 	VADDPS       Y2, Y1, Y1
 	VADDPS       Y4, Y3, Y3
@@ -1183,16 +2322,16 @@ done_54:
 	MOVQ         CX, DI
 	SUBQ         SI, DI
 	CMPQ         DI, $0x0000000c
-	JAE          blocks3_50
+	JAE          blocks3_81
 
-below3_49:
+below3_80:
 	// blocks of 1
 	MOVQ CX, DI
 	SUBQ SI, DI
 	CMPQ DI, $0x00000004
-	JB   below1_55
+	JB   below1_86
 
-blocks1_56:
+blocks1_87:
 	MOVQ    stride+72(FP), DX
 	IMULQ   SI, DX
 	ADDQ    w_base+48(FP), DX
@@ -1211,9 +2350,9 @@ blocks1_56:
 	MOVQ    k_base+24(FP), BX
 	MOVQ    k_len+32(FP), DI
 
-unrolled_57:
+unrolled_88:
 	CMPQ        DI, $0x00000060
-	JB          tail_58
+	JB          tail_89
 	VMOVUPS     (BX), Y13
 	VFMADD231PS (DX), Y13, Y1
 	VMOVUPS     32(BX), Y13
@@ -1241,13 +2380,13 @@ unrolled_57:
 	ADDQ        $0x00000180, BX
 	ADDQ        $0x00000180, DX
 	SUBQ        $0x00000060, DI
-	JMP         unrolled_57
+	JMP         unrolled_88
 
-tail_58:
+tail_89:
 	TESTQ DI, DI
-	JZ    done_60
+	JZ    done_91
 
-single_59:
+single_90:
 	VMOVUPS     (BX), Y13
 	VFMADD231PS (DX), Y13, Y1
 	VMOVUPS     32(BX), Y13
@@ -1255,9 +2394,9 @@ single_59:
 	ADDQ        $0x00000040, BX
 	ADDQ        $0x00000040, DX
 	SUBQ        $0x00000010, DI
-	JNZ         single_59
+	JNZ         single_90
 
-done_60:
+done_91:
 	// horizontal sum
 	VADDPS       Y2, Y1, Y1
 	VADDPS       Y4, Y3, Y3
@@ -1281,356 +2420,9 @@ done_60:
 	MOVQ         CX, DI
 	SUBQ         SI, DI
 	CMPQ         DI, $0x00000004
-	JAE          blocks1_56
+	JAE          blocks1_87
 
-below1_55:
-	VZEROUPPER
-	RET
-
-// func gaussianSumColumns3AVX2(dst []float32, buf []float32, w []float32, stride int, scale float32, offset float32)
-// Requires: AVX, AVX2, FMA3
-TEXT ·gaussianSumColumns3AVX2(SB), NOSPLIT, $0-88
-	MOVQ         buf_base+24(FP), AX
-	MOVQ         buf_len+32(FP), CX
-	MOVQ         stride+72(FP), DX
-	SHLQ         $0x02, DX
-	LEAQ         (DX)(DX*2), BX
-	MOVQ         w_base+48(FP), BX
-	VBROADCASTSS scale+80(FP), Y0
-	VBROADCASTSS expconsts<>+0(SB), Y1
-	VBROADCASTSS expconsts<>+32(SB), Y2
-	VXORPS       Y3, Y3, Y3
-	VXORPS       Y4, Y4, Y4
-	VXORPS       Y5, Y5, Y5
-
-unrolled_61:
-	CMPQ         CX, $0x00000010
-	JB           tail_62
-	VBROADCASTSS offset+84(FP), Y6
-	VFMADD231PS  (AX), Y0, Y6
-	VBROADCASTSS offset+84(FP), Y7
-	VFMADD231PS  32(AX), Y0, Y7
-
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Y6, Y1, Y6
-	VMAXPS Y7, Y1, Y7
-	VMINPS Y6, Y2, Y6
-	VMINPS Y7, Y2, Y7
-
-	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Y8
-	VFMADD231PS  expconsts<>+64(SB), Y6, Y8
-	VBROADCASTSS expconsts<>+96(SB), Y9
-	VFMADD231PS  expconsts<>+64(SB), Y7, Y9
-
-	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+96(SB), Y8, Y10
-	VFNMADD231PS expconsts<>+128(SB), Y10, Y6
-	VFNMADD231PS expconsts<>+160(SB), Y10, Y6
-	VSUBPS       expconsts<>+96(SB), Y9, Y10
-	VFNMADD231PS expconsts<>+128(SB), Y10, Y7
-	VFNMADD231PS expconsts<>+160(SB), Y10, Y7
-
-	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Y10
-	VFMADD213PS  expconsts<>+224(SB), Y6, Y10
-	VBROADCASTSS expconsts<>+192(SB), Y11
-	VFMADD213PS  expconsts<>+224(SB), Y7, Y11
-	VFMADD213PS  expconsts<>+256(SB), Y6, Y10
-	VFMADD213PS  expconsts<>+256(SB), Y7, Y11
-	VFMADD213PS  expconsts<>+288(SB), Y6, Y10
-	VFMADD213PS  expconsts<>+288(SB), Y7, Y11
-	VFMADD213PS  expconsts<>+320(SB), Y6, Y10
-	VFMADD213PS  expconsts<>+320(SB), Y7, Y11
-	VFMADD213PS  expconsts<>+352(SB), Y6, Y10
-	VFMADD213PS  expconsts<>+352(SB), Y7, Y11
-
-	// y = (p·r)·r + r
-	VMULPS      Y6, Y10, Y10
-	VFMADD213PS Y6, Y6, Y10
-	VMULPS      Y7, Y11, Y11
-	VFMADD213PS Y7, Y7, Y11
-
-	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Y8, Y8
-	VFMADD213PS Y8, Y8, Y10
-	VPSLLD      $0x17, Y9, Y9
-	VFMADD213PS Y9, Y9, Y11
-	VMOVUPS     Y10, (AX)
-	VFMADD231PS (BX), Y10, Y3
-	VFMADD231PS (BX)(DX*1), Y10, Y4
-	VFMADD231PS (BX)(DX*2), Y10, Y5
-	VMOVUPS     Y11, 32(AX)
-	VFMADD231PS 32(BX), Y11, Y3
-	VFMADD231PS 32(BX)(DX*1), Y11, Y4
-	VFMADD231PS 32(BX)(DX*2), Y11, Y5
-	ADDQ        $0x00000040, AX
-	ADDQ        $0x00000040, BX
-	SUBQ        $0x00000010, CX
-	JMP         unrolled_61
-
-tail_62:
-	TESTQ CX, CX
-	JZ    done_64
-
-single_63:
-	VBROADCASTSS offset+84(FP), Y6
-	VFMADD231PS  (AX), Y0, Y6
-
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Y6, Y1, Y6
-	VMINPS Y6, Y2, Y6
-
-	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Y7
-	VFMADD231PS  expconsts<>+64(SB), Y6, Y7
-
-	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+96(SB), Y7, Y8
-	VFNMADD231PS expconsts<>+128(SB), Y8, Y6
-	VFNMADD231PS expconsts<>+160(SB), Y8, Y6
-
-	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Y8
-	VFMADD213PS  expconsts<>+224(SB), Y6, Y8
-	VFMADD213PS  expconsts<>+256(SB), Y6, Y8
-	VFMADD213PS  expconsts<>+288(SB), Y6, Y8
-	VFMADD213PS  expconsts<>+320(SB), Y6, Y8
-	VFMADD213PS  expconsts<>+352(SB), Y6, Y8
-
-	// y = (p·r)·r + r
-	VMULPS      Y6, Y8, Y8
-	VFMADD213PS Y6, Y6, Y8
-
-	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Y7, Y7
-	VFMADD213PS Y7, Y7, Y8
-	VMOVUPS     Y8, (AX)
-	VFMADD231PS (BX), Y8, Y3
-	VFMADD231PS (BX)(DX*1), Y8, Y4
-	VFMADD231PS (BX)(DX*2), Y8, Y5
-	ADDQ        $0x00000020, AX
-	ADDQ        $0x00000020, BX
-	SUBQ        $0x00000008, CX
-	JNZ         single_63
-
-done_64:
-	MOVQ dst_base+0(FP), AX
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y3, X0
-	VADDPS       X0, X3, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, (AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y4, X0
-	VADDPS       X0, X4, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 4(AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y5, X0
-	VADDPS       X0, X5, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 8(AX)
-	VZEROUPPER
-	RET
-
-// func gaussianSumColumns5AVX2(dst []float32, buf []float32, w []float32, stride int, scale float32, offset float32)
-// Requires: AVX, AVX2, FMA3
-TEXT ·gaussianSumColumns5AVX2(SB), NOSPLIT, $0-88
-	MOVQ         buf_base+24(FP), AX
-	MOVQ         buf_len+32(FP), CX
-	MOVQ         stride+72(FP), DX
-	SHLQ         $0x02, DX
-	LEAQ         (DX)(DX*2), BX
-	MOVQ         w_base+48(FP), SI
-	LEAQ         (SI)(DX*4), DI
-	VBROADCASTSS scale+80(FP), Y0
-	VBROADCASTSS expconsts<>+0(SB), Y1
-	VBROADCASTSS expconsts<>+32(SB), Y2
-	VXORPS       Y3, Y3, Y3
-	VXORPS       Y4, Y4, Y4
-	VXORPS       Y5, Y5, Y5
-	VXORPS       Y6, Y6, Y6
-	VXORPS       Y7, Y7, Y7
-
-unrolled_65:
-	CMPQ         CX, $0x00000010
-	JB           tail_66
-	VBROADCASTSS offset+84(FP), Y8
-	VFMADD231PS  (AX), Y0, Y8
-	VBROADCASTSS offset+84(FP), Y9
-	VFMADD231PS  32(AX), Y0, Y9
-
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Y8, Y1, Y8
-	VMAXPS Y9, Y1, Y9
-	VMINPS Y8, Y2, Y8
-	VMINPS Y9, Y2, Y9
-
-	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Y10
-	VFMADD231PS  expconsts<>+64(SB), Y8, Y10
-	VBROADCASTSS expconsts<>+96(SB), Y11
-	VFMADD231PS  expconsts<>+64(SB), Y9, Y11
-
-	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+96(SB), Y10, Y12
-	VFNMADD231PS expconsts<>+128(SB), Y12, Y8
-	VFNMADD231PS expconsts<>+160(SB), Y12, Y8
-	VSUBPS       expconsts<>+96(SB), Y11, Y12
-	VFNMADD231PS expconsts<>+128(SB), Y12, Y9
-	VFNMADD231PS expconsts<>+160(SB), Y12, Y9
-
-	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Y12
-	VFMADD213PS  expconsts<>+224(SB), Y8, Y12
-	VBROADCASTSS expconsts<>+192(SB), Y13
-	VFMADD213PS  expconsts<>+224(SB), Y9, Y13
-	VFMADD213PS  expconsts<>+256(SB), Y8, Y12
-	VFMADD213PS  expconsts<>+256(SB), Y9, Y13
-	VFMADD213PS  expconsts<>+288(SB), Y8, Y12
-	VFMADD213PS  expconsts<>+288(SB), Y9, Y13
-	VFMADD213PS  expconsts<>+320(SB), Y8, Y12
-	VFMADD213PS  expconsts<>+320(SB), Y9, Y13
-	VFMADD213PS  expconsts<>+352(SB), Y8, Y12
-	VFMADD213PS  expconsts<>+352(SB), Y9, Y13
-
-	// y = (p·r)·r + r
-	VMULPS      Y8, Y12, Y12
-	VFMADD213PS Y8, Y8, Y12
-	VMULPS      Y9, Y13, Y13
-	VFMADD213PS Y9, Y9, Y13
-
-	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Y10, Y10
-	VFMADD213PS Y10, Y10, Y12
-	VPSLLD      $0x17, Y11, Y11
-	VFMADD213PS Y11, Y11, Y13
-	VMOVUPS     Y12, (AX)
-	VFMADD231PS (SI), Y12, Y3
-	VFMADD231PS (SI)(DX*1), Y12, Y4
-	VFMADD231PS (SI)(DX*2), Y12, Y5
-	VFMADD231PS (SI)(BX*1), Y12, Y6
-	VFMADD231PS (DI), Y12, Y7
-	VMOVUPS     Y13, 32(AX)
-	VFMADD231PS 32(SI), Y13, Y3
-	VFMADD231PS 32(SI)(DX*1), Y13, Y4
-	VFMADD231PS 32(SI)(DX*2), Y13, Y5
-	VFMADD231PS 32(SI)(BX*1), Y13, Y6
-	VFMADD231PS 32(DI), Y13, Y7
-	ADDQ        $0x00000040, AX
-	ADDQ        $0x00000040, SI
-	ADDQ        $0x00000040, DI
-	SUBQ        $0x00000010, CX
-	JMP         unrolled_65
-
-tail_66:
-	TESTQ CX, CX
-	JZ    done_68
-
-single_67:
-	VBROADCASTSS offset+84(FP), Y8
-	VFMADD231PS  (AX), Y0, Y8
-
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Y8, Y1, Y8
-	VMINPS Y8, Y2, Y8
-
-	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Y9
-	VFMADD231PS  expconsts<>+64(SB), Y8, Y9
-
-	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+96(SB), Y9, Y10
-	VFNMADD231PS expconsts<>+128(SB), Y10, Y8
-	VFNMADD231PS expconsts<>+160(SB), Y10, Y8
-
-	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Y10
-	VFMADD213PS  expconsts<>+224(SB), Y8, Y10
-	VFMADD213PS  expconsts<>+256(SB), Y8, Y10
-	VFMADD213PS  expconsts<>+288(SB), Y8, Y10
-	VFMADD213PS  expconsts<>+320(SB), Y8, Y10
-	VFMADD213PS  expconsts<>+352(SB), Y8, Y10
-
-	// y = (p·r)·r + r
-	VMULPS      Y8, Y10, Y10
-	VFMADD213PS Y8, Y8, Y10
-
-	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Y9, Y9
-	VFMADD213PS Y9, Y9, Y10
-	VMOVUPS     Y10, (AX)
-	VFMADD231PS (SI), Y10, Y3
-	VFMADD231PS (SI)(DX*1), Y10, Y4
-	VFMADD231PS (SI)(DX*2), Y10, Y5
-	VFMADD231PS (SI)(BX*1), Y10, Y6
-	VFMADD231PS (DI), Y10, Y7
-	ADDQ        $0x00000020, AX
-	ADDQ        $0x00000020, SI
-	ADDQ        $0x00000020, DI
-	SUBQ        $0x00000008, CX
-	JNZ         single_67
-
-done_68:
-	MOVQ dst_base+0(FP), AX
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y3, X0
-	VADDPS       X0, X3, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, (AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y4, X0
-	VADDPS       X0, X4, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 4(AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y5, X0
-	VADDPS       X0, X5, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 8(AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y6, X0
-	VADDPS       X0, X6, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 12(AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y7, X0
-	VADDPS       X0, X7, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 16(AX)
+below1_86:
 	VZEROUPPER
 	RET
 
@@ -1643,9 +2435,9 @@ TEXT ·expAVX2(SB), NOSPLIT, $0-48
 	VBROADCASTSS expconsts<>+0(SB), Y0
 	VBROADCASTSS expconsts<>+32(SB), Y1
 
-unrolled_69:
+unrolled_92:
 	CMPQ    DX, $0x00000020
-	JB      tail_70
+	JB      tail_93
 	VMOVUPS (CX), Y2
 	VMOVUPS 32(CX), Y3
 	VMOVUPS 64(CX), Y4
@@ -1737,13 +2529,13 @@ unrolled_69:
 	ADDQ        $0x00000080, CX
 	ADDQ        $0x00000080, AX
 	SUBQ        $0x00000020, DX
-	JMP         unrolled_69
+	JMP         unrolled_92
 
-tail_70:
+tail_93:
 	TESTQ DX, DX
-	JZ    done_72
+	JZ    done_95
 
-single_71:
+single_94:
 	VMOVUPS (CX), Y2
 
 	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
@@ -1778,9 +2570,9 @@ single_71:
 	ADDQ        $0x00000020, CX
 	ADDQ        $0x00000020, AX
 	SUBQ        $0x00000008, DX
-	JNZ         single_71
+	JNZ         single_94
 
-done_72:
+done_95:
 	VZEROUPPER
 	RET
 
@@ -1794,28 +2586,28 @@ TEXT ·minAVX2(SB), NOSPLIT, $0-28
 	VMOVUPS (AX), Y2
 	VMOVUPS (AX), Y3
 
-unrolled_73:
+unrolled_96:
 	CMPQ   CX, $0x00000020
-	JB     tail_74
+	JB     tail_97
 	VMINPS (AX), Y0, Y0
 	VMINPS 32(AX), Y1, Y1
 	VMINPS 64(AX), Y2, Y2
 	VMINPS 96(AX), Y3, Y3
 	ADDQ   $0x00000080, AX
 	SUBQ   $0x00000020, CX
-	JMP    unrolled_73
+	JMP    unrolled_96
 
-tail_74:
+tail_97:
 	TESTQ CX, CX
-	JZ    done_76
+	JZ    done_99
 
-single_75:
+single_98:
 	VMINPS (AX), Y0, Y0
 	ADDQ   $0x00000020, AX
 	SUBQ   $0x00000008, CX
-	JNZ    single_75
+	JNZ    single_98
 
-done_76:
+done_99:
 	// horizontal min
 	VMINPS       Y1, Y0, Y0
 	VMINPS       Y3, Y2, Y2

@@ -52,24 +52,30 @@ func sqdistAVX512(dst []float32, x []float32, tiles []float32, dim int)
 //go:noescape
 func sqdistSparseAVX512(dst []float32, norms []float32, idx []int32, val []float32, xnorm float32, tiles []float32, dim int)
 
-// gaussianSumAVX512 is gaussianSumGeneric for AVX-512F:
+// gaussianSumColumnsAVX512 is gaussianSumColumnsGeneric for AVX-512F:
 //
-//	var sum float32
 //	for i := range buf {
 //		buf[i] = exp32(scale*buf[i] + offset)
-//		sum += w[i] * buf[i]
 //	}
-//	return sum
+//	for c := range dst {
+//		var sum float32
+//		for i := range buf {
+//			sum += buf[i] * w[c*stride+i]
+//		}
+//		dst[c] = sum
+//	}
 //
-// len(buf) must be a multiple of 16 and len(w) == len(buf). The argument
-// scale·buf[i] + offset is one FMA: a single rounding, so with offset = 0 it
-// is the rounded product. The sum is formed in vector lanes and added
-// horizontally at the end.
+// in one pass over buf. len(buf) must be a multiple of 16 (possibly zero),
+// len(dst) between 1 and 10, stride ≥ len(buf) (any value for one column), and
+// w must hold every column: (len(dst)−1)·stride + len(buf) values. The
+// argument scale·buf[i] + offset is one FMA: a single rounding, so with
+// offset = 0 it is the rounded product. Each sum is formed in vector lanes
+// and added horizontally at the end.
 //
 // Requires: AVX, AVX512F
 //
 //go:noescape
-func gaussianSumAVX512(buf []float32, w []float32, scale float32, offset float32) float32
+func gaussianSumColumnsAVX512(dst []float32, buf []float32, w []float32, stride int, scale float32, offset float32)
 
 // dotAVX512 is dotGeneric for AVX-512F:
 //
@@ -124,24 +130,6 @@ func dotAxpyAVX512(a []float64, b []float64, y []float64, c float64) float64
 //go:noescape
 func dotColumnsAVX512(dst []float32, k []float32, w []float32, stride int)
 
-// gaussianSumColumns3AVX512 is gaussianSumColumns3Generic for AVX-512F:
-//
-// prototype
-//
-// Requires: AVX, AVX512F
-//
-//go:noescape
-func gaussianSumColumns3AVX512(dst []float32, buf []float32, w []float32, stride int, scale float32, offset float32)
-
-// gaussianSumColumns10AVX512 is gaussianSumColumns10Generic for AVX-512F:
-//
-// prototype
-//
-// Requires: AVX, AVX512F
-//
-//go:noescape
-func gaussianSumColumns10AVX512(dst []float32, buf []float32, w []float32, stride int, scale float32, offset float32)
-
 // expAVX512 is expGeneric for AVX-512F:
 //
 //	for i := range dst {
@@ -178,3 +166,6 @@ func minAVX512(a []float32) float32
 // featuresAVX512 lists the CPU features the functions above require: the union
 // of their Requires lines, all of which the dispatch checks.
 var featuresAVX512 = []cpuid.FeatureID{cpuid.AVX, cpuid.AVX512F}
+
+// fusedColsAVX512 is the largest number of columns gaussianSumColumnsAVX512 takes.
+const fusedColsAVX512 = 10

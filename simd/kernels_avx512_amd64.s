@@ -733,13 +733,11 @@ done_17:
 	VZEROUPPER
 	RET
 
-// func gaussianSumAVX512(buf []float32, w []float32, scale float32, offset float32) float32
+// func gaussianSumColumnsAVX512(dst []float32, buf []float32, w []float32, stride int, scale float32, offset float32)
 // Requires: AVX, AVX512F
-TEXT ·gaussianSumAVX512(SB), NOSPLIT, $0-60
-	MOVQ         buf_base+0(FP), AX
-	MOVQ         w_base+24(FP), CX
-	MOVQ         buf_len+8(FP), DX
-	VBROADCASTSS scale+48(FP), Z0
+TEXT ·gaussianSumColumnsAVX512(SB), NOSPLIT, $0-88
+	MOVQ         dst_len+8(FP), AX
+	VBROADCASTSS scale+80(FP), Z0
 	VBROADCASTSS expconsts<>+0(SB), Z1
 	VBROADCASTSS expconsts<>+32(SB), Z2
 	VBROADCASTSS expconsts<>+64(SB), Z3
@@ -751,21 +749,47 @@ TEXT ·gaussianSumAVX512(SB), NOSPLIT, $0-60
 	VBROADCASTSS expconsts<>+288(SB), Z9
 	VBROADCASTSS expconsts<>+320(SB), Z10
 	VBROADCASTSS expconsts<>+352(SB), Z11
-	VPXORD       Z12, Z12, Z12
-	VPXORD       Z13, Z13, Z13
-	VPXORD       Z14, Z14, Z14
-	VPXORD       Z15, Z15, Z15
+	CMPQ         AX, $0x00000001
+	JE           columns1_40
+	CMPQ         AX, $0x00000002
+	JE           columns2_41
+	CMPQ         AX, $0x00000003
+	JE           columns3_42
+	CMPQ         AX, $0x00000004
+	JE           columns4_43
+	CMPQ         AX, $0x00000005
+	JE           columns5_44
+	CMPQ         AX, $0x00000006
+	JE           columns6_45
+	CMPQ         AX, $0x00000007
+	JE           columns7_46
+	CMPQ         AX, $0x00000008
+	JE           columns8_47
+	CMPQ         AX, $0x00000009
+	JE           columns9_48
+	CMPQ         AX, $0x0000000a
+	JE           columns10_49
+	RET
 
-unrolled_40:
-	CMPQ         DX, $0x00000040
-	JB           tail_41
-	VBROADCASTSS offset+52(FP), Z16
+columns1_40:
+	MOVQ   buf_base+24(FP), AX
+	MOVQ   buf_len+32(FP), CX
+	MOVQ   w_base+48(FP), DX
+	VPXORD Z0, Z0, Z12
+	VPXORD Z0, Z0, Z13
+	VPXORD Z0, Z0, Z14
+	VPXORD Z0, Z0, Z15
+
+unrolled_50:
+	CMPQ         CX, $0x00000040
+	JB           tail_51
+	VBROADCASTSS offset+84(FP), Z16
 	VFMADD231PS  (AX), Z0, Z16
-	VBROADCASTSS offset+52(FP), Z17
+	VBROADCASTSS offset+84(FP), Z17
 	VFMADD231PS  64(AX), Z0, Z17
-	VBROADCASTSS offset+52(FP), Z18
+	VBROADCASTSS offset+84(FP), Z18
 	VFMADD231PS  128(AX), Z0, Z18
-	VBROADCASTSS offset+52(FP), Z19
+	VBROADCASTSS offset+84(FP), Z19
 	VFMADD231PS  192(AX), Z0, Z19
 
 	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
@@ -848,24 +872,24 @@ unrolled_40:
 	VPSLLD      $0x17, Z23, Z23
 	VFMADD213PS Z23, Z23, Z27
 	VMOVUPS     Z24, (AX)
-	VFMADD231PS (CX), Z24, Z12
+	VFMADD231PS (DX), Z24, Z12
 	VMOVUPS     Z25, 64(AX)
-	VFMADD231PS 64(CX), Z25, Z13
+	VFMADD231PS 64(DX), Z25, Z13
 	VMOVUPS     Z26, 128(AX)
-	VFMADD231PS 128(CX), Z26, Z14
+	VFMADD231PS 128(DX), Z26, Z14
 	VMOVUPS     Z27, 192(AX)
-	VFMADD231PS 192(CX), Z27, Z15
+	VFMADD231PS 192(DX), Z27, Z15
 	ADDQ        $0x00000100, AX
-	ADDQ        $0x00000100, CX
-	SUBQ        $0x00000040, DX
-	JMP         unrolled_40
+	ADDQ        $0x00000100, DX
+	SUBQ        $0x00000040, CX
+	JMP         unrolled_50
 
-tail_41:
-	TESTQ DX, DX
-	JZ    done_43
+tail_51:
+	TESTQ CX, CX
+	JZ    done_53
 
-single_42:
-	VBROADCASTSS offset+52(FP), Z16
+single_52:
+	VBROADCASTSS offset+84(FP), Z16
 	VFMADD231PS  (AX), Z0, Z16
 
 	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
@@ -897,13 +921,15 @@ single_42:
 	VPSLLD      $0x17, Z17, Z17
 	VFMADD213PS Z17, Z17, Z18
 	VMOVUPS     Z18, (AX)
-	VFMADD231PS (CX), Z18, Z12
+	VFMADD231PS (DX), Z18, Z12
 	ADDQ        $0x00000040, AX
-	ADDQ        $0x00000040, CX
-	SUBQ        $0x00000010, DX
-	JNZ         single_42
+	ADDQ        $0x00000040, DX
+	SUBQ        $0x00000010, CX
+	JNZ         single_52
 
-done_43:
+done_53:
+	MOVQ dst_base+0(FP), AX
+
 	// horizontal sum
 	VADDPS     Z13, Z12, Z12
 	VADDPS     Z15, Z14, Z14
@@ -916,596 +942,213 @@ done_43:
 	VADDPS     Z0, Z12, Z12
 	VPERMILPS  $0x01, Z12, Z0
 	VADDPS     Z0, Z12, Z12
-	VMOVSS     X12, ret+56(FP)
+	VMOVSS     X12, (AX)
 	VZEROUPPER
 	RET
 
-// func dotAVX512(a []float32, b []float32) float32
-// Requires: AVX, AVX512F
-TEXT ·dotAVX512(SB), NOSPLIT, $0-52
-	MOVQ   a_base+0(FP), AX
-	MOVQ   b_base+24(FP), CX
-	MOVQ   a_len+8(FP), DX
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
+columns2_41:
+	MOVQ   buf_base+24(FP), AX
+	MOVQ   buf_len+32(FP), CX
+	MOVQ   w_base+48(FP), DX
+	MOVQ   stride+72(FP), BX
+	SHLQ   $0x02, BX
+	LEAQ   (BX)(BX*2), SI
+	VPXORD Z0, Z0, Z12
+	VPXORD Z0, Z0, Z13
 
-unrolled_44:
-	CMPQ        DX, $0x00000040
-	JB          tail_45
-	VMOVUPS     (AX), Z4
-	VFMADD231PS (CX), Z4, Z0
-	VMOVUPS     64(AX), Z4
-	VFMADD231PS 64(CX), Z4, Z1
-	VMOVUPS     128(AX), Z4
-	VFMADD231PS 128(CX), Z4, Z2
-	VMOVUPS     192(AX), Z4
-	VFMADD231PS 192(CX), Z4, Z3
-	ADDQ        $0x00000100, AX
-	ADDQ        $0x00000100, CX
-	SUBQ        $0x00000040, DX
-	JMP         unrolled_44
-
-tail_45:
-	TESTQ DX, DX
-	JZ    done_47
-
-single_46:
-	VMOVUPS     (AX), Z4
-	VFMADD231PS (CX), Z4, Z0
-	ADDQ        $0x00000040, AX
-	ADDQ        $0x00000040, CX
-	SUBQ        $0x00000010, DX
-	JNZ         single_46
-
-done_47:
-	// horizontal sum
-	VADDPS     Z1, Z0, Z0
-	VADDPS     Z3, Z2, Z2
-	VADDPS     Z2, Z0, Z0
-	VSHUFF64X2 $0x4e, Z0, Z0, Z1
-	VADDPS     Z1, Z0, Z0
-	VSHUFF64X2 $0xb1, Z0, Z0, Z1
-	VADDPS     Z1, Z0, Z0
-	VPERMILPS  $0x0e, Z0, Z1
-	VADDPS     Z1, Z0, Z0
-	VPERMILPS  $0x01, Z0, Z1
-	VADDPS     Z1, Z0, Z0
-	VMOVSS     X0, ret+48(FP)
-	VZEROUPPER
-	RET
-
-// func dotAxpyAVX512(a []float64, b []float64, y []float64, c float64) float64
-// Requires: AVX, AVX512F
-TEXT ·dotAxpyAVX512(SB), NOSPLIT, $0-88
-	MOVQ         a_base+0(FP), AX
-	MOVQ         b_base+24(FP), CX
-	MOVQ         y_base+48(FP), DX
-	MOVQ         a_len+8(FP), BX
-	VBROADCASTSD c+72(FP), Z0
-	VPXORD       Z1, Z1, Z1
-	VPXORD       Z2, Z2, Z2
-	VPXORD       Z3, Z3, Z3
-	VPXORD       Z4, Z4, Z4
-
-unrolled_48:
-	CMPQ        BX, $0x00000020
-	JB          tail_49
-	VMOVUPD     (AX), Z5
-	VFMADD231PD (CX), Z5, Z1
-	VFMADD213PD (DX), Z0, Z5
-	VMOVUPD     Z5, (DX)
-	VMOVUPD     64(AX), Z5
-	VFMADD231PD 64(CX), Z5, Z2
-	VFMADD213PD 64(DX), Z0, Z5
-	VMOVUPD     Z5, 64(DX)
-	VMOVUPD     128(AX), Z5
-	VFMADD231PD 128(CX), Z5, Z3
-	VFMADD213PD 128(DX), Z0, Z5
-	VMOVUPD     Z5, 128(DX)
-	VMOVUPD     192(AX), Z5
-	VFMADD231PD 192(CX), Z5, Z4
-	VFMADD213PD 192(DX), Z0, Z5
-	VMOVUPD     Z5, 192(DX)
-	ADDQ        $0x00000100, AX
-	ADDQ        $0x00000100, CX
-	ADDQ        $0x00000100, DX
-	SUBQ        $0x00000020, BX
-	JMP         unrolled_48
-
-tail_49:
-	TESTQ BX, BX
-	JZ    done_51
-
-single_50:
-	VMOVUPD     (AX), Z5
-	VFMADD231PD (CX), Z5, Z1
-	VFMADD213PD (DX), Z0, Z5
-	VMOVUPD     Z5, (DX)
-	VMOVUPD     64(AX), Z5
-	VFMADD231PD 64(CX), Z5, Z2
-	VFMADD213PD 64(DX), Z0, Z5
-	VMOVUPD     Z5, 64(DX)
-	ADDQ        $0x00000080, AX
-	ADDQ        $0x00000080, CX
-	ADDQ        $0x00000080, DX
-	SUBQ        $0x00000010, BX
-	JNZ         single_50
-
-done_51:
-	// horizontal sum
-	VADDPD     Z2, Z1, Z1
-	VADDPD     Z4, Z3, Z3
-	VADDPD     Z3, Z1, Z1
-	VSHUFF64X2 $0x4e, Z1, Z1, Z0
-	VADDPD     Z0, Z1, Z1
-	VSHUFF64X2 $0xb1, Z1, Z1, Z0
-	VADDPD     Z0, Z1, Z1
-	VPERMILPD  $0x01, Z1, Z0
-	VADDPD     Z0, Z1, Z1
-	VMOVSD     X1, ret+80(FP)
-	VZEROUPPER
-	RET
-
-// func dotColumnsAVX512(dst []float32, k []float32, w []float32, stride int)
-// Requires: AVX, AVX512F
-TEXT ·dotColumnsAVX512(SB), NOSPLIT, $0-80
-	MOVQ   dst_base+0(FP), AX
-	MOVQ   dst_len+8(FP), CX
-	SHLQ   $0x02, CX
-	MOVQ   stride+72(FP), DX
-	SHLQ   $0x02, DX
-	LEAQ   (DX)(DX*2), BX
-	VPXORD Z0, Z0, Z0
-	XORQ   SI, SI
-
-	// blocks of 8
-	MOVQ CX, DI
-	SUBQ SI, DI
-	CMPQ DI, $0x00000020
-	JB   below8_53
-
-blocks8_54:
-	MOVQ    stride+72(FP), DI
-	IMULQ   SI, DI
-	ADDQ    w_base+48(FP), DI
-	LEAQ    (DI)(DX*4), R8
-	VMOVAPS Z0, Z1
-	VMOVAPS Z0, Z2
-	VMOVAPS Z0, Z3
-	VMOVAPS Z0, Z4
-	VMOVAPS Z0, Z5
-	VMOVAPS Z0, Z6
-	VMOVAPS Z0, Z7
-	VMOVAPS Z0, Z8
-	MOVQ    k_base+24(FP), R9
-	MOVQ    k_len+32(FP), R10
-	TESTQ   R10, R10
-	JZ      done_58
-
-single_57:
-	VMOVUPS     (R9), Z9
-	VFMADD231PS (DI), Z9, Z1
-	VFMADD231PS (DI)(DX*1), Z9, Z2
-	VFMADD231PS (DI)(DX*2), Z9, Z3
-	VFMADD231PS (DI)(BX*1), Z9, Z4
-	VFMADD231PS (R8), Z9, Z5
-	VFMADD231PS (R8)(DX*1), Z9, Z6
-	VFMADD231PS (R8)(DX*2), Z9, Z7
-	VFMADD231PS (R8)(BX*1), Z9, Z8
-	ADDQ        $0x00000040, R9
-	ADDQ        $0x00000040, DI
-	ADDQ        $0x00000040, R8
-	SUBQ        $0x00000010, R10
-	JNZ         single_57
-
-done_58:
-	// horizontal sum
-	VSHUFF64X2 $0x4e, Z1, Z1, Z9
-	VADDPS     Z9, Z1, Z1
-	VSHUFF64X2 $0xb1, Z1, Z1, Z9
-	VADDPS     Z9, Z1, Z1
-	VPERMILPS  $0x0e, Z1, Z9
-	VADDPS     Z9, Z1, Z1
-	VPERMILPS  $0x01, Z1, Z9
-	VADDPS     Z9, Z1, Z1
-	VMOVSS     X1, (AX)(SI*1)
-
-	// horizontal sum
-	VSHUFF64X2 $0x4e, Z2, Z2, Z1
-	VADDPS     Z1, Z2, Z2
-	VSHUFF64X2 $0xb1, Z2, Z2, Z1
-	VADDPS     Z1, Z2, Z2
-	VPERMILPS  $0x0e, Z2, Z1
-	VADDPS     Z1, Z2, Z2
-	VPERMILPS  $0x01, Z2, Z1
-	VADDPS     Z1, Z2, Z2
-	VMOVSS     X2, 4(AX)(SI*1)
-
-	// horizontal sum
-	VSHUFF64X2 $0x4e, Z3, Z3, Z1
-	VADDPS     Z1, Z3, Z3
-	VSHUFF64X2 $0xb1, Z3, Z3, Z1
-	VADDPS     Z1, Z3, Z3
-	VPERMILPS  $0x0e, Z3, Z1
-	VADDPS     Z1, Z3, Z3
-	VPERMILPS  $0x01, Z3, Z1
-	VADDPS     Z1, Z3, Z3
-	VMOVSS     X3, 8(AX)(SI*1)
-
-	// horizontal sum
-	VSHUFF64X2 $0x4e, Z4, Z4, Z1
-	VADDPS     Z1, Z4, Z4
-	VSHUFF64X2 $0xb1, Z4, Z4, Z1
-	VADDPS     Z1, Z4, Z4
-	VPERMILPS  $0x0e, Z4, Z1
-	VADDPS     Z1, Z4, Z4
-	VPERMILPS  $0x01, Z4, Z1
-	VADDPS     Z1, Z4, Z4
-	VMOVSS     X4, 12(AX)(SI*1)
-
-	// horizontal sum
-	VSHUFF64X2 $0x4e, Z5, Z5, Z1
-	VADDPS     Z1, Z5, Z5
-	VSHUFF64X2 $0xb1, Z5, Z5, Z1
-	VADDPS     Z1, Z5, Z5
-	VPERMILPS  $0x0e, Z5, Z1
-	VADDPS     Z1, Z5, Z5
-	VPERMILPS  $0x01, Z5, Z1
-	VADDPS     Z1, Z5, Z5
-	VMOVSS     X5, 16(AX)(SI*1)
-
-	// horizontal sum
-	VSHUFF64X2 $0x4e, Z6, Z6, Z1
-	VADDPS     Z1, Z6, Z6
-	VSHUFF64X2 $0xb1, Z6, Z6, Z1
-	VADDPS     Z1, Z6, Z6
-	VPERMILPS  $0x0e, Z6, Z1
-	VADDPS     Z1, Z6, Z6
-	VPERMILPS  $0x01, Z6, Z1
-	VADDPS     Z1, Z6, Z6
-	VMOVSS     X6, 20(AX)(SI*1)
-
-	// horizontal sum
-	VSHUFF64X2 $0x4e, Z7, Z7, Z1
-	VADDPS     Z1, Z7, Z7
-	VSHUFF64X2 $0xb1, Z7, Z7, Z1
-	VADDPS     Z1, Z7, Z7
-	VPERMILPS  $0x0e, Z7, Z1
-	VADDPS     Z1, Z7, Z7
-	VPERMILPS  $0x01, Z7, Z1
-	VADDPS     Z1, Z7, Z7
-	VMOVSS     X7, 24(AX)(SI*1)
-
-	// horizontal sum
-	VSHUFF64X2 $0x4e, Z8, Z8, Z1
-	VADDPS     Z1, Z8, Z8
-	VSHUFF64X2 $0xb1, Z8, Z8, Z1
-	VADDPS     Z1, Z8, Z8
-	VPERMILPS  $0x0e, Z8, Z1
-	VADDPS     Z1, Z8, Z8
-	VPERMILPS  $0x01, Z8, Z1
-	VADDPS     Z1, Z8, Z8
-	VMOVSS     X8, 28(AX)(SI*1)
-	ADDQ       $0x00000020, SI
-	MOVQ       CX, DI
-	SUBQ       SI, DI
-	CMPQ       DI, $0x00000020
-	JAE        blocks8_54
-
-below8_53:
-	// blocks of 4
-	MOVQ CX, DI
-	SUBQ SI, DI
-	CMPQ DI, $0x00000010
-	JB   below4_59
-
-blocks4_60:
-	MOVQ    stride+72(FP), DI
-	IMULQ   SI, DI
-	ADDQ    w_base+48(FP), DI
-	VMOVAPS Z0, Z1
-	VMOVAPS Z0, Z2
-	VMOVAPS Z0, Z3
-	VMOVAPS Z0, Z4
-	VMOVAPS Z0, Z5
-	VMOVAPS Z0, Z6
-	VMOVAPS Z0, Z7
-	VMOVAPS Z0, Z8
-	MOVQ    k_base+24(FP), R8
-	MOVQ    k_len+32(FP), R9
-
-unrolled_61:
-	CMPQ        R9, $0x00000020
-	JB          tail_62
-	VMOVUPS     (R8), Z9
-	VFMADD231PS (DI), Z9, Z1
-	VFMADD231PS (DI)(DX*1), Z9, Z3
-	VFMADD231PS (DI)(DX*2), Z9, Z5
-	VFMADD231PS (DI)(BX*1), Z9, Z7
-	VMOVUPS     64(R8), Z9
-	VFMADD231PS 64(DI), Z9, Z2
-	VFMADD231PS 64(DI)(DX*1), Z9, Z4
-	VFMADD231PS 64(DI)(DX*2), Z9, Z6
-	VFMADD231PS 64(DI)(BX*1), Z9, Z8
-	ADDQ        $0x00000080, R8
-	ADDQ        $0x00000080, DI
-	SUBQ        $0x00000020, R9
-	JMP         unrolled_61
-
-tail_62:
-	TESTQ R9, R9
-	JZ    done_64
-
-single_63:
-	VMOVUPS     (R8), Z9
-	VFMADD231PS (DI), Z9, Z1
-	VFMADD231PS (DI)(DX*1), Z9, Z3
-	VFMADD231PS (DI)(DX*2), Z9, Z5
-	VFMADD231PS (DI)(BX*1), Z9, Z7
-	ADDQ        $0x00000040, R8
-	ADDQ        $0x00000040, DI
-	SUBQ        $0x00000010, R9
-	JNZ         single_63
-
-done_64:
-	// horizontal sum
-	VADDPS     Z2, Z1, Z1
-	VSHUFF64X2 $0x4e, Z1, Z1, Z2
-	VADDPS     Z2, Z1, Z1
-	VSHUFF64X2 $0xb1, Z1, Z1, Z2
-	VADDPS     Z2, Z1, Z1
-	VPERMILPS  $0x0e, Z1, Z2
-	VADDPS     Z2, Z1, Z1
-	VPERMILPS  $0x01, Z1, Z2
-	VADDPS     Z2, Z1, Z1
-	VMOVSS     X1, (AX)(SI*1)
-
-	// horizontal sum
-	VADDPS     Z4, Z3, Z3
-	VSHUFF64X2 $0x4e, Z3, Z3, Z1
-	VADDPS     Z1, Z3, Z3
-	VSHUFF64X2 $0xb1, Z3, Z3, Z1
-	VADDPS     Z1, Z3, Z3
-	VPERMILPS  $0x0e, Z3, Z1
-	VADDPS     Z1, Z3, Z3
-	VPERMILPS  $0x01, Z3, Z1
-	VADDPS     Z1, Z3, Z3
-	VMOVSS     X3, 4(AX)(SI*1)
-
-	// horizontal sum
-	VADDPS     Z6, Z5, Z5
-	VSHUFF64X2 $0x4e, Z5, Z5, Z1
-	VADDPS     Z1, Z5, Z5
-	VSHUFF64X2 $0xb1, Z5, Z5, Z1
-	VADDPS     Z1, Z5, Z5
-	VPERMILPS  $0x0e, Z5, Z1
-	VADDPS     Z1, Z5, Z5
-	VPERMILPS  $0x01, Z5, Z1
-	VADDPS     Z1, Z5, Z5
-	VMOVSS     X5, 8(AX)(SI*1)
-
-	// horizontal sum
-	VADDPS     Z8, Z7, Z7
-	VSHUFF64X2 $0x4e, Z7, Z7, Z1
-	VADDPS     Z1, Z7, Z7
-	VSHUFF64X2 $0xb1, Z7, Z7, Z1
-	VADDPS     Z1, Z7, Z7
-	VPERMILPS  $0x0e, Z7, Z1
-	VADDPS     Z1, Z7, Z7
-	VPERMILPS  $0x01, Z7, Z1
-	VADDPS     Z1, Z7, Z7
-	VMOVSS     X7, 12(AX)(SI*1)
-	ADDQ       $0x00000010, SI
-	MOVQ       CX, DI
-	SUBQ       SI, DI
-	CMPQ       DI, $0x00000010
-	JAE        blocks4_60
-
-below4_59:
-	// blocks of 2
-	MOVQ CX, DI
-	SUBQ SI, DI
-	CMPQ DI, $0x00000008
-	JB   below2_65
-
-blocks2_66:
-	MOVQ    stride+72(FP), BX
-	IMULQ   SI, BX
-	ADDQ    w_base+48(FP), BX
-	VMOVAPS Z0, Z1
-	VMOVAPS Z0, Z2
-	VMOVAPS Z0, Z3
-	VMOVAPS Z0, Z4
-	VMOVAPS Z0, Z5
-	VMOVAPS Z0, Z6
-	VMOVAPS Z0, Z7
-	VMOVAPS Z0, Z8
-	MOVQ    k_base+24(FP), DI
-	MOVQ    k_len+32(FP), R8
-
-unrolled_67:
-	CMPQ        R8, $0x00000040
-	JB          tail_68
-	VMOVUPS     (DI), Z9
-	VFMADD231PS (BX), Z9, Z1
-	VFMADD231PS (BX)(DX*1), Z9, Z5
-	VMOVUPS     64(DI), Z9
-	VFMADD231PS 64(BX), Z9, Z2
-	VFMADD231PS 64(BX)(DX*1), Z9, Z6
-	VMOVUPS     128(DI), Z9
-	VFMADD231PS 128(BX), Z9, Z3
-	VFMADD231PS 128(BX)(DX*1), Z9, Z7
-	VMOVUPS     192(DI), Z9
-	VFMADD231PS 192(BX), Z9, Z4
-	VFMADD231PS 192(BX)(DX*1), Z9, Z8
-	ADDQ        $0x00000100, DI
-	ADDQ        $0x00000100, BX
-	SUBQ        $0x00000040, R8
-	JMP         unrolled_67
-
-tail_68:
-	TESTQ R8, R8
-	JZ    done_70
-
-single_69:
-	VMOVUPS     (DI), Z9
-	VFMADD231PS (BX), Z9, Z1
-	VFMADD231PS (BX)(DX*1), Z9, Z5
-	ADDQ        $0x00000040, DI
-	ADDQ        $0x00000040, BX
-	SUBQ        $0x00000010, R8
-	JNZ         single_69
-
-done_70:
-	// horizontal sum
-	VADDPS     Z2, Z1, Z1
-	VADDPS     Z4, Z3, Z3
-	VADDPS     Z3, Z1, Z1
-	VSHUFF64X2 $0x4e, Z1, Z1, Z2
-	VADDPS     Z2, Z1, Z1
-	VSHUFF64X2 $0xb1, Z1, Z1, Z2
-	VADDPS     Z2, Z1, Z1
-	VPERMILPS  $0x0e, Z1, Z2
-	VADDPS     Z2, Z1, Z1
-	VPERMILPS  $0x01, Z1, Z2
-	VADDPS     Z2, Z1, Z1
-	VMOVSS     X1, (AX)(SI*1)
-
-	// horizontal sum
-	VADDPS     Z6, Z5, Z5
-	VADDPS     Z8, Z7, Z7
-	VADDPS     Z7, Z5, Z5
-	VSHUFF64X2 $0x4e, Z5, Z5, Z1
-	VADDPS     Z1, Z5, Z5
-	VSHUFF64X2 $0xb1, Z5, Z5, Z1
-	VADDPS     Z1, Z5, Z5
-	VPERMILPS  $0x0e, Z5, Z1
-	VADDPS     Z1, Z5, Z5
-	VPERMILPS  $0x01, Z5, Z1
-	VADDPS     Z1, Z5, Z5
-	VMOVSS     X5, 4(AX)(SI*1)
-	ADDQ       $0x00000008, SI
-	MOVQ       CX, DI
-	SUBQ       SI, DI
-	CMPQ       DI, $0x00000008
-	JAE        blocks2_66
-
-below2_65:
-	// blocks of 1
-	MOVQ CX, DI
-	SUBQ SI, DI
-	CMPQ DI, $0x00000004
-	JB   below1_71
-
-blocks1_72:
-	MOVQ    stride+72(FP), DX
-	IMULQ   SI, DX
-	ADDQ    w_base+48(FP), DX
-	VMOVAPS Z0, Z1
-	VMOVAPS Z0, Z2
-	VMOVAPS Z0, Z3
-	VMOVAPS Z0, Z4
-	VMOVAPS Z0, Z5
-	VMOVAPS Z0, Z6
-	VMOVAPS Z0, Z7
-	VMOVAPS Z0, Z8
-	MOVQ    k_base+24(FP), BX
-	MOVQ    k_len+32(FP), DI
-
-unrolled_73:
-	CMPQ        DI, $0x00000080
-	JB          tail_74
-	VMOVUPS     (BX), Z9
-	VFMADD231PS (DX), Z9, Z1
-	VMOVUPS     64(BX), Z9
-	VFMADD231PS 64(DX), Z9, Z2
-	VMOVUPS     128(BX), Z9
-	VFMADD231PS 128(DX), Z9, Z3
-	VMOVUPS     192(BX), Z9
-	VFMADD231PS 192(DX), Z9, Z4
-	VMOVUPS     256(BX), Z9
-	VFMADD231PS 256(DX), Z9, Z5
-	VMOVUPS     320(BX), Z9
-	VFMADD231PS 320(DX), Z9, Z6
-	VMOVUPS     384(BX), Z9
-	VFMADD231PS 384(DX), Z9, Z7
-	VMOVUPS     448(BX), Z9
-	VFMADD231PS 448(DX), Z9, Z8
-	ADDQ        $0x00000200, BX
-	ADDQ        $0x00000200, DX
-	SUBQ        $0x00000080, DI
-	JMP         unrolled_73
-
-tail_74:
-	TESTQ DI, DI
-	JZ    done_76
-
-single_75:
-	VMOVUPS     (BX), Z9
-	VFMADD231PS (DX), Z9, Z1
-	ADDQ        $0x00000040, BX
-	ADDQ        $0x00000040, DX
-	SUBQ        $0x00000010, DI
-	JNZ         single_75
-
-done_76:
-	// horizontal sum
-	VADDPS     Z2, Z1, Z1
-	VADDPS     Z4, Z3, Z3
-	VADDPS     Z6, Z5, Z5
-	VADDPS     Z8, Z7, Z7
-	VADDPS     Z3, Z1, Z1
-	VADDPS     Z7, Z5, Z5
-	VADDPS     Z5, Z1, Z1
-	VSHUFF64X2 $0x4e, Z1, Z1, Z2
-	VADDPS     Z2, Z1, Z1
-	VSHUFF64X2 $0xb1, Z1, Z1, Z2
-	VADDPS     Z2, Z1, Z1
-	VPERMILPS  $0x0e, Z1, Z2
-	VADDPS     Z2, Z1, Z1
-	VPERMILPS  $0x01, Z1, Z2
-	VADDPS     Z2, Z1, Z1
-	VMOVSS     X1, (AX)(SI*1)
-	ADDQ       $0x00000004, SI
-	MOVQ       CX, DI
-	SUBQ       SI, DI
-	CMPQ       DI, $0x00000004
-	JAE        blocks1_72
-
-below1_71:
-	VZEROUPPER
-	RET
-
-// func gaussianSumColumns3AVX512(dst []float32, buf []float32, w []float32, stride int, scale float32, offset float32)
-// Requires: AVX, AVX512F
-TEXT ·gaussianSumColumns3AVX512(SB), NOSPLIT, $0-88
-	MOVQ         buf_base+24(FP), AX
-	MOVQ         buf_len+32(FP), CX
-	MOVQ         stride+72(FP), DX
-	SHLQ         $0x02, DX
-	LEAQ         (DX)(DX*2), BX
-	MOVQ         w_base+48(FP), BX
-	VBROADCASTSS scale+80(FP), Z0
-	VBROADCASTSS expconsts<>+0(SB), Z1
-	VBROADCASTSS expconsts<>+32(SB), Z2
-	VBROADCASTSS expconsts<>+64(SB), Z3
-	VBROADCASTSS expconsts<>+96(SB), Z4
-	VBROADCASTSS expconsts<>+128(SB), Z5
-	VBROADCASTSS expconsts<>+160(SB), Z6
-	VBROADCASTSS expconsts<>+224(SB), Z7
-	VBROADCASTSS expconsts<>+256(SB), Z8
-	VBROADCASTSS expconsts<>+288(SB), Z9
-	VBROADCASTSS expconsts<>+320(SB), Z10
-	VBROADCASTSS expconsts<>+352(SB), Z11
-	VPXORD       Z12, Z12, Z12
-	VPXORD       Z13, Z13, Z13
-	VPXORD       Z14, Z14, Z14
-
-unrolled_77:
+unrolled_54:
 	CMPQ         CX, $0x00000040
-	JB           tail_78
+	JB           tail_55
+	VBROADCASTSS offset+84(FP), Z14
+	VFMADD231PS  (AX), Z0, Z14
+	VBROADCASTSS offset+84(FP), Z15
+	VFMADD231PS  64(AX), Z0, Z15
+	VBROADCASTSS offset+84(FP), Z16
+	VFMADD231PS  128(AX), Z0, Z16
+	VBROADCASTSS offset+84(FP), Z17
+	VFMADD231PS  192(AX), Z0, Z17
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Z14, Z1, Z14
+	VMAXPS Z15, Z1, Z15
+	VMAXPS Z16, Z1, Z16
+	VMAXPS Z17, Z1, Z17
+	VMINPS Z14, Z2, Z14
+	VMINPS Z15, Z2, Z15
+	VMINPS Z16, Z2, Z16
+	VMINPS Z17, Z2, Z17
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Z18
+	VFMADD231PS  Z3, Z14, Z18
+	VBROADCASTSS expconsts<>+96(SB), Z19
+	VFMADD231PS  Z3, Z15, Z19
+	VBROADCASTSS expconsts<>+96(SB), Z20
+	VFMADD231PS  Z3, Z16, Z20
+	VBROADCASTSS expconsts<>+96(SB), Z21
+	VFMADD231PS  Z3, Z17, Z21
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z4, Z18, Z22
+	VFNMADD231PS Z5, Z22, Z14
+	VFNMADD231PS Z6, Z22, Z14
+	VSUBPS       Z4, Z19, Z22
+	VFNMADD231PS Z5, Z22, Z15
+	VFNMADD231PS Z6, Z22, Z15
+	VSUBPS       Z4, Z20, Z22
+	VFNMADD231PS Z5, Z22, Z16
+	VFNMADD231PS Z6, Z22, Z16
+	VSUBPS       Z4, Z21, Z22
+	VFNMADD231PS Z5, Z22, Z17
+	VFNMADD231PS Z6, Z22, Z17
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Z22
+	VFMADD213PS  Z7, Z14, Z22
+	VBROADCASTSS expconsts<>+192(SB), Z23
+	VFMADD213PS  Z7, Z15, Z23
+	VBROADCASTSS expconsts<>+192(SB), Z24
+	VFMADD213PS  Z7, Z16, Z24
+	VBROADCASTSS expconsts<>+192(SB), Z25
+	VFMADD213PS  Z7, Z17, Z25
+	VFMADD213PS  Z8, Z14, Z22
+	VFMADD213PS  Z8, Z15, Z23
+	VFMADD213PS  Z8, Z16, Z24
+	VFMADD213PS  Z8, Z17, Z25
+	VFMADD213PS  Z9, Z14, Z22
+	VFMADD213PS  Z9, Z15, Z23
+	VFMADD213PS  Z9, Z16, Z24
+	VFMADD213PS  Z9, Z17, Z25
+	VFMADD213PS  Z10, Z14, Z22
+	VFMADD213PS  Z10, Z15, Z23
+	VFMADD213PS  Z10, Z16, Z24
+	VFMADD213PS  Z10, Z17, Z25
+	VFMADD213PS  Z11, Z14, Z22
+	VFMADD213PS  Z11, Z15, Z23
+	VFMADD213PS  Z11, Z16, Z24
+	VFMADD213PS  Z11, Z17, Z25
+
+	// y = (p·r)·r + r
+	VMULPS      Z14, Z22, Z22
+	VFMADD213PS Z14, Z14, Z22
+	VMULPS      Z15, Z23, Z23
+	VFMADD213PS Z15, Z15, Z23
+	VMULPS      Z16, Z24, Z24
+	VFMADD213PS Z16, Z16, Z24
+	VMULPS      Z17, Z25, Z25
+	VFMADD213PS Z17, Z17, Z25
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Z18, Z18
+	VFMADD213PS Z18, Z18, Z22
+	VPSLLD      $0x17, Z19, Z19
+	VFMADD213PS Z19, Z19, Z23
+	VPSLLD      $0x17, Z20, Z20
+	VFMADD213PS Z20, Z20, Z24
+	VPSLLD      $0x17, Z21, Z21
+	VFMADD213PS Z21, Z21, Z25
+	VMOVUPS     Z22, (AX)
+	VFMADD231PS (DX), Z22, Z12
+	VFMADD231PS (DX)(BX*1), Z22, Z13
+	VMOVUPS     Z23, 64(AX)
+	VFMADD231PS 64(DX), Z23, Z12
+	VFMADD231PS 64(DX)(BX*1), Z23, Z13
+	VMOVUPS     Z24, 128(AX)
+	VFMADD231PS 128(DX), Z24, Z12
+	VFMADD231PS 128(DX)(BX*1), Z24, Z13
+	VMOVUPS     Z25, 192(AX)
+	VFMADD231PS 192(DX), Z25, Z12
+	VFMADD231PS 192(DX)(BX*1), Z25, Z13
+	ADDQ        $0x00000100, AX
+	ADDQ        $0x00000100, DX
+	SUBQ        $0x00000040, CX
+	JMP         unrolled_54
+
+tail_55:
+	TESTQ CX, CX
+	JZ    done_57
+
+single_56:
+	VBROADCASTSS offset+84(FP), Z14
+	VFMADD231PS  (AX), Z0, Z14
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Z14, Z1, Z14
+	VMINPS Z14, Z2, Z14
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Z15
+	VFMADD231PS  Z3, Z14, Z15
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z4, Z15, Z16
+	VFNMADD231PS Z5, Z16, Z14
+	VFNMADD231PS Z6, Z16, Z14
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Z16
+	VFMADD213PS  Z7, Z14, Z16
+	VFMADD213PS  Z8, Z14, Z16
+	VFMADD213PS  Z9, Z14, Z16
+	VFMADD213PS  Z10, Z14, Z16
+	VFMADD213PS  Z11, Z14, Z16
+
+	// y = (p·r)·r + r
+	VMULPS      Z14, Z16, Z16
+	VFMADD213PS Z14, Z14, Z16
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Z15, Z15
+	VFMADD213PS Z15, Z15, Z16
+	VMOVUPS     Z16, (AX)
+	VFMADD231PS (DX), Z16, Z12
+	VFMADD231PS (DX)(BX*1), Z16, Z13
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, DX
+	SUBQ        $0x00000010, CX
+	JNZ         single_56
+
+done_57:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z12, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VSHUFF64X2 $0xb1, Z12, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VPERMILPS  $0x0e, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VPERMILPS  $0x01, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VMOVSS     X12, (AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z13, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VSHUFF64X2 $0xb1, Z13, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VPERMILPS  $0x0e, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VPERMILPS  $0x01, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VMOVSS     X13, 4(AX)
+	VZEROUPPER
+	RET
+
+columns3_42:
+	MOVQ   buf_base+24(FP), AX
+	MOVQ   buf_len+32(FP), CX
+	MOVQ   w_base+48(FP), DX
+	MOVQ   stride+72(FP), BX
+	SHLQ   $0x02, BX
+	LEAQ   (BX)(BX*2), SI
+	VPXORD Z0, Z0, Z12
+	VPXORD Z0, Z0, Z13
+	VPXORD Z0, Z0, Z14
+
+unrolled_58:
+	CMPQ         CX, $0x00000040
+	JB           tail_59
 	VBROADCASTSS offset+84(FP), Z15
 	VFMADD231PS  (AX), Z0, Z15
 	VBROADCASTSS offset+84(FP), Z16
@@ -1595,31 +1238,31 @@ unrolled_77:
 	VPSLLD      $0x17, Z22, Z22
 	VFMADD213PS Z22, Z22, Z26
 	VMOVUPS     Z23, (AX)
-	VFMADD231PS (BX), Z23, Z12
-	VFMADD231PS (BX)(DX*1), Z23, Z13
-	VFMADD231PS (BX)(DX*2), Z23, Z14
+	VFMADD231PS (DX), Z23, Z12
+	VFMADD231PS (DX)(BX*1), Z23, Z13
+	VFMADD231PS (DX)(BX*2), Z23, Z14
 	VMOVUPS     Z24, 64(AX)
-	VFMADD231PS 64(BX), Z24, Z12
-	VFMADD231PS 64(BX)(DX*1), Z24, Z13
-	VFMADD231PS 64(BX)(DX*2), Z24, Z14
+	VFMADD231PS 64(DX), Z24, Z12
+	VFMADD231PS 64(DX)(BX*1), Z24, Z13
+	VFMADD231PS 64(DX)(BX*2), Z24, Z14
 	VMOVUPS     Z25, 128(AX)
-	VFMADD231PS 128(BX), Z25, Z12
-	VFMADD231PS 128(BX)(DX*1), Z25, Z13
-	VFMADD231PS 128(BX)(DX*2), Z25, Z14
+	VFMADD231PS 128(DX), Z25, Z12
+	VFMADD231PS 128(DX)(BX*1), Z25, Z13
+	VFMADD231PS 128(DX)(BX*2), Z25, Z14
 	VMOVUPS     Z26, 192(AX)
-	VFMADD231PS 192(BX), Z26, Z12
-	VFMADD231PS 192(BX)(DX*1), Z26, Z13
-	VFMADD231PS 192(BX)(DX*2), Z26, Z14
+	VFMADD231PS 192(DX), Z26, Z12
+	VFMADD231PS 192(DX)(BX*1), Z26, Z13
+	VFMADD231PS 192(DX)(BX*2), Z26, Z14
 	ADDQ        $0x00000100, AX
-	ADDQ        $0x00000100, BX
+	ADDQ        $0x00000100, DX
 	SUBQ        $0x00000040, CX
-	JMP         unrolled_77
+	JMP         unrolled_58
 
-tail_78:
+tail_59:
 	TESTQ CX, CX
-	JZ    done_80
+	JZ    done_61
 
-single_79:
+single_60:
 	VBROADCASTSS offset+84(FP), Z15
 	VFMADD231PS  (AX), Z0, Z15
 
@@ -1652,15 +1295,15 @@ single_79:
 	VPSLLD      $0x17, Z16, Z16
 	VFMADD213PS Z16, Z16, Z17
 	VMOVUPS     Z17, (AX)
-	VFMADD231PS (BX), Z17, Z12
-	VFMADD231PS (BX)(DX*1), Z17, Z13
-	VFMADD231PS (BX)(DX*2), Z17, Z14
+	VFMADD231PS (DX), Z17, Z12
+	VFMADD231PS (DX)(BX*1), Z17, Z13
+	VFMADD231PS (DX)(BX*2), Z17, Z14
 	ADDQ        $0x00000040, AX
-	ADDQ        $0x00000040, BX
+	ADDQ        $0x00000040, DX
 	SUBQ        $0x00000010, CX
-	JNZ         single_79
+	JNZ         single_60
 
-done_80:
+done_61:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -1698,127 +1341,1725 @@ done_80:
 	VZEROUPPER
 	RET
 
-// func gaussianSumColumns10AVX512(dst []float32, buf []float32, w []float32, stride int, scale float32, offset float32)
-// Requires: AVX, AVX512F
-TEXT ·gaussianSumColumns10AVX512(SB), NOSPLIT, $0-88
-	MOVQ         buf_base+24(FP), AX
-	MOVQ         buf_len+32(FP), CX
-	MOVQ         stride+72(FP), DX
-	SHLQ         $0x02, DX
-	LEAQ         (DX)(DX*2), BX
-	MOVQ         w_base+48(FP), SI
-	LEAQ         (SI)(DX*4), DI
-	LEAQ         (DI)(DX*4), R8
-	VBROADCASTSS scale+80(FP), Z0
-	VBROADCASTSS expconsts<>+0(SB), Z1
-	VBROADCASTSS expconsts<>+32(SB), Z2
-	VBROADCASTSS expconsts<>+64(SB), Z3
-	VBROADCASTSS expconsts<>+96(SB), Z4
-	VBROADCASTSS expconsts<>+128(SB), Z5
-	VBROADCASTSS expconsts<>+160(SB), Z6
-	VBROADCASTSS expconsts<>+224(SB), Z7
-	VBROADCASTSS expconsts<>+256(SB), Z8
-	VBROADCASTSS expconsts<>+288(SB), Z9
-	VBROADCASTSS expconsts<>+320(SB), Z10
-	VBROADCASTSS expconsts<>+352(SB), Z11
-	VPXORD       Z12, Z12, Z12
-	VPXORD       Z13, Z13, Z13
-	VPXORD       Z14, Z14, Z14
-	VPXORD       Z15, Z15, Z15
-	VPXORD       Z16, Z16, Z16
-	VPXORD       Z17, Z17, Z17
-	VPXORD       Z18, Z18, Z18
-	VPXORD       Z19, Z19, Z19
-	VPXORD       Z20, Z20, Z20
-	VPXORD       Z21, Z21, Z21
+columns4_43:
+	MOVQ   buf_base+24(FP), AX
+	MOVQ   buf_len+32(FP), CX
+	MOVQ   w_base+48(FP), DX
+	MOVQ   stride+72(FP), BX
+	SHLQ   $0x02, BX
+	LEAQ   (BX)(BX*2), SI
+	VPXORD Z0, Z0, Z12
+	VPXORD Z0, Z0, Z13
+	VPXORD Z0, Z0, Z14
+	VPXORD Z0, Z0, Z15
 
-unrolled_81:
-	CMPQ         CX, $0x00000020
-	JB           tail_82
-	VBROADCASTSS offset+84(FP), Z22
-	VFMADD231PS  (AX), Z0, Z22
-	VBROADCASTSS offset+84(FP), Z23
-	VFMADD231PS  64(AX), Z0, Z23
+unrolled_62:
+	CMPQ         CX, $0x00000040
+	JB           tail_63
+	VBROADCASTSS offset+84(FP), Z16
+	VFMADD231PS  (AX), Z0, Z16
+	VBROADCASTSS offset+84(FP), Z17
+	VFMADD231PS  64(AX), Z0, Z17
+	VBROADCASTSS offset+84(FP), Z18
+	VFMADD231PS  128(AX), Z0, Z18
+	VBROADCASTSS offset+84(FP), Z19
+	VFMADD231PS  192(AX), Z0, Z19
 
 	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Z16, Z1, Z16
+	VMAXPS Z17, Z1, Z17
+	VMAXPS Z18, Z1, Z18
+	VMAXPS Z19, Z1, Z19
+	VMINPS Z16, Z2, Z16
+	VMINPS Z17, Z2, Z17
+	VMINPS Z18, Z2, Z18
+	VMINPS Z19, Z2, Z19
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Z20
+	VFMADD231PS  Z3, Z16, Z20
+	VBROADCASTSS expconsts<>+96(SB), Z21
+	VFMADD231PS  Z3, Z17, Z21
+	VBROADCASTSS expconsts<>+96(SB), Z22
+	VFMADD231PS  Z3, Z18, Z22
+	VBROADCASTSS expconsts<>+96(SB), Z23
+	VFMADD231PS  Z3, Z19, Z23
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z4, Z20, Z24
+	VFNMADD231PS Z5, Z24, Z16
+	VFNMADD231PS Z6, Z24, Z16
+	VSUBPS       Z4, Z21, Z24
+	VFNMADD231PS Z5, Z24, Z17
+	VFNMADD231PS Z6, Z24, Z17
+	VSUBPS       Z4, Z22, Z24
+	VFNMADD231PS Z5, Z24, Z18
+	VFNMADD231PS Z6, Z24, Z18
+	VSUBPS       Z4, Z23, Z24
+	VFNMADD231PS Z5, Z24, Z19
+	VFNMADD231PS Z6, Z24, Z19
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Z24
+	VFMADD213PS  Z7, Z16, Z24
+	VBROADCASTSS expconsts<>+192(SB), Z25
+	VFMADD213PS  Z7, Z17, Z25
+	VBROADCASTSS expconsts<>+192(SB), Z26
+	VFMADD213PS  Z7, Z18, Z26
+	VBROADCASTSS expconsts<>+192(SB), Z27
+	VFMADD213PS  Z7, Z19, Z27
+	VFMADD213PS  Z8, Z16, Z24
+	VFMADD213PS  Z8, Z17, Z25
+	VFMADD213PS  Z8, Z18, Z26
+	VFMADD213PS  Z8, Z19, Z27
+	VFMADD213PS  Z9, Z16, Z24
+	VFMADD213PS  Z9, Z17, Z25
+	VFMADD213PS  Z9, Z18, Z26
+	VFMADD213PS  Z9, Z19, Z27
+	VFMADD213PS  Z10, Z16, Z24
+	VFMADD213PS  Z10, Z17, Z25
+	VFMADD213PS  Z10, Z18, Z26
+	VFMADD213PS  Z10, Z19, Z27
+	VFMADD213PS  Z11, Z16, Z24
+	VFMADD213PS  Z11, Z17, Z25
+	VFMADD213PS  Z11, Z18, Z26
+	VFMADD213PS  Z11, Z19, Z27
+
+	// y = (p·r)·r + r
+	VMULPS      Z16, Z24, Z24
+	VFMADD213PS Z16, Z16, Z24
+	VMULPS      Z17, Z25, Z25
+	VFMADD213PS Z17, Z17, Z25
+	VMULPS      Z18, Z26, Z26
+	VFMADD213PS Z18, Z18, Z26
+	VMULPS      Z19, Z27, Z27
+	VFMADD213PS Z19, Z19, Z27
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Z20, Z20
+	VFMADD213PS Z20, Z20, Z24
+	VPSLLD      $0x17, Z21, Z21
+	VFMADD213PS Z21, Z21, Z25
+	VPSLLD      $0x17, Z22, Z22
+	VFMADD213PS Z22, Z22, Z26
+	VPSLLD      $0x17, Z23, Z23
+	VFMADD213PS Z23, Z23, Z27
+	VMOVUPS     Z24, (AX)
+	VFMADD231PS (DX), Z24, Z12
+	VFMADD231PS (DX)(BX*1), Z24, Z13
+	VFMADD231PS (DX)(BX*2), Z24, Z14
+	VFMADD231PS (DX)(SI*1), Z24, Z15
+	VMOVUPS     Z25, 64(AX)
+	VFMADD231PS 64(DX), Z25, Z12
+	VFMADD231PS 64(DX)(BX*1), Z25, Z13
+	VFMADD231PS 64(DX)(BX*2), Z25, Z14
+	VFMADD231PS 64(DX)(SI*1), Z25, Z15
+	VMOVUPS     Z26, 128(AX)
+	VFMADD231PS 128(DX), Z26, Z12
+	VFMADD231PS 128(DX)(BX*1), Z26, Z13
+	VFMADD231PS 128(DX)(BX*2), Z26, Z14
+	VFMADD231PS 128(DX)(SI*1), Z26, Z15
+	VMOVUPS     Z27, 192(AX)
+	VFMADD231PS 192(DX), Z27, Z12
+	VFMADD231PS 192(DX)(BX*1), Z27, Z13
+	VFMADD231PS 192(DX)(BX*2), Z27, Z14
+	VFMADD231PS 192(DX)(SI*1), Z27, Z15
+	ADDQ        $0x00000100, AX
+	ADDQ        $0x00000100, DX
+	SUBQ        $0x00000040, CX
+	JMP         unrolled_62
+
+tail_63:
+	TESTQ CX, CX
+	JZ    done_65
+
+single_64:
+	VBROADCASTSS offset+84(FP), Z16
+	VFMADD231PS  (AX), Z0, Z16
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Z16, Z1, Z16
+	VMINPS Z16, Z2, Z16
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Z17
+	VFMADD231PS  Z3, Z16, Z17
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z4, Z17, Z18
+	VFNMADD231PS Z5, Z18, Z16
+	VFNMADD231PS Z6, Z18, Z16
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Z18
+	VFMADD213PS  Z7, Z16, Z18
+	VFMADD213PS  Z8, Z16, Z18
+	VFMADD213PS  Z9, Z16, Z18
+	VFMADD213PS  Z10, Z16, Z18
+	VFMADD213PS  Z11, Z16, Z18
+
+	// y = (p·r)·r + r
+	VMULPS      Z16, Z18, Z18
+	VFMADD213PS Z16, Z16, Z18
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Z17, Z17
+	VFMADD213PS Z17, Z17, Z18
+	VMOVUPS     Z18, (AX)
+	VFMADD231PS (DX), Z18, Z12
+	VFMADD231PS (DX)(BX*1), Z18, Z13
+	VFMADD231PS (DX)(BX*2), Z18, Z14
+	VFMADD231PS (DX)(SI*1), Z18, Z15
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, DX
+	SUBQ        $0x00000010, CX
+	JNZ         single_64
+
+done_65:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z12, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VSHUFF64X2 $0xb1, Z12, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VPERMILPS  $0x0e, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VPERMILPS  $0x01, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VMOVSS     X12, (AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z13, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VSHUFF64X2 $0xb1, Z13, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VPERMILPS  $0x0e, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VPERMILPS  $0x01, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VMOVSS     X13, 4(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z14, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VSHUFF64X2 $0xb1, Z14, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VPERMILPS  $0x0e, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VPERMILPS  $0x01, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VMOVSS     X14, 8(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VSHUFF64X2 $0xb1, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x0e, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x01, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VMOVSS     X15, 12(AX)
+	VZEROUPPER
+	RET
+
+columns5_44:
+	MOVQ   buf_base+24(FP), AX
+	MOVQ   buf_len+32(FP), CX
+	MOVQ   w_base+48(FP), DX
+	MOVQ   stride+72(FP), BX
+	SHLQ   $0x02, BX
+	LEAQ   (BX)(BX*2), SI
+	LEAQ   (DX)(BX*4), DI
+	VPXORD Z0, Z0, Z12
+	VPXORD Z0, Z0, Z13
+	VPXORD Z0, Z0, Z14
+	VPXORD Z0, Z0, Z15
+	VPXORD Z0, Z0, Z16
+
+unrolled_66:
+	CMPQ         CX, $0x00000040
+	JB           tail_67
+	VBROADCASTSS offset+84(FP), Z17
+	VFMADD231PS  (AX), Z0, Z17
+	VBROADCASTSS offset+84(FP), Z18
+	VFMADD231PS  64(AX), Z0, Z18
+	VBROADCASTSS offset+84(FP), Z19
+	VFMADD231PS  128(AX), Z0, Z19
+	VBROADCASTSS offset+84(FP), Z20
+	VFMADD231PS  192(AX), Z0, Z20
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Z17, Z1, Z17
+	VMAXPS Z18, Z1, Z18
+	VMAXPS Z19, Z1, Z19
+	VMAXPS Z20, Z1, Z20
+	VMINPS Z17, Z2, Z17
+	VMINPS Z18, Z2, Z18
+	VMINPS Z19, Z2, Z19
+	VMINPS Z20, Z2, Z20
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Z21
+	VFMADD231PS  Z3, Z17, Z21
+	VBROADCASTSS expconsts<>+96(SB), Z22
+	VFMADD231PS  Z3, Z18, Z22
+	VBROADCASTSS expconsts<>+96(SB), Z23
+	VFMADD231PS  Z3, Z19, Z23
+	VBROADCASTSS expconsts<>+96(SB), Z24
+	VFMADD231PS  Z3, Z20, Z24
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z4, Z21, Z25
+	VFNMADD231PS Z5, Z25, Z17
+	VFNMADD231PS Z6, Z25, Z17
+	VSUBPS       Z4, Z22, Z25
+	VFNMADD231PS Z5, Z25, Z18
+	VFNMADD231PS Z6, Z25, Z18
+	VSUBPS       Z4, Z23, Z25
+	VFNMADD231PS Z5, Z25, Z19
+	VFNMADD231PS Z6, Z25, Z19
+	VSUBPS       Z4, Z24, Z25
+	VFNMADD231PS Z5, Z25, Z20
+	VFNMADD231PS Z6, Z25, Z20
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Z25
+	VFMADD213PS  Z7, Z17, Z25
+	VBROADCASTSS expconsts<>+192(SB), Z26
+	VFMADD213PS  Z7, Z18, Z26
+	VBROADCASTSS expconsts<>+192(SB), Z27
+	VFMADD213PS  Z7, Z19, Z27
+	VBROADCASTSS expconsts<>+192(SB), Z28
+	VFMADD213PS  Z7, Z20, Z28
+	VFMADD213PS  Z8, Z17, Z25
+	VFMADD213PS  Z8, Z18, Z26
+	VFMADD213PS  Z8, Z19, Z27
+	VFMADD213PS  Z8, Z20, Z28
+	VFMADD213PS  Z9, Z17, Z25
+	VFMADD213PS  Z9, Z18, Z26
+	VFMADD213PS  Z9, Z19, Z27
+	VFMADD213PS  Z9, Z20, Z28
+	VFMADD213PS  Z10, Z17, Z25
+	VFMADD213PS  Z10, Z18, Z26
+	VFMADD213PS  Z10, Z19, Z27
+	VFMADD213PS  Z10, Z20, Z28
+	VFMADD213PS  Z11, Z17, Z25
+	VFMADD213PS  Z11, Z18, Z26
+	VFMADD213PS  Z11, Z19, Z27
+	VFMADD213PS  Z11, Z20, Z28
+
+	// y = (p·r)·r + r
+	VMULPS      Z17, Z25, Z25
+	VFMADD213PS Z17, Z17, Z25
+	VMULPS      Z18, Z26, Z26
+	VFMADD213PS Z18, Z18, Z26
+	VMULPS      Z19, Z27, Z27
+	VFMADD213PS Z19, Z19, Z27
+	VMULPS      Z20, Z28, Z28
+	VFMADD213PS Z20, Z20, Z28
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Z21, Z21
+	VFMADD213PS Z21, Z21, Z25
+	VPSLLD      $0x17, Z22, Z22
+	VFMADD213PS Z22, Z22, Z26
+	VPSLLD      $0x17, Z23, Z23
+	VFMADD213PS Z23, Z23, Z27
+	VPSLLD      $0x17, Z24, Z24
+	VFMADD213PS Z24, Z24, Z28
+	VMOVUPS     Z25, (AX)
+	VFMADD231PS (DX), Z25, Z12
+	VFMADD231PS (DX)(BX*1), Z25, Z13
+	VFMADD231PS (DX)(BX*2), Z25, Z14
+	VFMADD231PS (DX)(SI*1), Z25, Z15
+	VFMADD231PS (DI), Z25, Z16
+	VMOVUPS     Z26, 64(AX)
+	VFMADD231PS 64(DX), Z26, Z12
+	VFMADD231PS 64(DX)(BX*1), Z26, Z13
+	VFMADD231PS 64(DX)(BX*2), Z26, Z14
+	VFMADD231PS 64(DX)(SI*1), Z26, Z15
+	VFMADD231PS 64(DI), Z26, Z16
+	VMOVUPS     Z27, 128(AX)
+	VFMADD231PS 128(DX), Z27, Z12
+	VFMADD231PS 128(DX)(BX*1), Z27, Z13
+	VFMADD231PS 128(DX)(BX*2), Z27, Z14
+	VFMADD231PS 128(DX)(SI*1), Z27, Z15
+	VFMADD231PS 128(DI), Z27, Z16
+	VMOVUPS     Z28, 192(AX)
+	VFMADD231PS 192(DX), Z28, Z12
+	VFMADD231PS 192(DX)(BX*1), Z28, Z13
+	VFMADD231PS 192(DX)(BX*2), Z28, Z14
+	VFMADD231PS 192(DX)(SI*1), Z28, Z15
+	VFMADD231PS 192(DI), Z28, Z16
+	ADDQ        $0x00000100, AX
+	ADDQ        $0x00000100, DX
+	ADDQ        $0x00000100, DI
+	SUBQ        $0x00000040, CX
+	JMP         unrolled_66
+
+tail_67:
+	TESTQ CX, CX
+	JZ    done_69
+
+single_68:
+	VBROADCASTSS offset+84(FP), Z17
+	VFMADD231PS  (AX), Z0, Z17
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Z17, Z1, Z17
+	VMINPS Z17, Z2, Z17
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Z18
+	VFMADD231PS  Z3, Z17, Z18
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z4, Z18, Z19
+	VFNMADD231PS Z5, Z19, Z17
+	VFNMADD231PS Z6, Z19, Z17
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Z19
+	VFMADD213PS  Z7, Z17, Z19
+	VFMADD213PS  Z8, Z17, Z19
+	VFMADD213PS  Z9, Z17, Z19
+	VFMADD213PS  Z10, Z17, Z19
+	VFMADD213PS  Z11, Z17, Z19
+
+	// y = (p·r)·r + r
+	VMULPS      Z17, Z19, Z19
+	VFMADD213PS Z17, Z17, Z19
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Z18, Z18
+	VFMADD213PS Z18, Z18, Z19
+	VMOVUPS     Z19, (AX)
+	VFMADD231PS (DX), Z19, Z12
+	VFMADD231PS (DX)(BX*1), Z19, Z13
+	VFMADD231PS (DX)(BX*2), Z19, Z14
+	VFMADD231PS (DX)(SI*1), Z19, Z15
+	VFMADD231PS (DI), Z19, Z16
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, DX
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000010, CX
+	JNZ         single_68
+
+done_69:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z12, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VSHUFF64X2 $0xb1, Z12, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VPERMILPS  $0x0e, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VPERMILPS  $0x01, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VMOVSS     X12, (AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z13, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VSHUFF64X2 $0xb1, Z13, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VPERMILPS  $0x0e, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VPERMILPS  $0x01, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VMOVSS     X13, 4(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z14, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VSHUFF64X2 $0xb1, Z14, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VPERMILPS  $0x0e, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VPERMILPS  $0x01, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VMOVSS     X14, 8(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VSHUFF64X2 $0xb1, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x0e, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x01, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VMOVSS     X15, 12(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z16, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VSHUFF64X2 $0xb1, Z16, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VPERMILPS  $0x0e, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VPERMILPS  $0x01, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VMOVSS     X16, 16(AX)
+	VZEROUPPER
+	RET
+
+columns6_45:
+	MOVQ   buf_base+24(FP), AX
+	MOVQ   buf_len+32(FP), CX
+	MOVQ   w_base+48(FP), DX
+	MOVQ   stride+72(FP), BX
+	SHLQ   $0x02, BX
+	LEAQ   (BX)(BX*2), SI
+	LEAQ   (DX)(BX*4), DI
+	VPXORD Z0, Z0, Z12
+	VPXORD Z0, Z0, Z13
+	VPXORD Z0, Z0, Z14
+	VPXORD Z0, Z0, Z15
+	VPXORD Z0, Z0, Z16
+	VPXORD Z0, Z0, Z17
+
+unrolled_70:
+	CMPQ         CX, $0x00000040
+	JB           tail_71
+	VBROADCASTSS offset+84(FP), Z18
+	VFMADD231PS  (AX), Z0, Z18
+	VBROADCASTSS offset+84(FP), Z19
+	VFMADD231PS  64(AX), Z0, Z19
+	VBROADCASTSS offset+84(FP), Z20
+	VFMADD231PS  128(AX), Z0, Z20
+	VBROADCASTSS offset+84(FP), Z21
+	VFMADD231PS  192(AX), Z0, Z21
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Z18, Z1, Z18
+	VMAXPS Z19, Z1, Z19
+	VMAXPS Z20, Z1, Z20
+	VMAXPS Z21, Z1, Z21
+	VMINPS Z18, Z2, Z18
+	VMINPS Z19, Z2, Z19
+	VMINPS Z20, Z2, Z20
+	VMINPS Z21, Z2, Z21
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Z22
+	VFMADD231PS  Z3, Z18, Z22
+	VBROADCASTSS expconsts<>+96(SB), Z23
+	VFMADD231PS  Z3, Z19, Z23
+	VBROADCASTSS expconsts<>+96(SB), Z24
+	VFMADD231PS  Z3, Z20, Z24
+	VBROADCASTSS expconsts<>+96(SB), Z25
+	VFMADD231PS  Z3, Z21, Z25
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z4, Z22, Z26
+	VFNMADD231PS Z5, Z26, Z18
+	VFNMADD231PS Z6, Z26, Z18
+	VSUBPS       Z4, Z23, Z26
+	VFNMADD231PS Z5, Z26, Z19
+	VFNMADD231PS Z6, Z26, Z19
+	VSUBPS       Z4, Z24, Z26
+	VFNMADD231PS Z5, Z26, Z20
+	VFNMADD231PS Z6, Z26, Z20
+	VSUBPS       Z4, Z25, Z26
+	VFNMADD231PS Z5, Z26, Z21
+	VFNMADD231PS Z6, Z26, Z21
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Z26
+	VFMADD213PS  Z7, Z18, Z26
+	VBROADCASTSS expconsts<>+192(SB), Z27
+	VFMADD213PS  Z7, Z19, Z27
+	VBROADCASTSS expconsts<>+192(SB), Z28
+	VFMADD213PS  Z7, Z20, Z28
+	VBROADCASTSS expconsts<>+192(SB), Z29
+	VFMADD213PS  Z7, Z21, Z29
+	VFMADD213PS  Z8, Z18, Z26
+	VFMADD213PS  Z8, Z19, Z27
+	VFMADD213PS  Z8, Z20, Z28
+	VFMADD213PS  Z8, Z21, Z29
+	VFMADD213PS  Z9, Z18, Z26
+	VFMADD213PS  Z9, Z19, Z27
+	VFMADD213PS  Z9, Z20, Z28
+	VFMADD213PS  Z9, Z21, Z29
+	VFMADD213PS  Z10, Z18, Z26
+	VFMADD213PS  Z10, Z19, Z27
+	VFMADD213PS  Z10, Z20, Z28
+	VFMADD213PS  Z10, Z21, Z29
+	VFMADD213PS  Z11, Z18, Z26
+	VFMADD213PS  Z11, Z19, Z27
+	VFMADD213PS  Z11, Z20, Z28
+	VFMADD213PS  Z11, Z21, Z29
+
+	// y = (p·r)·r + r
+	VMULPS      Z18, Z26, Z26
+	VFMADD213PS Z18, Z18, Z26
+	VMULPS      Z19, Z27, Z27
+	VFMADD213PS Z19, Z19, Z27
+	VMULPS      Z20, Z28, Z28
+	VFMADD213PS Z20, Z20, Z28
+	VMULPS      Z21, Z29, Z29
+	VFMADD213PS Z21, Z21, Z29
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Z22, Z22
+	VFMADD213PS Z22, Z22, Z26
+	VPSLLD      $0x17, Z23, Z23
+	VFMADD213PS Z23, Z23, Z27
+	VPSLLD      $0x17, Z24, Z24
+	VFMADD213PS Z24, Z24, Z28
+	VPSLLD      $0x17, Z25, Z25
+	VFMADD213PS Z25, Z25, Z29
+	VMOVUPS     Z26, (AX)
+	VFMADD231PS (DX), Z26, Z12
+	VFMADD231PS (DX)(BX*1), Z26, Z13
+	VFMADD231PS (DX)(BX*2), Z26, Z14
+	VFMADD231PS (DX)(SI*1), Z26, Z15
+	VFMADD231PS (DI), Z26, Z16
+	VFMADD231PS (DI)(BX*1), Z26, Z17
+	VMOVUPS     Z27, 64(AX)
+	VFMADD231PS 64(DX), Z27, Z12
+	VFMADD231PS 64(DX)(BX*1), Z27, Z13
+	VFMADD231PS 64(DX)(BX*2), Z27, Z14
+	VFMADD231PS 64(DX)(SI*1), Z27, Z15
+	VFMADD231PS 64(DI), Z27, Z16
+	VFMADD231PS 64(DI)(BX*1), Z27, Z17
+	VMOVUPS     Z28, 128(AX)
+	VFMADD231PS 128(DX), Z28, Z12
+	VFMADD231PS 128(DX)(BX*1), Z28, Z13
+	VFMADD231PS 128(DX)(BX*2), Z28, Z14
+	VFMADD231PS 128(DX)(SI*1), Z28, Z15
+	VFMADD231PS 128(DI), Z28, Z16
+	VFMADD231PS 128(DI)(BX*1), Z28, Z17
+	VMOVUPS     Z29, 192(AX)
+	VFMADD231PS 192(DX), Z29, Z12
+	VFMADD231PS 192(DX)(BX*1), Z29, Z13
+	VFMADD231PS 192(DX)(BX*2), Z29, Z14
+	VFMADD231PS 192(DX)(SI*1), Z29, Z15
+	VFMADD231PS 192(DI), Z29, Z16
+	VFMADD231PS 192(DI)(BX*1), Z29, Z17
+	ADDQ        $0x00000100, AX
+	ADDQ        $0x00000100, DX
+	ADDQ        $0x00000100, DI
+	SUBQ        $0x00000040, CX
+	JMP         unrolled_70
+
+tail_71:
+	TESTQ CX, CX
+	JZ    done_73
+
+single_72:
+	VBROADCASTSS offset+84(FP), Z18
+	VFMADD231PS  (AX), Z0, Z18
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Z18, Z1, Z18
+	VMINPS Z18, Z2, Z18
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Z19
+	VFMADD231PS  Z3, Z18, Z19
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z4, Z19, Z20
+	VFNMADD231PS Z5, Z20, Z18
+	VFNMADD231PS Z6, Z20, Z18
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Z20
+	VFMADD213PS  Z7, Z18, Z20
+	VFMADD213PS  Z8, Z18, Z20
+	VFMADD213PS  Z9, Z18, Z20
+	VFMADD213PS  Z10, Z18, Z20
+	VFMADD213PS  Z11, Z18, Z20
+
+	// y = (p·r)·r + r
+	VMULPS      Z18, Z20, Z20
+	VFMADD213PS Z18, Z18, Z20
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Z19, Z19
+	VFMADD213PS Z19, Z19, Z20
+	VMOVUPS     Z20, (AX)
+	VFMADD231PS (DX), Z20, Z12
+	VFMADD231PS (DX)(BX*1), Z20, Z13
+	VFMADD231PS (DX)(BX*2), Z20, Z14
+	VFMADD231PS (DX)(SI*1), Z20, Z15
+	VFMADD231PS (DI), Z20, Z16
+	VFMADD231PS (DI)(BX*1), Z20, Z17
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, DX
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000010, CX
+	JNZ         single_72
+
+done_73:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z12, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VSHUFF64X2 $0xb1, Z12, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VPERMILPS  $0x0e, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VPERMILPS  $0x01, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VMOVSS     X12, (AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z13, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VSHUFF64X2 $0xb1, Z13, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VPERMILPS  $0x0e, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VPERMILPS  $0x01, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VMOVSS     X13, 4(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z14, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VSHUFF64X2 $0xb1, Z14, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VPERMILPS  $0x0e, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VPERMILPS  $0x01, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VMOVSS     X14, 8(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VSHUFF64X2 $0xb1, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x0e, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x01, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VMOVSS     X15, 12(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z16, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VSHUFF64X2 $0xb1, Z16, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VPERMILPS  $0x0e, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VPERMILPS  $0x01, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VMOVSS     X16, 16(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z17, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VSHUFF64X2 $0xb1, Z17, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VPERMILPS  $0x0e, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VPERMILPS  $0x01, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VMOVSS     X17, 20(AX)
+	VZEROUPPER
+	RET
+
+columns7_46:
+	MOVQ   buf_base+24(FP), AX
+	MOVQ   buf_len+32(FP), CX
+	MOVQ   w_base+48(FP), DX
+	MOVQ   stride+72(FP), BX
+	SHLQ   $0x02, BX
+	LEAQ   (BX)(BX*2), SI
+	LEAQ   (DX)(BX*4), DI
+	VPXORD Z0, Z0, Z12
+	VPXORD Z0, Z0, Z13
+	VPXORD Z0, Z0, Z14
+	VPXORD Z0, Z0, Z15
+	VPXORD Z0, Z0, Z16
+	VPXORD Z0, Z0, Z17
+	VPXORD Z0, Z0, Z18
+
+unrolled_74:
+	CMPQ         CX, $0x00000040
+	JB           tail_75
+	VBROADCASTSS offset+84(FP), Z19
+	VFMADD231PS  (AX), Z0, Z19
+	VBROADCASTSS offset+84(FP), Z20
+	VFMADD231PS  64(AX), Z0, Z20
+	VBROADCASTSS offset+84(FP), Z21
+	VFMADD231PS  128(AX), Z0, Z21
+	VBROADCASTSS offset+84(FP), Z22
+	VFMADD231PS  192(AX), Z0, Z22
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Z19, Z1, Z19
+	VMAXPS Z20, Z1, Z20
+	VMAXPS Z21, Z1, Z21
+	VMAXPS Z22, Z1, Z22
+	VMINPS Z19, Z2, Z19
+	VMINPS Z20, Z2, Z20
+	VMINPS Z21, Z2, Z21
+	VMINPS Z22, Z2, Z22
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Z23
+	VFMADD231PS  Z3, Z19, Z23
+	VBROADCASTSS expconsts<>+96(SB), Z24
+	VFMADD231PS  Z3, Z20, Z24
+	VBROADCASTSS expconsts<>+96(SB), Z25
+	VFMADD231PS  Z3, Z21, Z25
+	VBROADCASTSS expconsts<>+96(SB), Z26
+	VFMADD231PS  Z3, Z22, Z26
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z4, Z23, Z27
+	VFNMADD231PS Z5, Z27, Z19
+	VFNMADD231PS Z6, Z27, Z19
+	VSUBPS       Z4, Z24, Z27
+	VFNMADD231PS Z5, Z27, Z20
+	VFNMADD231PS Z6, Z27, Z20
+	VSUBPS       Z4, Z25, Z27
+	VFNMADD231PS Z5, Z27, Z21
+	VFNMADD231PS Z6, Z27, Z21
+	VSUBPS       Z4, Z26, Z27
+	VFNMADD231PS Z5, Z27, Z22
+	VFNMADD231PS Z6, Z27, Z22
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Z27
+	VFMADD213PS  Z7, Z19, Z27
+	VBROADCASTSS expconsts<>+192(SB), Z28
+	VFMADD213PS  Z7, Z20, Z28
+	VBROADCASTSS expconsts<>+192(SB), Z29
+	VFMADD213PS  Z7, Z21, Z29
+	VBROADCASTSS expconsts<>+192(SB), Z30
+	VFMADD213PS  Z7, Z22, Z30
+	VFMADD213PS  Z8, Z19, Z27
+	VFMADD213PS  Z8, Z20, Z28
+	VFMADD213PS  Z8, Z21, Z29
+	VFMADD213PS  Z8, Z22, Z30
+	VFMADD213PS  Z9, Z19, Z27
+	VFMADD213PS  Z9, Z20, Z28
+	VFMADD213PS  Z9, Z21, Z29
+	VFMADD213PS  Z9, Z22, Z30
+	VFMADD213PS  Z10, Z19, Z27
+	VFMADD213PS  Z10, Z20, Z28
+	VFMADD213PS  Z10, Z21, Z29
+	VFMADD213PS  Z10, Z22, Z30
+	VFMADD213PS  Z11, Z19, Z27
+	VFMADD213PS  Z11, Z20, Z28
+	VFMADD213PS  Z11, Z21, Z29
+	VFMADD213PS  Z11, Z22, Z30
+
+	// y = (p·r)·r + r
+	VMULPS      Z19, Z27, Z27
+	VFMADD213PS Z19, Z19, Z27
+	VMULPS      Z20, Z28, Z28
+	VFMADD213PS Z20, Z20, Z28
+	VMULPS      Z21, Z29, Z29
+	VFMADD213PS Z21, Z21, Z29
+	VMULPS      Z22, Z30, Z30
+	VFMADD213PS Z22, Z22, Z30
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Z23, Z23
+	VFMADD213PS Z23, Z23, Z27
+	VPSLLD      $0x17, Z24, Z24
+	VFMADD213PS Z24, Z24, Z28
+	VPSLLD      $0x17, Z25, Z25
+	VFMADD213PS Z25, Z25, Z29
+	VPSLLD      $0x17, Z26, Z26
+	VFMADD213PS Z26, Z26, Z30
+	VMOVUPS     Z27, (AX)
+	VFMADD231PS (DX), Z27, Z12
+	VFMADD231PS (DX)(BX*1), Z27, Z13
+	VFMADD231PS (DX)(BX*2), Z27, Z14
+	VFMADD231PS (DX)(SI*1), Z27, Z15
+	VFMADD231PS (DI), Z27, Z16
+	VFMADD231PS (DI)(BX*1), Z27, Z17
+	VFMADD231PS (DI)(BX*2), Z27, Z18
+	VMOVUPS     Z28, 64(AX)
+	VFMADD231PS 64(DX), Z28, Z12
+	VFMADD231PS 64(DX)(BX*1), Z28, Z13
+	VFMADD231PS 64(DX)(BX*2), Z28, Z14
+	VFMADD231PS 64(DX)(SI*1), Z28, Z15
+	VFMADD231PS 64(DI), Z28, Z16
+	VFMADD231PS 64(DI)(BX*1), Z28, Z17
+	VFMADD231PS 64(DI)(BX*2), Z28, Z18
+	VMOVUPS     Z29, 128(AX)
+	VFMADD231PS 128(DX), Z29, Z12
+	VFMADD231PS 128(DX)(BX*1), Z29, Z13
+	VFMADD231PS 128(DX)(BX*2), Z29, Z14
+	VFMADD231PS 128(DX)(SI*1), Z29, Z15
+	VFMADD231PS 128(DI), Z29, Z16
+	VFMADD231PS 128(DI)(BX*1), Z29, Z17
+	VFMADD231PS 128(DI)(BX*2), Z29, Z18
+	VMOVUPS     Z30, 192(AX)
+	VFMADD231PS 192(DX), Z30, Z12
+	VFMADD231PS 192(DX)(BX*1), Z30, Z13
+	VFMADD231PS 192(DX)(BX*2), Z30, Z14
+	VFMADD231PS 192(DX)(SI*1), Z30, Z15
+	VFMADD231PS 192(DI), Z30, Z16
+	VFMADD231PS 192(DI)(BX*1), Z30, Z17
+	VFMADD231PS 192(DI)(BX*2), Z30, Z18
+	ADDQ        $0x00000100, AX
+	ADDQ        $0x00000100, DX
+	ADDQ        $0x00000100, DI
+	SUBQ        $0x00000040, CX
+	JMP         unrolled_74
+
+tail_75:
+	TESTQ CX, CX
+	JZ    done_77
+
+single_76:
+	VBROADCASTSS offset+84(FP), Z19
+	VFMADD231PS  (AX), Z0, Z19
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Z19, Z1, Z19
+	VMINPS Z19, Z2, Z19
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Z20
+	VFMADD231PS  Z3, Z19, Z20
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z4, Z20, Z21
+	VFNMADD231PS Z5, Z21, Z19
+	VFNMADD231PS Z6, Z21, Z19
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Z21
+	VFMADD213PS  Z7, Z19, Z21
+	VFMADD213PS  Z8, Z19, Z21
+	VFMADD213PS  Z9, Z19, Z21
+	VFMADD213PS  Z10, Z19, Z21
+	VFMADD213PS  Z11, Z19, Z21
+
+	// y = (p·r)·r + r
+	VMULPS      Z19, Z21, Z21
+	VFMADD213PS Z19, Z19, Z21
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Z20, Z20
+	VFMADD213PS Z20, Z20, Z21
+	VMOVUPS     Z21, (AX)
+	VFMADD231PS (DX), Z21, Z12
+	VFMADD231PS (DX)(BX*1), Z21, Z13
+	VFMADD231PS (DX)(BX*2), Z21, Z14
+	VFMADD231PS (DX)(SI*1), Z21, Z15
+	VFMADD231PS (DI), Z21, Z16
+	VFMADD231PS (DI)(BX*1), Z21, Z17
+	VFMADD231PS (DI)(BX*2), Z21, Z18
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, DX
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000010, CX
+	JNZ         single_76
+
+done_77:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z12, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VSHUFF64X2 $0xb1, Z12, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VPERMILPS  $0x0e, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VPERMILPS  $0x01, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VMOVSS     X12, (AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z13, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VSHUFF64X2 $0xb1, Z13, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VPERMILPS  $0x0e, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VPERMILPS  $0x01, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VMOVSS     X13, 4(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z14, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VSHUFF64X2 $0xb1, Z14, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VPERMILPS  $0x0e, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VPERMILPS  $0x01, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VMOVSS     X14, 8(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VSHUFF64X2 $0xb1, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x0e, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x01, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VMOVSS     X15, 12(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z16, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VSHUFF64X2 $0xb1, Z16, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VPERMILPS  $0x0e, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VPERMILPS  $0x01, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VMOVSS     X16, 16(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z17, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VSHUFF64X2 $0xb1, Z17, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VPERMILPS  $0x0e, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VPERMILPS  $0x01, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VMOVSS     X17, 20(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z18, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VSHUFF64X2 $0xb1, Z18, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VPERMILPS  $0x0e, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VPERMILPS  $0x01, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VMOVSS     X18, 24(AX)
+	VZEROUPPER
+	RET
+
+columns8_47:
+	MOVQ   buf_base+24(FP), AX
+	MOVQ   buf_len+32(FP), CX
+	MOVQ   w_base+48(FP), DX
+	MOVQ   stride+72(FP), BX
+	SHLQ   $0x02, BX
+	LEAQ   (BX)(BX*2), SI
+	LEAQ   (DX)(BX*4), DI
+	VPXORD Z0, Z0, Z12
+	VPXORD Z0, Z0, Z13
+	VPXORD Z0, Z0, Z14
+	VPXORD Z0, Z0, Z15
+	VPXORD Z0, Z0, Z16
+	VPXORD Z0, Z0, Z17
+	VPXORD Z0, Z0, Z18
+	VPXORD Z0, Z0, Z19
+
+unrolled_78:
+	CMPQ         CX, $0x00000040
+	JB           tail_79
+	VBROADCASTSS offset+84(FP), Z20
+	VFMADD231PS  (AX), Z0, Z20
+	VBROADCASTSS offset+84(FP), Z21
+	VFMADD231PS  64(AX), Z0, Z21
+	VBROADCASTSS offset+84(FP), Z22
+	VFMADD231PS  128(AX), Z0, Z22
+	VBROADCASTSS offset+84(FP), Z23
+	VFMADD231PS  192(AX), Z0, Z23
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Z20, Z1, Z20
+	VMAXPS Z21, Z1, Z21
 	VMAXPS Z22, Z1, Z22
 	VMAXPS Z23, Z1, Z23
+	VMINPS Z20, Z2, Z20
+	VMINPS Z21, Z2, Z21
 	VMINPS Z22, Z2, Z22
 	VMINPS Z23, Z2, Z23
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
 	VBROADCASTSS expconsts<>+96(SB), Z24
-	VFMADD231PS  Z3, Z22, Z24
+	VFMADD231PS  Z3, Z20, Z24
 	VBROADCASTSS expconsts<>+96(SB), Z25
-	VFMADD231PS  Z3, Z23, Z25
+	VFMADD231PS  Z3, Z21, Z25
+	VBROADCASTSS expconsts<>+96(SB), Z26
+	VFMADD231PS  Z3, Z22, Z26
+	VBROADCASTSS expconsts<>+96(SB), Z27
+	VFMADD231PS  Z3, Z23, Z27
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       Z4, Z24, Z26
-	VFNMADD231PS Z5, Z26, Z22
-	VFNMADD231PS Z6, Z26, Z22
-	VSUBPS       Z4, Z25, Z26
-	VFNMADD231PS Z5, Z26, Z23
-	VFNMADD231PS Z6, Z26, Z23
+	VSUBPS       Z4, Z24, Z28
+	VFNMADD231PS Z5, Z28, Z20
+	VFNMADD231PS Z6, Z28, Z20
+	VSUBPS       Z4, Z25, Z28
+	VFNMADD231PS Z5, Z28, Z21
+	VFNMADD231PS Z6, Z28, Z21
+	VSUBPS       Z4, Z26, Z28
+	VFNMADD231PS Z5, Z28, Z22
+	VFNMADD231PS Z6, Z28, Z22
+	VSUBPS       Z4, Z27, Z28
+	VFNMADD231PS Z5, Z28, Z23
+	VFNMADD231PS Z6, Z28, Z23
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Z26
-	VFMADD213PS  Z7, Z22, Z26
-	VBROADCASTSS expconsts<>+192(SB), Z27
-	VFMADD213PS  Z7, Z23, Z27
-	VFMADD213PS  Z8, Z22, Z26
-	VFMADD213PS  Z8, Z23, Z27
-	VFMADD213PS  Z9, Z22, Z26
-	VFMADD213PS  Z9, Z23, Z27
-	VFMADD213PS  Z10, Z22, Z26
-	VFMADD213PS  Z10, Z23, Z27
-	VFMADD213PS  Z11, Z22, Z26
-	VFMADD213PS  Z11, Z23, Z27
+	VBROADCASTSS expconsts<>+192(SB), Z28
+	VFMADD213PS  Z7, Z20, Z28
+	VBROADCASTSS expconsts<>+192(SB), Z29
+	VFMADD213PS  Z7, Z21, Z29
+	VBROADCASTSS expconsts<>+192(SB), Z30
+	VFMADD213PS  Z7, Z22, Z30
+	VBROADCASTSS expconsts<>+192(SB), Z31
+	VFMADD213PS  Z7, Z23, Z31
+	VFMADD213PS  Z8, Z20, Z28
+	VFMADD213PS  Z8, Z21, Z29
+	VFMADD213PS  Z8, Z22, Z30
+	VFMADD213PS  Z8, Z23, Z31
+	VFMADD213PS  Z9, Z20, Z28
+	VFMADD213PS  Z9, Z21, Z29
+	VFMADD213PS  Z9, Z22, Z30
+	VFMADD213PS  Z9, Z23, Z31
+	VFMADD213PS  Z10, Z20, Z28
+	VFMADD213PS  Z10, Z21, Z29
+	VFMADD213PS  Z10, Z22, Z30
+	VFMADD213PS  Z10, Z23, Z31
+	VFMADD213PS  Z11, Z20, Z28
+	VFMADD213PS  Z11, Z21, Z29
+	VFMADD213PS  Z11, Z22, Z30
+	VFMADD213PS  Z11, Z23, Z31
 
 	// y = (p·r)·r + r
-	VMULPS      Z22, Z26, Z26
-	VFMADD213PS Z22, Z22, Z26
-	VMULPS      Z23, Z27, Z27
-	VFMADD213PS Z23, Z23, Z27
+	VMULPS      Z20, Z28, Z28
+	VFMADD213PS Z20, Z20, Z28
+	VMULPS      Z21, Z29, Z29
+	VFMADD213PS Z21, Z21, Z29
+	VMULPS      Z22, Z30, Z30
+	VFMADD213PS Z22, Z22, Z30
+	VMULPS      Z23, Z31, Z31
+	VFMADD213PS Z23, Z23, Z31
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
 	VPSLLD      $0x17, Z24, Z24
-	VFMADD213PS Z24, Z24, Z26
+	VFMADD213PS Z24, Z24, Z28
 	VPSLLD      $0x17, Z25, Z25
-	VFMADD213PS Z25, Z25, Z27
-	VMOVUPS     Z26, (AX)
-	VFMADD231PS (SI), Z26, Z12
-	VFMADD231PS (SI)(DX*1), Z26, Z13
-	VFMADD231PS (SI)(DX*2), Z26, Z14
-	VFMADD231PS (SI)(BX*1), Z26, Z15
-	VFMADD231PS (DI), Z26, Z16
-	VFMADD231PS (DI)(DX*1), Z26, Z17
-	VFMADD231PS (DI)(DX*2), Z26, Z18
-	VFMADD231PS (DI)(BX*1), Z26, Z19
-	VFMADD231PS (R8), Z26, Z20
-	VFMADD231PS (R8)(DX*1), Z26, Z21
-	VMOVUPS     Z27, 64(AX)
-	VFMADD231PS 64(SI), Z27, Z12
-	VFMADD231PS 64(SI)(DX*1), Z27, Z13
-	VFMADD231PS 64(SI)(DX*2), Z27, Z14
-	VFMADD231PS 64(SI)(BX*1), Z27, Z15
-	VFMADD231PS 64(DI), Z27, Z16
-	VFMADD231PS 64(DI)(DX*1), Z27, Z17
-	VFMADD231PS 64(DI)(DX*2), Z27, Z18
-	VFMADD231PS 64(DI)(BX*1), Z27, Z19
-	VFMADD231PS 64(R8), Z27, Z20
-	VFMADD231PS 64(R8)(DX*1), Z27, Z21
-	ADDQ        $0x00000080, AX
-	ADDQ        $0x00000080, SI
-	ADDQ        $0x00000080, DI
-	ADDQ        $0x00000080, R8
-	SUBQ        $0x00000020, CX
-	JMP         unrolled_81
+	VFMADD213PS Z25, Z25, Z29
+	VPSLLD      $0x17, Z26, Z26
+	VFMADD213PS Z26, Z26, Z30
+	VPSLLD      $0x17, Z27, Z27
+	VFMADD213PS Z27, Z27, Z31
+	VMOVUPS     Z28, (AX)
+	VFMADD231PS (DX), Z28, Z12
+	VFMADD231PS (DX)(BX*1), Z28, Z13
+	VFMADD231PS (DX)(BX*2), Z28, Z14
+	VFMADD231PS (DX)(SI*1), Z28, Z15
+	VFMADD231PS (DI), Z28, Z16
+	VFMADD231PS (DI)(BX*1), Z28, Z17
+	VFMADD231PS (DI)(BX*2), Z28, Z18
+	VFMADD231PS (DI)(SI*1), Z28, Z19
+	VMOVUPS     Z29, 64(AX)
+	VFMADD231PS 64(DX), Z29, Z12
+	VFMADD231PS 64(DX)(BX*1), Z29, Z13
+	VFMADD231PS 64(DX)(BX*2), Z29, Z14
+	VFMADD231PS 64(DX)(SI*1), Z29, Z15
+	VFMADD231PS 64(DI), Z29, Z16
+	VFMADD231PS 64(DI)(BX*1), Z29, Z17
+	VFMADD231PS 64(DI)(BX*2), Z29, Z18
+	VFMADD231PS 64(DI)(SI*1), Z29, Z19
+	VMOVUPS     Z30, 128(AX)
+	VFMADD231PS 128(DX), Z30, Z12
+	VFMADD231PS 128(DX)(BX*1), Z30, Z13
+	VFMADD231PS 128(DX)(BX*2), Z30, Z14
+	VFMADD231PS 128(DX)(SI*1), Z30, Z15
+	VFMADD231PS 128(DI), Z30, Z16
+	VFMADD231PS 128(DI)(BX*1), Z30, Z17
+	VFMADD231PS 128(DI)(BX*2), Z30, Z18
+	VFMADD231PS 128(DI)(SI*1), Z30, Z19
+	VMOVUPS     Z31, 192(AX)
+	VFMADD231PS 192(DX), Z31, Z12
+	VFMADD231PS 192(DX)(BX*1), Z31, Z13
+	VFMADD231PS 192(DX)(BX*2), Z31, Z14
+	VFMADD231PS 192(DX)(SI*1), Z31, Z15
+	VFMADD231PS 192(DI), Z31, Z16
+	VFMADD231PS 192(DI)(BX*1), Z31, Z17
+	VFMADD231PS 192(DI)(BX*2), Z31, Z18
+	VFMADD231PS 192(DI)(SI*1), Z31, Z19
+	ADDQ        $0x00000100, AX
+	ADDQ        $0x00000100, DX
+	ADDQ        $0x00000100, DI
+	SUBQ        $0x00000040, CX
+	JMP         unrolled_78
 
-tail_82:
+tail_79:
 	TESTQ CX, CX
-	JZ    done_84
+	JZ    done_81
 
-single_83:
+single_80:
+	VBROADCASTSS offset+84(FP), Z20
+	VFMADD231PS  (AX), Z0, Z20
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Z20, Z1, Z20
+	VMINPS Z20, Z2, Z20
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Z21
+	VFMADD231PS  Z3, Z20, Z21
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z4, Z21, Z22
+	VFNMADD231PS Z5, Z22, Z20
+	VFNMADD231PS Z6, Z22, Z20
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Z22
+	VFMADD213PS  Z7, Z20, Z22
+	VFMADD213PS  Z8, Z20, Z22
+	VFMADD213PS  Z9, Z20, Z22
+	VFMADD213PS  Z10, Z20, Z22
+	VFMADD213PS  Z11, Z20, Z22
+
+	// y = (p·r)·r + r
+	VMULPS      Z20, Z22, Z22
+	VFMADD213PS Z20, Z20, Z22
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Z21, Z21
+	VFMADD213PS Z21, Z21, Z22
+	VMOVUPS     Z22, (AX)
+	VFMADD231PS (DX), Z22, Z12
+	VFMADD231PS (DX)(BX*1), Z22, Z13
+	VFMADD231PS (DX)(BX*2), Z22, Z14
+	VFMADD231PS (DX)(SI*1), Z22, Z15
+	VFMADD231PS (DI), Z22, Z16
+	VFMADD231PS (DI)(BX*1), Z22, Z17
+	VFMADD231PS (DI)(BX*2), Z22, Z18
+	VFMADD231PS (DI)(SI*1), Z22, Z19
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, DX
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000010, CX
+	JNZ         single_80
+
+done_81:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z12, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VSHUFF64X2 $0xb1, Z12, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VPERMILPS  $0x0e, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VPERMILPS  $0x01, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VMOVSS     X12, (AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z13, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VSHUFF64X2 $0xb1, Z13, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VPERMILPS  $0x0e, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VPERMILPS  $0x01, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VMOVSS     X13, 4(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z14, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VSHUFF64X2 $0xb1, Z14, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VPERMILPS  $0x0e, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VPERMILPS  $0x01, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VMOVSS     X14, 8(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VSHUFF64X2 $0xb1, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x0e, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x01, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VMOVSS     X15, 12(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z16, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VSHUFF64X2 $0xb1, Z16, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VPERMILPS  $0x0e, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VPERMILPS  $0x01, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VMOVSS     X16, 16(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z17, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VSHUFF64X2 $0xb1, Z17, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VPERMILPS  $0x0e, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VPERMILPS  $0x01, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VMOVSS     X17, 20(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z18, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VSHUFF64X2 $0xb1, Z18, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VPERMILPS  $0x0e, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VPERMILPS  $0x01, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VMOVSS     X18, 24(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z19, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VSHUFF64X2 $0xb1, Z19, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VPERMILPS  $0x0e, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VPERMILPS  $0x01, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VMOVSS     X19, 28(AX)
+	VZEROUPPER
+	RET
+
+columns9_48:
+	MOVQ   buf_base+24(FP), AX
+	MOVQ   buf_len+32(FP), CX
+	MOVQ   w_base+48(FP), DX
+	MOVQ   stride+72(FP), BX
+	SHLQ   $0x02, BX
+	LEAQ   (BX)(BX*2), SI
+	LEAQ   (DX)(BX*4), DI
+	LEAQ   (DI)(BX*4), R8
+	VPXORD Z0, Z0, Z12
+	VPXORD Z0, Z0, Z13
+	VPXORD Z0, Z0, Z14
+	VPXORD Z0, Z0, Z15
+	VPXORD Z0, Z0, Z16
+	VPXORD Z0, Z0, Z17
+	VPXORD Z0, Z0, Z18
+	VPXORD Z0, Z0, Z19
+	VPXORD Z0, Z0, Z20
+
+unrolled_82:
+	CMPQ         CX, $0x00000030
+	JB           tail_83
+	VBROADCASTSS offset+84(FP), Z21
+	VFMADD231PS  (AX), Z0, Z21
+	VBROADCASTSS offset+84(FP), Z22
+	VFMADD231PS  64(AX), Z0, Z22
+	VBROADCASTSS offset+84(FP), Z23
+	VFMADD231PS  128(AX), Z0, Z23
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Z21, Z1, Z21
+	VMAXPS Z22, Z1, Z22
+	VMAXPS Z23, Z1, Z23
+	VMINPS Z21, Z2, Z21
+	VMINPS Z22, Z2, Z22
+	VMINPS Z23, Z2, Z23
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Z24
+	VFMADD231PS  Z3, Z21, Z24
+	VBROADCASTSS expconsts<>+96(SB), Z25
+	VFMADD231PS  Z3, Z22, Z25
+	VBROADCASTSS expconsts<>+96(SB), Z26
+	VFMADD231PS  Z3, Z23, Z26
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z4, Z24, Z27
+	VFNMADD231PS Z5, Z27, Z21
+	VFNMADD231PS Z6, Z27, Z21
+	VSUBPS       Z4, Z25, Z27
+	VFNMADD231PS Z5, Z27, Z22
+	VFNMADD231PS Z6, Z27, Z22
+	VSUBPS       Z4, Z26, Z27
+	VFNMADD231PS Z5, Z27, Z23
+	VFNMADD231PS Z6, Z27, Z23
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Z27
+	VFMADD213PS  Z7, Z21, Z27
+	VBROADCASTSS expconsts<>+192(SB), Z28
+	VFMADD213PS  Z7, Z22, Z28
+	VBROADCASTSS expconsts<>+192(SB), Z29
+	VFMADD213PS  Z7, Z23, Z29
+	VFMADD213PS  Z8, Z21, Z27
+	VFMADD213PS  Z8, Z22, Z28
+	VFMADD213PS  Z8, Z23, Z29
+	VFMADD213PS  Z9, Z21, Z27
+	VFMADD213PS  Z9, Z22, Z28
+	VFMADD213PS  Z9, Z23, Z29
+	VFMADD213PS  Z10, Z21, Z27
+	VFMADD213PS  Z10, Z22, Z28
+	VFMADD213PS  Z10, Z23, Z29
+	VFMADD213PS  Z11, Z21, Z27
+	VFMADD213PS  Z11, Z22, Z28
+	VFMADD213PS  Z11, Z23, Z29
+
+	// y = (p·r)·r + r
+	VMULPS      Z21, Z27, Z27
+	VFMADD213PS Z21, Z21, Z27
+	VMULPS      Z22, Z28, Z28
+	VFMADD213PS Z22, Z22, Z28
+	VMULPS      Z23, Z29, Z29
+	VFMADD213PS Z23, Z23, Z29
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Z24, Z24
+	VFMADD213PS Z24, Z24, Z27
+	VPSLLD      $0x17, Z25, Z25
+	VFMADD213PS Z25, Z25, Z28
+	VPSLLD      $0x17, Z26, Z26
+	VFMADD213PS Z26, Z26, Z29
+	VMOVUPS     Z27, (AX)
+	VFMADD231PS (DX), Z27, Z12
+	VFMADD231PS (DX)(BX*1), Z27, Z13
+	VFMADD231PS (DX)(BX*2), Z27, Z14
+	VFMADD231PS (DX)(SI*1), Z27, Z15
+	VFMADD231PS (DI), Z27, Z16
+	VFMADD231PS (DI)(BX*1), Z27, Z17
+	VFMADD231PS (DI)(BX*2), Z27, Z18
+	VFMADD231PS (DI)(SI*1), Z27, Z19
+	VFMADD231PS (R8), Z27, Z20
+	VMOVUPS     Z28, 64(AX)
+	VFMADD231PS 64(DX), Z28, Z12
+	VFMADD231PS 64(DX)(BX*1), Z28, Z13
+	VFMADD231PS 64(DX)(BX*2), Z28, Z14
+	VFMADD231PS 64(DX)(SI*1), Z28, Z15
+	VFMADD231PS 64(DI), Z28, Z16
+	VFMADD231PS 64(DI)(BX*1), Z28, Z17
+	VFMADD231PS 64(DI)(BX*2), Z28, Z18
+	VFMADD231PS 64(DI)(SI*1), Z28, Z19
+	VFMADD231PS 64(R8), Z28, Z20
+	VMOVUPS     Z29, 128(AX)
+	VFMADD231PS 128(DX), Z29, Z12
+	VFMADD231PS 128(DX)(BX*1), Z29, Z13
+	VFMADD231PS 128(DX)(BX*2), Z29, Z14
+	VFMADD231PS 128(DX)(SI*1), Z29, Z15
+	VFMADD231PS 128(DI), Z29, Z16
+	VFMADD231PS 128(DI)(BX*1), Z29, Z17
+	VFMADD231PS 128(DI)(BX*2), Z29, Z18
+	VFMADD231PS 128(DI)(SI*1), Z29, Z19
+	VFMADD231PS 128(R8), Z29, Z20
+	ADDQ        $0x000000c0, AX
+	ADDQ        $0x000000c0, DX
+	ADDQ        $0x000000c0, DI
+	ADDQ        $0x000000c0, R8
+	SUBQ        $0x00000030, CX
+	JMP         unrolled_82
+
+tail_83:
+	TESTQ CX, CX
+	JZ    done_85
+
+single_84:
+	VBROADCASTSS offset+84(FP), Z21
+	VFMADD231PS  (AX), Z0, Z21
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Z21, Z1, Z21
+	VMINPS Z21, Z2, Z21
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Z22
+	VFMADD231PS  Z3, Z21, Z22
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z4, Z22, Z23
+	VFNMADD231PS Z5, Z23, Z21
+	VFNMADD231PS Z6, Z23, Z21
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Z23
+	VFMADD213PS  Z7, Z21, Z23
+	VFMADD213PS  Z8, Z21, Z23
+	VFMADD213PS  Z9, Z21, Z23
+	VFMADD213PS  Z10, Z21, Z23
+	VFMADD213PS  Z11, Z21, Z23
+
+	// y = (p·r)·r + r
+	VMULPS      Z21, Z23, Z23
+	VFMADD213PS Z21, Z21, Z23
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Z22, Z22
+	VFMADD213PS Z22, Z22, Z23
+	VMOVUPS     Z23, (AX)
+	VFMADD231PS (DX), Z23, Z12
+	VFMADD231PS (DX)(BX*1), Z23, Z13
+	VFMADD231PS (DX)(BX*2), Z23, Z14
+	VFMADD231PS (DX)(SI*1), Z23, Z15
+	VFMADD231PS (DI), Z23, Z16
+	VFMADD231PS (DI)(BX*1), Z23, Z17
+	VFMADD231PS (DI)(BX*2), Z23, Z18
+	VFMADD231PS (DI)(SI*1), Z23, Z19
+	VFMADD231PS (R8), Z23, Z20
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, DX
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	SUBQ        $0x00000010, CX
+	JNZ         single_84
+
+done_85:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z12, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VSHUFF64X2 $0xb1, Z12, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VPERMILPS  $0x0e, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VPERMILPS  $0x01, Z12, Z0
+	VADDPS     Z0, Z12, Z12
+	VMOVSS     X12, (AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z13, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VSHUFF64X2 $0xb1, Z13, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VPERMILPS  $0x0e, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VPERMILPS  $0x01, Z13, Z0
+	VADDPS     Z0, Z13, Z13
+	VMOVSS     X13, 4(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z14, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VSHUFF64X2 $0xb1, Z14, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VPERMILPS  $0x0e, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VPERMILPS  $0x01, Z14, Z0
+	VADDPS     Z0, Z14, Z14
+	VMOVSS     X14, 8(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VSHUFF64X2 $0xb1, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x0e, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x01, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VMOVSS     X15, 12(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z16, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VSHUFF64X2 $0xb1, Z16, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VPERMILPS  $0x0e, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VPERMILPS  $0x01, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VMOVSS     X16, 16(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z17, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VSHUFF64X2 $0xb1, Z17, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VPERMILPS  $0x0e, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VPERMILPS  $0x01, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VMOVSS     X17, 20(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z18, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VSHUFF64X2 $0xb1, Z18, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VPERMILPS  $0x0e, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VPERMILPS  $0x01, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VMOVSS     X18, 24(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z19, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VSHUFF64X2 $0xb1, Z19, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VPERMILPS  $0x0e, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VPERMILPS  $0x01, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VMOVSS     X19, 28(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z20, Z20, Z0
+	VADDPS     Z0, Z20, Z20
+	VSHUFF64X2 $0xb1, Z20, Z20, Z0
+	VADDPS     Z0, Z20, Z20
+	VPERMILPS  $0x0e, Z20, Z0
+	VADDPS     Z0, Z20, Z20
+	VPERMILPS  $0x01, Z20, Z0
+	VADDPS     Z0, Z20, Z20
+	VMOVSS     X20, 32(AX)
+	VZEROUPPER
+	RET
+
+columns10_49:
+	MOVQ   buf_base+24(FP), AX
+	MOVQ   buf_len+32(FP), CX
+	MOVQ   w_base+48(FP), DX
+	MOVQ   stride+72(FP), BX
+	SHLQ   $0x02, BX
+	LEAQ   (BX)(BX*2), SI
+	LEAQ   (DX)(BX*4), DI
+	LEAQ   (DI)(BX*4), R8
+	VPXORD Z0, Z0, Z12
+	VPXORD Z0, Z0, Z13
+	VPXORD Z0, Z0, Z14
+	VPXORD Z0, Z0, Z15
+	VPXORD Z0, Z0, Z16
+	VPXORD Z0, Z0, Z17
+	VPXORD Z0, Z0, Z18
+	VPXORD Z0, Z0, Z19
+	VPXORD Z0, Z0, Z20
+	VPXORD Z0, Z0, Z21
+
+unrolled_86:
+	CMPQ         CX, $0x00000030
+	JB           tail_87
+	VBROADCASTSS offset+84(FP), Z22
+	VFMADD231PS  (AX), Z0, Z22
+	VBROADCASTSS offset+84(FP), Z23
+	VFMADD231PS  64(AX), Z0, Z23
+	VBROADCASTSS offset+84(FP), Z24
+	VFMADD231PS  128(AX), Z0, Z24
+
+	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
+	VMAXPS Z22, Z1, Z22
+	VMAXPS Z23, Z1, Z23
+	VMAXPS Z24, Z1, Z24
+	VMINPS Z22, Z2, Z22
+	VMINPS Z23, Z2, Z23
+	VMINPS Z24, Z2, Z24
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+96(SB), Z25
+	VFMADD231PS  Z3, Z22, Z25
+	VBROADCASTSS expconsts<>+96(SB), Z26
+	VFMADD231PS  Z3, Z23, Z26
+	VBROADCASTSS expconsts<>+96(SB), Z27
+	VFMADD231PS  Z3, Z24, Z27
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z4, Z25, Z28
+	VFNMADD231PS Z5, Z28, Z22
+	VFNMADD231PS Z6, Z28, Z22
+	VSUBPS       Z4, Z26, Z28
+	VFNMADD231PS Z5, Z28, Z23
+	VFNMADD231PS Z6, Z28, Z23
+	VSUBPS       Z4, Z27, Z28
+	VFNMADD231PS Z5, Z28, Z24
+	VFNMADD231PS Z6, Z28, Z24
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+192(SB), Z28
+	VFMADD213PS  Z7, Z22, Z28
+	VBROADCASTSS expconsts<>+192(SB), Z29
+	VFMADD213PS  Z7, Z23, Z29
+	VBROADCASTSS expconsts<>+192(SB), Z30
+	VFMADD213PS  Z7, Z24, Z30
+	VFMADD213PS  Z8, Z22, Z28
+	VFMADD213PS  Z8, Z23, Z29
+	VFMADD213PS  Z8, Z24, Z30
+	VFMADD213PS  Z9, Z22, Z28
+	VFMADD213PS  Z9, Z23, Z29
+	VFMADD213PS  Z9, Z24, Z30
+	VFMADD213PS  Z10, Z22, Z28
+	VFMADD213PS  Z10, Z23, Z29
+	VFMADD213PS  Z10, Z24, Z30
+	VFMADD213PS  Z11, Z22, Z28
+	VFMADD213PS  Z11, Z23, Z29
+	VFMADD213PS  Z11, Z24, Z30
+
+	// y = (p·r)·r + r
+	VMULPS      Z22, Z28, Z28
+	VFMADD213PS Z22, Z22, Z28
+	VMULPS      Z23, Z29, Z29
+	VFMADD213PS Z23, Z23, Z29
+	VMULPS      Z24, Z30, Z30
+	VFMADD213PS Z24, Z24, Z30
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Z25, Z25
+	VFMADD213PS Z25, Z25, Z28
+	VPSLLD      $0x17, Z26, Z26
+	VFMADD213PS Z26, Z26, Z29
+	VPSLLD      $0x17, Z27, Z27
+	VFMADD213PS Z27, Z27, Z30
+	VMOVUPS     Z28, (AX)
+	VFMADD231PS (DX), Z28, Z12
+	VFMADD231PS (DX)(BX*1), Z28, Z13
+	VFMADD231PS (DX)(BX*2), Z28, Z14
+	VFMADD231PS (DX)(SI*1), Z28, Z15
+	VFMADD231PS (DI), Z28, Z16
+	VFMADD231PS (DI)(BX*1), Z28, Z17
+	VFMADD231PS (DI)(BX*2), Z28, Z18
+	VFMADD231PS (DI)(SI*1), Z28, Z19
+	VFMADD231PS (R8), Z28, Z20
+	VFMADD231PS (R8)(BX*1), Z28, Z21
+	VMOVUPS     Z29, 64(AX)
+	VFMADD231PS 64(DX), Z29, Z12
+	VFMADD231PS 64(DX)(BX*1), Z29, Z13
+	VFMADD231PS 64(DX)(BX*2), Z29, Z14
+	VFMADD231PS 64(DX)(SI*1), Z29, Z15
+	VFMADD231PS 64(DI), Z29, Z16
+	VFMADD231PS 64(DI)(BX*1), Z29, Z17
+	VFMADD231PS 64(DI)(BX*2), Z29, Z18
+	VFMADD231PS 64(DI)(SI*1), Z29, Z19
+	VFMADD231PS 64(R8), Z29, Z20
+	VFMADD231PS 64(R8)(BX*1), Z29, Z21
+	VMOVUPS     Z30, 128(AX)
+	VFMADD231PS 128(DX), Z30, Z12
+	VFMADD231PS 128(DX)(BX*1), Z30, Z13
+	VFMADD231PS 128(DX)(BX*2), Z30, Z14
+	VFMADD231PS 128(DX)(SI*1), Z30, Z15
+	VFMADD231PS 128(DI), Z30, Z16
+	VFMADD231PS 128(DI)(BX*1), Z30, Z17
+	VFMADD231PS 128(DI)(BX*2), Z30, Z18
+	VFMADD231PS 128(DI)(SI*1), Z30, Z19
+	VFMADD231PS 128(R8), Z30, Z20
+	VFMADD231PS 128(R8)(BX*1), Z30, Z21
+	ADDQ        $0x000000c0, AX
+	ADDQ        $0x000000c0, DX
+	ADDQ        $0x000000c0, DI
+	ADDQ        $0x000000c0, R8
+	SUBQ        $0x00000030, CX
+	JMP         unrolled_86
+
+tail_87:
+	TESTQ CX, CX
+	JZ    done_89
+
+single_88:
 	VBROADCASTSS offset+84(FP), Z22
 	VFMADD231PS  (AX), Z0, Z22
 
@@ -1851,24 +3092,24 @@ single_83:
 	VPSLLD      $0x17, Z23, Z23
 	VFMADD213PS Z23, Z23, Z24
 	VMOVUPS     Z24, (AX)
-	VFMADD231PS (SI), Z24, Z12
-	VFMADD231PS (SI)(DX*1), Z24, Z13
-	VFMADD231PS (SI)(DX*2), Z24, Z14
-	VFMADD231PS (SI)(BX*1), Z24, Z15
+	VFMADD231PS (DX), Z24, Z12
+	VFMADD231PS (DX)(BX*1), Z24, Z13
+	VFMADD231PS (DX)(BX*2), Z24, Z14
+	VFMADD231PS (DX)(SI*1), Z24, Z15
 	VFMADD231PS (DI), Z24, Z16
-	VFMADD231PS (DI)(DX*1), Z24, Z17
-	VFMADD231PS (DI)(DX*2), Z24, Z18
-	VFMADD231PS (DI)(BX*1), Z24, Z19
+	VFMADD231PS (DI)(BX*1), Z24, Z17
+	VFMADD231PS (DI)(BX*2), Z24, Z18
+	VFMADD231PS (DI)(SI*1), Z24, Z19
 	VFMADD231PS (R8), Z24, Z20
-	VFMADD231PS (R8)(DX*1), Z24, Z21
+	VFMADD231PS (R8)(BX*1), Z24, Z21
 	ADDQ        $0x00000040, AX
-	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DX
 	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R8
 	SUBQ        $0x00000010, CX
-	JNZ         single_83
+	JNZ         single_88
 
-done_84:
+done_89:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -1983,6 +3224,564 @@ done_84:
 	VZEROUPPER
 	RET
 
+// func dotAVX512(a []float32, b []float32) float32
+// Requires: AVX, AVX512F
+TEXT ·dotAVX512(SB), NOSPLIT, $0-52
+	MOVQ   a_base+0(FP), AX
+	MOVQ   b_base+24(FP), CX
+	MOVQ   a_len+8(FP), DX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+
+unrolled_90:
+	CMPQ        DX, $0x00000040
+	JB          tail_91
+	VMOVUPS     (AX), Z4
+	VFMADD231PS (CX), Z4, Z0
+	VMOVUPS     64(AX), Z4
+	VFMADD231PS 64(CX), Z4, Z1
+	VMOVUPS     128(AX), Z4
+	VFMADD231PS 128(CX), Z4, Z2
+	VMOVUPS     192(AX), Z4
+	VFMADD231PS 192(CX), Z4, Z3
+	ADDQ        $0x00000100, AX
+	ADDQ        $0x00000100, CX
+	SUBQ        $0x00000040, DX
+	JMP         unrolled_90
+
+tail_91:
+	TESTQ DX, DX
+	JZ    done_93
+
+single_92:
+	VMOVUPS     (AX), Z4
+	VFMADD231PS (CX), Z4, Z0
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, CX
+	SUBQ        $0x00000010, DX
+	JNZ         single_92
+
+done_93:
+	// horizontal sum
+	VADDPS     Z1, Z0, Z0
+	VADDPS     Z3, Z2, Z2
+	VADDPS     Z2, Z0, Z0
+	VSHUFF64X2 $0x4e, Z0, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VSHUFF64X2 $0xb1, Z0, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VPERMILPS  $0x0e, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VPERMILPS  $0x01, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VMOVSS     X0, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func dotAxpyAVX512(a []float64, b []float64, y []float64, c float64) float64
+// Requires: AVX, AVX512F
+TEXT ·dotAxpyAVX512(SB), NOSPLIT, $0-88
+	MOVQ         a_base+0(FP), AX
+	MOVQ         b_base+24(FP), CX
+	MOVQ         y_base+48(FP), DX
+	MOVQ         a_len+8(FP), BX
+	VBROADCASTSD c+72(FP), Z0
+	VPXORD       Z1, Z1, Z1
+	VPXORD       Z2, Z2, Z2
+	VPXORD       Z3, Z3, Z3
+	VPXORD       Z4, Z4, Z4
+
+unrolled_94:
+	CMPQ        BX, $0x00000020
+	JB          tail_95
+	VMOVUPD     (AX), Z5
+	VFMADD231PD (CX), Z5, Z1
+	VFMADD213PD (DX), Z0, Z5
+	VMOVUPD     Z5, (DX)
+	VMOVUPD     64(AX), Z5
+	VFMADD231PD 64(CX), Z5, Z2
+	VFMADD213PD 64(DX), Z0, Z5
+	VMOVUPD     Z5, 64(DX)
+	VMOVUPD     128(AX), Z5
+	VFMADD231PD 128(CX), Z5, Z3
+	VFMADD213PD 128(DX), Z0, Z5
+	VMOVUPD     Z5, 128(DX)
+	VMOVUPD     192(AX), Z5
+	VFMADD231PD 192(CX), Z5, Z4
+	VFMADD213PD 192(DX), Z0, Z5
+	VMOVUPD     Z5, 192(DX)
+	ADDQ        $0x00000100, AX
+	ADDQ        $0x00000100, CX
+	ADDQ        $0x00000100, DX
+	SUBQ        $0x00000020, BX
+	JMP         unrolled_94
+
+tail_95:
+	TESTQ BX, BX
+	JZ    done_97
+
+single_96:
+	VMOVUPD     (AX), Z5
+	VFMADD231PD (CX), Z5, Z1
+	VFMADD213PD (DX), Z0, Z5
+	VMOVUPD     Z5, (DX)
+	VMOVUPD     64(AX), Z5
+	VFMADD231PD 64(CX), Z5, Z2
+	VFMADD213PD 64(DX), Z0, Z5
+	VMOVUPD     Z5, 64(DX)
+	ADDQ        $0x00000080, AX
+	ADDQ        $0x00000080, CX
+	ADDQ        $0x00000080, DX
+	SUBQ        $0x00000010, BX
+	JNZ         single_96
+
+done_97:
+	// horizontal sum
+	VADDPD     Z2, Z1, Z1
+	VADDPD     Z4, Z3, Z3
+	VADDPD     Z3, Z1, Z1
+	VSHUFF64X2 $0x4e, Z1, Z1, Z0
+	VADDPD     Z0, Z1, Z1
+	VSHUFF64X2 $0xb1, Z1, Z1, Z0
+	VADDPD     Z0, Z1, Z1
+	VPERMILPD  $0x01, Z1, Z0
+	VADDPD     Z0, Z1, Z1
+	VMOVSD     X1, ret+80(FP)
+	VZEROUPPER
+	RET
+
+// func dotColumnsAVX512(dst []float32, k []float32, w []float32, stride int)
+// Requires: AVX, AVX512F
+TEXT ·dotColumnsAVX512(SB), NOSPLIT, $0-80
+	MOVQ   dst_base+0(FP), AX
+	MOVQ   dst_len+8(FP), CX
+	SHLQ   $0x02, CX
+	MOVQ   stride+72(FP), DX
+	SHLQ   $0x02, DX
+	LEAQ   (DX)(DX*2), BX
+	VPXORD Z0, Z0, Z0
+	XORQ   SI, SI
+
+	// blocks of 8
+	MOVQ CX, DI
+	SUBQ SI, DI
+	CMPQ DI, $0x00000020
+	JB   below8_99
+
+blocks8_100:
+	MOVQ    stride+72(FP), DI
+	IMULQ   SI, DI
+	ADDQ    w_base+48(FP), DI
+	LEAQ    (DI)(DX*4), R8
+	VMOVAPS Z0, Z1
+	VMOVAPS Z0, Z2
+	VMOVAPS Z0, Z3
+	VMOVAPS Z0, Z4
+	VMOVAPS Z0, Z5
+	VMOVAPS Z0, Z6
+	VMOVAPS Z0, Z7
+	VMOVAPS Z0, Z8
+	MOVQ    k_base+24(FP), R9
+	MOVQ    k_len+32(FP), R10
+	TESTQ   R10, R10
+	JZ      done_104
+
+single_103:
+	VMOVUPS     (R9), Z9
+	VFMADD231PS (DI), Z9, Z1
+	VFMADD231PS (DI)(DX*1), Z9, Z2
+	VFMADD231PS (DI)(DX*2), Z9, Z3
+	VFMADD231PS (DI)(BX*1), Z9, Z4
+	VFMADD231PS (R8), Z9, Z5
+	VFMADD231PS (R8)(DX*1), Z9, Z6
+	VFMADD231PS (R8)(DX*2), Z9, Z7
+	VFMADD231PS (R8)(BX*1), Z9, Z8
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R8
+	SUBQ        $0x00000010, R10
+	JNZ         single_103
+
+done_104:
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z1, Z1, Z9
+	VADDPS     Z9, Z1, Z1
+	VSHUFF64X2 $0xb1, Z1, Z1, Z9
+	VADDPS     Z9, Z1, Z1
+	VPERMILPS  $0x0e, Z1, Z9
+	VADDPS     Z9, Z1, Z1
+	VPERMILPS  $0x01, Z1, Z9
+	VADDPS     Z9, Z1, Z1
+	VMOVSS     X1, (AX)(SI*1)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z2, Z2, Z1
+	VADDPS     Z1, Z2, Z2
+	VSHUFF64X2 $0xb1, Z2, Z2, Z1
+	VADDPS     Z1, Z2, Z2
+	VPERMILPS  $0x0e, Z2, Z1
+	VADDPS     Z1, Z2, Z2
+	VPERMILPS  $0x01, Z2, Z1
+	VADDPS     Z1, Z2, Z2
+	VMOVSS     X2, 4(AX)(SI*1)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z3, Z3, Z1
+	VADDPS     Z1, Z3, Z3
+	VSHUFF64X2 $0xb1, Z3, Z3, Z1
+	VADDPS     Z1, Z3, Z3
+	VPERMILPS  $0x0e, Z3, Z1
+	VADDPS     Z1, Z3, Z3
+	VPERMILPS  $0x01, Z3, Z1
+	VADDPS     Z1, Z3, Z3
+	VMOVSS     X3, 8(AX)(SI*1)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z4, Z4, Z1
+	VADDPS     Z1, Z4, Z4
+	VSHUFF64X2 $0xb1, Z4, Z4, Z1
+	VADDPS     Z1, Z4, Z4
+	VPERMILPS  $0x0e, Z4, Z1
+	VADDPS     Z1, Z4, Z4
+	VPERMILPS  $0x01, Z4, Z1
+	VADDPS     Z1, Z4, Z4
+	VMOVSS     X4, 12(AX)(SI*1)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z5, Z5, Z1
+	VADDPS     Z1, Z5, Z5
+	VSHUFF64X2 $0xb1, Z5, Z5, Z1
+	VADDPS     Z1, Z5, Z5
+	VPERMILPS  $0x0e, Z5, Z1
+	VADDPS     Z1, Z5, Z5
+	VPERMILPS  $0x01, Z5, Z1
+	VADDPS     Z1, Z5, Z5
+	VMOVSS     X5, 16(AX)(SI*1)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z6, Z6, Z1
+	VADDPS     Z1, Z6, Z6
+	VSHUFF64X2 $0xb1, Z6, Z6, Z1
+	VADDPS     Z1, Z6, Z6
+	VPERMILPS  $0x0e, Z6, Z1
+	VADDPS     Z1, Z6, Z6
+	VPERMILPS  $0x01, Z6, Z1
+	VADDPS     Z1, Z6, Z6
+	VMOVSS     X6, 20(AX)(SI*1)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z7, Z7, Z1
+	VADDPS     Z1, Z7, Z7
+	VSHUFF64X2 $0xb1, Z7, Z7, Z1
+	VADDPS     Z1, Z7, Z7
+	VPERMILPS  $0x0e, Z7, Z1
+	VADDPS     Z1, Z7, Z7
+	VPERMILPS  $0x01, Z7, Z1
+	VADDPS     Z1, Z7, Z7
+	VMOVSS     X7, 24(AX)(SI*1)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z8, Z8, Z1
+	VADDPS     Z1, Z8, Z8
+	VSHUFF64X2 $0xb1, Z8, Z8, Z1
+	VADDPS     Z1, Z8, Z8
+	VPERMILPS  $0x0e, Z8, Z1
+	VADDPS     Z1, Z8, Z8
+	VPERMILPS  $0x01, Z8, Z1
+	VADDPS     Z1, Z8, Z8
+	VMOVSS     X8, 28(AX)(SI*1)
+	ADDQ       $0x00000020, SI
+	MOVQ       CX, DI
+	SUBQ       SI, DI
+	CMPQ       DI, $0x00000020
+	JAE        blocks8_100
+
+below8_99:
+	// blocks of 4
+	MOVQ CX, DI
+	SUBQ SI, DI
+	CMPQ DI, $0x00000010
+	JB   below4_105
+
+blocks4_106:
+	MOVQ    stride+72(FP), DI
+	IMULQ   SI, DI
+	ADDQ    w_base+48(FP), DI
+	VMOVAPS Z0, Z1
+	VMOVAPS Z0, Z2
+	VMOVAPS Z0, Z3
+	VMOVAPS Z0, Z4
+	VMOVAPS Z0, Z5
+	VMOVAPS Z0, Z6
+	VMOVAPS Z0, Z7
+	VMOVAPS Z0, Z8
+	MOVQ    k_base+24(FP), R8
+	MOVQ    k_len+32(FP), R9
+
+unrolled_107:
+	CMPQ        R9, $0x00000020
+	JB          tail_108
+	VMOVUPS     (R8), Z9
+	VFMADD231PS (DI), Z9, Z1
+	VFMADD231PS (DI)(DX*1), Z9, Z3
+	VFMADD231PS (DI)(DX*2), Z9, Z5
+	VFMADD231PS (DI)(BX*1), Z9, Z7
+	VMOVUPS     64(R8), Z9
+	VFMADD231PS 64(DI), Z9, Z2
+	VFMADD231PS 64(DI)(DX*1), Z9, Z4
+	VFMADD231PS 64(DI)(DX*2), Z9, Z6
+	VFMADD231PS 64(DI)(BX*1), Z9, Z8
+	ADDQ        $0x00000080, R8
+	ADDQ        $0x00000080, DI
+	SUBQ        $0x00000020, R9
+	JMP         unrolled_107
+
+tail_108:
+	TESTQ R9, R9
+	JZ    done_110
+
+single_109:
+	VMOVUPS     (R8), Z9
+	VFMADD231PS (DI), Z9, Z1
+	VFMADD231PS (DI)(DX*1), Z9, Z3
+	VFMADD231PS (DI)(DX*2), Z9, Z5
+	VFMADD231PS (DI)(BX*1), Z9, Z7
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, DI
+	SUBQ        $0x00000010, R9
+	JNZ         single_109
+
+done_110:
+	// horizontal sum
+	VADDPS     Z2, Z1, Z1
+	VSHUFF64X2 $0x4e, Z1, Z1, Z2
+	VADDPS     Z2, Z1, Z1
+	VSHUFF64X2 $0xb1, Z1, Z1, Z2
+	VADDPS     Z2, Z1, Z1
+	VPERMILPS  $0x0e, Z1, Z2
+	VADDPS     Z2, Z1, Z1
+	VPERMILPS  $0x01, Z1, Z2
+	VADDPS     Z2, Z1, Z1
+	VMOVSS     X1, (AX)(SI*1)
+
+	// horizontal sum
+	VADDPS     Z4, Z3, Z3
+	VSHUFF64X2 $0x4e, Z3, Z3, Z1
+	VADDPS     Z1, Z3, Z3
+	VSHUFF64X2 $0xb1, Z3, Z3, Z1
+	VADDPS     Z1, Z3, Z3
+	VPERMILPS  $0x0e, Z3, Z1
+	VADDPS     Z1, Z3, Z3
+	VPERMILPS  $0x01, Z3, Z1
+	VADDPS     Z1, Z3, Z3
+	VMOVSS     X3, 4(AX)(SI*1)
+
+	// horizontal sum
+	VADDPS     Z6, Z5, Z5
+	VSHUFF64X2 $0x4e, Z5, Z5, Z1
+	VADDPS     Z1, Z5, Z5
+	VSHUFF64X2 $0xb1, Z5, Z5, Z1
+	VADDPS     Z1, Z5, Z5
+	VPERMILPS  $0x0e, Z5, Z1
+	VADDPS     Z1, Z5, Z5
+	VPERMILPS  $0x01, Z5, Z1
+	VADDPS     Z1, Z5, Z5
+	VMOVSS     X5, 8(AX)(SI*1)
+
+	// horizontal sum
+	VADDPS     Z8, Z7, Z7
+	VSHUFF64X2 $0x4e, Z7, Z7, Z1
+	VADDPS     Z1, Z7, Z7
+	VSHUFF64X2 $0xb1, Z7, Z7, Z1
+	VADDPS     Z1, Z7, Z7
+	VPERMILPS  $0x0e, Z7, Z1
+	VADDPS     Z1, Z7, Z7
+	VPERMILPS  $0x01, Z7, Z1
+	VADDPS     Z1, Z7, Z7
+	VMOVSS     X7, 12(AX)(SI*1)
+	ADDQ       $0x00000010, SI
+	MOVQ       CX, DI
+	SUBQ       SI, DI
+	CMPQ       DI, $0x00000010
+	JAE        blocks4_106
+
+below4_105:
+	// blocks of 2
+	MOVQ CX, DI
+	SUBQ SI, DI
+	CMPQ DI, $0x00000008
+	JB   below2_111
+
+blocks2_112:
+	MOVQ    stride+72(FP), BX
+	IMULQ   SI, BX
+	ADDQ    w_base+48(FP), BX
+	VMOVAPS Z0, Z1
+	VMOVAPS Z0, Z2
+	VMOVAPS Z0, Z3
+	VMOVAPS Z0, Z4
+	VMOVAPS Z0, Z5
+	VMOVAPS Z0, Z6
+	VMOVAPS Z0, Z7
+	VMOVAPS Z0, Z8
+	MOVQ    k_base+24(FP), DI
+	MOVQ    k_len+32(FP), R8
+
+unrolled_113:
+	CMPQ        R8, $0x00000040
+	JB          tail_114
+	VMOVUPS     (DI), Z9
+	VFMADD231PS (BX), Z9, Z1
+	VFMADD231PS (BX)(DX*1), Z9, Z5
+	VMOVUPS     64(DI), Z9
+	VFMADD231PS 64(BX), Z9, Z2
+	VFMADD231PS 64(BX)(DX*1), Z9, Z6
+	VMOVUPS     128(DI), Z9
+	VFMADD231PS 128(BX), Z9, Z3
+	VFMADD231PS 128(BX)(DX*1), Z9, Z7
+	VMOVUPS     192(DI), Z9
+	VFMADD231PS 192(BX), Z9, Z4
+	VFMADD231PS 192(BX)(DX*1), Z9, Z8
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, BX
+	SUBQ        $0x00000040, R8
+	JMP         unrolled_113
+
+tail_114:
+	TESTQ R8, R8
+	JZ    done_116
+
+single_115:
+	VMOVUPS     (DI), Z9
+	VFMADD231PS (BX), Z9, Z1
+	VFMADD231PS (BX)(DX*1), Z9, Z5
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, BX
+	SUBQ        $0x00000010, R8
+	JNZ         single_115
+
+done_116:
+	// horizontal sum
+	VADDPS     Z2, Z1, Z1
+	VADDPS     Z4, Z3, Z3
+	VADDPS     Z3, Z1, Z1
+	VSHUFF64X2 $0x4e, Z1, Z1, Z2
+	VADDPS     Z2, Z1, Z1
+	VSHUFF64X2 $0xb1, Z1, Z1, Z2
+	VADDPS     Z2, Z1, Z1
+	VPERMILPS  $0x0e, Z1, Z2
+	VADDPS     Z2, Z1, Z1
+	VPERMILPS  $0x01, Z1, Z2
+	VADDPS     Z2, Z1, Z1
+	VMOVSS     X1, (AX)(SI*1)
+
+	// horizontal sum
+	VADDPS     Z6, Z5, Z5
+	VADDPS     Z8, Z7, Z7
+	VADDPS     Z7, Z5, Z5
+	VSHUFF64X2 $0x4e, Z5, Z5, Z1
+	VADDPS     Z1, Z5, Z5
+	VSHUFF64X2 $0xb1, Z5, Z5, Z1
+	VADDPS     Z1, Z5, Z5
+	VPERMILPS  $0x0e, Z5, Z1
+	VADDPS     Z1, Z5, Z5
+	VPERMILPS  $0x01, Z5, Z1
+	VADDPS     Z1, Z5, Z5
+	VMOVSS     X5, 4(AX)(SI*1)
+	ADDQ       $0x00000008, SI
+	MOVQ       CX, DI
+	SUBQ       SI, DI
+	CMPQ       DI, $0x00000008
+	JAE        blocks2_112
+
+below2_111:
+	// blocks of 1
+	MOVQ CX, DI
+	SUBQ SI, DI
+	CMPQ DI, $0x00000004
+	JB   below1_117
+
+blocks1_118:
+	MOVQ    stride+72(FP), DX
+	IMULQ   SI, DX
+	ADDQ    w_base+48(FP), DX
+	VMOVAPS Z0, Z1
+	VMOVAPS Z0, Z2
+	VMOVAPS Z0, Z3
+	VMOVAPS Z0, Z4
+	VMOVAPS Z0, Z5
+	VMOVAPS Z0, Z6
+	VMOVAPS Z0, Z7
+	VMOVAPS Z0, Z8
+	MOVQ    k_base+24(FP), BX
+	MOVQ    k_len+32(FP), DI
+
+unrolled_119:
+	CMPQ        DI, $0x00000080
+	JB          tail_120
+	VMOVUPS     (BX), Z9
+	VFMADD231PS (DX), Z9, Z1
+	VMOVUPS     64(BX), Z9
+	VFMADD231PS 64(DX), Z9, Z2
+	VMOVUPS     128(BX), Z9
+	VFMADD231PS 128(DX), Z9, Z3
+	VMOVUPS     192(BX), Z9
+	VFMADD231PS 192(DX), Z9, Z4
+	VMOVUPS     256(BX), Z9
+	VFMADD231PS 256(DX), Z9, Z5
+	VMOVUPS     320(BX), Z9
+	VFMADD231PS 320(DX), Z9, Z6
+	VMOVUPS     384(BX), Z9
+	VFMADD231PS 384(DX), Z9, Z7
+	VMOVUPS     448(BX), Z9
+	VFMADD231PS 448(DX), Z9, Z8
+	ADDQ        $0x00000200, BX
+	ADDQ        $0x00000200, DX
+	SUBQ        $0x00000080, DI
+	JMP         unrolled_119
+
+tail_120:
+	TESTQ DI, DI
+	JZ    done_122
+
+single_121:
+	VMOVUPS     (BX), Z9
+	VFMADD231PS (DX), Z9, Z1
+	ADDQ        $0x00000040, BX
+	ADDQ        $0x00000040, DX
+	SUBQ        $0x00000010, DI
+	JNZ         single_121
+
+done_122:
+	// horizontal sum
+	VADDPS     Z2, Z1, Z1
+	VADDPS     Z4, Z3, Z3
+	VADDPS     Z6, Z5, Z5
+	VADDPS     Z8, Z7, Z7
+	VADDPS     Z3, Z1, Z1
+	VADDPS     Z7, Z5, Z5
+	VADDPS     Z5, Z1, Z1
+	VSHUFF64X2 $0x4e, Z1, Z1, Z2
+	VADDPS     Z2, Z1, Z1
+	VSHUFF64X2 $0xb1, Z1, Z1, Z2
+	VADDPS     Z2, Z1, Z1
+	VPERMILPS  $0x0e, Z1, Z2
+	VADDPS     Z2, Z1, Z1
+	VPERMILPS  $0x01, Z1, Z2
+	VADDPS     Z2, Z1, Z1
+	VMOVSS     X1, (AX)(SI*1)
+	ADDQ       $0x00000004, SI
+	MOVQ       CX, DI
+	SUBQ       SI, DI
+	CMPQ       DI, $0x00000004
+	JAE        blocks1_118
+
+below1_117:
+	VZEROUPPER
+	RET
+
 // func expAVX512(dst []float32, src []float32)
 // Requires: AVX, AVX512F
 TEXT ·expAVX512(SB), NOSPLIT, $0-48
@@ -2001,9 +3800,9 @@ TEXT ·expAVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSS expconsts<>+320(SB), Z9
 	VBROADCASTSS expconsts<>+352(SB), Z10
 
-unrolled_85:
+unrolled_123:
 	CMPQ    DX, $0x00000040
-	JB      tail_86
+	JB      tail_124
 	VMOVUPS (CX), Z11
 	VMOVUPS 64(CX), Z12
 	VMOVUPS 128(CX), Z13
@@ -2095,13 +3894,13 @@ unrolled_85:
 	ADDQ        $0x00000100, CX
 	ADDQ        $0x00000100, AX
 	SUBQ        $0x00000040, DX
-	JMP         unrolled_85
+	JMP         unrolled_123
 
-tail_86:
+tail_124:
 	TESTQ DX, DX
-	JZ    done_88
+	JZ    done_126
 
-single_87:
+single_125:
 	VMOVUPS (CX), Z11
 
 	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
@@ -2136,9 +3935,9 @@ single_87:
 	ADDQ        $0x00000040, CX
 	ADDQ        $0x00000040, AX
 	SUBQ        $0x00000010, DX
-	JNZ         single_87
+	JNZ         single_125
 
-done_88:
+done_126:
 	VZEROUPPER
 	RET
 
@@ -2152,28 +3951,28 @@ TEXT ·minAVX512(SB), NOSPLIT, $0-28
 	VMOVUPS (AX), Z2
 	VMOVUPS (AX), Z3
 
-unrolled_89:
+unrolled_127:
 	CMPQ   CX, $0x00000040
-	JB     tail_90
+	JB     tail_128
 	VMINPS (AX), Z0, Z0
 	VMINPS 64(AX), Z1, Z1
 	VMINPS 128(AX), Z2, Z2
 	VMINPS 192(AX), Z3, Z3
 	ADDQ   $0x00000100, AX
 	SUBQ   $0x00000040, CX
-	JMP    unrolled_89
+	JMP    unrolled_127
 
-tail_90:
+tail_128:
 	TESTQ CX, CX
-	JZ    done_92
+	JZ    done_130
 
-single_91:
+single_129:
 	VMINPS (AX), Z0, Z0
 	ADDQ   $0x00000040, AX
 	SUBQ   $0x00000010, CX
-	JNZ    single_91
+	JNZ    single_129
 
-done_92:
+done_130:
 	// horizontal min
 	VMINPS     Z1, Z0, Z0
 	VMINPS     Z3, Z2, Z2

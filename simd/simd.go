@@ -188,19 +188,46 @@ func Dot(a, b []float32) float32 {
 	return sum
 }
 
+// GaussianSumColumns is GaussianSum for several weight columns: it
+// replaces every squared distance buf[i] by the kernel value
+// exp(scale·buf[i] + offset), as GaussianSum does, and writes into dst[c],
+// for every c < len(dst), Σᵢ w[c*stride+i]·buf[i] (after replacement): the
+// expansions f_c(x) of a multi-output model times exp(offset). The
+// columns are laid out as for DotColumns, with len(buf) in place of
+// len(k): stride ≥ len(buf); len(w) ≥ (len(dst)−1)·stride+len(buf) when
+// len(dst) > 0. With no columns it only replaces buf.
+//
+// The vector code multiplies the kernel values into the sums of as many
+// columns as its registers hold (10 with AVX-512, 7 with AVX2) while the
+// values are still in registers, and sums the other columns from the
+// stored values as DotColumns does. Rounding as GaussianSum's and Dot's.
+// dst must not overlap the inputs.
+func GaussianSumColumns(dst, buf, w []float32, stride int, scale, offset float32) {
+	checkColumns(len(dst), len(buf), len(w), stride)
+	if len(dst) == 0 {
+		kernelValues(buf, scale, offset)
+		return
+	}
+	head := len(buf) &^ (lanes - 1)
+	gaussianSumColumns(dst, buf[:head], w, stride, scale, offset)
+	if head < len(buf) {
+		kernelValues(buf[head:], scale, offset)
+		for c := range dst {
+			dst[c] += dotGeneric(buf[head:], w[c*stride+head:c*stride+len(buf)])
+		}
+	}
+}
+
 // DotColumns writes into dst[c], for every c < len(dst), the dot product of k
 // with column c of a column-major matrix whose column c is w[c*stride : c*stride+len(k)]:
 // dst[c] = Σ_{i<len(k)} k[i]·w[c*stride+i]. stride ≥ len(k); len(w) ≥ (len(dst)−1)·stride+len(k) when len(dst) > 0.
 //
-// It scores a multi-output model from one kernel pass: k holds the kernel
-// values of a query, and column c the weights of output c. The sums are
-// formed in float32, as Dot forms its sum; the vector code loads each block
-// of k once for several columns. dst must not overlap w.
+// It scores a multi-output model from kernel values already computed
+// (GaussianSumColumns computes them and the sums in one call). The sums
+// are formed in float32, as Dot forms its sum; the vector code loads each
+// block of k once for several columns. dst must not overlap w.
 func DotColumns(dst, k, w []float32, stride int) {
-	if stride < len(k) || stride < 0 || len(dst) > 0 && len(w) < len(k) ||
-		len(dst) > 1 && stride > 0 && (len(w)-len(k))/stride < len(dst)-1 {
-		panic(fmt.Sprintf("simd: %d columns of length %d with stride %d in %d weights", len(dst), len(k), stride, len(w)))
-	}
+	checkColumns(len(dst), len(k), len(w), stride)
 	if len(dst) == 0 {
 		return
 	}
@@ -210,6 +237,15 @@ func DotColumns(dst, k, w []float32, stride int) {
 		for c := range dst {
 			dst[c] += dotGeneric(k[head:], w[c*stride+head:c*stride+len(k)])
 		}
+	}
+}
+
+// checkColumns validates cols columns of n values, stride apart, in w
+// values.
+func checkColumns(cols, n, w, stride int) {
+	if stride < n || stride < 0 || cols > 0 && w < n ||
+		cols > 1 && stride > 0 && (w-n)/stride < cols-1 {
+		panic(fmt.Sprintf("simd: %d columns of length %d with stride %d in %d weights", cols, n, stride, w))
 	}
 }
 

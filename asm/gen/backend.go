@@ -26,9 +26,10 @@ type backend struct {
 	vecRegs int
 	// vec allocates a virtual vector register of the backend's width.
 	vec func(*build.Context) reg.VecVirtual
-	// zero clears a vector register. VXORPS on zmm is AVX512DQ, so the
-	// AVX-512F code uses VPXORD.
-	zero func(g *gen, v reg.VecVirtual)
+	// zeroFrom clears the vector register v by the XOR of src with
+	// itself (a zeroing idiom: no dependency on src). VXORPS on zmm is
+	// AVX512DQ, so the AVX-512F code uses VPXORD.
+	zeroFrom func(g *gen, src, v reg.VecVirtual)
 
 	// constsInRegs broadcasts every exp constant into a register once per
 	// call. With 32 registers that leaves room for four exp blocks and four
@@ -42,11 +43,16 @@ type backend struct {
 	// query feature and hide the 4-cycle FMA latency.
 	tileBlock int
 	// expUnroll is the number of exp blocks (registers) in flight per loop
-	// iteration of gaussianSum and exp; the blocks are independent, so their
+	// iteration of gaussianSumColumns (at most) and exp; the blocks are independent, so their
 	// dependency chains (about 15 instructions deep) overlap.
 	expUnroll int
-	// sumAccs is the number of accumulators of Σ w·k in gaussianSum.
+	// sumAccs is the number of accumulators of Σ w·k in gaussianSumColumns
+	// with one column.
 	sumAccs int
+	// fusedCols is the largest number of columns gaussianSumColumns sums
+	// in its exp pass; the wrapper leaves the others to dotColumns. More
+	// would leave registers for fewer exp blocks in flight.
+	fusedCols int
 	// dotUnroll is the number of accumulators of dot.
 	dotUnroll int
 	// colBlock is the number of columns dotColumns takes per pass over k:
@@ -71,11 +77,12 @@ var backends = []*backend{
 		lanes:        8,
 		vecRegs:      16,
 		vec:          (*build.Context).YMM,
-		zero:         func(g *gen, v reg.VecVirtual) { g.VXORPS(v, v, v) },
+		zeroFrom:     func(g *gen, src, v reg.VecVirtual) { g.VXORPS(src, src, v) },
 		constsInRegs: false,
 		tileBlock:    4, // 8 ymm accumulators
 		expUnroll:    4,
 		sumAccs:      1, // 12 registers for the blocks + scale, bounds, sum
+		fusedCols:    7, // 2 exp blocks in flight
 		dotUnroll:    8, // 2 FMA/cycle × 4 cycles latency
 		colBlock:     6, // 12 ymm accumulators, 2 for a block of k
 		colChains:    12,
@@ -87,13 +94,14 @@ var backends = []*backend{
 		lanes:        16,
 		vecRegs:      32,
 		vec:          (*build.Context).ZMM,
-		zero:         func(g *gen, v reg.VecVirtual) { g.VPXORD(v, v, v) },
+		zeroFrom:     func(g *gen, src, v reg.VecVirtual) { g.VPXORD(src, src, v) },
 		constsInRegs: true,
 		tileBlock:    8, // 8 zmm accumulators
 		expUnroll:    4,
 		sumAccs:      4,
-		dotUnroll:    4, // two zmm loads per FMA limit it to 1 FMA/cycle
-		colBlock:     8, // 9 loads per 8 FMAs
+		fusedCols:    10, // 3 exp blocks in flight
+		dotUnroll:    4,  // two zmm loads per FMA limit it to 1 FMA/cycle
+		colBlock:     8,  // 9 loads per 8 FMAs
 		colChains:    8,
 		scalarEVEX:   map[string]bool{"VMOVSS": true, "VMOVSD": true},
 	},
@@ -146,6 +154,9 @@ func newGen(ctx *build.Context, be *backend) *gen {
 // vec allocates a vector register of the backend's width.
 func (g *gen) vec() reg.VecVirtual { return g.be.vec(g.Context) }
 
+// zero clears the vector register v.
+func (be *backend) zero(g *gen, v reg.VecVirtual) { be.zeroFrom(g, v, v) }
+
 // label returns a label name unique within the generated file.
 func (g *gen) label(name string) operand.LabelRef {
 	g.labels++
@@ -172,17 +183,10 @@ func (g *gen) load(c gotypes.Component) reg.GPVirtual {
 func (g *gen) all() {
 	g.sqdist()
 	g.sqdistSparse()
-	g.gaussianSum()
+	g.gaussianSumColumns()
 	g.dot()
 	g.dotAxpy()
 	g.dotColumns()
-	if g.be.lanes == 16 {
-		g.gaussianSumColumns(3, 4)
-		g.gaussianSumColumns(10, 2)
-	} else {
-		g.gaussianSumColumns(3, 2)
-		g.gaussianSumColumns(5, 2)
-	}
 	g.exp()
 	g.min()
 }

@@ -296,66 +296,124 @@ func (g *gen) sqdistSparse() {
 	g.RET()
 }
 
-const gaussianSumDoc = `	var sum float32
-	for i := range buf {
+const gaussianSumColumnsDoc = `	for i := range buf {
 		buf[i] = exp32(scale*buf[i] + offset)
-		sum += w[i] * buf[i]
 	}
-	return sum
+	for c := range dst {
+		var sum float32
+		for i := range buf {
+			sum += buf[i] * w[c*stride+i]
+		}
+		dst[c] = sum
+	}
 
-len(buf) must be a multiple of 16 and len(w) == len(buf). The argument
-scale·buf[i] + offset is one FMA: a single rounding, so with offset = 0 it
-is the rounded product. The sum is formed in vector lanes and added
-horizontally at the end.`
+in one pass over buf. len(buf) must be a multiple of 16 (possibly zero),
+len(dst) between 1 and %d, stride ≥ len(buf) (any value for one column), and
+w must hold every column: (len(dst)−1)·stride + len(buf) values. The
+argument scale·buf[i] + offset is one FMA: a single rounding, so with
+offset = 0 it is the rounded product. Each sum is formed in vector lanes
+and added horizontally at the end.`
 
-// gaussianSum: expUnroll independent exp blocks per iteration; each result
-// is stored back and accumulated with its weight.
-func (g *gen) gaussianSum() {
-	g.function("gaussianSum", "func(buf, w []float32, scale, offset float32) float32", gaussianSumDoc)
+// gaussianSumColumns: the kernel values of expUnroll (or fewer) blocks of
+// buf are stored back and, still in registers, multiplied into the sums of
+// every column. The column count selects one of fusedCols loops, each with
+// as many exp blocks in flight as the registers left by its accumulators
+// allow. One column (the binary f(x)) spreads its sum over sumAccs
+// accumulators; more columns take one each.
+func (g *gen) gaussianSumColumns() {
 	be := g.be
-	buf := g.load(g.Param("buf").Base())
-	w := g.load(g.Param("w").Base())
-	n := g.load(g.Param("buf").Len())
+	g.function("gaussianSumColumns", "func(dst, buf, w []float32, stride int, scale, offset float32)", fmt.Sprintf(gaussianSumColumnsDoc, be.fusedCols))
+	cols := g.load(g.Param("dst").Len())
 	scale := g.vec()
 	g.VBROADCASTSS(g.addr(g.Param("scale")), scale)
-	offset := g.addr(g.Param("offset"))
 	k := g.loadExpConsts()
-	acc := make([]reg.VecVirtual, be.sumAccs)
-	for i := range acc {
-		acc[i] = g.vec()
-		be.zero(g, acc[i])
+	free := be.vecRegs - len(k.regs) - 1 // besides the constants and scale
+	variants := make([]operand.LabelRef, be.fusedCols+1)
+	for c := 1; c <= be.fusedCols; c++ {
+		variants[c] = g.label(fmt.Sprintf("columns%d", c))
+		g.CMPQ(cols, operand.U32(c))
+		g.JE(variants[c])
 	}
+	g.RET() // no other column count is allowed
+	for c := 1; c <= be.fusedCols; c++ {
+		accs := 1
+		if c == 1 {
+			accs = be.sumAccs
+		}
+		unroll := min(be.expUnroll, (free-c*accs)/3) // three registers per exp block
+		if unroll < 1 {
+			panic(fmt.Sprintf("%s: no register left for the exp blocks of %d columns", be.name, c))
+		}
+		g.Label(string(variants[c]))
+		g.gaussianSumLoop(c, accs, unroll, scale, k)
+	}
+}
 
-	blocks := func(nb int) {
+// gaussianSumLoop emits the loop of gaussianSumColumns for cols columns,
+// each summed in accs accumulators, with unroll exp blocks per iteration.
+func (g *gen) gaussianSumLoop(cols, accs, unroll int, scale reg.VecVirtual, k *expK) {
+	be := g.be
+	buf := g.load(g.Param("buf").Base())
+	n := g.load(g.Param("buf").Len())
+	r := rows{base: []reg.GPVirtual{g.load(g.Param("w").Base())}}
+	if cols > 1 {
+		r.stride = g.load(g.Param("stride"))
+		g.SHLQ(operand.U8(2), r.stride) // bytes
+		r.stride3 = g.GP64()
+		g.LEAQ(operand.Mem{Base: r.stride, Index: r.stride, Scale: 2}, r.stride3)
+		for m := 4; m < cols; m += 4 {
+			q := g.GP64()
+			g.LEAQ(operand.Mem{Base: r.base[len(r.base)-1], Index: r.stride, Scale: 4}, q)
+			r.base = append(r.base, q)
+		}
+	}
+	offset := g.addr(g.Param("offset"))
+	acc := make([][]reg.VecVirtual, cols)
+	for c := range acc {
+		for range accs {
+			a := g.vec()
+			// Zero from scale, not a: avo reads the idiom VXORPS a, a, a
+			// as a use of a, which would keep the accumulators of every
+			// column count live from the entry and exhaust the registers.
+			be.zeroFrom(g, scale, a)
+			acc[c] = append(acc[c], a)
+		}
+	}
+	g.unrolled(n, unroll, be.lanes, func(nb int) {
 		// The FMA overwrites its addend, so each block starts from a
 		// fresh broadcast of offset (a load, no ALU µop), as the exp
-		// code does with shift: the argument frame is the memory
-		// operand, which leaves AVX2's 16 registers as they were.
+		// code does with shift: the argument frame is the memory operand,
+		// which leaves AVX2's 16 registers as they were.
 		xs := make([]reg.VecVirtual, nb)
 		for i := range xs {
 			xs[i] = g.vec()
 			g.VBROADCASTSS(offset, xs[i])
 			g.VFMADD231PS(operand.Mem{Base: buf, Disp: i * be.width()}, scale, xs[i])
 		}
-		ys := g.expBlocks(k, xs)
-		for i, y := range ys {
+		for i, y := range g.expBlocks(k, xs) {
 			g.VMOVUPS(y, operand.Mem{Base: buf, Disp: i * be.width()})
-			g.VFMADD231PS(operand.Mem{Base: w, Disp: i * be.width()}, y, acc[i%len(acc)])
+			for c := range acc {
+				g.VFMADD231PS(r.at(c, i, be.width()), y, acc[c][i%accs])
+			}
 		}
 		g.ADDQ(operand.U32(nb*be.width()), buf)
-		g.ADDQ(operand.U32(nb*be.width()), w)
+		for _, b := range r.base {
+			g.ADDQ(operand.U32(nb*be.width()), b)
+		}
 		g.SUBQ(operand.U32(nb*be.lanes), n)
+	})
+	dst := g.load(g.Param("dst").Base())
+	for c := range acc {
+		g.reduce(acc[c], g.sum(), operand.Mem{Base: dst, Disp: 4 * c})
 	}
-	g.unrolled(n, be.expUnroll, be.lanes, blocks)
-
-	g.reduce(acc, g.sum(), g.addr(g.ReturnIndex(0)))
 	g.VZEROUPPER()
 	g.RET()
 }
 
 // unrolled emits a loop running blocks(unroll) while n ≥ unroll·per, then
 // blocks(1) while n > 0, where blocks(k) covers k·per elements of n (n is a
-// multiple of per). blocks must decrement n by that much. The float32
+// multiple of per). blocks must decrement n by that much. With unroll 1
+// only the second loop is emitted. The float32
 // kernels count n in floats with per = lanes (a block is a register); dotAxpy
 // counts float64 with per = 16.
 func (g *gen) unrolled(n reg.GPVirtual, unroll, per int, blocks func(nb int)) {
@@ -701,58 +759,6 @@ func (g *gen) min() {
 		g.SUBQ(operand.U32(nb*be.lanes), n)
 	})
 	g.reduce(acc, g.minimum(), g.addr(g.ReturnIndex(0)))
-	g.VZEROUPPER()
-	g.RET()
-}
-
-// PROTOTYPE (measurement only): gaussianSum over cols weight columns at once.
-func (g *gen) gaussianSumColumns(cols, unroll int) {
-	g.function(fmt.Sprintf("gaussianSumColumns%d", cols), "func(dst, buf, w []float32, stride int, scale, offset float32)", "prototype")
-	be := g.be
-	buf := g.load(g.Param("buf").Base())
-	n := g.load(g.Param("buf").Len())
-	strideBytes := g.load(g.Param("stride"))
-	g.SHLQ(operand.U8(2), strideBytes)
-	stride3 := g.GP64()
-	g.LEAQ(operand.Mem{Base: strideBytes, Index: strideBytes, Scale: 2}, stride3)
-	r := rows{base: []reg.GPVirtual{g.load(g.Param("w").Base())}, stride: strideBytes, stride3: stride3}
-	for m := 4; m < cols; m += 4 {
-		q := g.GP64()
-		g.LEAQ(operand.Mem{Base: r.base[len(r.base)-1], Index: strideBytes, Scale: 4}, q)
-		r.base = append(r.base, q)
-	}
-	scale := g.vec()
-	g.VBROADCASTSS(g.addr(g.Param("scale")), scale)
-	offset := g.addr(g.Param("offset"))
-	k := g.loadExpConsts()
-	acc := make([]reg.VecVirtual, cols)
-	for i := range acc {
-		acc[i] = g.vec()
-		be.zero(g, acc[i])
-	}
-	g.unrolled(n, unroll, be.lanes, func(nb int) {
-		xs := make([]reg.VecVirtual, nb)
-		for i := range xs {
-			xs[i] = g.vec()
-			g.VBROADCASTSS(offset, xs[i])
-			g.VFMADD231PS(operand.Mem{Base: buf, Disp: i * be.width()}, scale, xs[i])
-		}
-		for i, y := range g.expBlocks(k, xs) {
-			g.VMOVUPS(y, operand.Mem{Base: buf, Disp: i * be.width()})
-			for c := range acc {
-				g.VFMADD231PS(r.at(c, i, be.width()), y, acc[c])
-			}
-		}
-		g.ADDQ(operand.U32(nb*be.width()), buf)
-		for _, b := range r.base {
-			g.ADDQ(operand.U32(nb*be.width()), b)
-		}
-		g.SUBQ(operand.U32(nb*be.lanes), n)
-	})
-	dst := g.load(g.Param("dst").Base())
-	for c := range acc {
-		g.reduce(acc[c:c+1], g.sum(), operand.Mem{Base: dst, Disp: 4 * c})
-	}
 	g.VZEROUPPER()
 	g.RET()
 }

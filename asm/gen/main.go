@@ -102,18 +102,19 @@ func generate(be *backend, pkg string, args []string) (asm, decls []byte, err er
 	if decls, err = printer.NewStubs(cfg).Print(f); err != nil {
 		return nil, nil, err
 	}
-	if decls, err = be.appendFeatures(decls, pkg, slices.Sorted(maps.Keys(isas))); err != nil {
+	if decls, err = be.appendDecls(decls, pkg, slices.Sorted(maps.Keys(isas))); err != nil {
 		return nil, nil, err
 	}
 	return asm, decls, nil
 }
 
-// appendFeatures adds to the Go declarations of package pkg the list of the
-// CPU features the backend's functions require, the union of their
-// Requires lines, as cpuid.FeatureID values (avo's ISA names are cpuid's),
-// so that the dispatch checks exactly what the generated code needs. A name
-// cpuid lacks fails to compile.
-func (be *backend) appendFeatures(decls []byte, pkg string, isas []string) ([]byte, error) {
+// appendDecls adds to the Go declarations of package pkg what the Go code
+// needs to know of the backend: the CPU features its functions require,
+// the union of their Requires lines, as cpuid.FeatureID values (avo's ISA
+// names are cpuid's), so that the dispatch checks exactly what the
+// generated code needs (a name cpuid lacks fails to compile); and the
+// number of columns gaussianSumColumns takes.
+func (be *backend) appendDecls(decls []byte, pkg string, isas []string) ([]byte, error) {
 	clause := "package " + pkg + "\n"
 	head, tail, ok := bytes.Cut(decls, []byte(clause))
 	if !ok {
@@ -134,6 +135,8 @@ func (be *backend) appendFeatures(decls []byte, pkg string, isas []string) ([]by
 		b.WriteString("cpuid." + isa)
 	}
 	b.WriteString("}\n")
+	fmt.Fprintf(&b, "\n// fusedCols%s is the largest number of columns gaussianSumColumns%s takes.\n", be.suffix, be.suffix)
+	fmt.Fprintf(&b, "const fusedCols%s = %d\n", be.suffix, be.fusedCols)
 	out, err := format.Source(b.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("%s: formatting the declarations: %w", be.name, err)
