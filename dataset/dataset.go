@@ -1,18 +1,35 @@
 package dataset
 
+import "slices"
+
 // Dataset holds n labelled examples in compressed sparse row form with
 // 0-based feature indices.
 type Dataset struct {
-	Name   string    // base name of the file, or the name given to Read
-	Dim    int       // number of features: Options.Dim if set, else the largest 1-based index seen
-	Labels []int8    // -1 or +1, one per row
-	RowPtr []int     // len n+1; row i is Index[RowPtr[i]:RowPtr[i+1]]
-	Index  []int32   // 0-based feature indices, strictly increasing within a row
-	Value  []float32 // finite, non-zero values parallel to Index
+	Name string // base name of the file, or the name given to Read
+	Dim  int    // number of features: Options.Dim if set, else the largest 1-based index seen
+	Task Task   // what the labels are for, as resolved by Read or Resolve (never Auto then)
+	// Labels holds one label per row: −1 or +1 (Binary), one of Classes
+	// (Multiclass) or a finite real target (Regression).
+	Labels  []float64
+	Classes []int     // Multiclass: the distinct labels, ascending; nil otherwise
+	RowPtr  []int     // len n+1; row i is Index[RowPtr[i]:RowPtr[i+1]]
+	Index   []int32   // 0-based feature indices, strictly increasing within a row
+	Value   []float32 // finite, non-zero values parallel to Index
+
+	lines   []int // the line of each row in its file, for errors found after reading (nil: unknown)
+	zeroOne bool  // the file's labels were 0/1, mapped to −1/+1 (Resolve starts again from 0/1)
 }
 
 // Len returns the number of rows (examples).
 func (d *Dataset) Len() int { return len(d.Labels) }
+
+// line returns the line of row i in its file, 0 when unknown.
+func (d *Dataset) line(i int) int {
+	if d.lines == nil {
+		return 0
+	}
+	return d.lines[i]
+}
 
 // Row returns the feature indices and values of row i as views into the
 // dataset (no copy); the caller must not modify them.
@@ -40,7 +57,7 @@ func (d *Dataset) Dense(i int, dst []float32) []float32 {
 
 // Subset returns a new dataset made of the given rows in the given order
 // (rows may repeat); it is how a permutation from ReadOrders is applied.
-// Name and Dim are kept. The result shares no memory with d.
+// Name, Dim, Task and Classes are kept. The result shares no memory with d.
 // It panics if a row is out of range, like a slice index.
 func (d *Dataset) Subset(rows []int) *Dataset {
 	nnz := 0
@@ -48,15 +65,24 @@ func (d *Dataset) Subset(rows []int) *Dataset {
 		nnz += d.RowPtr[r+1] - d.RowPtr[r]
 	}
 	s := &Dataset{
-		Name:   d.Name,
-		Dim:    d.Dim,
-		Labels: make([]int8, len(rows)),
-		RowPtr: make([]int, len(rows)+1),
-		Index:  make([]int32, 0, nnz),
-		Value:  make([]float32, 0, nnz),
+		Name:    d.Name,
+		Dim:     d.Dim,
+		Task:    d.Task,
+		Labels:  make([]float64, len(rows)),
+		Classes: slices.Clone(d.Classes),
+		RowPtr:  make([]int, len(rows)+1),
+		Index:   make([]int32, 0, nnz),
+		Value:   make([]float32, 0, nnz),
+		zeroOne: d.zeroOne,
+	}
+	if d.lines != nil {
+		s.lines = make([]int, len(rows))
 	}
 	for k, r := range rows {
 		s.Labels[k] = d.Labels[r]
+		if s.lines != nil {
+			s.lines[k] = d.lines[r]
+		}
 		idx, val := d.Row(r)
 		s.Index = append(s.Index, idx...)
 		s.Value = append(s.Value, val...)

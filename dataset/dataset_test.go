@@ -6,13 +6,33 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 )
+
+// checkLabel verifies that y is a label of d's task.
+func checkLabel(d *Dataset, y float64) error {
+	ok := false
+	switch d.Task {
+	case Binary:
+		ok = y == -1 || y == 1
+	case Multiclass:
+		_, ok = slices.BinarySearch(d.Classes, int(y))
+		ok = ok && y == float64(int(y))
+	case Regression:
+		ok = !math.IsNaN(y) && !math.IsInf(y, 0)
+	}
+	if !ok {
+		return fmt.Errorf("label %v is not one of a %v dataset", y, d.Task)
+	}
+	return nil
+}
 
 // checkInvariants verifies the structural promises of a Dataset.
 func checkInvariants(d *Dataset) error {
@@ -23,9 +43,15 @@ func checkInvariants(d *Dataset) error {
 	if d.Dim < 0 || d.Dim > maxIndex {
 		return fmt.Errorf("Dim %d out of range", d.Dim)
 	}
+	if d.lines != nil && len(d.lines) != n {
+		return fmt.Errorf("%d line numbers for %d rows", len(d.lines), n)
+	}
+	if d.Task == Multiclass != (d.Classes != nil) {
+		return fmt.Errorf("task %v with classes %v", d.Task, d.Classes)
+	}
 	for i := 0; i < n; i++ {
-		if l := d.Labels[i]; l != -1 && l != 1 {
-			return fmt.Errorf("row %d: label %d", i, l)
+		if err := checkLabel(d, d.Labels[i]); err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
 		}
 		if d.RowPtr[i] > d.RowPtr[i+1] {
 			return fmt.Errorf("row %d: RowPtr decreasing", i)
@@ -51,83 +77,111 @@ func TestReadAccepted(t *testing.T) {
 	tests := []struct {
 		name   string
 		in     string
-		dim    int // Options.Dim
+		opt    Options
 		want   Dataset
 		warned bool
 	}{
 		{
 			name: "basic",
 			in:   "+1 1:0.5 3:-2\n-1 2:1e-1\n",
-			want: Dataset{Dim: 3, Labels: []int8{1, -1}, RowPtr: []int{0, 2, 3},
-				Index: []int32{0, 2, 1}, Value: []float32{0.5, -2, 0.1}},
+			want: Dataset{Dim: 3, Task: Binary, Labels: []float64{1, -1}, RowPtr: []int{0, 2, 3},
+				Index: []int32{0, 2, 1}, Value: []float32{0.5, -2, 0.1}, lines: []int{1, 2}},
 		},
 		{
 			name: "crlf and trailing whitespace, no final newline",
 			in:   "1 1:1 2:2 \t\r\n-1 4:4\r\n+1 2:3",
-			want: Dataset{Dim: 4, Labels: []int8{1, -1, 1}, RowPtr: []int{0, 2, 3, 4},
-				Index: []int32{0, 1, 3, 1}, Value: []float32{1, 2, 4, 3}},
+			want: Dataset{Dim: 4, Task: Binary, Labels: []float64{1, -1, 1}, RowPtr: []int{0, 2, 3, 4},
+				Index: []int32{0, 1, 3, 1}, Value: []float32{1, 2, 4, 3}, lines: []int{1, 2, 3}},
 		},
 		{
 			name: "blank lines and tabs",
 			in:   "\n   \n+1\t1:1\t\t2:2\n\t\n\n-1  3:3\n\n",
-			want: Dataset{Dim: 3, Labels: []int8{1, -1}, RowPtr: []int{0, 2, 3},
-				Index: []int32{0, 1, 2}, Value: []float32{1, 2, 3}},
+			want: Dataset{Dim: 3, Task: Binary, Labels: []float64{1, -1}, RowPtr: []int{0, 2, 3},
+				Index: []int32{0, 1, 2}, Value: []float32{1, 2, 3}, lines: []int{3, 6}},
 		},
 		{
 			name: "label-only lines",
 			in:   "-1\n+1 2:7\n+1\n",
-			want: Dataset{Dim: 2, Labels: []int8{-1, 1, 1}, RowPtr: []int{0, 0, 1, 1},
-				Index: []int32{1}, Value: []float32{7}},
+			want: Dataset{Dim: 2, Task: Binary, Labels: []float64{-1, 1, 1}, RowPtr: []int{0, 0, 1, 1},
+				Index: []int32{1}, Value: []float32{7}, lines: []int{1, 2, 3}},
 		},
 		{
 			name: "comments",
 			in:   "# header comment\n+1 1:1 # trailing comment 9:9\n-1 #only label\n  # indented comment\n-1 2:2#glued\n",
-			want: Dataset{Dim: 2, Labels: []int8{1, -1, -1}, RowPtr: []int{0, 1, 1, 2},
-				Index: []int32{0, 1}, Value: []float32{1, 2}},
+			want: Dataset{Dim: 2, Task: Binary, Labels: []float64{1, -1, -1}, RowPtr: []int{0, 1, 1, 2},
+				Index: []int32{0, 1}, Value: []float32{1, 2}, lines: []int{2, 3, 5}},
 		},
 		{
 			name: "0/1 labels mapped",
 			in:   "1 1:1\n0 2:2\n0\n1 3:3\n",
-			want: Dataset{Dim: 3, Labels: []int8{1, -1, -1, 1}, RowPtr: []int{0, 1, 2, 2, 3},
-				Index: []int32{0, 1, 2}, Value: []float32{1, 2, 3}},
+			want: Dataset{Dim: 3, Task: Binary, Labels: []float64{1, -1, -1, 1}, RowPtr: []int{0, 1, 2, 2, 3},
+				Index: []int32{0, 1, 2}, Value: []float32{1, 2, 3}, lines: []int{1, 2, 3, 4}, zeroOne: true},
+			warned: true,
+		},
+		{
+			name: "0/1 labels mapped for an explicit binary task",
+			in:   "0\n1 1:1\n",
+			opt:  Options{Task: Binary},
+			want: Dataset{Dim: 1, Task: Binary, Labels: []float64{-1, 1}, RowPtr: []int{0, 0, 1},
+				Index: []int32{0}, Value: []float32{1}, lines: []int{1, 2}, zeroOne: true},
 			warned: true,
 		},
 		{
 			name: "float labels",
 			in:   "1.0 1:1\n-1.0 1:2\n+1.0 1:3\n-1.00e0 1:4\n",
-			want: Dataset{Dim: 1, Labels: []int8{1, -1, 1, -1}, RowPtr: []int{0, 1, 2, 3, 4},
-				Index: []int32{0, 0, 0, 0}, Value: []float32{1, 2, 3, 4}},
+			want: Dataset{Dim: 1, Task: Binary, Labels: []float64{1, -1, 1, -1}, RowPtr: []int{0, 1, 2, 3, 4},
+				Index: []int32{0, 0, 0, 0}, Value: []float32{1, 2, 3, 4}, lines: []int{1, 2, 3, 4}},
 		},
 		{
 			name: "explicit zeros dropped but count for Dim",
 			in:   "+1 1:0 2:0.0 3:1.5 5:-0\n",
-			want: Dataset{Dim: 5, Labels: []int8{1}, RowPtr: []int{0, 1},
-				Index: []int32{2}, Value: []float32{1.5}},
+			want: Dataset{Dim: 5, Task: Binary, Labels: []float64{1}, RowPtr: []int{0, 1},
+				Index: []int32{2}, Value: []float32{1.5}, lines: []int{1}},
 		},
 		{
 			name: "fixed Dim larger than seen",
 			in:   "+1 2:1\n",
-			dim:  10,
-			want: Dataset{Dim: 10, Labels: []int8{1}, RowPtr: []int{0, 1},
-				Index: []int32{1}, Value: []float32{1}},
+			opt:  Options{Dim: 10},
+			want: Dataset{Dim: 10, Task: Binary, Labels: []float64{1}, RowPtr: []int{0, 1},
+				Index: []int32{1}, Value: []float32{1}, lines: []int{1}},
 		},
 		{
 			name: "only +1 labels, all label-only",
 			in:   "+1\n+1\n",
-			want: Dataset{Dim: 0, Labels: []int8{1, 1}, RowPtr: []int{0, 0, 0},
-				Index: []int32{}, Value: []float32{}},
+			want: Dataset{Dim: 0, Task: Binary, Labels: []float64{1, 1}, RowPtr: []int{0, 0, 0},
+				Index: []int32{}, Value: []float32{}, lines: []int{1, 2}},
 		},
 		{
 			name: "byte-order mark and number forms",
 			in:   "\uFEFF+1 1:.5 2:5. 3:+2E2 4:3.4028234e38\n",
-			want: Dataset{Dim: 4, Labels: []int8{1}, RowPtr: []int{0, 4},
-				Index: []int32{0, 1, 2, 3}, Value: []float32{0.5, 5, 200, 3.4028234e38}},
+			want: Dataset{Dim: 4, Task: Binary, Labels: []float64{1}, RowPtr: []int{0, 4},
+				Index: []int32{0, 1, 2, 3}, Value: []float32{0.5, 5, 200, 3.4028234e38}, lines: []int{1}},
+		},
+		{
+			name: "integer labels are classes",
+			in:   "3 1:1\n1\n3.0 2:2\n# c\n2e0\n",
+			want: Dataset{Dim: 2, Task: Multiclass, Labels: []float64{3, 1, 3, 2}, Classes: []int{1, 2, 3},
+				RowPtr: []int{0, 1, 1, 2, 2}, Index: []int32{0, 1}, Value: []float32{1, 2}, lines: []int{1, 2, 3, 5}},
+		},
+		{
+			name: "real labels are targets",
+			in:   "0.5 1:1\n-3\n1e3\n",
+			want: Dataset{Dim: 1, Task: Regression, Labels: []float64{0.5, -3, 1000}, RowPtr: []int{0, 1, 1, 1},
+				Index: []int32{0}, Value: []float32{1}, lines: []int{1, 2, 3}},
+		},
+		{
+			name: "0/1 labels kept for regression",
+			in:   "0\n1\n",
+			opt:  Options{Task: Regression},
+			want: Dataset{Dim: 0, Task: Regression, Labels: []float64{0, 1}, RowPtr: []int{0, 0, 0},
+				Index: []int32{}, Value: []float32{}, lines: []int{1, 2}},
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var warns []string
-			opt := Options{Dim: tc.dim, Warn: func(m string) { warns = append(warns, m) }}
+			opt := tc.opt
+			opt.Warn = func(m string) { warns = append(warns, m) }
 			d, err := Read(strings.NewReader(tc.in), "ok.svm", opt)
 			if err != nil {
 				t.Fatalf("unexpected error: %v", err)
@@ -158,47 +212,51 @@ func TestReadErrors(t *testing.T) {
 	tests := []struct {
 		name string
 		in   string
-		dim  int
+		opt  Options
 		line int    // expected line (0: whole file)
 		word string // expected substring of the message
 	}{
-		{"empty file", "", 0, 0, "no examples"},
-		{"only blank and comments", "\n  \n# c\n\t# d\n", 0, 0, "no examples"},
-		{"non-numeric label", "+1 1:1\nabc 1:1\n", 0, 2, "invalid label"},
-		{"missing label", "1:1 2:2\n", 0, 1, "invalid label"},
-		{"label 2", "+1\n-1\n2 1:1\n", 0, 3, "not -1 or +1"},
-		{"label 0.5", "+1\n0.5\n", 0, 2, "not -1 or +1"},
-		{"label NaN", "\nnan 1:1\n", 0, 2, "not finite"},
-		{"label Inf", "+1\n-Inf 1:1\n", 0, 2, "not finite"},
-		{"three distinct labels 0 then -1", "1\n\n0 1:1\n1\n-1\n", 0, 3, "more than two distinct labels"},
-		{"three distinct labels -1 then 0", "-1\n1\n0 1:1\n", 0, 3, "label 0"},
-		{"index zero", "+1 0:1\n", 0, 1, "feature index must be >= 1"},
-		{"index negative", "+1\n+1 -3:1\n", 0, 2, "feature index must be >= 1"},
-		{"index repeated", "+1 1:1 2:2 2:3\n", 0, 1, "feature index 2 follows 2"},
-		{"index decreasing", "-1\n+1 1:1 5:2 3:3\n", 0, 2, "feature index 3 follows 5"},
-		{"index not integer", "+1 a:1\n", 0, 1, "not an integer"},
-		{"index float", "+1 1.5:1\n", 0, 1, "not an integer"},
-		{"no colon", "+1 1:1 7\n", 0, 1, "missing ':'"},
-		{"no index", "+1 :3\n", 0, 1, "no index"},
-		{"no value", "+1 1:1 2:\n", 0, 1, "no value"},
-		{"non-numeric value", "+1 1:abc\n", 0, 1, `invalid value in feature "1:abc"`},
-		{"long bad token truncated", "+1 1:" + long + "\n", 0, 1, `"1:` + long[:38] + `"...`},
-		{"hex value", "+1 1:0x10\n", 0, 1, "not a decimal number"},
-		{"value NaN", "+1 1:NaN\n", 0, 1, "not finite"},
-		{"value Inf", "+1\n+1 1:1 2:-inf\n", 0, 2, "not finite"},
-		{"value overflows float32", "+1 1:3.5e38\n", 0, 1, "float32"},
-		{"value overflows float64", "+1 1:1e400\n", 0, 1, "float32"},
-		{"index above Dim", "+1 1:1\n-1 11:1\n", 10, 2, "exceeds the dimension 10"},
-		{"index absurd", "+1 67108865:1\n", 0, 1, "too large"},
-		{"index huge digits", "+1 99999999999999999999999999:1\n", 0, 1, "too large"},
-		{"NUL byte", "+1 1:1\n-1 2:\x002\n", 0, 2, "binary data"},
-		{"invalid UTF-8", "+1 1:1\n\n-1 \xff\xfe\n", 0, 3, "binary data"},
-		{"NUL in comment", "+1 1:1 # \x00\n", 0, 1, "binary data"},
-		{"bare CR inside line", "+1 1:1\r2:2\n", 0, 1, "invalid value"},
+		{"empty file", "", Options{}, 0, "no examples"},
+		{"only blank and comments", "\n  \n# c\n\t# d\n", Options{}, 0, "no examples"},
+		{"non-numeric label", "+1 1:1\nabc 1:1\n", Options{}, 2, "invalid label"},
+		{"missing label", "1:1 2:2\n", Options{}, 1, "invalid label"},
+		{"label 2", "+1\n-1\n2 1:1\n", Options{Task: Binary}, 3, "not -1 or +1"},
+		{"label 0.5", "+1\n0.5\n", Options{Task: Binary}, 2, "not -1 or +1"},
+		{"label NaN", "\nnan 1:1\n", Options{}, 2, "not finite"},
+		{"label Inf", "+1\n-Inf 1:1\n", Options{}, 2, "not finite"},
+		{"three distinct labels 0 then -1", "1\n\n0 1:1\n1\n-1\n", Options{Task: Binary}, 3, "more than two distinct labels"},
+		{"three distinct labels -1 then 0", "-1\n1\n0 1:1\n", Options{Task: Binary}, 3, "label 0"},
+		{"index zero", "+1 0:1\n", Options{}, 1, "feature index must be >= 1"},
+		{"index negative", "+1\n+1 -3:1\n", Options{}, 2, "feature index must be >= 1"},
+		{"index repeated", "+1 1:1 2:2 2:3\n", Options{}, 1, "feature index 2 follows 2"},
+		{"index decreasing", "-1\n+1 1:1 5:2 3:3\n", Options{}, 2, "feature index 3 follows 5"},
+		{"index not integer", "+1 a:1\n", Options{}, 1, "not an integer"},
+		{"index float", "+1 1.5:1\n", Options{}, 1, "not an integer"},
+		{"no colon", "+1 1:1 7\n", Options{}, 1, "missing ':'"},
+		{"no index", "+1 :3\n", Options{}, 1, "no index"},
+		{"no value", "+1 1:1 2:\n", Options{}, 1, "no value"},
+		{"non-numeric value", "+1 1:abc\n", Options{}, 1, `invalid value in feature "1:abc"`},
+		{"long bad token truncated", "+1 1:" + long + "\n", Options{}, 1, `"1:` + long[:38] + `"...`},
+		{"hex value", "+1 1:0x10\n", Options{}, 1, "not a decimal number"},
+		{"value NaN", "+1 1:NaN\n", Options{}, 1, "not finite"},
+		{"value Inf", "+1\n+1 1:1 2:-inf\n", Options{}, 2, "not finite"},
+		{"value overflows float32", "+1 1:3.5e38\n", Options{}, 1, "float32"},
+		{"value overflows float64", "+1 1:1e400\n", Options{}, 1, "float32"},
+		{"index above Dim", "+1 1:1\n-1 11:1\n", Options{Dim: 10}, 2, "exceeds the dimension 10"},
+		{"index absurd", "+1 67108865:1\n", Options{}, 1, "too large"},
+		{"index huge digits", "+1 99999999999999999999999999:1\n", Options{}, 1, "too large"},
+		{"NUL byte", "+1 1:1\n-1 2:\x002\n", Options{}, 2, "binary data"},
+		{"invalid UTF-8", "+1 1:1\n\n-1 \xff\xfe\n", Options{}, 3, "binary data"},
+		{"NUL in comment", "+1 1:1 # \x00\n", Options{}, 1, "binary data"},
+		{"bare CR inside line", "+1 1:1\r2:2\n", Options{}, 1, "invalid value"},
+		{"explicit task: a label error comes before a later syntax error", "2\n+1 0:1\n", Options{Task: Binary}, 1, "label 2 is not -1 or +1"},
+		{"multiclass label 2.5", "1\n2\n\n2.5 1:1\n", Options{Task: Multiclass}, 4, "label 2.5 is not a class"},
+		{"multiclass label beyond int32", "1\n-3e9\n", Options{Task: Multiclass}, 2, "label -3e+09 is not a class"},
+		{"multiclass with one class", "4 1:1\n4\n", Options{Task: Multiclass}, 0, "1 distinct label(s): a multi-class set needs at least 2 classes"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := Read(strings.NewReader(tc.in), "bad.svm", Options{Dim: tc.dim})
+			d, err := Read(strings.NewReader(tc.in), "bad.svm", tc.opt)
 			if err == nil {
 				t.Fatalf("no error; got %d rows", d.Len())
 			}
@@ -408,8 +466,8 @@ func TestRowDenseSubset(t *testing.T) {
 	}
 
 	s := d.Subset([]int{2, 0, 2, 1})
-	want := &Dataset{Name: "s", Dim: 4, Labels: []int8{-1, 1, -1, -1}, RowPtr: []int{0, 2, 4, 6, 6},
-		Index: []int32{1, 2, 0, 3, 1, 2}, Value: []float32{2, 3, 1, 4, 2, 3}}
+	want := &Dataset{Name: "s", Dim: 4, Task: Binary, Labels: []float64{-1, 1, -1, -1}, RowPtr: []int{0, 2, 4, 6, 6},
+		Index: []int32{1, 2, 0, 3, 1, 2}, Value: []float32{2, 3, 1, 4, 2, 3}, lines: []int{3, 1, 3, 2}}
 	if !reflect.DeepEqual(s, want) {
 		t.Errorf("Subset = %+v\nwant %+v", s, want)
 	}

@@ -1,6 +1,7 @@
-// Package dataset reads binary-classification data sets in the LIBSVM /
-// SVMlight sparse text format, plain or gzip-compressed, and the
-// permutation-order files used to replay them in fixed random orders.
+// Package dataset reads labelled data sets — binary, multi-class or
+// regression — in the LIBSVM / SVMlight sparse text format, plain or
+// gzip-compressed, and the permutation-order files used to replay them in
+// fixed random orders.
 //
 // # Data format
 //
@@ -15,10 +16,9 @@
 //     numbers in error messages.
 //   - "#" starts a comment that runs to the end of the line (SVMlight).
 //   - A line holding only a label is an example whose features are all zero.
-//   - A label is a decimal number that must equal -1 or +1 ("+1", "1",
-//     "-1.0", ...). If the labels of the whole file are drawn from {0, 1}
-//     with at least one 0 (and no -1), they are mapped 0 -> -1, 1 -> +1 and a
-//     warning is sent to [Options.Warn].
+//   - A label is a finite decimal number ("+1", "3", "-0.25", "2.5e3", ...),
+//     stored as a float64; which labels are valid depends on the task (see
+//     Labels and tasks).
 //   - A feature index is a base-10 integer >= 1 (1-based in the file, stored
 //     0-based); indices must be strictly increasing within a line and may
 //     not exceed 1<<26 (or [Options.Dim] when set).
@@ -31,6 +31,28 @@
 // The text must be UTF-8 without NUL bytes; anything else is reported as
 // binary data. An input without any example is an error.
 //
+// # Labels and tasks
+//
+// [Options.Task] says what the labels are for; [Dataset.Task] holds the
+// outcome and [Dataset.Resolve] applies another task to labels already read.
+//
+//   - [Binary]: every label is -1 or +1, or every label is 0 or 1; 0/1
+//     labels are mapped 0 -> -1, 1 -> +1 and a warning is sent to
+//     [Options.Warn]. Any other label, or 0 and -1 in one file, is an error
+//     at the line of the first label that breaks the rule.
+//   - [Multiclass]: every label is an integer within ±2147483647 (an error
+//     at the first line that is not), with 2 to [MaxClasses] distinct values
+//     (else an error giving the count); [Dataset.Classes] lists them.
+//   - [Regression]: any label.
+//   - [Auto], the default, chooses: Binary when the labels all lie in
+//     {-1, +1} or all in {0, 1}; Multiclass when they are integers with 2 to
+//     [MaxClasses] distinct values (so {1, 2} is a 2-class problem);
+//     Regression otherwise. A regression file whose targets are few integers
+//     (counts, ratings) is thus taken as multi-class: ask for Regression.
+//
+// Label errors of an explicit task are found as the file is read; the class
+// count and the choice of Auto need the whole file.
+//
 // # Order files
 //
 // An order file holds one permutation per line: comma-separated 1-based row
@@ -39,7 +61,8 @@
 //
 // # Errors
 //
-// Reading never panics on bad input. Every problem is reported as a
-// *[ParseError] that names the file, the line (when there is one) and the
-// problem; I/O errors are wrapped in it and reachable with errors.Is/As.
+// Reading never panics on bad input. Every problem of the input is reported
+// as a *[ParseError] that names the file, the line (when there is one) and
+// the problem; I/O errors are wrapped in it and reachable with errors.Is/As.
+// Invalid [Options] are plain errors.
 package dataset

@@ -3,6 +3,7 @@ package dataset
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"testing"
 )
 
@@ -10,27 +11,54 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte("+1 1:0.5 3:-2\n-1 2:1e-1\n"))
 	f.Add([]byte("0 1:1\n1 2:2\n"))
 	f.Add(gzipBytes(f, "+1 1:1\n-1\n"))
+	f.Add([]byte("3 1:1\n1 2:2\n2.0\n"))
+	f.Add([]byte("0.5 1:2\n-1e3 2:1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, dim := range []int{0, 5} {
-			d, err := Read(bytes.NewReader(data), "fuzz", Options{Dim: dim, Warn: func(string) {}})
+		for _, opt := range []Options{{}, {Dim: 5}, {Task: Binary}, {Task: Multiclass}, {Task: Regression}} {
+			opt.Warn = func(string) {}
+			d, err := Read(bytes.NewReader(data), "fuzz", opt)
 			if err != nil {
 				var pe *ParseError
 				if !errors.As(err, &pe) || pe.File != "fuzz" || pe.Line < 0 {
-					t.Fatalf("error %v (%T) is not a *ParseError for the input", err, err)
+					t.Fatalf("%+v: error %v (%T) is not a *ParseError for the input", opt, err, err)
 				}
 				continue
 			}
 			if d.Len() == 0 {
 				t.Fatal("success with no rows")
 			}
-			if dim > 0 && d.Dim != dim {
-				t.Fatalf("Dim %d, want %d", d.Dim, dim)
+			if opt.Dim > 0 && d.Dim != opt.Dim {
+				t.Fatalf("Dim %d with %+v", d.Dim, opt)
+			}
+			if d.Task == Auto || opt.Task != Auto && d.Task != opt.Task {
+				t.Fatalf("task %v with %+v", d.Task, opt)
 			}
 			if err := checkInvariants(d); err != nil {
 				t.Fatal(err)
 			}
+			if opt.Task == Auto {
+				checkResolve(t, data, opt, d)
+			}
 		}
 	})
+}
+
+// checkResolve checks that Resolve of what Auto read with opt agrees with
+// reading for each task: the same error or the same labels.
+func checkResolve(t *testing.T, data []byte, opt Options, auto *Dataset) {
+	for _, task := range []Task{Binary, Multiclass, Regression} {
+		opt.Task = task
+		want, werr := Read(bytes.NewReader(data), "fuzz", opt)
+		got, gerr := auto.Resolve(task, nil)
+		switch {
+		case (werr == nil) != (gerr == nil):
+			t.Fatalf("%v: Read error %v, Resolve error %v", task, werr, gerr)
+		case werr != nil && werr.Error() != gerr.Error():
+			t.Fatalf("%v: Read error %v, Resolve error %v", task, werr, gerr)
+		case werr == nil && (got.Task != want.Task || !reflect.DeepEqual(got.Labels, want.Labels) || !reflect.DeepEqual(got.Classes, want.Classes)):
+			t.Fatalf("%v: Resolve gives %v %v %v, Read %v %v %v", task, got.Task, got.Labels, got.Classes, want.Task, want.Labels, want.Classes)
+		}
+	}
 }
 
 func FuzzParseOrders(f *testing.F) {

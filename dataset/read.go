@@ -3,6 +3,7 @@ package dataset
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"path/filepath"
@@ -11,8 +12,20 @@ import (
 
 // Options controls Read and ReadFile.
 type Options struct {
-	Dim  int              // if > 0: a fixed dimension; an index above it is an error
+	Dim int // if > 0: a fixed dimension; an index above it is an error
+	// Task is what the labels are for; Auto (the zero value) chooses from
+	// the labels. Dataset.Task holds the outcome.
+	Task Task
 	Warn func(msg string) // optional: receives warnings (e.g. "labels 0/1 mapped to -1/+1"); nil = ignore
+}
+
+// check reports options that no file can satisfy.
+func (opt Options) check() error {
+	switch {
+	case opt.Task >= numTasks:
+		return fmt.Errorf("unknown task %d", opt.Task)
+	}
+	return nil
 }
 
 // ReadFile reads a LIBSVM/SVMlight file, plain or gzip-compressed (detected
@@ -42,6 +55,9 @@ func read(r io.Reader, name string, opt Options) (*Dataset, error) {
 	if name == "" {
 		name = "<input>"
 	}
+	if err := opt.check(); err != nil {
+		return nil, fmt.Errorf("dataset: reading %s: %w", name, err)
+	}
 	lr, err := newLineReader(r, name)
 	if err != nil {
 		return nil, err
@@ -50,7 +66,7 @@ func read(r io.Reader, name string, opt Options) (*Dataset, error) {
 	if opt.Dim > 0 && opt.Dim < limit {
 		limit = opt.Dim
 	}
-	p := parser{name: name, limit: limit, fixed: opt.Dim > 0}
+	p := parser{name: name, limit: limit, fixed: opt.Dim > 0, check: newLabelCheck(name, opt.Task)}
 	p.rowPtr.add(0)
 	for {
 		line, err := lr.next()
@@ -70,21 +86,13 @@ func read(r io.Reader, name string, opt Options) (*Dataset, error) {
 		RowPtr: p.rowPtr.slice(),
 		Index:  p.index.slice(),
 		Value:  p.value.slice(),
+		lines:  p.lines.slice(),
 	}
 	if d.Len() == 0 {
 		return nil, errAt(name, 0, "no examples (empty file, or only blank and comment lines)")
 	}
-	// Labels were stored as -1, 0 or +1; a 0 means the file uses 0/1 labels
-	// (parseLine rejects 0 together with -1).
-	if p.first[1] != 0 {
-		for i, l := range d.Labels {
-			if l == 0 {
-				d.Labels[i] = -1
-			}
-		}
-		if opt.Warn != nil {
-			opt.Warn(name + ": labels 0/1 mapped to -1/+1")
-		}
+	if err := p.check.settle(d, opt.Warn); err != nil {
+		return nil, err
 	}
 	if opt.Dim > 0 {
 		d.Dim = opt.Dim
@@ -97,12 +105,13 @@ func read(r io.Reader, name string, opt Options) (*Dataset, error) {
 // parser holds the state of one Read.
 type parser struct {
 	name   string
-	limit  int    // largest accepted 1-based index
-	fixed  bool   // limit comes from Options.Dim
-	maxIdx int    // largest 1-based index seen
-	first  [3]int // line of the first label -1, 0, +1 (0 = not seen)
+	limit  int         // largest accepted 1-based index
+	fixed  bool        // limit comes from Options.Dim
+	maxIdx int         // largest 1-based index seen
+	check  *labelCheck // of the labels against Options.Task
 
-	labels builder[int8]
+	labels builder[float64]
+	lines  builder[int]
 	rowPtr builder[int]
 	index  builder[int32]
 	value  builder[float32]
@@ -130,8 +139,11 @@ func (p *parser) parseLine(line []byte, ln int) error {
 	for j < n && !isSep(line[j]) {
 		j++
 	}
-	lab, err := p.parseLabel(line[i:j], ln)
+	y, err := parseNumber(line[i:j], 64)
 	if err != nil {
+		return errAt(p.name, ln, "invalid label %s: %s", quote(line[i:j]), err.Error())
+	}
+	if err := p.check.add(y, ln); err != nil {
 		return err
 	}
 	prev := 0
@@ -159,38 +171,10 @@ func (p *parser) parseLine(line []byte, ln int) error {
 	if prev > p.maxIdx {
 		p.maxIdx = prev
 	}
-	p.labels.add(lab)
+	p.labels.add(y)
+	p.lines.add(ln)
 	p.rowPtr.add(p.index.len())
 	return nil
-}
-
-// parseLabel parses a label token into -1, 0 or +1 and checks that the
-// labels seen so far can still form a ±1 or 0/1 labelling.
-func (p *parser) parseLabel(tok []byte, ln int) (int8, error) {
-	v, err := parseNumber(tok, 64)
-	if err != nil {
-		return 0, errAt(p.name, ln, "invalid label %s: %s", quote(tok), err.Error())
-	}
-	var l int8
-	switch v {
-	case -1:
-		l = -1
-	case 0:
-		l = 0
-	case 1:
-		l = 1
-	default:
-		return 0, errAt(p.name, ln, "label %s is not -1 or +1 (nor 0/1)", quote(tok))
-	}
-	if p.first[l+1] == 0 {
-		p.first[l+1] = ln
-	}
-	if p.first[0] != 0 && p.first[1] != 0 {
-		return 0, errAt(p.name, p.first[1],
-			"label 0 is not -1 or +1, and the file also has label -1 (line %d), so 0/1 labels cannot be mapped to -1/+1 (more than two distinct labels)",
-			p.first[0])
-	}
-	return l, nil
 }
 
 // parseFeature parses an "index:value" token; prev is the previous 1-based

@@ -44,7 +44,7 @@ func predictCommand(args []string, stdout, stderr io.Writer) error {
 	}
 	// The model's dimension bounds the feature indices: a higher one is a
 	// file:line error of the reader.
-	data, err := dataset.ReadFile(*dataPath, dataset.Options{Dim: model.Dim(), Warn: func(msg string) {
+	data, err := dataset.ReadFile(*dataPath, dataset.Options{Dim: model.Dim(), Task: dataset.Binary, Warn: func(msg string) {
 		fmt.Fprintf(stderr, "bogdbench predict: warning: %s\n", msg)
 	}})
 	if pe := (*dataset.ParseError)(nil); errors.As(err, &pe) && pe.Line > 0 {

@@ -103,7 +103,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	data, err := dataset.ReadFile(*dataPath, dataset.Options{Warn: func(msg string) {
+	data, err := dataset.ReadFile(*dataPath, dataset.Options{Task: dataset.Binary, Warn: func(msg string) {
 		fmt.Fprintf(stderr, "bogdbench run: warning: %s\n", msg)
 	}})
 	if err != nil {

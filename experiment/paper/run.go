@@ -154,7 +154,7 @@ func (o *Options) loadData() (map[string]*dataset.Dataset, error) {
 	errs := make([]error, len(o.Datasets))
 	for i, d := range o.Datasets {
 		wg.Go(func() {
-			data, err := dataset.ReadFile(filepath.Join(o.DatasetsDir, d.File), dataset.Options{})
+			data, err := dataset.ReadFile(filepath.Join(o.DatasetsDir, d.File), dataset.Options{Task: dataset.Binary})
 			if err != nil {
 				errs[i] = err
 				return
