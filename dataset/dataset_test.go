@@ -40,7 +40,7 @@ func checkInvariants(d *Dataset) error {
 	if len(d.RowPtr) != n+1 || d.RowPtr[0] != 0 || d.RowPtr[n] != len(d.Index) || len(d.Index) != len(d.Value) {
 		return fmt.Errorf("inconsistent lengths: labels %d rowptr %d index %d value %d", n, len(d.RowPtr), len(d.Index), len(d.Value))
 	}
-	if d.Dim < 0 || d.Dim > maxIndex {
+	if d.Dim < 0 || d.Dim > max(maxIndex, 1<<maxHashBits) {
 		return fmt.Errorf("Dim %d out of range", d.Dim)
 	}
 	if d.lines != nil && len(d.lines) != n {
@@ -253,6 +253,11 @@ func TestReadErrors(t *testing.T) {
 		{"multiclass label 2.5", "1\n2\n\n2.5 1:1\n", Options{Task: Multiclass}, 4, "label 2.5 is not a class"},
 		{"multiclass label beyond int32", "1\n-3e9\n", Options{Task: Multiclass}, 2, "label -3e+09 is not a class"},
 		{"multiclass with one class", "4 1:1\n4\n", Options{Task: Multiclass}, 0, "1 distinct label(s): a multi-class set needs at least 2 classes"},
+		{"hashed: no name", "+1 a :3\n", Options{HashBits: 4}, 1, `feature ":3" has no name`},
+		{"hashed: value out of range", "+1\n-1 a b:1e39\n", Options{HashBits: 4}, 2, `invalid value in feature "b:1e39"`},
+		{"hashed: sum out of range", "+1 a:3e38 b a:3e38\n", Options{HashBits: 4}, 1, "beyond the float32 range"},
+		{"hashed: bad label", "+1 a\nx a\n", Options{HashBits: 4}, 2, "invalid label"},
+		{"hashed: binary label", "+1 a\n2 a\n", Options{HashBits: 4, Task: Binary}, 2, "not -1 or +1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,7 +1,7 @@
 // Package dataset reads labelled data sets — binary, multi-class or
 // regression — in the LIBSVM / SVMlight sparse text format, plain or
-// gzip-compressed, and the permutation-order files used to replay them in
-// fixed random orders.
+// gzip-compressed, optionally hashing named features, and the
+// permutation-order files used to replay them in fixed random orders.
 //
 // # Data format
 //
@@ -52,6 +52,28 @@
 //
 // Label errors of an explicit task are found as the file is read; the class
 // count and the choice of Auto need the whole file.
+//
+// # Hashed features
+//
+// With [Options.HashBits] = k (1..30) a feature is a name instead of an
+// index, as Vowpal Wabbit hashes text:
+//
+//	<label> <name>[:<value>] <name>[:<value>] ... [# comment]
+//
+// The label and the rest of the line are as above. Features:
+//
+//   - The value follows the last ':' when that is a decimal number (a
+//     finite float32, as above); otherwise the whole token is the name and
+//     the value is 1 (a word count): "the", "word:3", "re:", "http://x" and
+//     "a:b:0.5" (name "a:b") are all features. An empty name is an error.
+//   - A name (any bytes but space, tab and '#'; numbers are names too) is
+//     hashed with 32-bit FNV-1a, and the hash modulo 2^k is its 0-based
+//     index.
+//   - Features of one line with the same index (repeats and collisions) are
+//     summed, in float64, in an order that does not depend on the order of
+//     the tokens; zero sums are dropped; a sum beyond the float32 range is an
+//     error.
+//   - Dim is 2^k ([Options.Dim], if set, must be at least that).
 //
 // # Order files
 //

@@ -12,9 +12,9 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte("0 1:1\n1 2:2\n"))
 	f.Add(gzipBytes(f, "+1 1:1\n-1\n"))
 	f.Add([]byte("3 1:1\n1 2:2\n2.0\n"))
-	f.Add([]byte("0.5 1:2\n-1e3 2:1\n"))
+	f.Add([]byte("0.5 the cat:2 sat\n-1e3 a:b:1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, opt := range []Options{{}, {Dim: 5}, {Task: Binary}, {Task: Multiclass}, {Task: Regression}} {
+		for _, opt := range []Options{{}, {Dim: 5}, {HashBits: 3}, {Task: Binary}, {Task: Multiclass}, {Task: Regression}} {
 			opt.Warn = func(string) {}
 			d, err := Read(bytes.NewReader(data), "fuzz", opt)
 			if err != nil {
@@ -27,7 +27,7 @@ func FuzzRead(f *testing.F) {
 			if d.Len() == 0 {
 				t.Fatal("success with no rows")
 			}
-			if opt.Dim > 0 && d.Dim != opt.Dim {
+			if opt.Dim > 0 && d.Dim != opt.Dim || opt.HashBits > 0 && d.Dim != 1<<opt.HashBits {
 				t.Fatalf("Dim %d with %+v", d.Dim, opt)
 			}
 			if d.Task == Auto || opt.Task != Auto && d.Task != opt.Task {

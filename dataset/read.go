@@ -16,14 +16,25 @@ type Options struct {
 	// Task is what the labels are for; Auto (the zero value) chooses from
 	// the labels. Dataset.Task holds the outcome.
 	Task Task
-	Warn func(msg string) // optional: receives warnings (e.g. "labels 0/1 mapped to -1/+1"); nil = ignore
+	// HashBits, if > 0 (at most 30), makes every feature a name hashed into
+	// 2^HashBits dimensions (see the package documentation).
+	HashBits int
+	Warn     func(msg string) // optional: receives warnings (e.g. "labels 0/1 mapped to -1/+1"); nil = ignore
 }
+
+// maxHashBits bounds Options.HashBits: 2^30 features is already far beyond
+// what a dense support vector can hold.
+const maxHashBits = 30
 
 // check reports options that no file can satisfy.
 func (opt Options) check() error {
 	switch {
 	case opt.Task >= numTasks:
 		return fmt.Errorf("unknown task %d", opt.Task)
+	case opt.HashBits < 0 || opt.HashBits > maxHashBits:
+		return fmt.Errorf("HashBits %d outside 1..%d (0: no hashing)", opt.HashBits, maxHashBits)
+	case opt.HashBits > 0 && opt.Dim > 0 && opt.Dim < 1<<opt.HashBits:
+		return fmt.Errorf("Dim %d is below the 2^%d dimensions of HashBits", opt.Dim, opt.HashBits)
 	}
 	return nil
 }
@@ -67,6 +78,9 @@ func read(r io.Reader, name string, opt Options) (*Dataset, error) {
 		limit = opt.Dim
 	}
 	p := parser{name: name, limit: limit, fixed: opt.Dim > 0, check: newLabelCheck(name, opt.Task)}
+	if opt.HashBits > 0 {
+		p.hash = newHasher(name, opt.HashBits)
+	}
 	p.rowPtr.add(0)
 	for {
 		line, err := lr.next()
@@ -94,9 +108,12 @@ func read(r io.Reader, name string, opt Options) (*Dataset, error) {
 	if err := p.check.settle(d, opt.Warn); err != nil {
 		return nil, err
 	}
-	if opt.Dim > 0 {
+	switch {
+	case opt.Dim > 0:
 		d.Dim = opt.Dim
-	} else {
+	case p.hash != nil:
+		d.Dim = p.hash.dim()
+	default:
 		d.Dim = p.maxIdx
 	}
 	return d, nil
@@ -108,6 +125,7 @@ type parser struct {
 	limit  int         // largest accepted 1-based index
 	fixed  bool        // limit comes from Options.Dim
 	maxIdx int         // largest 1-based index seen
+	hash   *hasher     // nil unless Options.HashBits
 	check  *labelCheck // of the labels against Options.Task
 
 	labels builder[float64]
@@ -158,6 +176,12 @@ func (p *parser) parseLine(line []byte, ln int) error {
 		if i == j {
 			break
 		}
+		if p.hash != nil {
+			if err := p.hash.feature(line[i:j], ln); err != nil {
+				return err
+			}
+			continue
+		}
 		idx, val, err := p.parseFeature(line[i:j], ln, prev)
 		if err != nil {
 			return err
@@ -166,6 +190,11 @@ func (p *parser) parseLine(line []byte, ln int) error {
 		if val != 0 {
 			p.index.add(int32(idx - 1))
 			p.value.add(val)
+		}
+	}
+	if p.hash != nil {
+		if err := p.hash.flush(&p.index, &p.value, ln); err != nil {
+			return err
 		}
 	}
 	if prev > p.maxIdx {
