@@ -1,7 +1,8 @@
 // Package dataset reads labelled data sets — binary, multi-class or
 // regression — in the LIBSVM / SVMlight sparse text format, plain or
-// gzip-compressed, optionally hashing named features, and the
-// permutation-order files used to replay them in fixed random orders.
+// gzip-compressed, optionally hashing named features; it min-max scales
+// them ([Scaling]) and reads the permutation-order files used to replay
+// them in fixed random orders.
 //
 // # Data format
 //
@@ -74,6 +75,13 @@
 //     the tokens; zero sums are dropped; a sum beyond the float32 range is an
 //     error.
 //   - Dim is 2^k ([Options.Dim], if set, must be at least that).
+//
+// # Scaling
+//
+// [MinMax] computes the min-max scaling of every feature (and of a
+// regression label) to [0, 1] over a whole dataset, an absent sparse
+// feature counting as 0; [Scaling.Apply] applies it to any dataset, and its
+// JSON form keeps it beside a model.
 //
 // # Order files
 //

@@ -39,6 +39,7 @@ func FuzzRead(f *testing.F) {
 			if opt.Task == Auto {
 				checkResolve(t, data, opt, d)
 			}
+			checkScaled(t, d)
 		}
 	})
 }
@@ -57,6 +58,29 @@ func checkResolve(t *testing.T, data []byte, opt Options, auto *Dataset) {
 			t.Fatalf("%v: Read error %v, Resolve error %v", task, werr, gerr)
 		case werr == nil && (got.Task != want.Task || !reflect.DeepEqual(got.Labels, want.Labels) || !reflect.DeepEqual(got.Classes, want.Classes)):
 			t.Fatalf("%v: Resolve gives %v %v %v, Read %v %v %v", task, got.Task, got.Labels, got.Classes, want.Task, want.Labels, want.Classes)
+		}
+	}
+}
+
+// checkScaled checks that a dataset's own min-max scaling puts every value
+// (and a regression label) in [0, 1].
+func checkScaled(t *testing.T, d *Dataset) {
+	labels := d.Task == Regression
+	s, err := MinMax(d, labels).Apply(d)
+	if err != nil {
+		t.Fatalf("scaling its own data: %v", err)
+	}
+	if err := checkInvariants(s); err != nil {
+		t.Fatalf("scaled: %v", err)
+	}
+	for _, v := range s.Value {
+		if v < 0 || v > 1 {
+			t.Fatalf("scaled value %v", v)
+		}
+	}
+	for _, y := range s.Labels {
+		if labels && (y < 0 || y > 1) {
+			t.Fatalf("scaled label %v", y)
 		}
 	}
 }
