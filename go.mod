@@ -6,6 +6,7 @@ require (
 	github.com/klauspost/cpuid/v2 v2.4.2
 	github.com/mmcloughlin/avo v0.6.0
 	golang.org/x/term v0.47.0
+	gonum.org/v1/gonum v0.16.0
 	gonum.org/v1/plot v0.17.0
 )
 

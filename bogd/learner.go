@@ -139,10 +139,14 @@ const (
 	// BPAS is the budgeted passive-aggressive algorithm BPA-S (Wang and
 	// Vucetic, 2010).
 	BPAS
+	// NOGD is Nyström online gradient descent (Lu et al., JMLR 2016):
+	// kernel OGD until the budget is full, then linear OGD on a rank-k
+	// Nyström feature map of the support vectors.
+	NOGD
 	numAlgorithms
 )
 
-var algorithmNames = [numAlgorithms]string{"bogd", "bogd++", "perceptron", "ogd", "rbp", "forgetron", "projectron", "projectron++", "norma", "bogd-oldest", "bpas"}
+var algorithmNames = [numAlgorithms]string{"bogd", "bogd++", "perceptron", "ogd", "rbp", "forgetron", "projectron", "projectron++", "norma", "bogd-oldest", "bpas", "nogd"}
 
 // String returns the command-line name of the algorithm.
 func (a Algorithm) String() string {
@@ -181,7 +185,7 @@ func (a Algorithm) Supports(t Task) bool {
 //	   underflows to 0. NORMA and BOGDOldest start here.
 var ruleVersions = [numAlgorithms]int{
 	BOGD: 2, BOGDpp: 2, Perceptron: 2, OGD: 2, RBP: 2, Forgetron: 2, Projectron: 2, ProjectronPP: 2,
-	NORMA: 2, BOGDOldest: 2, BPAS: 2,
+	NORMA: 2, BOGDOldest: 2, BPAS: 2, NOGD: 2,
 }
 
 // RuleVersion is the version of the algorithm's arithmetic (see
@@ -274,8 +278,11 @@ type Config struct {
 	// update.
 	Nu float64
 
-	// C is BPA-S's aggressiveness: a step is at most C (default 1).
+	// C is BPA-S's aggressiveness: a step is at most C (0: 1).
 	C float64
+	// Rank is NOGD's k, the dimension of its Nyström feature map
+	// (1 ≤ Rank ≤ Budget; 0: 0.2·Budget, as the toolbox).
+	Rank int
 }
 
 // ErrConfig is wrapped by every configuration error.
@@ -328,10 +335,26 @@ func (c Config) validate(a Algorithm) error {
 	if a == BPAS && !(c.C > 0 && c.C <= 1e15) {
 		return bad("C must be in (0, 1e15], got %v", c.C)
 	}
+	if a == NOGD && (c.Rank < 1 || c.Rank > c.Budget) {
+		return bad("the rank k must be in [1, budget %d], got %d", c.Budget, c.Rank)
+	}
 	if !(c.ProjectronThreshold >= 0) || math.IsInf(c.ProjectronThreshold, 0) {
 		return bad("projectron threshold must be non-negative and finite, got %v", c.ProjectronThreshold)
 	}
 	return nil
+}
+
+// withDefaults fills the zero values that no rule can use: BPA-S's C
+// becomes 1 and NOGD's Rank 0.2·Budget (at least 1), the toolbox's
+// settings.
+func (c Config) withDefaults() Config {
+	if c.C == 0 {
+		c.C = 1
+	}
+	if c.Rank == 0 {
+		c.Rank = max(1, int(math.Round(0.2*float64(c.Budget))))
+	}
+	return c
 }
 
 // validateTask checks the task's own parameters.
@@ -384,6 +407,8 @@ func (a Algorithm) Params(t Task) Param {
 	switch a {
 	case OGD, NORMA:
 		return ParamEta | ParamLambda
+	case NOGD:
+		return ParamEta
 	case BOGD, BOGDpp, BOGDOldest:
 		return ParamEta | ParamLambda | ParamGamma
 	case BPAS:
@@ -414,6 +439,7 @@ func New(a Algorithm, cfg Config) (Learner, error) {
 
 // NewOnline returns a learner of cfg.Task running algorithm a.
 func NewOnline(a Algorithm, cfg Config) (Online, error) {
+	cfg = cfg.withDefaults()
 	if err := cfg.validate(a); err != nil {
 		return nil, err
 	}
@@ -433,10 +459,7 @@ func build(a Algorithm, cfg Config, capacity int, pcg *rand.PCG) (persistent, er
 	cfg.Classes = slices.Clone(cfg.Classes)
 	lab := labels{task: cfg.Task, classes: cfg.Classes, epsilon: cfg.Epsilon}
 	k := lab.outputs()
-	columns := k
-	if a == BOGD || a == BOGDpp {
-		columns = 2 * k // free weights, then the capped or grouped ones
-	}
+	columns := columnsOf(a, cfg)
 	set, err := engine.New(cfg.Dim, cfg.Sigma, engine.Options{Capacity: capacity, Columns: columns})
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w", a, err)
@@ -463,6 +486,8 @@ func build(a Algorithm, cfg Config, capacity int, pcg *rand.PCG) (persistent, er
 		l = newOldest(b)
 	case BPAS:
 		l = newBPAS(b)
+	case NOGD:
+		l = newNOGD(b)
 	case Forgetron:
 		l = newForgetron(b)
 	default: // Projectron, ProjectronPP
@@ -515,12 +540,28 @@ func (b *base) Config() Config {
 	return c
 }
 
-// scoresWith evaluates f_c(x) = scale·Σᵢ w_{c,i}κ(x,sᵢ) + group·Σᵢ
-// w_{k+c,i}κ(x,sᵢ) for every output c into f, on the scratch sc. With a
-// scratch of its own a reader computes exactly what Observe computes,
-// without touching the learner; on the set's own scratch the kernel values
-// stay there for the update. sums holds a column sum per weight column.
+// scorer is implemented by the learners whose scores are not the sums of
+// their weight columns (NOGD's second phase): scoresWith calls it instead.
+type scorer interface {
+	customScores(sc *engine.Scratch, x engine.Vector, f, sums []float64) error
+}
+
+// scoresWith writes the scores of x into f on the scratch sc (sums holds
+// one value per weight column, for the learner's use). With a scratch of
+// its own a reader computes exactly what Observe computes, without
+// touching the learner; on the set's own scratch the kernel values stay
+// there for the update.
 func (b *base) scoresWith(sc *engine.Scratch, x engine.Vector, f, sums []float64) error {
+	if s, ok := b.rule.(scorer); ok {
+		return s.customScores(sc, x, f, sums)
+	}
+	return b.kernelScores(sc, x, f, sums)
+}
+
+// kernelScores evaluates f_c(x) = scale·Σᵢ w_{c,i}κ(x,sᵢ) + group·Σᵢ
+// w_{k+c,i}κ(x,sᵢ) for every output c into f: the scores of every learner
+// but NOGD in its second phase.
+func (b *base) kernelScores(sc *engine.Scratch, x engine.Vector, f, sums []float64) error {
 	s, err := b.set.ScoreWith(sc, x)
 	if err != nil {
 		return fmt.Errorf("%v: %w", b.algo, err)
@@ -603,8 +644,14 @@ func (b *base) Predict(x engine.Vector) (float64, error) {
 	}
 	sc := b.set.Borrow()
 	defer b.set.Release(sc)
-	var sums [2]float64
-	if err := b.scoresWith(sc, x, f[:], sums[:]); err != nil {
+	var buf [64]float64
+	sums := buf[:0]
+	if cols := b.set.Columns(); cols <= len(buf) {
+		sums = buf[:cols]
+	} else {
+		sums = make([]float64, cols)
+	}
+	if err := b.scoresWith(sc, x, f[:], sums); err != nil {
 		return 0, err
 	}
 	return f[0], nil

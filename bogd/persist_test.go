@@ -281,8 +281,8 @@ func TestRoundTrip(t *testing.T) {
 			if got.Algorithm() != v.a || got.SupportVectors() != l.SupportVectors() {
 				t.Fatalf("%s: loaded %v with %d vectors", name, got.Algorithm(), got.SupportVectors())
 			}
-			if gc := got.(persistent).core().cfg; !reflect.DeepEqual(gc, cfg) {
-				t.Fatalf("%s: config %+v, saved %+v", name, gc, cfg)
+			if gc, want := got.(persistent).core().cfg, l.(persistent).Config(); !reflect.DeepEqual(gc, want) {
+				t.Fatalf("%s: config %+v, saved %+v", name, gc, want)
 			}
 			if again := mustSave(t, got); !bytes.Equal(again, data) {
 				t.Fatalf("%s: saving the loaded learner changes the file", name)
@@ -295,8 +295,8 @@ func TestRoundTrip(t *testing.T) {
 // TestConfigFieldsSaved fails when Config gains a field: the model format
 // must then save it (and its version may need a bump).
 func TestConfigFieldsSaved(t *testing.T) {
-	if n := reflect.TypeFor[Config]().NumField(); n != 14 {
-		t.Fatalf("Config has %d fields; the model format (persist.go) saves 14: update it", n)
+	if n := reflect.TypeFor[Config]().NumField(); n != 15 {
+		t.Fatalf("Config has %d fields; the model format (persist.go) saves 15: update it", n)
 	}
 }
 
@@ -414,8 +414,8 @@ const (
 	offBudget    = offDim + 8
 	offSigma     = offBudget + 8
 	offEta       = offSigma + 8
-	offTask      = offEta + 8*4 + 1 + 8        // Eta, Lambda, Gamma, Seed, Projection, Threshold
-	offSetDim    = offTask + 1 + 8 + 8 + 8 + 8 // Task, Epsilon, Nu, C, no classes
+	offTask      = offEta + 8*4 + 1 + 8 // Eta, Lambda, Gamma, Seed, Projection, Threshold
+	offSetDim    = offTask + 1 + 8*5    // Task, Epsilon, Nu, C, Rank, no classes
 	offCount     = offSetDim + 8
 	offColumns   = offCount + 8
 	offNormBound = offColumns + 4
@@ -849,7 +849,7 @@ func TestLoadVersion1(t *testing.T) {
 	// Version 1 held K and all of K⁻¹; version 3 has the lower triangle of
 	// K⁻¹, the task fields (Task, Epsilon, Nu, C, no classes) and a 4-byte
 	// column count where version 1 had 1 byte.
-	if n < 2 || len(v1)-len(v2) != 8*(2*n*n-tri(n))-(1+8+8+8+8)-3 {
+	if n < 2 || len(v1)-len(v2) != 8*(2*n*n-tri(n))-(1+8+8+8+8+8)-3 {
 		t.Fatalf("%d support vectors: version 1 has %d bytes, version %d %d", n, len(v1), formatVersion, len(v2))
 	}
 	cur, err := Load(bytes.NewReader(v2))

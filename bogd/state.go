@@ -360,3 +360,42 @@ func (l *projectron) loadState(r *reader) error {
 	}
 	return r.err
 }
+
+// NOGD: the phase (uint8: 1 after the transition), then in phase 2 its
+// linear model (K·k float64). The landmarks, α (phase 1) and M's rows
+// (phase 2) are the set's weight columns.
+func (l *nogd) appendState(b []byte) []byte {
+	if !l.phase2 {
+		return append(b, 0)
+	}
+	return appendCoefficients(append(b, 1), l.w)
+}
+
+func (l *nogd) loadState(r *reader) error {
+	l.phase2 = r.bool("NOGD phase")
+	if !l.phase2 {
+		for c := l.outputs; c < l.set.Columns(); c++ {
+			if slicesNonZero(l.set.Weights(c)) {
+				return r.fail("NOGD: phase 1 with a Nyström map")
+			}
+		}
+		return r.err
+	}
+	if need := 8 * len(l.w); need > len(r.buf) {
+		return r.fail("NOGD: its linear model needs %d bytes, %d remain", need, len(r.buf))
+	}
+	for i := range l.w {
+		l.w[i] = r.f64()
+	}
+	return r.err
+}
+
+// slicesNonZero reports whether w holds a non-zero value.
+func slicesNonZero(w []float32) bool {
+	for _, v := range w {
+		if v != 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/bogd-project/bogd/engine"
 )
 
@@ -115,6 +117,9 @@ type refTask struct {
 	m       int     // Forgetron's M
 	eps     float64 // NORMA's ε
 	updated bool
+	// NOGD's second phase: the Nyström map's rows and the linear model.
+	nysM [][]float64
+	nysW [][]float64
 }
 
 func newRefTask(a Algorithm, cfg Config) *refTask {
@@ -127,6 +132,15 @@ func newRefTask(a Algorithm, cfg Config) *refTask {
 
 func (r *refTask) scores(x []float64) []float64 {
 	f := make([]float64, r.k)
+	if r.nysM != nil {
+		z := r.nystrom(x)
+		for c := range f {
+			for j, v := range z {
+				f[c] += r.nysW[c][j] * v
+			}
+		}
+		return f
+	}
 	for i, v := range r.sv {
 		kv := fpKernel(v, x, r.cfg.Sigma)
 		for c := range f {
@@ -134,6 +148,52 @@ func (r *refTask) scores(x []float64) []float64 {
 		}
 	}
 	return f
+}
+
+// nystrom is NOGD's feature map z(x) = M·K(SV, x).
+func (r *refTask) nystrom(x []float64) []float64 {
+	z := make([]float64, len(r.nysM))
+	for j, row := range r.nysM {
+		for i, v := range r.sv {
+			z[j] += row[i] * fpKernel(v, x, r.cfg.Sigma)
+		}
+	}
+	return z
+}
+
+// toNystrom is NysGD.m's transition: the top eigenpairs of the landmarks'
+// kernel matrix (gonum's solver; eigenvalues at or below 1e-10 of the
+// largest dropped, as the learner does), M = D^(−1/2)Vᵀ, w = α·V·D^(1/2).
+func (r *refTask) toNystrom() {
+	n := len(r.sv)
+	gram := mat.NewSymDense(n, nil)
+	for i := range n {
+		for j := range n {
+			gram.SetSym(i, j, fpKernel(r.sv[i], r.sv[j], r.cfg.Sigma))
+		}
+	}
+	var eig mat.EigenSym
+	eig.Factorize(gram, true)
+	values := eig.Values(nil)
+	var vec mat.Dense
+	eig.VectorsTo(&vec)
+	r.nysW = make([][]float64, r.k)
+	for c := range r.nysW {
+		r.nysW[c] = make([]float64, r.cfg.Rank)
+	}
+	for j := range r.cfg.Rank {
+		e := n - 1 - j
+		row := make([]float64, n)
+		if e >= 0 && values[e] > 1e-10*values[n-1] {
+			for i := range n {
+				row[i] = vec.At(i, e) / math.Sqrt(values[e])
+				for c := range r.k {
+					r.nysW[c][j] += r.alpha[i][c] * vec.At(i, e) * math.Sqrt(values[e])
+				}
+			}
+		}
+		r.nysM = append(r.nysM, row)
+	}
 }
 
 // remove deletes slot i by moving the last vector into it.
@@ -266,6 +326,24 @@ func (r *refTask) observe(x []float64, y float64) []float64 {
 			}
 			r.push(x, scaled(step), yc)
 		}
+	case NOGD:
+		if !violated {
+			break
+		}
+		r.updated = true
+		if r.nysM == nil && len(r.sv) < r.cfg.Budget {
+			r.push(x, scaled(r.cfg.Eta*grad), yc)
+			break
+		}
+		if r.nysM == nil {
+			r.toNystrom()
+		}
+		z := r.nystrom(x)
+		for c := range r.k {
+			for j, v := range z {
+				r.nysW[c][j] += r.cfg.Eta * grad * dir[c] * v
+			}
+		}
 	case BPAS:
 		if !(loss > 0) {
 			break
@@ -390,7 +468,7 @@ func TestTasksMatchReference(t *testing.T) {
 			t.Run(task.String()+"/"+a.String(), func(t *testing.T) {
 				cfg := taskConfig(task, s.dim, 25, 3)
 				l := mustNewOnline(t, a, cfg)
-				ref := newRefTask(a, cfg)
+				ref := newRefTask(a, l.Config()) // with the defaults filled in
 				updates := 0
 				for i, x := range s.xs {
 					xf := make([]float64, s.dim)
@@ -410,6 +488,13 @@ func TestTasksMatchReference(t *testing.T) {
 					for _, row := range ref.alpha {
 						for _, c := range row {
 							mag += math.Abs(c)
+						}
+					}
+					for c := range ref.nysW {
+						for j, w := range ref.nysW[c] {
+							for _, m := range ref.nysM[j] {
+								mag += math.Abs(w * m)
+							}
 						}
 					}
 					for c := range want {

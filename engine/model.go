@@ -44,18 +44,41 @@ func (s *Set) SnapshotOutputs(k int, scales ...float64) (*Model, error) {
 	if groups := s.cols / k; len(scales) > groups {
 		return nil, fmt.Errorf("engine: snapshot: %d scales for %d groups of columns", len(scales), groups)
 	}
+	mix := make([][]float64, k)
+	for o := range mix {
+		mix[o] = make([]float64, s.cols)
+		for c := o; c < s.cols; c += k {
+			mix[o][c] = 1
+			if g := c / k; g < len(scales) {
+				mix[o][c] = scales[g]
+			}
+		}
+	}
+	return s.SnapshotLinear(mix)
+}
+
+// SnapshotLinear freezes the set into a Model of len(mix) outputs whose
+// weight for vector i and output o is Σ_c mix[o][c]·w_c[i], computed in
+// float64: any linear map of the columns (NOGD's second phase folds its
+// linear model into its landmarks' columns this way). Every row of mix
+// has one coefficient per column.
+func (s *Set) SnapshotLinear(mix [][]float64) (*Model, error) {
+	if len(mix) == 0 {
+		return nil, fmt.Errorf("engine: snapshot: no outputs")
+	}
 	n, padded := s.m.Len(), s.m.Padded()
-	w := make([]float32, k*padded)
-	for o := range k {
+	w := make([]float32, len(mix)*padded)
+	for o, row := range mix {
+		if len(row) != s.cols {
+			return nil, fmt.Errorf("engine: snapshot: output %d mixes %d columns of %d", o, len(row), s.cols)
+		}
 		out := w[o*padded : o*padded+n]
 		for i := range out {
 			var sum float64
-			for c := o; c < s.cols; c += k {
-				scale := 1.0
-				if g := c / k; g < len(scales) {
-					scale = scales[g]
+			for c, coef := range row {
+				if coef != 0 {
+					sum += coef * float64(s.weights[c*s.stride+i])
 				}
-				sum += scale * float64(s.weights[c*s.stride+i])
 			}
 			out[i] = float32(sum)
 		}
@@ -63,7 +86,7 @@ func (s *Set) SnapshotOutputs(k int, scales ...float64) (*Model, error) {
 	return &Model{
 		view:    s.view,
 		n:       n,
-		outputs: k,
+		outputs: len(mix),
 		stride:  padded,
 		tiles:   append([]float32(nil), s.m.Tiles()...),
 		norms:   append([]float32(nil), s.m.Norms()...),
