@@ -130,3 +130,24 @@ func exp(dst, src []float32) {
 		expGeneric(dst, src)
 	}
 }
+
+func fmaLoop(n int, mul, add, seed float32) float32 {
+	switch active {
+	case AVX512:
+		return fmaLoopAVX512(n, mul, add, seed)
+	case AVX2:
+		return fmaLoopAVX2(n, mul, add, seed)
+	}
+	return fmaLoopGeneric(n, mul, add, seed)
+}
+
+// fmaFlops is the number of flops of one iteration of fmaLoop.
+func fmaFlops() int {
+	switch active {
+	case AVX512:
+		return fmaFlopsAVX512
+	case AVX2:
+		return fmaFlopsAVX2
+	}
+	return fmaFlopsGeneric
+}

@@ -30,3 +30,7 @@ func dotAxpy(a, b, y []float64, c float64) float64 { return dotAxpyGeneric(a, b,
 func minimum(a []float32) float32 { return minGeneric(a) }
 
 func exp(dst, src []float32) { expGeneric(dst, src) }
+
+func fmaLoop(n int, mul, add, seed float32) float32 { return fmaLoopGeneric(n, mul, add, seed) }
+
+func fmaFlops() int { return fmaFlopsGeneric }

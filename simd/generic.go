@@ -239,3 +239,34 @@ func sumLanes(acc *[lanes]float32) float32 {
 	}
 	return (h[0] + h[2]) + (h[1] + h[3])
 }
+
+// fmaFlopsGeneric is the number of flops of one iteration of
+// fmaLoopGeneric: 8 chains of one multiply-add.
+const fmaFlopsGeneric = 16
+
+// fmaLoopGeneric is the pure-Go form of the peak-throughput loop: 8
+// independent multiply-add chains, chain i starting at seed + i·add, each
+// updated n times as acc·mul + add; it returns the sum of the chains. Eight
+// chains hide the latency of a multiply and an add or of one FMA, and fit
+// the 16 SSE registers.
+func fmaLoopGeneric(n int, mul, add, seed float32) float32 {
+	a0 := seed
+	a1 := a0 + add
+	a2 := a1 + add
+	a3 := a2 + add
+	a4 := a3 + add
+	a5 := a4 + add
+	a6 := a5 + add
+	a7 := a6 + add
+	for range n {
+		a0 = a0*mul + add
+		a1 = a1*mul + add
+		a2 = a2*mul + add
+		a3 = a3*mul + add
+		a4 = a4*mul + add
+		a5 = a5*mul + add
+		a6 = a6*mul + add
+		a7 = a7*mul + add
+	}
+	return ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
+}

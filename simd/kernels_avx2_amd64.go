@@ -163,9 +163,33 @@ func expAVX2(dst []float32, src []float32)
 //go:noescape
 func minAVX2(a []float32) float32
 
+// fmaLoopAVX2 is fmaLoopGeneric for AVX2 and FMA:
+//
+//	var acc [chains][lanes]float32 // chain i starts at seed + i·add in every lane
+//	for range n {
+//		for i := range acc {
+//			for l := range acc[i] {
+//				acc[i][l] = acc[i][l]*mul + add
+//			}
+//		}
+//	}
+//	return the sum of every acc[i][l]
+//
+// as fused multiply-adds on 12 registers (chains) of 8 lanes, which no
+// dependency chain can slow down: the peak FMA throughput of one core, when
+// timed (PeakFLOPS). n ≥ 0.
+//
+// Requires: AVX, FMA3
+//
+//go:noescape
+func fmaLoopAVX2(n int, mul float32, add float32, seed float32) float32
+
 // featuresAVX2 lists the CPU features the functions above require: the union
 // of their Requires lines, all of which the dispatch checks.
 var featuresAVX2 = []cpuid.FeatureID{cpuid.AVX, cpuid.AVX2, cpuid.FMA3}
 
 // fusedColsAVX2 is the largest number of columns gaussianSumColumnsAVX2 takes.
 const fusedColsAVX2 = 7
+
+// fmaFlopsAVX2 is the number of flops of one iteration of fmaLoopAVX2.
+const fmaFlopsAVX2 = 192

@@ -2621,3 +2621,63 @@ done_99:
 	VMOVSS       X1, ret+24(FP)
 	VZEROUPPER
 	RET
+
+// func fmaLoopAVX2(n int, mul float32, add float32, seed float32) float32
+// Requires: AVX, FMA3
+TEXT ·fmaLoopAVX2(SB), NOSPLIT, $0-28
+	MOVQ         n+0(FP), AX
+	VBROADCASTSS mul+8(FP), Y0
+	VBROADCASTSS add+12(FP), Y1
+	VBROADCASTSS seed+16(FP), Y2
+	VADDPS       Y1, Y2, Y3
+	VADDPS       Y1, Y3, Y4
+	VADDPS       Y1, Y4, Y5
+	VADDPS       Y1, Y5, Y6
+	VADDPS       Y1, Y6, Y7
+	VADDPS       Y1, Y7, Y8
+	VADDPS       Y1, Y8, Y9
+	VADDPS       Y1, Y9, Y10
+	VADDPS       Y1, Y10, Y11
+	VADDPS       Y1, Y11, Y12
+	VADDPS       Y1, Y12, Y13
+	TESTQ        AX, AX
+	JZ           done_100
+
+fma_101:
+	VFMADD213PS Y1, Y0, Y2
+	VFMADD213PS Y1, Y0, Y3
+	VFMADD213PS Y1, Y0, Y4
+	VFMADD213PS Y1, Y0, Y5
+	VFMADD213PS Y1, Y0, Y6
+	VFMADD213PS Y1, Y0, Y7
+	VFMADD213PS Y1, Y0, Y8
+	VFMADD213PS Y1, Y0, Y9
+	VFMADD213PS Y1, Y0, Y10
+	VFMADD213PS Y1, Y0, Y11
+	VFMADD213PS Y1, Y0, Y12
+	VFMADD213PS Y1, Y0, Y13
+	DECQ        AX
+	JNZ         fma_101
+
+done_100:
+	// horizontal sum
+	VADDPS       Y3, Y2, Y2
+	VADDPS       Y5, Y4, Y4
+	VADDPS       Y7, Y6, Y6
+	VADDPS       Y9, Y8, Y8
+	VADDPS       Y11, Y10, Y10
+	VADDPS       Y13, Y12, Y12
+	VADDPS       Y4, Y2, Y2
+	VADDPS       Y8, Y6, Y6
+	VADDPS       Y12, Y10, Y10
+	VADDPS       Y6, Y2, Y2
+	VADDPS       Y10, Y2, Y2
+	VEXTRACTF128 $0x01, Y2, X0
+	VADDPS       X0, X2, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, ret+24(FP)
+	VZEROUPPER
+	RET

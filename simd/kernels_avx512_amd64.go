@@ -163,9 +163,33 @@ func expAVX512(dst []float32, src []float32)
 //go:noescape
 func minAVX512(a []float32) float32
 
+// fmaLoopAVX512 is fmaLoopGeneric for AVX-512F:
+//
+//	var acc [chains][lanes]float32 // chain i starts at seed + i·add in every lane
+//	for range n {
+//		for i := range acc {
+//			for l := range acc[i] {
+//				acc[i][l] = acc[i][l]*mul + add
+//			}
+//		}
+//	}
+//	return the sum of every acc[i][l]
+//
+// as fused multiply-adds on 28 registers (chains) of 16 lanes, which no
+// dependency chain can slow down: the peak FMA throughput of one core, when
+// timed (PeakFLOPS). n ≥ 0.
+//
+// Requires: AVX, AVX512F
+//
+//go:noescape
+func fmaLoopAVX512(n int, mul float32, add float32, seed float32) float32
+
 // featuresAVX512 lists the CPU features the functions above require: the union
 // of their Requires lines, all of which the dispatch checks.
 var featuresAVX512 = []cpuid.FeatureID{cpuid.AVX, cpuid.AVX512F}
 
 // fusedColsAVX512 is the largest number of columns gaussianSumColumnsAVX512 takes.
 const fusedColsAVX512 = 10
+
+// fmaFlopsAVX512 is the number of flops of one iteration of fmaLoopAVX512.
+const fmaFlopsAVX512 = 896

@@ -189,4 +189,5 @@ func (g *gen) all() {
 	g.dotColumns()
 	g.exp()
 	g.min()
+	g.fmaLoop()
 }

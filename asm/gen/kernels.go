@@ -762,3 +762,55 @@ func (g *gen) min() {
 	g.VZEROUPPER()
 	g.RET()
 }
+
+const fmaLoopDoc = `	var acc [chains][lanes]float32 // chain i starts at seed + i·add in every lane
+	for range n {
+		for i := range acc {
+			for l := range acc[i] {
+				acc[i][l] = acc[i][l]*mul + add
+			}
+		}
+	}
+	return the sum of every acc[i][l]
+
+as fused multiply-adds on %d registers (chains) of %d lanes, which no
+dependency chain can slow down: the peak FMA throughput of one core, when
+timed (PeakFLOPS). n ≥ 0.`
+
+// fmaChains is the number of independent FMA chains of fmaLoop, on both
+// backends: at two FMAs per cycle with a 4-cycle latency, 8 would keep a
+// core busy; more amortize the loop's counter over more flops.
+func (be *backend) fmaChains() int { return be.vecRegs - 4 }
+
+// fmaLoop: fmaChains accumulators, each one FMA per iteration with mul and
+// add in registers.
+func (g *gen) fmaLoop() {
+	be := g.be
+	g.function("fmaLoop", "func(n int, mul, add, seed float32) float32", fmt.Sprintf(fmaLoopDoc, be.fmaChains(), be.lanes))
+	n := g.load(g.Param("n"))
+	mul, add := g.vec(), g.vec()
+	g.VBROADCASTSS(g.addr(g.Param("mul")), mul)
+	g.VBROADCASTSS(g.addr(g.Param("add")), add)
+	acc := make([]reg.VecVirtual, be.fmaChains())
+	for i := range acc {
+		acc[i] = g.vec()
+		if i == 0 {
+			g.VBROADCASTSS(g.addr(g.Param("seed")), acc[i])
+		} else {
+			g.VADDPS(add, acc[i-1], acc[i])
+		}
+	}
+	done, loop := g.label("done"), g.label("fma")
+	g.TESTQ(n, n)
+	g.JZ(done)
+	g.Label(string(loop))
+	for _, a := range acc {
+		g.VFMADD213PS(add, mul, a) // a = a·mul + add
+	}
+	g.DECQ(n)
+	g.JNZ(loop)
+	g.Label(string(done))
+	g.reduce(acc, g.sum(), g.addr(g.ReturnIndex(0)))
+	g.VZEROUPPER()
+	g.RET()
+}

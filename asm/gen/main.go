@@ -112,8 +112,9 @@ func generate(be *backend, pkg string, args []string) (asm, decls []byte, err er
 // needs to know of the backend: the CPU features its functions require,
 // the union of their Requires lines, as cpuid.FeatureID values (avo's ISA
 // names are cpuid's), so that the dispatch checks exactly what the
-// generated code needs (a name cpuid lacks fails to compile); and the
-// number of columns gaussianSumColumns takes.
+// generated code needs (a name cpuid lacks fails to compile); the number
+// of columns gaussianSumColumns takes; and the flops of an iteration of
+// fmaLoop.
 func (be *backend) appendDecls(decls []byte, pkg string, isas []string) ([]byte, error) {
 	clause := "package " + pkg + "\n"
 	head, tail, ok := bytes.Cut(decls, []byte(clause))
@@ -137,6 +138,8 @@ func (be *backend) appendDecls(decls []byte, pkg string, isas []string) ([]byte,
 	b.WriteString("}\n")
 	fmt.Fprintf(&b, "\n// fusedCols%s is the largest number of columns gaussianSumColumns%s takes.\n", be.suffix, be.suffix)
 	fmt.Fprintf(&b, "const fusedCols%s = %d\n", be.suffix, be.fusedCols)
+	fmt.Fprintf(&b, "\n// fmaFlops%s is the number of flops of one iteration of fmaLoop%s.\n", be.suffix, be.suffix)
+	fmt.Fprintf(&b, "const fmaFlops%s = %d\n", be.suffix, 2*be.fmaChains()*be.lanes)
 	out, err := format.Source(b.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("%s: formatting the declarations: %w", be.name, err)
