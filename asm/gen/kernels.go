@@ -32,10 +32,12 @@ func (g *gen) function(name, sig string, doc ...string) {
 	g.Doc(lines...)
 }
 
-// rows addresses one feature row of each of up to 8 consecutive tiles:
-// tile m (0 ≤ m < 8) starts at base[m/4] + (m%4)·stride, where stride is the
-// size of a tile (dim·64 bytes) and stride3 = 3·stride. x86 addressing has
-// one base and one scaled index, hence the second base for tiles 4–7.
+// rows addresses one feature row of each of several consecutive tiles (or
+// the current block of each of several weight columns): tile m starts at
+// base[m/4] + (m%4)·stride, where stride is the size of a tile (dim·64
+// bytes; for columns, the column stride in bytes) and stride3 = 3·stride.
+// x86 addressing has one base and one scaled index, hence a base per four
+// tiles.
 type rows struct {
 	base            []reg.GPVirtual
 	stride, stride3 reg.GPVirtual
