@@ -143,10 +143,14 @@ const (
 	// kernel OGD until the budget is full, then linear OGD on a rank-k
 	// Nyström feature map of the support vectors.
 	NOGD
+	// BSGDMerge is budgeted stochastic gradient descent with merging
+	// (Wang, Crammer, Vucetic, JMLR 2012): Pegasos, and at the budget the
+	// smallest vector merged with the partner that degrades the model least.
+	BSGDMerge
 	numAlgorithms
 )
 
-var algorithmNames = [numAlgorithms]string{"bogd", "bogd++", "perceptron", "ogd", "rbp", "forgetron", "projectron", "projectron++", "norma", "bogd-oldest", "bpas", "nogd"}
+var algorithmNames = [numAlgorithms]string{"bogd", "bogd++", "perceptron", "ogd", "rbp", "forgetron", "projectron", "projectron++", "norma", "bogd-oldest", "bpas", "nogd", "bsgd-merge"}
 
 // String returns the command-line name of the algorithm.
 func (a Algorithm) String() string {
@@ -185,7 +189,7 @@ func (a Algorithm) Supports(t Task) bool {
 //	   underflows to 0. NORMA and BOGDOldest start here.
 var ruleVersions = [numAlgorithms]int{
 	BOGD: 2, BOGDpp: 2, Perceptron: 2, OGD: 2, RBP: 2, Forgetron: 2, Projectron: 2, ProjectronPP: 2,
-	NORMA: 2, BOGDOldest: 2, BPAS: 2, NOGD: 2,
+	NORMA: 2, BOGDOldest: 2, BPAS: 2, NOGD: 2, BSGDMerge: 2,
 }
 
 // RuleVersion is the version of the algorithm's arithmetic (see
@@ -335,6 +339,9 @@ func (c Config) validate(a Algorithm) error {
 	if a == BPAS && !(c.C > 0 && c.C <= 1e15) {
 		return bad("C must be in (0, 1e15], got %v", c.C)
 	}
+	if a == BSGDMerge && !(c.Lambda >= 1e-15 && c.Lambda <= 1e15) {
+		return bad("lambda must be in [1e-15, 1e15] (Pegasos steps by 1/(λt)), got %v", c.Lambda)
+	}
 	if a == NOGD && (c.Rank < 1 || c.Rank > c.Budget) {
 		return bad("the rank k must be in [1, budget %d], got %d", c.Budget, c.Rank)
 	}
@@ -409,6 +416,8 @@ func (a Algorithm) Params(t Task) Param {
 		return ParamEta | ParamLambda
 	case NOGD:
 		return ParamEta
+	case BSGDMerge:
+		return ParamLambda
 	case BOGD, BOGDpp, BOGDOldest:
 		return ParamEta | ParamLambda | ParamGamma
 	case BPAS:
@@ -446,6 +455,9 @@ func NewOnline(a Algorithm, cfg Config) (Online, error) {
 	capacity := cfg.Budget
 	if !a.Budgeted() {
 		capacity = 1024
+	}
+	if a == BSGDMerge {
+		capacity++ // a new vector joins before two merge
 	}
 	return build(a, cfg, capacity, rand.NewPCG(cfg.Seed, pcgStream))
 }
@@ -488,6 +500,8 @@ func build(a Algorithm, cfg Config, capacity int, pcg *rand.PCG) (persistent, er
 		l = newBPAS(b)
 	case NOGD:
 		l = newNOGD(b)
+	case BSGDMerge:
+		l = newBSGD(b)
 	case Forgetron:
 		l = newForgetron(b)
 	default: // Projectron, ProjectronPP
@@ -562,21 +576,10 @@ func (b *base) scoresWith(sc *engine.Scratch, x engine.Vector, f, sums []float64
 // w_{k+c,i}κ(x,sᵢ) for every output c into f: the scores of every learner
 // but NOGD in its second phase.
 func (b *base) kernelScores(sc *engine.Scratch, x engine.Vector, f, sums []float64) error {
-	s, err := b.set.ScoreWith(sc, x)
-	if err != nil {
+	cols := b.set.Columns()
+	if err := b.set.ScoreColumnsWith(sc, x, sums[:cols]); err != nil {
 		return fmt.Errorf("%v: %w", b.algo, err)
 	}
-	cols := b.set.Columns()
-	if cols == 1 {
-		f[0] = b.scale * s
-		return nil
-	}
-	if b.outputs == 1 { // a binary or regression learner with a group column
-		f[0] = b.scale*s + b.group*b.set.SumWith(sc, 1)
-		return nil
-	}
-	sums[0] = s
-	b.set.SumsWith(sc, 1, sums[1:cols])
 	for c := range b.outputs {
 		f[c] = b.scale * sums[c]
 		if cols > b.outputs {

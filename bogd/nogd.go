@@ -72,7 +72,7 @@ func (l *nogd) learn(x engine.Vector, t target) (judgment, bool, error) {
 			return j, false, err
 		}
 	}
-	z := l.sums[:l.rank]
+	z := l.sums[l.outputs:]
 	l.set.Sums(l.outputs, z) // M·k_t from this example's kernel pass
 	for c := range l.outputs {
 		if s := j.dir.sign(c); s != 0 {
@@ -88,17 +88,16 @@ func (l *nogd) learn(x engine.Vector, t target) (judgment, bool, error) {
 // customScores is phase 1's kernel sums over the α columns, or phase 2's
 // w·M·K(SV, x).
 func (l *nogd) customScores(sc *engine.Scratch, x engine.Vector, f, sums []float64) error {
-	s, err := l.set.ScoreWith(sc, x)
-	if err != nil {
-		return fmt.Errorf("%v: %w", l.algo, err)
-	}
 	if !l.phase2 {
-		f[0] = s
-		l.set.SumsWith(sc, 1, f[1:l.outputs])
+		if err := l.set.ScoreColumnsWith(sc, x, f[:l.outputs]); err != nil {
+			return fmt.Errorf("%v: %w", l.algo, err)
+		}
 		return nil
 	}
-	z := sums[:l.rank]
-	l.set.SumsWith(sc, l.outputs, z)
+	if err := l.set.ScoreColumnsWith(sc, x, sums); err != nil {
+		return fmt.Errorf("%v: %w", l.algo, err)
+	}
+	z := sums[l.outputs:]
 	for c := range l.outputs {
 		w := l.w[c*l.rank : (c+1)*l.rank]
 		var sum float64

@@ -399,3 +399,12 @@ func slicesNonZero(w []float32) bool {
 	}
 	return false
 }
+
+// BSGD-merge: the number of examples seen (int64), which sets the step
+// 1/(λt).
+func (l *bsgd) appendState(b []byte) []byte { return le.AppendUint64(b, uint64(l.t)) }
+
+func (l *bsgd) loadState(r *reader) error {
+	l.t = r.int("BSGD step count", math.MaxInt)
+	return r.err
+}

@@ -120,6 +120,7 @@ type refTask struct {
 	// NOGD's second phase: the Nyström map's rows and the linear model.
 	nysM [][]float64
 	nysW [][]float64
+	t    int // BSGD's examples seen
 }
 
 func newRefTask(a Algorithm, cfg Config) *refTask {
@@ -194,6 +195,78 @@ func (r *refTask) toNystrom() {
 		}
 		r.nysM = append(r.nysM, row)
 	}
+}
+
+// mergeBSGD is BudgetedSVM's merge of B+1 vectors into B (see bsgd), in
+// float64 with its scalar golden-section search.
+func (r *refTask) mergeBSGD(same int) {
+	last := len(r.sv) - 1
+	if same >= 0 {
+		for c := range r.alpha[same] {
+			r.alpha[same][c] += r.alpha[last][c]
+		}
+		r.remove(last)
+		return
+	}
+	norm := func(a []float64) float64 {
+		var s float64
+		for _, v := range a {
+			s += v * v
+		}
+		return s
+	}
+	least := math.Inf(1)
+	for i := range r.sv {
+		least = min(least, norm(r.alpha[i]))
+	}
+	m := 0
+	for norm(r.alpha[m]) > least*(1+1e-5) {
+		m++
+	}
+	losses, hs := make([]float64, len(r.sv)), make([]float64, len(r.sv))
+	for n := range r.sv {
+		losses[n] = math.Inf(1)
+		if n == m {
+			continue
+		}
+		k := fpKernel(r.sv[m], r.sv[n], r.cfg.Sigma)
+		var a1, a2 float64
+		for c := range r.alpha[m] {
+			d := r.alpha[m][c] + r.alpha[n][c]
+			if math.Abs(d) <= 1e-5*(math.Abs(r.alpha[m][c])+math.Abs(r.alpha[n][c])) {
+				d = 1e-4
+			}
+			a1, a2 = a1+r.alpha[m][c]/d, a2+r.alpha[n][c]/d
+		}
+		// The search itself is the learner's (TestMergeSearch checks it):
+		// on flat objectives golden-section steps are decided by rounding.
+		var h [1]float64
+		mergeSearch(h[:], []float64{a1}, []float64{a2}, []float64{k})
+		var loss float64
+		for c := range r.alpha[m] {
+			am, an := r.alpha[m][c], r.alpha[n][c]
+			z := am*math.Pow(k, (1-h[0])*(1-h[0])) + an*math.Pow(k, h[0]*h[0])
+			loss += am*am + an*an + 2*k*am*an - z*z
+		}
+		losses[n], hs[n] = loss, h[0]
+	}
+	best := 0
+	for losses[best] > slices.Min(losses)+1e-9*norm(r.alpha[m]) {
+		best++
+	}
+	bestH := hs[best]
+	h := max(bestH, 0)
+	k := fpKernel(r.sv[m], r.sv[best], r.cfg.Sigma)
+	z := make([]float64, len(r.sv[m]))
+	for f := range z {
+		z[f] = float64(float32(h*r.sv[m][f] + (1-h)*r.sv[best][f]))
+	}
+	alpha := make([]float64, r.k)
+	for c := range alpha {
+		alpha[c] = r.alpha[m][c]*math.Pow(k, (1-h)*(1-h)) + r.alpha[best][c]*math.Pow(k, h*h)
+	}
+	r.sv[m], r.alpha[m] = z, alpha
+	r.remove(best)
 }
 
 // remove deletes slot i by moving the last vector into it.
@@ -343,6 +416,22 @@ func (r *refTask) observe(x []float64, y float64) []float64 {
 			for j, v := range z {
 				r.nysW[c][j] += r.cfg.Eta * grad * dir[c] * v
 			}
+		}
+	case BSGDMerge:
+		r.t++
+		r.scaleAll(1 - 1/float64(r.t))
+		if !violated {
+			break
+		}
+		same := -1
+		for i, v := range r.sv {
+			if fpKernel(v, x, r.cfg.Sigma) >= 1-0.5e-8 {
+				same = i
+			}
+		}
+		r.push(x, scaled(1/(r.cfg.Lambda*float64(r.t))), yc)
+		if len(r.sv) > r.cfg.Budget {
+			r.mergeBSGD(same)
 		}
 	case BPAS:
 		if !(loss > 0) {
@@ -897,5 +986,36 @@ func TestTaskConfigErrors(t *testing.T) {
 	r := mustNewOnline(t, OGD, Config{Dim: 1, Sigma: 1, Eta: 0.1, Task: Regression})
 	if _, err := r.Learn(engine.Dense([]float32{1}), math.Inf(1)); err == nil {
 		t.Error("an infinite regression label accepted")
+	}
+}
+
+// TestMergeSearch: the golden-section search of BSGD's merge ends, within
+// its tolerance, at a local maximum of the merge objective in its interval
+// (the objective of a far pair has two: golden section, like BudgetedSVM's,
+// finds one of them), for weights made as the merge makes them.
+func TestMergeSearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for range 2000 {
+		am, an := rng.NormFloat64(), rng.NormFloat64()
+		d := mergeDenominator(am, an)
+		a1, a2 := am/d, an/d
+		k := math.Exp(-rng.ExpFloat64() * 3)
+		var h [1]float64
+		mergeSearch(h[:], []float64{a1}, []float64{a2}, []float64{k})
+		lo, hi := 0.0, 1.0
+		if a1*a2 <= 0 {
+			lo, hi = 1, 6
+			if a1 <= 0 {
+				lo, hi = -5, 0
+			}
+		}
+		obj := func(x float64) float64 { return a1*math.Pow(k, (1-x)*(1-x)) + a2*math.Pow(k, x*x) }
+		const step = 1e-3
+		tol := 1e-6 * (math.Abs(a1) + math.Abs(a2))
+		if h[0] < lo || h[0] > hi ||
+			h[0]-step > lo && obj(h[0]-step) > obj(h[0])+tol || h[0]+step < hi && obj(h[0]+step) > obj(h[0])+tol {
+			t.Fatalf("a1=%v a2=%v k=%v: h=%v (objective %v) is no local maximum on [%v, %v]: %v at −%v, %v at +%v",
+				a1, a2, k, h[0], obj(h[0]), lo, hi, obj(h[0]-step), step, obj(h[0]+step), step)
+		}
 	}
 }

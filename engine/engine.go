@@ -64,14 +64,19 @@ type Scratch struct {
 	factor float64   // true kernel values are factor·buf (see evaluate)
 }
 
+// sumBuf returns sc's float32 sums, n of them.
+func (sc *Scratch) sumBuf(n int) []float32 {
+	if cap(sc.sums) < n {
+		sc.sums = make([]float32, n)
+	}
+	return sc.sums[:n]
+}
+
 // columnSums writes into dst the sums over the kernel values in sc of the
 // len(dst) columns of w starting at w[0] (stride slots each), n slots
 // each, times the kernel factor: one simd.DotColumns pass.
 func (sc *Scratch) columnSums(dst []float64, w []float32, stride, n int) {
-	if cap(sc.sums) < len(dst) {
-		sc.sums = make([]float32, len(dst))
-	}
-	sums := sc.sums[:len(dst)]
+	sums := sc.sumBuf(len(dst))
 	simd.DotColumns(sums, sc.buf[:n], w, stride)
 	for c, v := range sums {
 		dst[c] = sc.factor * float64(v)
@@ -263,9 +268,29 @@ func (s *Set) ScoreWith(sc *Scratch, x Vector) (float64, error) {
 		return 0, fmt.Errorf("engine: score: %w", err)
 	}
 	sc.fit(s.m.Cap(), s.dim)
-	var sum float32
-	sum, sc.factor = s.view.evaluate(sc.buf[:s.m.Padded()], x, s.m, sc.dense, s.column(0), s.m.Len())
-	return sc.factor * float64(sum), nil
+	var sum [1]float32
+	sc.factor = s.view.evaluate(sc.buf[:s.m.Padded()], x, s.m, sc.dense, s.weights, s.stride, s.m.Len(), sum[:])
+	return sc.factor * float64(sum[0]), nil
+}
+
+// ScoreColumnsWith computes the kernel values of x on sc, as ScoreWith,
+// and writes Σᵢ w_{c,i}·κ(x, sᵢ) of columns c = 0, 1, … into dst, one per
+// element, while the kernel values are in registers (simd.GaussianSumColumns):
+// the scores of a multi-output learner in one pass.
+func (s *Set) ScoreColumnsWith(sc *Scratch, x Vector, dst []float64) error {
+	if err := x.Validate(s.dim); err != nil {
+		return fmt.Errorf("engine: score: %w", err)
+	}
+	if len(dst) > s.cols {
+		return fmt.Errorf("engine: score: %d sums of %d columns", len(dst), s.cols)
+	}
+	sc.fit(s.m.Cap(), s.dim)
+	sums := sc.sumBuf(len(dst))
+	sc.factor = s.view.evaluate(sc.buf[:s.m.Padded()], x, s.m, sc.dense, s.weights, s.stride, s.m.Len(), sums)
+	for c, v := range sums {
+		dst[c] = sc.factor * float64(v)
+	}
+	return nil
 }
 
 // OwnScratch returns the scratch of Score, Kernels and Sum, for code that
@@ -319,8 +344,10 @@ func (s *Set) SumsWith(sc *Scratch, first int, dst []float64) {
 	}
 }
 
-// evaluate writes the kernel values of x into buf (padded) and returns
-// Σᵢ w[i]·buf[i] and the factor that turns buf into true kernel values.
+// evaluate writes the kernel values of x into buf (padded), and into
+// sums[c], for every c < len(sums), Σᵢ w[c·stride+i]·buf[i] (the columns'
+// kernel expansions, in one pass: simd.GaussianSumColumns); it returns the
+// factor that turns buf and sums into true values.
 //
 // When x is far from every stored vector (raw features: spambase, σ = 8),
 // every exp(−‖x−sᵢ‖²/(2σ²)) lies below float32's range, yet the sign of
@@ -334,9 +361,10 @@ func (s *Set) SumsWith(sc *Scratch, first int, dst []float64) {
 // argument at ExpMin, so without the shift every vector beyond reach still
 // adds its weight times e^ExpMin. The shift keeps those n floors below one
 // float32 rounding of the largest term.
-func (v *view) evaluate(buf []float32, x Vector, src tileSource, dense, w []float32, n int) (sum float32, factor float64) {
+func (v *view) evaluate(buf []float32, x Vector, src tileSource, dense, w []float32, stride, n int, sums []float32) (factor float64) {
 	if n == 0 {
-		return 0, 1
+		clear(sums)
+		return 1
 	}
 	v.distances(buf, x, src, dense)
 	var offset float32
@@ -345,11 +373,13 @@ func (v *view) evaluate(buf []float32, x Vector, src tileSource, dense, w []floa
 			// Even the nearest distance overflows float32 (features near
 			// 1e19 and beyond): every kernel value is 0 in any precision.
 			clear(buf)
-			return 0, 1
+			clear(sums)
+			return 1
 		}
 		offset = -v.scale * nearest
 	}
-	return simd.GaussianSum(buf, w, v.scale, offset), math.Exp(-float64(offset))
+	simd.GaussianSumColumns(sums, buf, w, stride, v.scale, offset)
+	return math.Exp(-float64(offset))
 }
 
 // floorMargin is how far above ExpMin the largest exponent of n kernel

@@ -179,8 +179,11 @@ func (m *Model) Scores(x Vector, dst []float64) ([]float64, error) {
 	dst = dst[:m.outputs]
 	sc := m.borrow()
 	defer m.scratch.Put(sc)
-	dst[0] = m.score(x, sc)
-	m.otherOutputs(sc, dst)
+	sums := sc.sumBuf(m.outputs)
+	sc.factor = m.view.evaluate(sc.buf[:m.stride], x, m, sc.dense, m.weights, m.stride, m.n, sums)
+	for o, v := range sums {
+		dst[o] = sc.factor * float64(v)
+	}
 	return dst, nil
 }
 
@@ -204,16 +207,9 @@ func (m *Model) ScoreBatch(xs []Vector, out []float64) error {
 
 // score evaluates output 0 of x on sc, leaving the kernel values in sc.
 func (m *Model) score(x Vector, sc *Scratch) float64 {
-	sum, factor := m.view.evaluate(sc.buf[:m.stride], x, m, sc.dense, m.weights[:m.stride], m.n)
-	sc.factor = factor
-	return factor * float64(sum)
-}
-
-// otherOutputs writes outputs 1.. of the kernel values in sc into dst[1:].
-func (m *Model) otherOutputs(sc *Scratch, dst []float64) {
-	if m.outputs > 1 {
-		sc.columnSums(dst[1:m.outputs], m.weights[m.stride:], m.stride, m.stride)
-	}
+	var sum [1]float32
+	sc.factor = m.view.evaluate(sc.buf[:m.stride], x, m, sc.dense, m.weights, m.stride, m.n, sum[:])
+	return sc.factor * float64(sum[0])
 }
 
 func (m *Model) borrow() *Scratch {

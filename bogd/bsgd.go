@@ -1,0 +1,267 @@
+package bogd
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/bogd-project/bogd/engine"
+)
+
+// bsgd is BSGD with merging (Wang, Crammer, Vucetic, "Breaking the Curse of
+// Kernelization: Budgeted Stochastic Gradient Descent for Large-Scale SVM
+// Training", JMLR 13, 2012), as the authors' BudgetedSVM toolbox
+// (src/bsgd.cpp, trainBSGD and computeKmax) runs it, in one pass.
+//
+// It is Pegasos: at step t every coefficient shrinks by 1 − 1/t (the step
+// size 1/(λt) of the regularised loss), and an example whose loss has a
+// gradient (binary y·f(x) < 1; multi-class f_y − f_s < 1, +1 on y and −1 on
+// the best wrong class s, BudgetedSVM's multi-class rule; regression
+// |y − f(x)| > ε, the ε-insensitive absolute loss of SVR, along
+// sgn(y − f(x)): a squared loss's unbounded gradient over 1/(λt) makes
+// Pegasos diverge) is added with coefficients ±1/(λt). When that makes
+// B + 1 vectors, two are merged into one:
+//
+//   - m is the vector of smallest ‖α_m‖, the lowest slot among those within
+//     10⁻⁵ (relative) of the smallest: Pegasos leaves every vector never
+//     merged with the same weight 1/(λt) in exact arithmetic, so rounding
+//     alone would otherwise decide among them;
+//   - for every other n, with k = κ(x_m, x_n), the merged point is
+//     z = h·x_m + (1−h)·x_n, whose kernel values are κ(x_m, z) = k^((1−h)²)
+//     and κ(x_n, z) = k^(h²) (Gaussian kernel), and h maximises
+//     a₁·k^((1−h)²) + a₂·k^(h²) with BudgetedSVM's weights a₁ = Σ_c α_{m,c}/d_c,
+//     a₂ = Σ_c α_{n,c}/d_c, d_c = α_{m,c} + α_{n,c} (10⁻⁴ where 0, see
+//     mergeDenominator): over
+//     [0, 1] when a₁a₂ > 0, else over [1, 6] (a₁ > 0) or [−5, 0], by golden-
+//     section search to a tolerance of 10⁻⁴;
+//   - z's coefficients are α_z = α_m·k^((1−h)²) + α_n·k^(h²), the projection
+//     of α_m κ(x_m,·) + α_n κ(x_n,·) onto κ(z,·), and the weight degradation
+//     is Σ_c α_{m,c}² + α_{n,c}² + 2k·α_{m,c}α_{n,c} − α_{z,c}²;
+//   - the n of least degradation (the lowest slot within rounding of it) is
+//     merged with m: z takes m's slot, n goes.
+//
+// A new example identical to a stored vector (κ = 1 to 8 digits, as
+// BudgetedSVM checks) is merged into it by adding coefficients.
+//
+// Where this differs from BudgetedSVM: its first example gets coefficients
+// ±1 rather than ±1/λ (here every example gets g/(λt)); it clips h at 0
+// after computing the merged kernel values with the unclipped h (here both
+// use the clipped h); the binary form is one output with label ±1 (its
+// binary form is two classes, a margin of twice the score); and the search
+// runs in float32 over all candidates at once, where it is float64 and
+// one candidate at a time.
+type bsgd struct {
+	base
+	t         int       // examples seen
+	same      int       // the stored vector identical to the current example, or −1
+	norms     []float64 // scratch: ‖α_i‖² per slot
+	loss      []float64 // scratch: the degradation of each merge
+	k, a1, a2 []float64 // scratch of the partner search, per slot
+	h         []float64
+	row, zrow []float32
+	alpha     []float64
+}
+
+func newBSGD(b base) *bsgd {
+	n := b.cfg.Budget + 1
+	return &bsgd{
+		base: b, norms: make([]float64, n), loss: make([]float64, n), k: make([]float64, n), a1: make([]float64, n), a2: make([]float64, n),
+		h: make([]float64, n), row: make([]float32, b.cfg.Dim), zrow: make([]float32, b.cfg.Dim), alpha: make([]float64, 2*b.outputs),
+	}
+}
+
+// identical is the kernel value above which BudgetedSVM takes two vectors
+// for the same one (it rounds κ to 8 digits).
+const identical = 1 - 0.5e-8
+
+func (l *bsgd) learn(x engine.Vector, t target) (judgment, bool, error) {
+	j, err := l.observe(x, t)
+	if err != nil {
+		return j, false, err
+	}
+	l.same = -1
+	if n := l.set.Len(); n > 0 {
+		factor, kernels := l.set.KernelFactor(), l.set.Kernels()
+		for i, kv := range kernels[:n] {
+			if factor*float64(kv) >= identical {
+				l.same = i
+			}
+		}
+	}
+	l.t++
+	l.shrink(1 - 1/float64(l.t))
+	if !l.labels.violated(j, false) {
+		return j, false, nil
+	}
+	a := 1 / (l.cfg.Lambda * float64(l.t))
+	i, err := l.set.Add(x)
+	if err != nil {
+		return j, false, fmt.Errorf("%v: %w", l.algo, err)
+	}
+	l.setFree(i, a, j.dir)
+	if l.set.Len() > l.cfg.Budget {
+		if err := l.merge(); err != nil {
+			return j, false, err
+		}
+	}
+	return j, true, nil
+}
+
+// coef returns the coefficient of slot i on output c.
+func (l *bsgd) coef(i, c int) float64 { return l.scale * float64(l.set.Weights(c)[i]) }
+
+// merge brings B+1 support vectors back to B (see the type's comment).
+func (l *bsgd) merge() error {
+	n, k := l.set.Len(), l.outputs
+	if l.same >= 0 {
+		// The newest vector (slot n−1) duplicates slot same.
+		last := n - 1
+		for c := range k {
+			l.set.Weights(c)[l.same] += l.set.Weights(c)[last]
+		}
+		l.set.Remove(last)
+		return nil
+	}
+	for i := range n {
+		var sq float64
+		for c := range k {
+			sq += l.coef(i, c) * l.coef(i, c)
+		}
+		l.norms[i] = sq
+	}
+	m := smallest(l.norms[:n])
+	l.row = l.set.Vector(m, l.row)
+	if _, err := l.set.Score(engine.Dense(l.row)); err != nil {
+		return fmt.Errorf("%v: %w", l.algo, err)
+	}
+	factor, kernels := l.set.KernelFactor(), l.set.Kernels()
+	for i := range n {
+		l.k[i] = factor * float64(kernels[i])
+		var a1, a2 float64
+		for c := range k {
+			am, an := l.coef(m, c), l.coef(i, c)
+			d := mergeDenominator(am, an)
+			a1 += am / d
+			a2 += an / d
+		}
+		l.a1[i], l.a2[i] = a1, a2
+	}
+	mergeSearch(l.h[:n], l.a1[:n], l.a2[:n], l.k[:n])
+	loss := l.loss[:n] // the degradation of merging m with each
+	least := math.Inf(1)
+	for i := range n {
+		if i == m {
+			loss[i] = math.Inf(1)
+			continue
+		}
+		kz1, kz2 := l.mergedKernels(i)
+		var sum float64
+		for c := range k {
+			am, an := l.coef(m, c), l.coef(i, c)
+			z := am*kz1 + an*kz2
+			sum += am*am + an*an + 2*l.k[i]*am*an - z*z
+		}
+		loss[i] = sum
+		least = min(least, sum)
+	}
+	// The lowest slot within rounding of the least degradation: repeated
+	// examples make exact ties.
+	best := 0
+	for loss[best] > least+1e-9*l.norms[m] {
+		best++
+	}
+	h := max(l.h[best], 0)
+	l.h[best] = h
+	kz1, kz2 := l.mergedKernels(best)
+	l.zrow = l.set.Vector(best, l.zrow)
+	for f := range l.row {
+		l.zrow[f] = float32(h*float64(l.row[f]) + (1-h)*float64(l.zrow[f]))
+	}
+	alpha := l.alpha[:k]
+	for c := range k {
+		alpha[c] = l.coef(m, c)*kz1 + l.coef(best, c)*kz2
+	}
+	if err := l.set.Replace(m, engine.Dense(l.zrow)); err != nil {
+		return fmt.Errorf("%v: %w", l.algo, err)
+	}
+	for c := range k {
+		l.set.Weights(c)[m] = float32(alpha[c] / l.scale)
+	}
+	l.set.Remove(best)
+	return nil
+}
+
+// mergeDenominator is BudgetedSVM's d = α_m + α_n of the merge weights,
+// 10⁻⁴ where d is 0. A d within rounding of 0 (10⁻⁵ of |α_m| + |α_n|) counts
+// as 0 too: Pegasos gives vectors of opposite signs equal weights, whose
+// sum is 0 in exact arithmetic, and the sign of its rounding would decide
+// on which side of the pair the merged point goes.
+func mergeDenominator(am, an float64) float64 {
+	if d := am + an; math.Abs(d) > 1e-5*(math.Abs(am)+math.Abs(an)) {
+		return d
+	}
+	return 1e-4
+}
+
+// smallest returns the lowest index whose value is within 10⁻⁵ (relative)
+// of the smallest of norms.
+func smallest(norms []float64) int {
+	least := math.Inf(1)
+	for _, v := range norms {
+		least = min(least, v)
+	}
+	for i, v := range norms {
+		if v <= least*(1+1e-5) {
+			return i
+		}
+	}
+	return 0
+}
+
+// mergedKernels returns κ(x_m, z) = k^((1−h)²) and κ(x_n, z) = k^(h²) for
+// candidate n with its h.
+func (l *bsgd) mergedKernels(n int) (kz1, kz2 float64) {
+	h, k := l.h[n], l.k[n]
+	return math.Pow(k, (1-h)*(1-h)), math.Pow(k, h*h)
+}
+
+// mergeSearch writes into h[i], for every candidate i, the h that maximises
+// a1[i]·k[i]^((1−h)²) + a2[i]·k[i]^(h²) over [0, 1] when a1·a2 > 0, else
+// over [1, 6] (a1 > 0) or [−5, 0], by golden-section search to a tolerance
+// of 10⁻⁴ (BudgetedSVM's goldenSectionSearch).
+func mergeSearch(h, a1, a2, k []float64) {
+	gamma := (math.Sqrt(5) - 1) / 2
+	for i := range h {
+		lo, hi := 0.0, 1.0
+		switch {
+		case a1[i]*a2[i] > 0:
+		case a1[i] > 0:
+			lo, hi = 1, 6
+		default:
+			lo, hi = -5, 0
+		}
+		if !(k[i] > 0) {
+			// Orthogonal points: z can only keep one of them whole.
+			h[i] = 0
+			if math.Abs(a1[i]) >= math.Abs(a2[i]) {
+				h[i] = 1
+			}
+			continue
+		}
+		lk := math.Log(k[i])
+		f := func(x float64) float64 { return -(a1[i]*math.Exp((1-x)*(1-x)*lk) + a2[i]*math.Exp(x*x*lk)) }
+		p, q := hi-gamma*(hi-lo), lo+gamma*(hi-lo)
+		fp, fq := f(p), f(q)
+		for hi-lo >= 2e-4 {
+			if fp <= fq {
+				hi, q, fq = q, p, fp
+				p = hi - gamma*(hi-lo)
+				fp = f(p)
+			} else {
+				lo, p, fp = p, q, fq
+				q = lo + gamma*(hi-lo)
+				fq = f(q)
+			}
+		}
+		h[i] = (lo + hi) / 2
+	}
+}
