@@ -247,18 +247,27 @@ const (
 )
 
 // Config holds the parameters of every learner; each uses the ones its rule
-// names.
+// names (Algorithm.Params). A zero value means the default given here
+// where zero is no valid setting for the rule; the defaults are the LSOKL
+// toolbox's driver settings. Only Dim must be given.
 type Config struct {
 	Dim    int     // input dimension
-	Budget int     // maximum support vectors (budgeted algorithms), ≥ 2
-	Sigma  float64 // Gaussian kernel width: κ(x,y) = exp(−‖x−y‖²/(2σ²))
-	// Eta is the step size η: of OGD, BOGD, BOGD++ and NORMA in every
-	// task, and in regression also the step ±η of the Perceptron, RBP,
-	// Forgetron and Projectron (the toolbox's eta_perceptron).
-	Eta    float64
-	Lambda float64 // regularisation λ (OGD, BOGD, BOGD++, NORMA)
-	Gamma  float64 // maximum weight factor γ: weights stay ≤ γη (BOGD, BOGD++)
-	Seed   uint64  // seeds every random choice (RBP, BOGD, BOGD++)
+	Budget int     // maximum support vectors (budgeted algorithms), ≥ 2 (0: 100)
+	Sigma  float64 // Gaussian kernel width: κ(x,y) = exp(−‖x−y‖²/(2σ²)) (0: 8)
+	// Eta is the step size η: of OGD, BOGD, BOGD++, BOGDOldest, NORMA,
+	// NOGD and FOGD in every task, and in regression also the step ±η of
+	// the Perceptron, RBP, Forgetron and Projectron (the toolbox's
+	// eta_perceptron). 0: 0.2 (binary), 0.5 (multi-class), 0.1
+	// (regression); NORMA 0.03; FOGD 0.002, 0.005 and 6e-4.
+	Eta float64
+	// Lambda is the regularisation λ (OGD, BOGD, BOGD++, BOGDOldest,
+	// NORMA: f ← (1−λη)f each step; BSGD-merge: Pegasos's λ, 0 → 1e-4).
+	// The paper's λ = 1/T² needs the stream length T, which a learner
+	// does not know: 0 means no regularisation, and bogdbench sets 1/T²
+	// when it reads a file.
+	Lambda float64
+	Gamma  float64 // maximum weight factor γ: weights stay ≤ γη (BOGD, BOGD++; 0: 10)
+	Seed   uint64  // seeds every random choice (RBP, BOGD, BOGD++, FOGD's frequencies)
 
 	// Projection is BOGD's and BOGD++'s projection (default ClipEach).
 	Projection Projection
@@ -287,6 +296,9 @@ type Config struct {
 	// Rank is NOGD's k, the dimension of its Nyström feature map
 	// (1 ≤ Rank ≤ Budget; 0: 0.2·Budget, as the toolbox).
 	Rank int
+	// Features is FOGD's D, the number of random Fourier frequencies (0:
+	// 4·Budget, 15·Budget in regression, as the toolbox).
+	Features int
 }
 
 // ErrConfig is wrapped by every configuration error.
@@ -351,17 +363,52 @@ func (c Config) validate(a Algorithm) error {
 	return nil
 }
 
-// withDefaults fills the zero values that no rule can use: BPA-S's C
-// becomes 1 and NOGD's Rank 0.2·Budget (at least 1), the toolbox's
-// settings.
-func (c Config) withDefaults() Config {
+// withDefaults fills the zero values of the parameters a rule of a on
+// cfg.Task reads and cannot be zero, with the defaults documented on Config
+// (the LSOKL toolbox's drivers: ../shared/reference/lsokl-rules.md). Dim,
+// which nothing can guess, stays an error.
+func (c Config) withDefaults(a Algorithm) Config {
+	if c.Budget == 0 {
+		c.Budget = 100
+	}
+	if c.Sigma == 0 {
+		c.Sigma = 8
+	}
+	if c.Eta == 0 && a.Params(c.Task).Has(ParamEta) {
+		c.Eta = defaultEta(a, c.Task)
+	}
+	if c.Gamma == 0 {
+		c.Gamma = 10
+	}
+	if c.Lambda == 0 && a == BSGDMerge {
+		c.Lambda = 1e-4 // BudgetedSVM's
+	}
 	if c.C == 0 {
 		c.C = 1
 	}
 	if c.Rank == 0 {
 		c.Rank = max(1, int(math.Round(0.2*float64(c.Budget))))
 	}
+	if c.Features == 0 {
+		c.Features = 4 * c.Budget
+		if c.Task == Regression {
+			c.Features = 15 * c.Budget
+		}
+	}
 	return c
+}
+
+// defaultEta is the step size of the toolbox's driver for a on task t.
+func defaultEta(a Algorithm, t Task) float64 {
+	switch {
+	case a == NORMA:
+		return 0.03
+	case t == Regression:
+		return 0.1
+	case t == Multiclass:
+		return 0.5
+	}
+	return 0.2
 }
 
 // validateTask checks the task's own parameters.
@@ -448,7 +495,7 @@ func New(a Algorithm, cfg Config) (Learner, error) {
 
 // NewOnline returns a learner of cfg.Task running algorithm a.
 func NewOnline(a Algorithm, cfg Config) (Online, error) {
-	cfg = cfg.withDefaults()
+	cfg = cfg.withDefaults(a)
 	if err := cfg.validate(a); err != nil {
 		return nil, err
 	}

@@ -257,14 +257,14 @@ func TestGermanNearPaper(t *testing.T) {
 func TestConfigErrors(t *testing.T) {
 	ok := Config{Dim: 3, Budget: 10, Sigma: 8, Eta: 0.5, Lambda: 0.01, Gamma: 2}
 	cases := map[string]func(c *Config){
-		"sigma zero":       func(c *Config) { c.Sigma = 0 },
 		"sigma negative":   func(c *Config) { c.Sigma = -1 },
 		"sigma NaN":        func(c *Config) { c.Sigma = math.NaN() },
-		"eta zero":         func(c *Config) { c.Eta = 0 },
+		"eta negative":     func(c *Config) { c.Eta = -0.5 },
 		"lambda negative":  func(c *Config) { c.Lambda = -0.1 },
 		"lambda*eta >= 1":  func(c *Config) { c.Lambda, c.Eta = 2, 0.5 },
-		"gamma zero":       func(c *Config) { c.Gamma = 0 },
+		"gamma negative":   func(c *Config) { c.Gamma = -1 },
 		"budget 1":         func(c *Config) { c.Budget = 1 },
+		"budget negative":  func(c *Config) { c.Budget = -5 },
 		"dim 0":            func(c *Config) { c.Dim = 0 },
 		"threshold < 0":    func(c *Config) { c.ProjectronThreshold = -1 },
 		"projection bogus": func(c *Config) { c.Projection = 9 },
@@ -282,6 +282,39 @@ func TestConfigErrors(t *testing.T) {
 	// Perceptron needs neither a budget nor η.
 	if _, err := New(Perceptron, Config{Dim: 3, Sigma: 1}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDefaults: a configuration that gives only the dimension makes a
+// working learner of every algorithm and task, with the documented
+// defaults in its Config.
+func TestDefaults(t *testing.T) {
+	for _, task := range []Task{Binary, Multiclass, Regression} {
+		for _, a := range AlgorithmsFor(task) {
+			cfg := Config{Dim: 2, Task: task}
+			if task == Multiclass {
+				cfg.Classes = []int{1, 2, 3}
+			}
+			l, err := NewOnline(a, cfg)
+			if err != nil {
+				t.Errorf("%v %v: %v", task, a, err)
+				continue
+			}
+			got := l.Config()
+			if got.Budget != 100 || got.Sigma != 8 || got.Gamma != 10 || got.C != 1 || got.Rank != 20 {
+				t.Errorf("%v %v: defaults %+v", task, a, got)
+			}
+			if uses := a.Params(task).Has(ParamEta); uses != (got.Eta > 0) {
+				t.Errorf("%v %v: η %v (the rule reads η: %v)", task, a, got.Eta, uses)
+			}
+			y := []float64{Binary: 1, Multiclass: 2, Regression: 0.5}[task]
+			if _, err := l.Learn(engine.Dense([]float32{0.5, -1}), y); err != nil {
+				t.Errorf("%v %v: %v", task, a, err)
+			}
+		}
+	}
+	if _, err := NewOnline(OGD, Config{}); err == nil {
+		t.Error("a configuration without a dimension accepted")
 	}
 }
 

@@ -28,7 +28,7 @@ import (
 //	learner  algorithm uint8; Config: Dim int64, Budget int64, Sigma, Eta,
 //	         Lambda, Gamma float64, Seed uint64, Projection uint8,
 //	         ProjectronThreshold float64, Task uint8, Epsilon, Nu, C float64,
-//	         Rank int64,
+//	         Rank, Features int64,
 //	         the number of classes int64, then each class label int64
 //	set      dimension int64 (= Dim), count int64, weight columns uint8,
 //	         norm bound float64 and integral uint8 (engine.Set.Bounds),
@@ -269,6 +269,7 @@ func encode(l Base) ([]byte, error) {
 	out = le.AppendUint64(out, math.Float64bits(c.Nu))
 	out = le.AppendUint64(out, math.Float64bits(c.C))
 	out = le.AppendUint64(out, uint64(int64(c.Rank)))
+	out = le.AppendUint64(out, uint64(int64(c.Features)))
 	out = le.AppendUint64(out, uint64(len(c.Classes)))
 	for _, label := range c.Classes {
 		out = le.AppendUint64(out, uint64(int64(label)))
@@ -425,7 +426,7 @@ func (r *reader) learner() (Online, error) {
 	if r.version >= 3 {
 		c.Task = Task(r.u8())
 		c.Epsilon, c.Nu, c.C = r.raw64(), r.raw64(), r.raw64()
-		c.Rank = int(r.i64())
+		c.Rank, c.Features = int(r.i64()), int(r.i64())
 		classes := r.int("class count", MaxClasses)
 		if r.err == nil && classes > len(r.buf)/8 {
 			return nil, r.fail("%d classes need %d bytes, %d remain", classes, 8*classes, len(r.buf))

@@ -295,8 +295,8 @@ func TestRoundTrip(t *testing.T) {
 // TestConfigFieldsSaved fails when Config gains a field: the model format
 // must then save it (and its version may need a bump).
 func TestConfigFieldsSaved(t *testing.T) {
-	if n := reflect.TypeFor[Config]().NumField(); n != 15 {
-		t.Fatalf("Config has %d fields; the model format (persist.go) saves 15: update it", n)
+	if n := reflect.TypeFor[Config]().NumField(); n != 16 {
+		t.Fatalf("Config has %d fields; the model format (persist.go) saves 16: update it", n)
 	}
 }
 
@@ -415,7 +415,7 @@ const (
 	offSigma     = offBudget + 8
 	offEta       = offSigma + 8
 	offTask      = offEta + 8*4 + 1 + 8 // Eta, Lambda, Gamma, Seed, Projection, Threshold
-	offSetDim    = offTask + 1 + 8*5    // Task, Epsilon, Nu, C, Rank, no classes
+	offSetDim    = offTask + 1 + 8*6    // Task, Epsilon, Nu, C, Rank, Features, no classes
 	offCount     = offSetDim + 8
 	offColumns   = offCount + 8
 	offNormBound = offColumns + 4
@@ -847,9 +847,10 @@ func TestLoadVersion1(t *testing.T) {
 	v2 := mustSave(t, old)
 	n := old.SupportVectors()
 	// Version 1 held K and all of K⁻¹; version 3 has the lower triangle of
-	// K⁻¹, the task fields (Task, Epsilon, Nu, C, no classes) and a 4-byte
+	// K⁻¹, the task fields (Task, Epsilon, Nu, C, Rank, Features, no
+	// classes) and a 4-byte
 	// column count where version 1 had 1 byte.
-	if n < 2 || len(v1)-len(v2) != 8*(2*n*n-tri(n))-(1+8+8+8+8+8)-3 {
+	if n < 2 || len(v1)-len(v2) != 8*(2*n*n-tri(n))-(1+8*6)-3 {
 		t.Fatalf("%d support vectors: version 1 has %d bytes, version %d %d", n, len(v1), formatVersion, len(v2))
 	}
 	cur, err := Load(bytes.NewReader(v2))
