@@ -85,6 +85,9 @@ type Online interface {
 	Classes() []int
 	// Config returns the configuration the learner was made with.
 	Config() Config
+	// Calibration returns a copy of the learner's calibration of scores
+	// into probabilities, or nil when it keeps none (Config.Calibrate).
+	Calibration() *Calibration
 	Base
 }
 
@@ -105,6 +108,11 @@ type Prediction struct {
 	// Scores holds f_c(x) for every class, in Classes order (multi-class
 	// only).
 	Scores []float64
+	// Probability is the calibrated probability of the predicted label
+	// (binary: of +1), when the learner calibrates (NaN otherwise);
+	// Probabilities holds every class's (multi-class).
+	Probability   float64
+	Probabilities []float64
 }
 
 // Step is the result of one Learn call: the prediction made before the
@@ -299,6 +307,11 @@ type Config struct {
 	// Features is FOGD's D, the number of random Fourier frequencies (0:
 	// 4·Budget, 15·Budget in regression, as the toolbox).
 	Features int
+
+	// Calibrate makes a classifier fit a Calibration online, so that its
+	// predictions carry probabilities (costing a sigmoid, or a softmax
+	// over the classes, per example).
+	Calibrate bool
 }
 
 // ErrConfig is wrapped by every configuration error.
@@ -434,6 +447,9 @@ func (c Config) validateTask() error {
 	if c.Task != Multiclass && len(c.Classes) > 0 {
 		return fmt.Errorf("classes are for multi-class learners, not %v", c.Task)
 	}
+	if c.Calibrate && c.Task == Regression {
+		return fmt.Errorf("calibration gives class probabilities: a regressor has none")
+	}
 	return nil
 }
 
@@ -527,6 +543,9 @@ func build(a Algorithm, cfg Config, capacity int, pcg *rand.PCG) (persistent, er
 		cfg: cfg, algo: a, labels: lab, outputs: k, set: set, scale: 1, pcg: pcg, rng: rand.New(pcg),
 		scores: make([]float64, k), sums: make([]float64, columns),
 	}
+	if cfg.Calibrate {
+		b.cal, b.probs = newCalibration(k), make([]float64, k)
+	}
 	var l persistent
 	switch a {
 	case Perceptron:
@@ -585,6 +604,8 @@ type base struct {
 	pat    []pattern
 	scores []float64 // f_c(x) of the last observe
 	sums   []float64 // column sums of one evaluation
+	cal    *Calibration
+	probs  []float64 // probabilities of the last Learn
 }
 
 func (b *base) Algorithm() Algorithm { return b.algo }
@@ -594,6 +615,13 @@ func (b *base) SupportVectors() int { return b.set.Len() }
 func (b *base) Task() Task { return b.labels.task }
 
 func (b *base) Classes() []int { return slices.Clone(b.labels.classes) }
+
+func (b *base) Calibration() *Calibration {
+	if b.cal == nil {
+		return nil
+	}
+	return b.cal.clone()
+}
 
 func (b *base) Config() Config {
 	c := b.cfg
@@ -657,6 +685,9 @@ func (b *base) Observe(x engine.Vector, y int) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
+	if b.cal != nil {
+		b.cal.learn(b.scores, y, b.probs)
+	}
 	return Outcome{Score: b.scores[0], Mistake: j.mistake, Updated: updated}, nil
 }
 
@@ -670,18 +701,32 @@ func (b *base) Learn(x engine.Vector, y float64) (Step, error) {
 	if err != nil {
 		return Step{}, err
 	}
-	return Step{Prediction: b.prediction(j, b.scores), Mistake: j.mistake, Updated: updated}, nil
+	st := Step{Prediction: b.prediction(j, b.scores, b.probs), Mistake: j.mistake, Updated: updated}
+	if b.cal != nil {
+		b.cal.learn(b.scores, t.class, b.probs)
+	}
+	return st, nil
 }
 
-// prediction turns a judgment of scores f into what the task predicts.
-func (b *base) prediction(j judgment, f []float64) Prediction {
+// prediction turns a judgment of scores f into what the task predicts,
+// with the calibrated probabilities (into probs) when the learner
+// calibrates.
+func (b *base) prediction(j judgment, f, probs []float64) Prediction {
+	p := Prediction{Label: f[0], Score: f[0], Probability: math.NaN()}
 	switch b.labels.task {
 	case Binary:
-		return Prediction{Label: float64(j.predicted), Score: f[0]}
+		p.Label = float64(j.predicted)
 	case Multiclass:
-		return Prediction{Label: float64(b.labels.classes[j.predicted]), Score: f[j.predicted], Scores: f}
+		p = Prediction{Label: float64(b.labels.classes[j.predicted]), Score: f[j.predicted], Scores: f, Probability: math.NaN()}
 	}
-	return Prediction{Label: f[0], Score: f[0]}
+	if b.cal != nil {
+		probs = b.cal.Probabilities(f, probs)
+		p.Probability = probs[0]
+		if b.labels.task == Multiclass {
+			p.Probability, p.Probabilities = probs[j.predicted], probs
+		}
+	}
+	return p
 }
 
 // Predict scores x on a scratch borrowed from the set, so that any number
@@ -723,11 +768,11 @@ func (b *base) PredictOne(x engine.Vector, scores []float64) (Prediction, error)
 	case Multiclass:
 		j.predicted = argmax(scores, -1)
 	}
-	p := b.prediction(j, scores)
-	if b.labels.task != Multiclass {
-		p.Scores = nil
+	var probs []float64
+	if b.cal != nil {
+		probs = make([]float64, b.outputs)
 	}
-	return p, nil
+	return b.prediction(j, scores, probs), nil
 }
 
 func (b *base) Snapshot() (*engine.Model, error) {

@@ -28,7 +28,7 @@ import (
 //	learner  algorithm uint8; Config: Dim int64, Budget int64, Sigma, Eta,
 //	         Lambda, Gamma float64, Seed uint64, Projection uint8,
 //	         ProjectronThreshold float64, Task uint8, Epsilon, Nu, C float64,
-//	         Rank, Features int64,
+//	         Rank, Features int64, Calibrate uint8,
 //	         the number of classes int64, then each class label int64
 //	set      dimension int64 (= Dim), count int64, weight columns uint8,
 //	         norm bound float64 and integral uint8 (engine.Set.Bounds),
@@ -36,8 +36,11 @@ import (
 //	         after vector), then each weight column: count float32
 //	base     scale float64, group float64, PCG state (length int64, then
 //	         the bytes of rand.PCG.MarshalBinary), then, for every learner
-//	         but the Projectrons, each support vector's pattern: its
-//	         positive and negative output as int32 each (−1: none)
+//	         whose coefficients are a scalar times a pattern (keepsPatterns),
+//	         each support vector's pattern: its positive and negative output
+//	         as int32 each (−1: none); then, with Calibrate, the
+//	         calibration: A and its AdaGrad sum, then each B and its sum
+//	         (float64)
 //	state    the algorithm's own state (state.go documents each)
 //	trailer  CRC-32C (Castagnoli) uint32 of every byte before it
 //
@@ -270,6 +273,7 @@ func encode(l Base) ([]byte, error) {
 	out = le.AppendUint64(out, math.Float64bits(c.C))
 	out = le.AppendUint64(out, uint64(int64(c.Rank)))
 	out = le.AppendUint64(out, uint64(int64(c.Features)))
+	out = append(out, boolByte(c.Calibrate))
 	out = le.AppendUint64(out, uint64(len(c.Classes)))
 	for _, label := range c.Classes {
 		out = le.AppendUint64(out, uint64(int64(label)))
@@ -306,6 +310,14 @@ func encode(l Base) ([]byte, error) {
 		for _, p := range b.pat[:n] {
 			out = le.AppendUint32(out, uint32(p.pos))
 			out = le.AppendUint32(out, uint32(p.neg))
+		}
+	}
+	if b.cal != nil {
+		out = le.AppendUint64(out, math.Float64bits(b.cal.A))
+		out = le.AppendUint64(out, math.Float64bits(b.cal.gA))
+		for i := range b.cal.B {
+			out = le.AppendUint64(out, math.Float64bits(b.cal.B[i]))
+			out = le.AppendUint64(out, math.Float64bits(b.cal.gB[i]))
 		}
 	}
 
@@ -427,6 +439,7 @@ func (r *reader) learner() (Online, error) {
 		c.Task = Task(r.u8())
 		c.Epsilon, c.Nu, c.C = r.raw64(), r.raw64(), r.raw64()
 		c.Rank, c.Features = int(r.i64()), int(r.i64())
+		c.Calibrate = r.bool("calibrate flag")
 		classes := r.int("class count", MaxClasses)
 		if r.err == nil && classes > len(r.buf)/8 {
 			return nil, r.fail("%d classes need %d bytes, %d remain", classes, 8*classes, len(r.buf))
@@ -525,6 +538,18 @@ func (r *reader) learner() (Online, error) {
 	}
 	if err := r.patterns(b); err != nil {
 		return nil, err
+	}
+	if b.cal != nil {
+		b.cal.A, b.cal.gA = r.f64(), r.f64()
+		for i := range b.cal.B {
+			b.cal.B[i], b.cal.gB[i] = r.f64(), r.f64()
+			if r.err == nil && b.cal.gB[i] < 0 {
+				return nil, r.fail("calibration: a negative sum of squares %v", b.cal.gB[i])
+			}
+		}
+		if r.err == nil && b.cal.gA < 0 {
+			return nil, r.fail("calibration: a negative sum of squares %v", b.cal.gA)
+		}
 	}
 	if err := l.loadState(r); err != nil {
 		return nil, err

@@ -295,8 +295,8 @@ func TestRoundTrip(t *testing.T) {
 // TestConfigFieldsSaved fails when Config gains a field: the model format
 // must then save it (and its version may need a bump).
 func TestConfigFieldsSaved(t *testing.T) {
-	if n := reflect.TypeFor[Config]().NumField(); n != 16 {
-		t.Fatalf("Config has %d fields; the model format (persist.go) saves 16: update it", n)
+	if n := reflect.TypeFor[Config]().NumField(); n != 17 {
+		t.Fatalf("Config has %d fields; the model format (persist.go) saves 17: update it", n)
 	}
 }
 
@@ -414,8 +414,8 @@ const (
 	offBudget    = offDim + 8
 	offSigma     = offBudget + 8
 	offEta       = offSigma + 8
-	offTask      = offEta + 8*4 + 1 + 8 // Eta, Lambda, Gamma, Seed, Projection, Threshold
-	offSetDim    = offTask + 1 + 8*6    // Task, Epsilon, Nu, C, Rank, Features, no classes
+	offTask      = offEta + 8*4 + 1 + 8  // Eta, Lambda, Gamma, Seed, Projection, Threshold
+	offSetDim    = offTask + 1 + 8*6 + 1 // Task, Epsilon, Nu, C, Rank, Features, no classes, Calibrate
 	offCount     = offSetDim + 8
 	offColumns   = offCount + 8
 	offNormBound = offColumns + 4
@@ -850,7 +850,7 @@ func TestLoadVersion1(t *testing.T) {
 	// K⁻¹, the task fields (Task, Epsilon, Nu, C, Rank, Features, no
 	// classes) and a 4-byte
 	// column count where version 1 had 1 byte.
-	if n < 2 || len(v1)-len(v2) != 8*(2*n*n-tri(n))-(1+8*6)-3 {
+	if n < 2 || len(v1)-len(v2) != 8*(2*n*n-tri(n))-(1+8*6+1)-3 {
 		t.Fatalf("%d support vectors: version 1 has %d bytes, version %d %d", n, len(v1), formatVersion, len(v2))
 	}
 	cur, err := Load(bytes.NewReader(v2))

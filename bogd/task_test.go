@@ -902,6 +902,7 @@ func TestTaskResumeEquivalence(t *testing.T) {
 		}
 		for _, a := range AlgorithmsFor(task) {
 			cfg := taskConfig(task, s.dim, 20, 13)
+			cfg.Calibrate = task == Multiclass // its state is resumed too
 			learnAll := func(l Online, from, to int) []string {
 				var out []string
 				for i := from; i < to; i++ {
@@ -909,7 +910,7 @@ func TestTaskResumeEquivalence(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					out = append(out, fmt.Sprintf("%x %v %v %v %v", math.Float64bits(st.Score), st.Label, st.Mistake, st.Updated, st.Scores))
+					out = append(out, fmt.Sprintf("%x %v %v %v %v %v", math.Float64bits(st.Score), st.Label, st.Mistake, st.Updated, st.Scores, st.Probabilities))
 				}
 				return out
 			}
