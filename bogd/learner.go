@@ -25,6 +25,7 @@
 package bogd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -78,6 +79,13 @@ type Online interface {
 	// scores go to scores (resized to the number of classes; nil
 	// allocates).
 	PredictOne(x engine.Vector, scores []float64) (Prediction, error)
+	// LearnBatch learns xs[i] with label ys[i] in order, as Learn, and
+	// returns the steps (appended to dst[:0]; each with scores of its
+	// own). It stops with ctx's error when ctx is done (checked every 256
+	// examples), having learnt the examples before.
+	LearnBatch(ctx context.Context, xs []engine.Vector, ys []float64, dst []Step) ([]Step, error)
+	// PredictBatch predicts every x, as PredictOne, into dst[:0].
+	PredictBatch(ctx context.Context, xs []engine.Vector, dst []Prediction) ([]Prediction, error)
 	// Task is what the learner predicts.
 	Task() Task
 	// Classes lists the multi-class labels, class c being output c of
@@ -750,6 +758,44 @@ func (b *base) Predict(x engine.Vector) (float64, error) {
 		return 0, err
 	}
 	return f[0], nil
+}
+
+// batchCheck is how many examples a batch call handles between looks at
+// its context.
+const batchCheck = 256
+
+func (b *base) LearnBatch(ctx context.Context, xs []engine.Vector, ys []float64, dst []Step) ([]Step, error) {
+	if len(xs) != len(ys) {
+		return dst[:0], fmt.Errorf("%v: %d examples and %d labels", b.algo, len(xs), len(ys))
+	}
+	dst = dst[:0]
+	for i, x := range xs {
+		if i%batchCheck == 0 && ctx.Err() != nil {
+			return dst, ctx.Err()
+		}
+		st, err := b.Learn(x, ys[i])
+		if err != nil {
+			return dst, fmt.Errorf("example %d: %w", i, err)
+		}
+		st.Scores, st.Probabilities = slices.Clone(st.Scores), slices.Clone(st.Probabilities)
+		dst = append(dst, st)
+	}
+	return dst, nil
+}
+
+func (b *base) PredictBatch(ctx context.Context, xs []engine.Vector, dst []Prediction) ([]Prediction, error) {
+	dst = dst[:0]
+	for i, x := range xs {
+		if i%batchCheck == 0 && ctx.Err() != nil {
+			return dst, ctx.Err()
+		}
+		p, err := b.PredictOne(x, nil)
+		if err != nil {
+			return dst, fmt.Errorf("example %d: %w", i, err)
+		}
+		dst = append(dst, p)
+	}
+	return dst, nil
 }
 
 // PredictOne predicts x on a borrowed scratch (see Predict).

@@ -2,6 +2,8 @@ package bogd
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -1018,5 +1020,47 @@ func TestMergeSearch(t *testing.T) {
 			t.Fatalf("a1=%v a2=%v k=%v: h=%v (objective %v) is no local maximum on [%v, %v]: %v at −%v, %v at +%v",
 				a1, a2, k, h[0], obj(h[0]), lo, hi, obj(h[0]-step), step, obj(h[0]+step), step)
 		}
+	}
+}
+
+// TestBatches: LearnBatch is Learn in order, PredictBatch is PredictOne for
+// each row, and a cancelled context stops both.
+func TestBatches(t *testing.T) {
+	s := multiStream(600, 3, 21)
+	cfg := taskConfig(Multiclass, s.dim, 20, 2)
+	one, batch := mustNewOnline(t, BOGDpp, cfg), mustNewOnline(t, BOGDpp, cfg)
+	steps, err := batch.LearnBatch(context.Background(), s.xs, s.labels, nil)
+	if err != nil || len(steps) != len(s.xs) {
+		t.Fatalf("%d steps, %v", len(steps), err)
+	}
+	for i, x := range s.xs {
+		st, err := one.Learn(x, s.labels[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Label != steps[i].Label || !slices.Equal(st.Scores, steps[i].Scores) {
+			t.Fatalf("step %d: batch %+v, one by one %+v", i, steps[i].Prediction, st.Prediction)
+		}
+	}
+	preds, err := batch.PredictBatch(context.Background(), s.xs[:50], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range preds {
+		q, _ := one.PredictOne(s.xs[i], nil)
+		if p.Label != q.Label || !slices.Equal(p.Scores, q.Scores) {
+			t.Fatalf("prediction %d: %+v, %+v", i, p, q)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := batch.LearnBatch(ctx, s.xs, s.labels, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled LearnBatch: %v", err)
+	}
+	if _, err := batch.PredictBatch(ctx, s.xs, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled PredictBatch: %v", err)
+	}
+	if _, err := batch.LearnBatch(context.Background(), s.xs, s.labels[:3], nil); err == nil {
+		t.Fatal("3 labels for 600 examples accepted")
 	}
 }
