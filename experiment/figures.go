@@ -2,12 +2,14 @@ package experiment
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"image/color"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -22,8 +24,8 @@ import (
 
 // The figures of every experiment are drawn by one code path: each turns
 // its results into FigureSets, and DrawFigures draws, for every dataset, the
-// online mistake rate against examples seen (one figure per budget) and the
-// mistake rate against time per pass across budgets.
+// online metric (mistake rate or MSE) against examples seen (one figure per
+// budget) and the metric against time per pass across budgets.
 
 // FigureFile is one written plot, its paths relative to the output directory.
 type FigureFile struct {
@@ -39,17 +41,30 @@ type FigureKey struct {
 
 // FigureData is what the figures show of one cell.
 type FigureData struct {
-	Curve   plotter.XYs // mean online mistake rate (%) against examples seen
-	Mistake float64     // mean mistake rate (%) of a pass
+	Curve   plotter.XYs // mean online metric against examples seen (MeanCurve)
+	Metric  float64     // mean metric of a pass: mistake rate (%) or MSE
 	Seconds float64     // mean seconds per pass
 }
 
 // FigureSet is everything the figures of one dataset show.
 type FigureSet struct {
-	Name       string
+	Name       string // the dataset, in file names (and titles, without Label)
+	Label      string // the dataset and setting in titles ("" for Name)
+	Task       bogd.Task
 	Budgets    []int            // ascending; one online figure each
 	Algorithms []bogd.Algorithm // legend order
 	Cells      map[FigureKey]FigureData
+}
+
+// title is the set's name in titles.
+func (d FigureSet) title() string { return cmp.Or(d.Label, d.Name) }
+
+// metricNames are the metric of a task in titles and on axes.
+func metricNames(t bogd.Task) (title, axis string) {
+	if t == bogd.Regression {
+		return "MSE", "mean squared error"
+	}
+	return "mistake rate", "mistake rate (%)"
 }
 
 // palette has one colour per algorithm (index bogd.Algorithm).
@@ -62,9 +77,19 @@ var palette = []color.Color{
 	color.RGBA{0xbc, 0xbd, 0x22, 0xff}, // Forgetron: olive
 	color.RGBA{0x94, 0x67, 0xbd, 0xff}, // Projectron: purple
 	color.RGBA{0xff, 0x7f, 0x0e, 0xff}, // Projectron++: orange
+	color.RGBA{0x8c, 0x56, 0x4b, 0xff}, // NORMA: brown
+	color.RGBA{0xe3, 0x77, 0xc2, 0xff}, // BOGD (oldest removal): pink
+	color.RGBA{0x00, 0x00, 0x00, 0xff}, // BPA-S: black
+	color.RGBA{0x98, 0xdf, 0x8a, 0xff}, // NOGD: light green
+	color.RGBA{0x9e, 0xda, 0xe5, 0xff}, // BSGD-merge: light cyan
+	color.RGBA{0xc5, 0xb0, 0xd5, 0xff}, // FOGD: lavender
+	color.RGBA{0xff, 0xbb, 0x78, 0xff}, // light orange
+	color.RGBA{0xad, 0x49, 0x4a, 0xff}, // dark red
 }
 
 var glyphs = []draw.GlyphDrawer{
+	draw.CircleGlyph{}, draw.SquareGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{},
+	draw.TriangleGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{},
 	draw.CircleGlyph{}, draw.SquareGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{},
 	draw.TriangleGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{},
 }
@@ -99,8 +124,18 @@ func DisplayName(a bogd.Algorithm) string {
 		return "Projectron"
 	case bogd.ProjectronPP:
 		return "Projectron++"
+	case bogd.NORMA:
+		return "NORMA"
+	case bogd.BOGDOldest:
+		return "BOGD (oldest removal)"
+	case bogd.BPAS:
+		return "BPA-S"
+	case bogd.NOGD:
+		return "NOGD"
+	case bogd.BSGDMerge:
+		return "BSGD-merge"
 	}
-	return a.String()
+	return strings.ToUpper(a.String()) // FOGD
 }
 
 // legendName is an algorithm's name in the legends.
@@ -111,25 +146,38 @@ func legendName(a bogd.Algorithm) string {
 	return DisplayName(a)
 }
 
-// MeanCurve averages the cumulative mistake rate (%) of passes over n rows
-// at their checkpoints: runs[r][i] is run r's mistake count after the first
-// ⌈(i+1)·n/K⌉ examples, K = len(runs[0]) (the positions of Checkpoints(n)
-// when K = min(100, n)). Runs with another number of checkpoints are left
-// out.
-func MeanCurve(n int, runs [][]int) plotter.XYs {
+// MeanCurve averages the online metric of passes over rows rows at their
+// checkpoints: the cumulative mistake rate (%) of a classification task or
+// the cumulative mean squared error of regression after the first
+// ⌈(i+1)·rows/K⌉ examples, K the number of checkpoints of the first pass
+// (the positions of Checkpoints(rows) when K = min(100, rows)). Passes
+// with another number of checkpoints are left out.
+func MeanCurve(rows int, passes []Result, task bogd.Task) plotter.XYs {
+	runs := make([][]float64, len(passes))
+	scale := 100.0
+	for r, p := range passes {
+		if task == bogd.Regression {
+			runs[r], scale = p.ErrorCheckpoints, 1
+			continue
+		}
+		runs[r] = make([]float64, len(p.Checkpoints))
+		for i, m := range p.Checkpoints {
+			runs[r][i] = float64(m)
+		}
+	}
 	if len(runs) == 0 || len(runs[0]) == 0 {
 		return nil
 	}
 	k := len(runs[0])
 	xys := make(plotter.XYs, k)
 	for i := range xys {
-		pos := ((i+1)*n + k - 1) / k
+		pos := ((i+1)*rows + k - 1) / k
 		xys[i].X = float64(pos)
 		var sum float64
 		var count int
 		for _, r := range runs {
 			if len(r) == k {
-				sum += 100 * float64(r[i]) / float64(pos)
+				sum += scale * r[i] / float64(pos)
 				count++
 			}
 		}
@@ -166,17 +214,18 @@ type figure struct {
 	legend      plot.Legend
 }
 
-// figures builds the figures of one dataset: the online mistake rate for
-// every budget (algorithms without a budget in each), then the mistake rate
-// against time per pass across budgets. Figures without data are left out.
+// figures builds the figures of one dataset: the online metric for every
+// budget (algorithms without a budget in each), then the metric against
+// time per pass across budgets. Figures without data are left out.
 func figures(d FigureSet) ([]figure, error) {
 	var out []figure
+	metric, axis := metricNames(d.Task)
 	for _, b := range d.Budgets {
 		p := plot.New()
-		p.Title.Text = fmt.Sprintf("%s, B = %d: online mistake rate", d.Name, b)
+		p.Title.Text = fmt.Sprintf("%s, B = %d: online %s", d.title(), b, metric)
 		p.X.Label.Text = "examples seen"
 		p.X.Tick.Marker = countTicks{}
-		p.Y.Label.Text = "mistake rate (%)"
+		p.Y.Label.Text = axis
 		p.Add(plotter.NewGrid())
 		leg := plot.NewLegend()
 		lines := 0
@@ -200,14 +249,14 @@ func figures(d FigureSet) ([]figure, error) {
 			lines++
 		}
 		if lines > 0 {
-			out = append(out, figure{onlineFigureName(d.Name, b), fmt.Sprintf("%s, B=%d: online mistake rate", d.Name, b), p, leg})
+			out = append(out, figure{onlineFigureName(d.Name, b), fmt.Sprintf("%s, B=%d: online %s", d.title(), b, metric), p, leg})
 		}
 	}
 
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: mistake rate against time per pass (budgets %v)", d.Name, d.Budgets)
+	p.Title.Text = fmt.Sprintf("%s: %s against time per pass (budgets %v)", d.title(), metric, d.Budgets)
 	p.X.Label.Text = "seconds per pass (log scale)"
-	p.Y.Label.Text = "mistake rate (%)"
+	p.Y.Label.Text = axis
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	p.Add(plotter.NewGrid())
@@ -221,7 +270,7 @@ func figures(d FigureSet) ([]figure, error) {
 		}
 		for _, b := range budgets {
 			if pc, ok := d.Cells[FigureKey{a, b}]; ok && pc.Seconds > 0 {
-				xys = append(xys, plotter.XY{X: pc.Seconds, Y: pc.Mistake})
+				xys = append(xys, plotter.XY{X: pc.Seconds, Y: pc.Metric})
 			}
 		}
 		if len(xys) == 0 {
@@ -229,7 +278,7 @@ func figures(d FigureSet) ([]figure, error) {
 		}
 		l, s, err := plotter.NewLinePoints(xys)
 		if err != nil {
-			return nil, fmt.Errorf("%s mistake rate against time of %s: %w", d.Name, legendName(a), err)
+			return nil, fmt.Errorf("%s %s against time of %s: %w", d.Name, metric, legendName(a), err)
 		}
 		c, glyph, dashes := algoStyle(a)
 		l.Color, l.Dashes, l.Width = c, dashes, vg.Points(1.5)
@@ -242,7 +291,7 @@ func figures(d FigureSet) ([]figure, error) {
 		if p.X.Min == p.X.Max { // one time: the axis would be padded by ±1 s, below 0
 			p.X.Min, p.X.Max = p.X.Min/2, p.X.Max*2
 		}
-		out = append(out, figure{timeFigureName(d.Name), d.Name + ": mistake rate against time per pass", p, leg})
+		out = append(out, figure{timeFigureName(d.Name), d.title() + ": " + metric + " against time per pass", p, leg})
 	}
 	return out, nil
 }

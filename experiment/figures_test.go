@@ -20,7 +20,7 @@ func TestMeanCurve(t *testing.T) {
 	for i, pos := range at {
 		a[i], b[i] = pos/5, pos/2 // 20% and 50%
 	}
-	xys := MeanCurve(n, [][]int{a, b, {1, 2}})
+	xys := MeanCurve(n, []Result{{Checkpoints: a}, {Checkpoints: b}, {Checkpoints: []int{1, 2}}}, bogd.Multiclass)
 	if len(xys) != len(at) {
 		t.Fatalf("%d points, want %d", len(xys), len(at))
 	}
@@ -30,8 +30,18 @@ func TestMeanCurve(t *testing.T) {
 			t.Fatalf("point %d: %v, want (%d, %v)", i, xy, at[i], want)
 		}
 	}
-	if MeanCurve(n, nil) != nil || MeanCurve(n, [][]int{nil}) != nil {
+	if MeanCurve(n, nil, bogd.Binary) != nil || MeanCurve(n, []Result{{}}, bogd.Binary) != nil {
 		t.Fatal("a curve without checkpoints")
+	}
+	// Regression: the mean of the cumulative MSEs, not in percent.
+	errs := make([]float64, len(at))
+	for i, pos := range at {
+		errs[i] = 0.5 * float64(pos)
+	}
+	for _, xy := range MeanCurve(n, []Result{{ErrorCheckpoints: errs}, {Checkpoints: a}}, bogd.Regression) {
+		if xy.Y != 0.5 {
+			t.Fatalf("regression curve point %v, want 0.5", xy)
+		}
 	}
 }
 
@@ -40,7 +50,7 @@ func TestMeanCurve(t *testing.T) {
 func TestDrawFiguresRefusesOverwrite(t *testing.T) {
 	dir := t.TempDir()
 	set := FigureSet{Name: "d", Budgets: []int{10}, Algorithms: []bogd.Algorithm{bogd.RBP},
-		Cells: map[FigureKey]FigureData{{bogd.RBP, 10}: {Curve: MeanCurve(4, [][]int{{1, 2, 2, 3}}), Mistake: 75, Seconds: 0.5}}}
+		Cells: map[FigureKey]FigureData{{bogd.RBP, 10}: {Curve: MeanCurve(4, []Result{{Checkpoints: []int{1, 2, 2, 3}}}, bogd.Binary), Metric: 75, Seconds: 0.5}}}
 	files, err := DrawFigures(dir, []FigureSet{set}, false)
 	if err != nil || len(files) != 2 {
 		t.Fatalf("%d figures, %v", len(files), err)

@@ -9,26 +9,54 @@ import (
 )
 
 // Params is one point of a parameter grid; parameters an algorithm does
-// not use are 0.
+// not read are 0.
 type Params struct {
 	Eta, LambdaT2, Gamma float64 // λ·T² rather than λ: one grid serves datasets of any size T
+	// AbsLambda is λ itself, for grids that give it directly (LambdaT2
+	// is then 0): a rule's own scale, such as the toolbox's λ = 10⁻⁵.
+	AbsLambda float64
+	C         float64 // BPA-S's aggressiveness
+	Sigma     float64 // the kernel width, when the grid lists widths (0: the plan's)
 }
 
-// Describe renders the parameters algorithm a uses.
-func (p Params) Describe(a bogd.Algorithm) string {
-	switch a {
-	case bogd.BOGD, bogd.BOGDpp:
-		return fmt.Sprintf("η=%g, λT²=%g, γ=%g", p.Eta, p.LambdaT2, p.Gamma)
-	case bogd.OGD:
-		return fmt.Sprintf("η=%g, λT²=%g", p.Eta, p.LambdaT2)
+// Describe renders the parameters algorithm a reads in task t, and σ when
+// the point sets it: "η=0.5, λT²=1, γ=4", "-" for none.
+func (p Params) Describe(a bogd.Algorithm, t bogd.Task) string {
+	read := a.Params(t)
+	var parts []string
+	if read.Has(bogd.ParamEta) {
+		parts = append(parts, fmt.Sprintf("η=%g", p.Eta))
 	}
-	return "-"
+	if read.Has(bogd.ParamLambda) {
+		if p.AbsLambda != 0 {
+			parts = append(parts, fmt.Sprintf("λ=%g", p.AbsLambda))
+		} else {
+			parts = append(parts, fmt.Sprintf("λT²=%g", p.LambdaT2))
+		}
+	}
+	if read.Has(bogd.ParamGamma) {
+		parts = append(parts, fmt.Sprintf("γ=%g", p.Gamma))
+	}
+	if read.Has(bogd.ParamC) {
+		parts = append(parts, fmt.Sprintf("C=%g", p.C))
+	}
+	if p.Sigma != 0 {
+		parts = append(parts, fmt.Sprintf("σ=%g", p.Sigma))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
 }
 
-// Grid is the parameter grid of a selection phase.
+// Grid is the parameter grid of a selection phase: the values of every
+// parameter it varies. A parameter an algorithm reads must have values.
 type Grid struct {
 	Name                 string
 	LambdaT2, Eta, Gamma []float64
+	AbsLambda            []float64 // λ given directly, tried after the LambdaT2 values
+	C                    []float64
+	Sigma                []float64 // kernel widths; none: the plan's σ for every point
 }
 
 // Pow2s returns 2^lo, …, 2^hi.
@@ -40,30 +68,53 @@ func Pow2s(lo, hi int) []float64 {
 	return out
 }
 
-// Points lists the grid points for algorithm a, in the order that breaks
-// ties of the selection (λ, then η, then γ, ascending): BOGD and BOGD++ use
-// λ, η and γ, OGD λ and η, the others nothing (one point, all zero).
-func (g Grid) Points(a bogd.Algorithm) []Params {
-	gammas := []float64{0}
-	switch a {
-	case bogd.BOGD, bogd.BOGDpp:
-		gammas = g.Gamma
-	case bogd.OGD:
-	default:
-		return []Params{{}}
+// Points lists the grid points for algorithm a in task t, in the order
+// that breaks ties of the selection: λ (the λ·T² values, then the direct
+// ones), then η, γ, C and σ, each in the order of its list. A point varies
+// exactly the parameters a reads in t (Algorithm.Params), and σ for every
+// algorithm when the grid lists widths; without either there is one point,
+// all zero.
+func (g Grid) Points(a bogd.Algorithm, t bogd.Task) []Params {
+	read := a.Params(t)
+	lambdas := []Params{{}}
+	if read.Has(bogd.ParamLambda) {
+		lambdas = nil
+		for _, l := range g.LambdaT2 {
+			lambdas = append(lambdas, Params{LambdaT2: l})
+		}
+		for _, l := range g.AbsLambda {
+			lambdas = append(lambdas, Params{AbsLambda: l})
+		}
+	}
+	values := func(p bogd.Param, list []float64) []float64 {
+		if !read.Has(p) {
+			return []float64{0}
+		}
+		return list
+	}
+	sigmas := g.Sigma
+	if len(sigmas) == 0 {
+		sigmas = []float64{0}
 	}
 	var out []Params
-	for _, l := range g.LambdaT2 {
-		for _, e := range g.Eta {
-			for _, c := range gammas {
-				out = append(out, Params{Eta: e, LambdaT2: l, Gamma: c})
+	for _, l := range lambdas {
+		for _, eta := range values(bogd.ParamEta, g.Eta) {
+			for _, gamma := range values(bogd.ParamGamma, g.Gamma) {
+				for _, c := range values(bogd.ParamC, g.C) {
+					for _, s := range sigmas {
+						p := l
+						p.Eta, p.Gamma, p.C, p.Sigma = eta, gamma, c, s
+						out = append(out, p)
+					}
+				}
 			}
 		}
 	}
 	return out
 }
 
-// Describe renders the grid for a report: "λ ∈ {…} / T², η ∈ {…}, γ ∈ {…}".
+// Describe renders the grid for a report: "λ ∈ {…} / T², η ∈ {…}, γ ∈
+// {…}", with the lists the grid has.
 func (g Grid) Describe() string {
 	set := func(xs []float64) string {
 		var parts []string
@@ -72,5 +123,22 @@ func (g Grid) Describe() string {
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
 	}
-	return fmt.Sprintf("λ ∈ %s / T², η ∈ %s, γ ∈ %s", set(g.LambdaT2), set(g.Eta), set(g.Gamma))
+	var parts []string
+	switch {
+	case len(g.LambdaT2) > 0 && len(g.AbsLambda) > 0:
+		parts = append(parts, fmt.Sprintf("λ ∈ %s / T² ∪ %s", set(g.LambdaT2), set(g.AbsLambda)))
+	case len(g.LambdaT2) > 0:
+		parts = append(parts, fmt.Sprintf("λ ∈ %s / T²", set(g.LambdaT2)))
+	case len(g.AbsLambda) > 0:
+		parts = append(parts, fmt.Sprintf("λ ∈ %s", set(g.AbsLambda)))
+	}
+	for _, l := range []struct {
+		name   string
+		values []float64
+	}{{"η", g.Eta}, {"γ", g.Gamma}, {"C", g.C}, {"σ", g.Sigma}} {
+		if len(l.values) > 0 {
+			parts = append(parts, fmt.Sprintf("%s ∈ %s", l.name, set(l.values)))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -35,7 +35,9 @@ const (
 // Key identifies a job: one pass of one algorithm with one parameter
 // setting over one permutation. Two records with the same key and rule
 // version must have the same outcome (apart from time and the SIMD
-// implementation).
+// implementation). The fields after Projection are those of the tasks
+// and rules that came after binary classification: zero in the jobs of
+// binary rules, whose keys stay as they were.
 type Key struct {
 	Dataset, Algorithm   string
 	Budget               int
@@ -45,6 +47,15 @@ type Key struct {
 	Seed                 uint64
 	Sigma                float64
 	Projection           string
+
+	Task      string  // TaskName: "" for binary
+	Scaling   string  // how the data were scaled: "" (as read) or ScalingMinMax
+	Epsilon   float64 // the regression ε
+	Nu        float64 // NORMA's ν
+	C         float64 // BPA-S's C
+	Rank      int     // NOGD's k
+	Features  int     // FOGD's D
+	AbsLambda float64 // λ given directly by the grid (LambdaT2 is then 0)
 }
 
 // String names a job for messages.
@@ -53,7 +64,26 @@ func (k Key) String() string {
 	if k.Budget > 0 {
 		s += fmt.Sprintf("/B=%d", k.Budget)
 	}
-	return s + fmt.Sprintf(" eta=%g lambda*T^2=%g gamma=%g sigma=%g %s run %d seed %d", k.Eta, k.LambdaT2, k.Gamma, k.Sigma, k.Stream, k.Run, k.Seed)
+	lambda := fmt.Sprintf("lambda*T^2=%g", k.LambdaT2)
+	if k.AbsLambda != 0 {
+		lambda = fmt.Sprintf("lambda=%g", k.AbsLambda)
+	}
+	s += fmt.Sprintf(" eta=%g %s gamma=%g sigma=%g", k.Eta, lambda, k.Gamma, k.Sigma)
+	for _, f := range []struct {
+		name  string
+		value float64
+	}{{"C", k.C}, {"epsilon", k.Epsilon}, {"nu", k.Nu}, {"rank", float64(k.Rank)}, {"features", float64(k.Features)}} {
+		if f.value != 0 {
+			s += fmt.Sprintf(" %s=%g", f.name, f.value)
+		}
+	}
+	if k.Task != "" {
+		s += " " + k.Task
+	}
+	if k.Scaling != "" {
+		s += " " + k.Scaling
+	}
+	return s + fmt.Sprintf(" %s run %d seed %d", k.Stream, k.Run, k.Seed)
 }
 
 // Ranking is the order of datasets in the stable order of jobs and of
@@ -62,7 +92,8 @@ type Ranking []string
 
 // Compare orders keys: dataset rank, algorithm, budget, parameters,
 // stream, seed, run. Shards are slices of this order, so it must not
-// change.
+// change (the fields that came with new tasks compare after the older
+// parameters, and are zero in older jobs).
 func (r Ranking) Compare(a, b Key) int {
 	return cmp.Or(
 		cmp.Compare(r.rank(a.Dataset), r.rank(b.Dataset)),
@@ -74,6 +105,14 @@ func (r Ranking) Compare(a, b Key) int {
 		cmp.Compare(a.Gamma, b.Gamma),
 		cmp.Compare(a.Sigma, b.Sigma),
 		cmp.Compare(a.Projection, b.Projection),
+		cmp.Compare(a.Task, b.Task),
+		cmp.Compare(a.Scaling, b.Scaling),
+		cmp.Compare(a.AbsLambda, b.AbsLambda),
+		cmp.Compare(a.C, b.C),
+		cmp.Compare(a.Epsilon, b.Epsilon),
+		cmp.Compare(a.Nu, b.Nu),
+		cmp.Compare(a.Rank, b.Rank),
+		cmp.Compare(a.Features, b.Features),
 		cmp.Compare(a.Stream, b.Stream),
 		cmp.Compare(a.Seed, b.Seed),
 		cmp.Compare(a.Run, b.Run),
@@ -102,8 +141,10 @@ func Cost(c Cell, rows int) float64 {
 	switch c.Algo {
 	case bogd.Perceptron:
 		return n * n * 0.15
-	case bogd.OGD:
+	case bogd.OGD, bogd.NORMA:
 		return n * n * 0.4
+	case bogd.BSGDMerge: // a merge searches every partner
+		return 20 * n * b
 	case bogd.Projectron:
 		return n * b * (1 + b/4)
 	case bogd.ProjectronPP:

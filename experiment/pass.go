@@ -11,8 +11,7 @@ import (
 	"github.com/bogd-project/bogd/engine"
 )
 
-// Online is a learner bound to its data, as a pass sees it. Each task
-// (binary classification here; others can bring their own adapter) says
+// Online is a learner bound to its data, as a pass sees it. Each task says
 // how one row is predicted, scored and learnt, so the pass stays the same.
 type Online interface {
 	// Step predicts row, scores that prediction, then learns from the
@@ -20,36 +19,57 @@ type Online interface {
 	Step(row int) (Loss, error)
 	// SupportVectors is the number of stored support vectors.
 	SupportVectors() int
+	// Task says which loss the pass sums: mistakes or squared errors.
+	Task() bogd.Task
 }
 
-// Loss is what one prediction cost, measured before the update. A task
-// with another metric adds its field here and its sum to Result.
+// Loss is what one prediction cost, measured before the update.
 type Loss struct {
-	Mistake bool // the predicted label differs from the true one
+	Mistake      bool    // classification: the predicted label differs from the true one
+	SquaredError float64 // regression: (y − ŷ)²
 }
 
 // Result is the outcome of one online pass. Its JSON names are those of
-// the results files (Record embeds it).
+// the results files (Record embeds it); the regression fields are left out
+// of classification records, which keep the form they had before tasks.
 type Result struct {
 	Mistakes       int     `json:"mistakes"`
-	SupportVectors int     `json:"support_vectors"` // at the end of the pass
-	Seconds        float64 `json:"seconds"`         // wall-clock time of the pass
-	// Checkpoints holds the cumulative mistakes after each position asked
-	// of Pass (none when none was asked).
-	Checkpoints []int `json:"checkpoints,omitempty"`
+	SquaredError   float64 `json:"squared_error,omitempty"` // regression: Σ (y − ŷ)² over the pass
+	SupportVectors int     `json:"support_vectors"`         // at the end of the pass
+	Seconds        float64 `json:"seconds"`                 // wall-clock time of the pass
+	// Checkpoints holds the cumulative mistakes (classification) after
+	// each position asked of Pass, ErrorCheckpoints the cumulative squared
+	// error (regression); none when none was asked.
+	Checkpoints      []int     `json:"checkpoints,omitempty"`
+	ErrorCheckpoints []float64 `json:"error_checkpoints,omitempty"`
+}
+
+// Metric is the figure a pass over rows rows is judged by: the mistake
+// rate in percent (classification) or the mean squared error (regression).
+func (r Result) Metric(rows int, task bogd.Task) float64 {
+	if task == bogd.Regression {
+		return r.SquaredError / float64(rows)
+	}
+	return 100 * float64(r.Mistakes) / float64(rows)
 }
 
 // Pass feeds the rows of order to l, one Step each, progressive validation
 // style: every row is predicted before it is learnt. It records the
-// cumulative mistakes after the first at[k] rows (at increasing, each in
+// cumulative loss after the first at[k] rows (at increasing, each in
 // 1..len(order)) and stops with ctx's error when ctx is cancelled (checked
 // every 1024 rows, so that a pass costs no time for it).
 func Pass(ctx context.Context, l Online, order []int, at []int) (Result, error) {
 	var res Result
+	regression := l.Task() == bogd.Regression
 	if len(at) > 0 {
-		res.Checkpoints = make([]int, 0, len(at))
+		if regression {
+			res.ErrorCheckpoints = make([]float64, 0, len(at))
+		} else {
+			res.Checkpoints = make([]int, 0, len(at))
+		}
 	}
 	start := time.Now()
+	next := 0 // the next checkpoint
 	for i, row := range order {
 		if i&1023 == 1023 && ctx.Err() != nil {
 			return Result{}, ctx.Err()
@@ -61,8 +81,13 @@ func Pass(ctx context.Context, l Online, order []int, at []int) (Result, error) 
 		if loss.Mistake {
 			res.Mistakes++
 		}
-		for len(res.Checkpoints) < len(at) && at[len(res.Checkpoints)] == i+1 {
-			res.Checkpoints = append(res.Checkpoints, res.Mistakes)
+		res.SquaredError += loss.SquaredError
+		for ; next < len(at) && at[next] == i+1; next++ {
+			if regression {
+				res.ErrorCheckpoints = append(res.ErrorCheckpoints, res.SquaredError)
+			} else {
+				res.Checkpoints = append(res.Checkpoints, res.Mistakes)
+			}
 		}
 	}
 	res.Seconds = time.Since(start).Seconds()
@@ -70,24 +95,30 @@ func Pass(ctx context.Context, l Online, order []int, at []int) (Result, error) 
 	return res, nil
 }
 
-// classifier is a binary bogd learner over a ±1-labelled dataset.
-type classifier struct {
-	bogd.Learner
+// bound is a learner of any task over a dataset of that task.
+type bound struct {
+	bogd.Online
 	data *dataset.Dataset
 }
 
-// Classifier binds a binary learner to its data for Pass.
-func Classifier(l bogd.Learner, data *dataset.Dataset) Online {
-	return classifier{l, data}
+// Bind binds a learner to its data for Pass. The data's labels must be of
+// the learner's task (±1, one of its classes, or real targets).
+func Bind(l bogd.Online, data *dataset.Dataset) Online {
+	return bound{l, data}
 }
 
-func (c classifier) Step(row int) (Loss, error) {
-	idx, val := c.data.Row(row)
-	out, err := c.Observe(engine.Sparse(idx, val), int(c.data.Labels[row]))
+func (b bound) Step(row int) (Loss, error) {
+	idx, val := b.data.Row(row)
+	y := b.data.Labels[row]
+	step, err := b.Learn(engine.Sparse(idx, val), y)
 	if err != nil {
-		return Loss{}, fmt.Errorf("%s row %d: %w", c.data.Name, row+1, err)
+		return Loss{}, fmt.Errorf("%s row %d: %w", b.data.Name, row+1, err)
 	}
-	return Loss{Mistake: out.Mistake}, nil
+	if b.Task() == bogd.Regression {
+		r := y - step.Label
+		return Loss{SquaredError: r * r}, nil
+	}
+	return Loss{Mistake: step.Mistake}, nil
 }
 
 // Permutation returns run r's random order of n rows: a pure function of
@@ -103,8 +134,7 @@ func LearnerSeed(seed uint64, r int) uint64 {
 	return seed*0x9e3779b97f4a7c15 + uint64(r) + 1
 }
 
-// CheckpointCount is the number of points of the online mistake-rate
-// curves.
+// CheckpointCount is the number of points of the online curves.
 const CheckpointCount = 100
 
 // Checkpoints returns the positions ⌈k·n/K⌉, k = 1..K, K = min(100, n).

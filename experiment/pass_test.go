@@ -10,6 +10,7 @@ import (
 
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
+	"github.com/bogd-project/bogd/engine"
 )
 
 // germanPath is the bundled copy of shared/datasets/german.svm.gz.
@@ -36,6 +37,8 @@ func (s *scripted) Step(row int) (Loss, error) {
 }
 
 func (s *scripted) SupportVectors() int { return s.steps / 2 }
+
+func (s *scripted) Task() bogd.Task { return bogd.Binary }
 
 func TestPassCountsAndCheckpoints(t *testing.T) {
 	order := []int{4, 0, 3, 1, 2}
@@ -65,35 +68,128 @@ func TestPassStopsWhenCancelled(t *testing.T) {
 	}
 }
 
-// The binary adapter is exactly a loop of Observe calls, and its errors
-// name the dataset and the 1-based row.
-func TestClassifierIsObserve(t *testing.T) {
+// The adapter of a binary learner is exactly a loop of Observe calls, and
+// its errors name the dataset and the 1-based row.
+func TestBindIsObserve(t *testing.T) {
 	data := german(t)
 	n := data.Len()
 	cfg := bogd.Config{Dim: data.Dim, Budget: 50, Sigma: 8, Eta: 0.25, Lambda: 1 / float64(n*n), Gamma: 1, Seed: LearnerSeed(1, 0)}
 	order := Permutation(1, 0, n)
-	a, _ := bogd.New(bogd.BOGDpp, cfg)
-	res, err := Pass(context.Background(), Classifier(a, data), order, Checkpoints(n))
+	a, _ := bogd.NewOnline(bogd.BOGDpp, cfg)
+	res, err := Pass(context.Background(), Bind(a, data), order, Checkpoints(n))
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := bogd.New(bogd.BOGDpp, cfg)
 	mistakes := 0
 	for _, row := range order {
-		loss, err := Classifier(b, data).Step(row)
+		idx, val := data.Row(row)
+		out, err := b.Observe(engine.Sparse(idx, val), int(data.Labels[row]))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if loss.Mistake {
+		if out.Mistake {
 			mistakes++
 		}
 	}
-	if res.Mistakes != mistakes || res.SupportVectors != b.SupportVectors() || res.Checkpoints[len(res.Checkpoints)-1] != mistakes {
+	if res.Mistakes != mistakes || res.SupportVectors != b.SupportVectors() || res.Checkpoints[len(res.Checkpoints)-1] != mistakes ||
+		res.SquaredError != 0 || res.ErrorCheckpoints != nil {
 		t.Fatalf("pass %+v, loop %d mistakes, %d support vectors", res, mistakes, b.SupportVectors())
 	}
-	narrow, _ := bogd.New(bogd.RBP, bogd.Config{Dim: 3, Budget: 10, Sigma: 8})
-	if _, err := Classifier(narrow, data).Step(6); err == nil || !strings.HasPrefix(err.Error(), "german.svm.gz row 7: ") {
+	narrow, _ := bogd.NewOnline(bogd.RBP, bogd.Config{Dim: 3, Budget: 10, Sigma: 8})
+	if _, err := Bind(narrow, data).Step(6); err == nil || !strings.HasPrefix(err.Error(), "german.svm.gz row 7: ") {
 		t.Fatalf("a row wider than the learner: %v", err)
+	}
+}
+
+// regressionData is german's features with a real target: the first
+// feature over 10.
+func regressionData(t *testing.T) *dataset.Dataset {
+	t.Helper()
+	d, err := german(t).Resolve(dataset.Regression, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range d.Labels {
+		idx, val := d.Row(i)
+		d.Labels[i] = 0
+		if len(idx) > 0 && idx[0] == 0 {
+			d.Labels[i] = float64(val[0]) / 10
+		}
+	}
+	return d
+}
+
+// A regression pass sums (y − ŷ)² of the predictions made before each
+// update, with the cumulative sums at the checkpoints, and counts no
+// mistakes.
+func TestPassSumsSquaredErrors(t *testing.T) {
+	data := regressionData(t)
+	n := data.Len()
+	cfg := bogd.Config{Task: bogd.Regression, Dim: data.Dim, Budget: 30, Sigma: 8, Eta: 0.1, Gamma: 10, Epsilon: 0.1, Seed: 3}
+	order := Permutation(2, 0, n)
+	at := Checkpoints(n)
+	a, _ := bogd.NewOnline(bogd.BOGD, cfg)
+	res, err := Pass(context.Background(), Bind(a, data), order, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := bogd.NewOnline(bogd.BOGD, cfg)
+	var sum float64
+	var sums []float64
+	for i, row := range order {
+		idx, val := data.Row(row)
+		step, err := b.Learn(engine.Sparse(idx, val), data.Labels[row])
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := data.Labels[row] - step.Label
+		sum += r * r
+		if slices.Contains(at, i+1) {
+			sums = append(sums, sum)
+		}
+	}
+	if res.SquaredError != sum || !slices.Equal(res.ErrorCheckpoints, sums) || res.Mistakes != 0 || res.Checkpoints != nil || !(sum > 0) {
+		t.Fatalf("pass: error %v, checkpoints %d, mistakes %d; loop: error %v", res.SquaredError, len(res.ErrorCheckpoints), res.Mistakes, sum)
+	}
+	if got, want := res.Metric(n, bogd.Regression), sum/float64(n); got != want {
+		t.Fatalf("metric %v, want the MSE %v", got, want)
+	}
+}
+
+// A multi-class pass counts the wrong labels Learn reports.
+func TestPassCountsMulticlassMistakes(t *testing.T) {
+	data := german(t)
+	multi, err := data.Resolve(dataset.Multiclass, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, y := range multi.Labels { // three classes: −1, +1 and rows without feature 1
+		if idx, _ := multi.Row(i); len(idx) == 0 || idx[0] != 0 {
+			multi.Labels[i] = 7
+		} else {
+			multi.Labels[i] = y
+		}
+	}
+	multi.Classes = []int{-1, 1, 7}
+	cfg := bogd.Config{Task: bogd.Multiclass, Classes: multi.Classes, Dim: multi.Dim, Budget: 40, Sigma: 8, Eta: 0.5, Gamma: 10, Seed: 1}
+	order := Permutation(4, 1, multi.Len())
+	a, _ := bogd.NewOnline(bogd.BOGDpp, cfg)
+	res, err := Pass(context.Background(), Bind(a, multi), order, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := bogd.NewOnline(bogd.BOGDpp, cfg)
+	mistakes := 0
+	for _, row := range order {
+		idx, val := multi.Row(row)
+		step, _ := b.Learn(engine.Sparse(idx, val), multi.Labels[row])
+		if step.Label != multi.Labels[row] {
+			mistakes++
+		}
+	}
+	if res.Mistakes != mistakes || mistakes == 0 || res.SquaredError != 0 {
+		t.Fatalf("pass %d mistakes, loop %d", res.Mistakes, mistakes)
 	}
 }
 
@@ -136,8 +232,12 @@ func TestMeanStdAndSummarize(t *testing.T) {
 	if m, s := MeanStd(nil); !math.IsNaN(m) || !math.IsNaN(s) {
 		t.Errorf("no value: %v, %v", m, s)
 	}
-	s := Summarize([]Result{{Mistakes: 10, SupportVectors: 4, Seconds: 1}, {Mistakes: 30, SupportVectors: 6, Seconds: 3}}, 200)
-	if s.Runs != 2 || s.MistakeRate != 10 || math.Abs(s.MistakeRateStd-math.Sqrt(50)) > 1e-12 || s.SupportVectors != 5 || s.Seconds != 2 {
+	s := Summarize([]Result{{Mistakes: 10, SupportVectors: 4, Seconds: 1}, {Mistakes: 30, SupportVectors: 6, Seconds: 3}}, 200, bogd.Binary)
+	if s.Runs != 2 || s.Metric != 10 || math.Abs(s.MetricStd-math.Sqrt(50)) > 1e-12 || s.SupportVectors != 5 || s.Seconds != 2 || s.MaxSeconds != 3 {
 		t.Errorf("Summarize: %+v", s)
+	}
+	s = Summarize([]Result{{SquaredError: 2, Seconds: 1}, {SquaredError: 6, Seconds: 0.5}}, 4, bogd.Regression)
+	if s.Metric != 1 || math.Abs(s.MetricStd-math.Sqrt(0.5)) > 1e-12 || s.MaxSeconds != 1 {
+		t.Errorf("Summarize regression: %+v", s)
 	}
 }

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -20,13 +21,26 @@ import (
 // Selection never sees a reported permutation: the streams have different
 // seeds and selection reads only records of its own stream.
 type Plan struct {
-	Cells            []Cell // in table order
-	Grid             Grid
+	Cells []Cell // in table order
+	Grid  Grid
+	// Widths lists, per dataset, the kernel widths its grid points vary
+	// in place of Grid.Sigma: a width suits one dataset's scale.
+	Widths           map[string][]float64
 	Runs, SelectRuns int
 	Seed, SelectSeed uint64
-	Sigma            float64
+	Sigma            float64 // the kernel width of grid points that set none
 	Projection       bogd.Projection
 	Order            Ranking // of the job lists
+
+	// What the tasks and rules after binary classification fix for every
+	// job (zero for binary plans, whose keys stay as they were).
+	Task    bogd.Task
+	Scaling string  // how the study scaled its data: "" or ScalingMinMax
+	Epsilon float64 // regression: ε
+	Nu      float64 // NORMA's ν
+	// RankFactor sets NOGD's k = RankFactor·B, FeatureFactor FOGD's
+	// D = FeatureFactor·B (rounded; 0: the learner's default).
+	RankFactor, FeatureFactor float64
 }
 
 // ProjectionName is the name of a BOGD/BOGD++ projection in records and on
@@ -50,18 +64,41 @@ func ParseProjection(s string) (bogd.Projection, error) {
 }
 
 func (p *Plan) job(c Cell, params Params, stream string, run int, seed uint64) Job {
-	proj := ""
+	k := Key{
+		Dataset: c.Dataset, Algorithm: c.Algo.String(), Budget: c.Budget,
+		Eta: params.Eta, LambdaT2: params.LambdaT2, AbsLambda: params.AbsLambda, Gamma: params.Gamma, C: params.C,
+		Stream: stream, Run: run, Seed: seed, Sigma: cmp.Or(params.Sigma, p.Sigma),
+		Task: TaskName(p.Task), Scaling: p.Scaling,
+	}
 	if c.Algo == bogd.BOGD || c.Algo == bogd.BOGDpp {
-		proj = ProjectionName(p.Projection)
+		k.Projection = ProjectionName(p.Projection)
 	}
-	return Job{
-		Cell: c, Params: params,
-		Key: Key{
-			Dataset: c.Dataset, Algorithm: c.Algo.String(), Budget: c.Budget,
-			Eta: params.Eta, LambdaT2: params.LambdaT2, Gamma: params.Gamma,
-			Stream: stream, Run: run, Seed: seed, Sigma: p.Sigma, Projection: proj,
-		},
+	if p.Task == bogd.Regression {
+		k.Epsilon = p.Epsilon
 	}
+	if c.Algo == bogd.NORMA {
+		k.Nu = p.Nu
+	}
+	if c.Algo == bogd.NOGD && p.RankFactor > 0 {
+		k.Rank = max(1, int(math.Round(p.RankFactor*float64(c.Budget))))
+	}
+	if readsFeatures(c.Algo) && p.FeatureFactor > 0 {
+		k.Features = max(1, int(math.Round(p.FeatureFactor*float64(c.Budget))))
+	}
+	return Job{Cell: c, Params: params, Key: k}
+}
+
+// readsFeatures reports whether algorithm a reads Config.Features.
+func readsFeatures(a bogd.Algorithm) bool { return a.String() == "fogd" }
+
+// Points lists the grid points of cell c: the plan's grid with the widths
+// of c's dataset, if it has its own.
+func (p *Plan) Points(c Cell) []Params {
+	g := p.Grid
+	if w, ok := p.Widths[c.Dataset]; ok {
+		g.Sigma = w
+	}
+	return g.Points(c.Algo, p.Task)
 }
 
 func (p *Plan) sort(jobs []Job) []Job {
@@ -74,7 +111,7 @@ func (p *Plan) sort(jobs []Job) []Job {
 func (p *Plan) SelectJobs() []Job {
 	var out []Job
 	for _, c := range p.Cells {
-		points := p.Grid.Points(c.Algo)
+		points := p.Points(c)
 		if len(points) < 2 {
 			continue
 		}
@@ -90,12 +127,13 @@ func (p *Plan) SelectJobs() []Job {
 // Selection is the outcome of the selection phase for one cell.
 type Selection struct {
 	Params Params
-	Mean   float64 // mean mistake rate (%) over the selection runs; NaN without a grid
+	Mean   float64 // mean metric (Record.Metric) over the selection runs; NaN without a grid
 	Runs   int     // selection runs per grid point (0 without a grid)
 }
 
-// GridMean is the mean mistake rate (%) of one grid point over the
-// selection runs of a cell; Complete is false when some runs have no record.
+// GridMean is the mean metric (Record.Metric: mistake rate or MSE) of one
+// grid point over the selection runs of a cell; Complete is false when
+// some runs have no record.
 type GridMean struct {
 	Params   Params
 	Mean     float64
@@ -106,7 +144,7 @@ type GridMean struct {
 // c, reading only records of the selection stream, and counts the
 // selection jobs without a record.
 func (p *Plan) GridMeans(c Cell, rs *ResultSet) (means []GridMean, missing int) {
-	for _, params := range p.Grid.Points(c.Algo) {
+	for _, params := range p.Points(c) {
 		var sum float64
 		g := GridMean{Params: params, Complete: true}
 		for r := range p.SelectRuns {
@@ -116,7 +154,7 @@ func (p *Plan) GridMeans(c Cell, rs *ResultSet) (means []GridMean, missing int) 
 				g.Complete = false
 				continue
 			}
-			sum += 100 * float64(rec.Mistakes) / float64(rec.Rows)
+			sum += rec.Metric()
 		}
 		g.Mean = sum / float64(p.SelectRuns)
 		means = append(means, g)
@@ -124,11 +162,11 @@ func (p *Plan) GridMeans(c Cell, rs *ResultSet) (means []GridMean, missing int) 
 	return means, missing
 }
 
-// Select picks the grid point with the lowest mean mistake rate over the
+// Select picks the grid point with the lowest mean metric over the
 // selection runs of cell c (the first of equal ones, in the order of
 // Grid.Points); missing counts the selection jobs without a record.
 func (p *Plan) Select(c Cell, rs *ResultSet) (sel Selection, missing int) {
-	points := p.Grid.Points(c.Algo)
+	points := p.Points(c)
 	if len(points) < 2 {
 		return Selection{Params: points[0], Mean: math.NaN()}, 0
 	}

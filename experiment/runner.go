@@ -124,19 +124,33 @@ feeding:
 }
 
 // RunJob runs one job's pass over data and returns its record, stamped
-// with the rule version and the SIMD implementation that computed it.
+// with the rule version and the SIMD implementation that computed it. The
+// data must be of the job's task (and scaled as its key says: the study
+// that loaded them knows).
 func RunJob(ctx context.Context, j Job, data *dataset.Dataset) (*Record, error) {
 	n := data.Len()
 	k := j.Key
+	task, err := ParseTaskName(k.Task)
+	if err != nil {
+		return nil, err
+	}
+	if data.Task != DataTask(task) {
+		return nil, fmt.Errorf("%s holds %v data, the job is %v", data.Name, data.Task, task)
+	}
 	proj, err := ParseProjection(cmp.Or(k.Projection, "clip"))
 	if err != nil {
 		return nil, err
 	}
 	lambda := k.LambdaT2 / (float64(n) * float64(n))
-	l, err := bogd.New(j.Cell.Algo, bogd.Config{
+	if k.AbsLambda != 0 {
+		lambda = k.AbsLambda
+	}
+	l, err := bogd.NewOnline(j.Cell.Algo, bogd.Config{
 		Dim: data.Dim, Budget: k.Budget, Sigma: k.Sigma,
 		Eta: k.Eta, Lambda: lambda, Gamma: k.Gamma,
 		Seed: LearnerSeed(k.Seed, k.Run), Projection: proj,
+		Task: task, Classes: data.Classes, Epsilon: k.Epsilon, Nu: k.Nu,
+		C: k.C, Rank: k.Rank, Features: k.Features,
 	})
 	if err != nil {
 		return nil, err
@@ -145,7 +159,7 @@ func RunJob(ctx context.Context, j Job, data *dataset.Dataset) (*Record, error) 
 	if k.Stream == StreamReport {
 		at = Checkpoints(n)
 	}
-	res, err := Pass(ctx, Classifier(l, data), Permutation(k.Seed, k.Run, n), at)
+	res, err := Pass(ctx, Bind(l, data), Permutation(k.Seed, k.Run, n), at)
 	if err != nil {
 		return nil, err
 	}
@@ -153,6 +167,31 @@ func RunJob(ctx context.Context, j Job, data *dataset.Dataset) (*Record, error) 
 		Dataset: k.Dataset, Algorithm: k.Algorithm, Rule: j.Cell.Algo.RuleVersion(), Budget: k.Budget,
 		Eta: k.Eta, LambdaT2: k.LambdaT2, Gamma: k.Gamma,
 		Stream: k.Stream, Run: k.Run, Seed: k.Seed, Sigma: k.Sigma, Projection: k.Projection,
+		Task: k.Task, Scaling: k.Scaling, Epsilon: k.Epsilon, Nu: k.Nu, C: k.C,
+		Rank: k.Rank, Features: k.Features, AbsLambda: k.AbsLambda,
 		Rows: n, Lambda: lambda, Result: res, SIMD: simd.Active().String(),
 	}, nil
+}
+
+// DataTask is the dataset reader's name for learning task t.
+func DataTask(t bogd.Task) dataset.Task {
+	switch t {
+	case bogd.Multiclass:
+		return dataset.Multiclass
+	case bogd.Regression:
+		return dataset.Regression
+	}
+	return dataset.Binary
+}
+
+// LearnerTask is the learners' name for the resolved task of a dataset
+// (never dataset.Auto: Read and Resolve settle it).
+func LearnerTask(t dataset.Task) bogd.Task {
+	switch t {
+	case dataset.Multiclass:
+		return bogd.Multiclass
+	case dataset.Regression:
+		return bogd.Regression
+	}
+	return bogd.Binary
 }

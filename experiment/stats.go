@@ -1,6 +1,11 @@
 package experiment
 
-import "math"
+import (
+	"math"
+	"slices"
+
+	"github.com/bogd-project/bogd/bogd"
+)
 
 // MeanStd returns the mean and the sample standard deviation (n−1, as
 // MATLAB's std and the paper's tables); NaN for no values, std 0 for one.
@@ -25,23 +30,27 @@ func MeanStd(xs []float64) (mean, std float64) {
 // Summary aggregates the passes of one cell over the same rows.
 type Summary struct {
 	Runs                              int
-	MistakeRate, MistakeRateStd       float64 // percent
+	Metric, MetricStd                 float64 // mistake rate (%) or mean squared error: Result.Metric
 	SupportVectors, SupportVectorsStd float64
 	Seconds                           float64 // mean per pass
+	MaxSeconds                        float64 // the slowest pass
 }
 
 // Summarize computes the means and sample standard deviations of passes
-// over rows rows each.
-func Summarize(passes []Result, rows int) Summary {
-	var rates, svs, secs []float64
+// of a task over rows rows each.
+func Summarize(passes []Result, rows int, task bogd.Task) Summary {
+	var metrics, svs, secs []float64
 	for _, p := range passes {
-		rates = append(rates, 100*float64(p.Mistakes)/float64(rows))
+		metrics = append(metrics, p.Metric(rows, task))
 		svs = append(svs, float64(p.SupportVectors))
 		secs = append(secs, p.Seconds)
 	}
 	s := Summary{Runs: len(passes)}
-	s.MistakeRate, s.MistakeRateStd = MeanStd(rates)
+	s.Metric, s.MetricStd = MeanStd(metrics)
 	s.SupportVectors, s.SupportVectorsStd = MeanStd(svs)
 	s.Seconds, _ = MeanStd(secs)
+	if len(secs) > 0 {
+		s.MaxSeconds = slices.Max(secs)
+	}
 	return s
 }

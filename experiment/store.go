@@ -20,20 +20,21 @@ import (
 )
 
 // Record is one finished job, stored as one JSON object per line of a
-// results file. The fields up to Projection identify the job (Key); Rule
+// results file. The fields up to AbsLambda identify the job (Key); Rule
 // and SIMD say what computed it; the rest is its outcome.
 //
-// The format grows without breaking stored files: a task other than
-// binary classification would add a "task" field (absent meaning binary)
-// and its metric beside Result's, and records of older rule versions stay
-// readable (and are set aside, see ResultSet.Load).
+// The format grows without breaking stored files: the fields of the
+// tasks and rules that came after binary classification are left out when
+// zero, so that binary records keep their form (and their keys), and
+// records of older rule versions stay readable (and are set aside, see
+// ResultSet.Load).
 type Record struct {
 	Dataset    string  `json:"dataset"`   // the experiment's dataset name
 	Algorithm  string  `json:"algorithm"` // as bogd.Algorithm.String
 	Rule       int     `json:"rule"`      // bogd.Algorithm.RuleVersion of the arithmetic that ran; 1 when absent
-	Budget     int     `json:"budget"`    // 0 for Perceptron and OGD
+	Budget     int     `json:"budget"`    // 0 for algorithms without a budget
 	Eta        float64 `json:"eta"`       // 0 when the algorithm has no η
-	LambdaT2   float64 `json:"lambda_t2"` // λ·T² (λ = lambda_t2/T², T = rows); 0 when unused
+	LambdaT2   float64 `json:"lambda_t2"` // λ·T² (λ = lambda_t2/T², T = rows); 0 when unused or given directly
 	Gamma      float64 `json:"gamma"`     // 0 when unused
 	Stream     string  `json:"stream"`    // "select" or "report"
 	Run        int     `json:"run"`       // permutation index within the stream
@@ -41,22 +42,78 @@ type Record struct {
 	Sigma      float64 `json:"sigma"`
 	Projection string  `json:"projection,omitempty"` // BOGD and BOGD++: clip or rescale
 
+	Task      string  `json:"task,omitempty"`       // TaskName: absent for binary
+	Scaling   string  `json:"scaling,omitempty"`    // ScalingMinMax when the data were min-max scaled
+	Epsilon   float64 `json:"epsilon,omitempty"`    // regression: ε
+	Nu        float64 `json:"nu,omitempty"`         // NORMA: ν
+	C         float64 `json:"c,omitempty"`          // BPA-S: C
+	Rank      int     `json:"rank,omitempty"`       // NOGD: k
+	Features  int     `json:"features,omitempty"`   // FOGD: D
+	AbsLambda float64 `json:"abs_lambda,omitempty"` // λ as the grid gave it, when it gives λ rather than λ·T²
+
 	Rows   int     `json:"rows"`
-	Lambda float64 `json:"lambda"`
+	Lambda float64 `json:"lambda"` // the λ of the pass
 	Result
 	SIMD string `json:"simd"` // the simd implementation that ran the pass
 }
 
 // Key is the job the record belongs to.
 func (r *Record) Key() Key {
-	return Key{r.Dataset, r.Algorithm, r.Budget, r.Eta, r.LambdaT2, r.Gamma, r.Stream, r.Run, r.Seed, r.Sigma, r.Projection}
+	return Key{
+		Dataset: r.Dataset, Algorithm: r.Algorithm, Budget: r.Budget,
+		Eta: r.Eta, LambdaT2: r.LambdaT2, Gamma: r.Gamma,
+		Stream: r.Stream, Run: r.Run, Seed: r.Seed, Sigma: r.Sigma, Projection: r.Projection,
+		Task: r.Task, Scaling: r.Scaling, Epsilon: r.Epsilon, Nu: r.Nu, C: r.C,
+		Rank: r.Rank, Features: r.Features, AbsLambda: r.AbsLambda,
+	}
 }
+
+// Metric is the figure the record's pass is judged by (Result.Metric):
+// what selection minimises and tables show.
+func (r *Record) Metric() float64 {
+	task, _ := ParseTaskName(r.Task) // validated when read
+	return r.Result.Metric(r.Rows, task)
+}
+
+// TaskName is the name of task t in records and keys: "" for binary, so
+// that binary records keep the form they had before tasks.
+func TaskName(t bogd.Task) string {
+	if t == bogd.Binary {
+		return ""
+	}
+	return t.String()
+}
+
+// ParseTaskName reads a TaskName.
+func ParseTaskName(s string) (bogd.Task, error) {
+	if s == "" {
+		return bogd.Binary, nil
+	}
+	t, err := bogd.ParseTask(s)
+	if err != nil || t == bogd.Binary {
+		return 0, fmt.Errorf("task %q is neither multiclass nor regression (binary is written as no task)", s)
+	}
+	return t, nil
+}
+
+// ScalingMinMax names data min-max scaled to [0, 1] per column over the
+// whole file (dataset.MinMax), a regression label included.
+const ScalingMinMax = "minmax"
 
 // sameOutcome reports whether two records of one job agree on everything
 // deterministic: time and the SIMD implementation may differ.
 func sameOutcome(a, b *Record) bool {
 	return a.Rule == b.Rule && a.Rows == b.Rows && a.Lambda == b.Lambda && a.Mistakes == b.Mistakes &&
-		a.SupportVectors == b.SupportVectors && slices.Equal(a.Checkpoints, b.Checkpoints)
+		a.SquaredError == b.SquaredError && a.SupportVectors == b.SupportVectors &&
+		slices.Equal(a.Checkpoints, b.Checkpoints) && slices.Equal(a.ErrorCheckpoints, b.ErrorCheckpoints)
+}
+
+// outcome describes a record's result for messages.
+func (r *Record) outcome() string {
+	if r.Task == TaskName(bogd.Regression) {
+		return fmt.Sprintf("squared error %g, %d support vectors", r.SquaredError, r.SupportVectors)
+	}
+	return fmt.Sprintf("%d mistakes, %d support vectors", r.Mistakes, r.SupportVectors)
 }
 
 // validate checks a record read from a file.
@@ -64,13 +121,25 @@ func (r *Record) validate() error {
 	if _, err := bogd.ParseAlgorithm(r.Algorithm); err != nil {
 		return err
 	}
+	task, err := ParseTaskName(r.Task)
+	if err != nil {
+		return err
+	}
 	switch {
 	case r.Dataset == "":
 		return errors.New("no dataset")
 	case r.Stream != StreamSelect && r.Stream != StreamReport:
 		return fmt.Errorf("stream %q is neither %q nor %q", r.Stream, StreamSelect, StreamReport)
-	case r.Rule < 0 || r.Run < 0 || r.Rows <= 0 || r.Mistakes < 0 || r.Mistakes > r.Rows || r.Budget < 0:
+	case r.Scaling != "" && r.Scaling != ScalingMinMax:
+		return fmt.Errorf("scaling %q is not %q", r.Scaling, ScalingMinMax)
+	case r.Rule < 0 || r.Run < 0 || r.Rows <= 0 || r.Mistakes < 0 || r.Mistakes > r.Rows || r.Budget < 0 || r.Rank < 0 || r.Features < 0:
 		return errors.New("negative or inconsistent counts")
+	case !(r.SquaredError >= 0):
+		return fmt.Errorf("squared error %v is negative", r.SquaredError)
+	case task == bogd.Regression && (r.Mistakes > 0 || len(r.Checkpoints) > 0):
+		return errors.New("a regression pass with mistakes")
+	case task != bogd.Regression && (r.SquaredError > 0 || len(r.ErrorCheckpoints) > 0):
+		return fmt.Errorf("a %v pass with squared errors", task)
 	}
 	return nil
 }
@@ -90,8 +159,8 @@ func (s *ResultSet) Add(r *Record) (bool, error) {
 	k := r.Key()
 	if old, ok := s.recs[k]; ok {
 		if !sameOutcome(old, r) {
-			return false, fmt.Errorf("conflicting results for %v: %d mistakes, %d support vectors (rule %d, simd %s) vs %d mistakes, %d support vectors (rule %d, simd %s)",
-				k, old.Mistakes, old.SupportVectors, old.Rule, old.SIMD, r.Mistakes, r.SupportVectors, r.Rule, r.SIMD)
+			return false, fmt.Errorf("conflicting results for %v: %s (rule %d, simd %s) vs %s (rule %d, simd %s)",
+				k, old.outcome(), old.Rule, old.SIMD, r.outcome(), r.Rule, r.SIMD)
 		}
 		return false, nil
 	}

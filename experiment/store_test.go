@@ -192,3 +192,52 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return data
 }
+
+// A regression record carries its task, settings and squared errors;
+// the fields of other tasks are left out, and binary records keep the form
+// of TestRecordFormat.
+func TestRegressionRecordFormat(t *testing.T) {
+	r := &Record{Dataset: "housing", Algorithm: "norma", Rule: bogd.NORMA.RuleVersion(), Eta: 0.2, Stream: StreamSelect, Seed: 2, Sigma: 0.5,
+		Task: "regression", Scaling: ScalingMinMax, Epsilon: 0.1, Nu: 0.4, AbsLambda: 0.03,
+		Rows: 506, Lambda: 0.03, Result: Result{SquaredError: 20.24, SupportVectors: 300, Seconds: 0.01, ErrorCheckpoints: []float64{0.5}}, SIMD: "avx2"}
+	line, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf(`{"dataset":"housing","algorithm":"norma","rule":%d,"budget":0,"eta":0.2,"lambda_t2":0,"gamma":0,"stream":"select","run":0,"seed":2,"sigma":0.5,"task":"regression","scaling":"minmax","epsilon":0.1,"nu":0.4,"abs_lambda":0.03,"rows":506,"lambda":0.03,"mistakes":0,"squared_error":20.24,"support_vectors":300,"seconds":0.01,"error_checkpoints":[0.5],"simd":"avx2"}`,
+		bogd.NORMA.RuleVersion())
+	if string(line) != want {
+		t.Fatalf("record\n%s\nwant\n%s", line, want)
+	}
+	if got := r.Metric(); got != r.SquaredError/float64(r.Rows) || got > 0.05 {
+		t.Fatalf("metric %v, want the MSE", got)
+	}
+	k := r.Key()
+	if k.Task != "regression" || k.AbsLambda != 0.03 || k.Nu != 0.4 || k.Epsilon != 0.1 || k.Scaling != ScalingMinMax {
+		t.Fatalf("key %+v", k)
+	}
+}
+
+// Records that break a task's rules are errors naming file and line.
+func TestRecordValidation(t *testing.T) {
+	dir := t.TempDir()
+	good, _ := json.Marshal(rbpRecord())
+	for _, c := range []struct{ from, to, want string }{
+		{`"stream"`, `"task":"binary","stream"`, `task "binary"`},
+		{`"stream"`, `"task":"ranking","stream"`, `task "ranking"`},
+		{`"stream"`, `"scaling":"zscore","stream"`, `scaling "zscore"`},
+		{`"stream"`, `"task":"regression","stream"`, "a regression pass with mistakes"},
+		{`"mistakes":380`, `"mistakes":380,"squared_error":2`, "a binary pass with squared errors"},
+		{`"mistakes":380`, `"mistakes":380,"squared_error":-2`, "squared error -2 is negative"},
+	} {
+		path := filepath.Join(dir, "runs.jsonl")
+		writeLines(t, path, string(good)+"\n", strings.Replace(string(good), c.from, c.to, 1)+"\n")
+		_, err := NewResultSet().Load(path, func(string) {})
+		if err == nil || !strings.Contains(err.Error(), path+":2: ") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v", c.to, err)
+		}
+	}
+	if task, err := ParseTaskName(""); err != nil || task != bogd.Binary || TaskName(bogd.Binary) != "" || TaskName(bogd.Multiclass) != "multiclass" {
+		t.Fatalf("binary is the empty task name: %v %v", task, err)
+	}
+}

@@ -69,8 +69,8 @@ func TestReportedRunsMatchRunCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &rows); err != nil || len(rows) != 1 {
 		t.Fatalf("run output %s: %v", stdout, err)
 	}
-	if want := 100 * float64(total) / 2 / 1000; math.Abs(rows[0].MistakeRateMean-want) > 1e-9 {
-		t.Fatalf("run: mean mistake rate %v, the reported runs %v", rows[0].MistakeRateMean, want)
+	if want := 100 * float64(total) / 2 / 1000; rows[0].MistakeRateMean == nil || math.Abs(*rows[0].MistakeRateMean-want) > 1e-9 {
+		t.Fatalf("run: mean mistake rate %v, the reported runs %v", *rows[0].MistakeRateMean, want)
 	}
 }
 
@@ -160,13 +160,12 @@ func TestPaperErrors(t *testing.T) {
 
 // An interrupted run says how to continue it, with the directory it chose.
 func TestPaperAdviceOnInterrupt(t *testing.T) {
-	opt := &paper.Options{CommandLine: "bogdbench paper --quick", OutDir: "benchmarks/results/runs/quick-x", Results: "r.jsonl"}
-	err := paperAdvice(opt, fmt.Errorf("%w: 3 of 10 select jobs finished now", experiment.ErrInterrupted))
+	e := &experiment.Execution{Results: "r.jsonl"}
+	err := studyAdvice("paper", "bogdbench paper --quick", "benchmarks/results/runs/quick-x", e, fmt.Errorf("%w: 3 of 10 select jobs finished now", experiment.ErrInterrupted))
 	if want := "to continue, run `bogdbench paper --quick --resume --out benchmarks/results/runs/quick-x`"; !strings.Contains(err.Error(), want) {
 		t.Fatalf("%v lacks %q", err, want)
 	}
-	opt.CommandLine = "bogdbench paper --out o --resume"
-	if err := paperAdvice(opt, experiment.ErrInterrupted); !strings.Contains(err.Error(), "run `bogdbench paper --out o --resume`") {
+	if err := studyAdvice("paper", "bogdbench paper --out o --resume", "o", e, experiment.ErrInterrupted); !strings.Contains(err.Error(), "run `bogdbench paper --out o --resume`") {
 		t.Fatalf("%v", err)
 	}
 }
@@ -196,5 +195,69 @@ func TestMergeCommand(t *testing.T) {
 	}
 	if code, _, _ := bench(t, "merge", a); code != 2 {
 		t.Fatalf("merge without --out: exit %d", code)
+	}
+}
+
+// committedQuick is the committed output of `make demo`'s command.
+const committedQuick = "../../benchmarks/results/quick"
+
+// The committed quick reproduction still tabulates as it did: its records
+// are complete for the quick plan, and every table the report renders from
+// them is the committed one (the machine's timing line aside).
+func TestCommittedQuickTablesUnchanged(t *testing.T) {
+	out := t.TempDir()
+	results := filepath.Join(committedQuick, "paper-runs.jsonl")
+	code, stdout, stderr := bench(t, "paper", "--quick", "--phase", "tables", "--results", results, "--out", out, "--plots=false")
+	if code != 0 {
+		t.Fatalf("paper --phase tables: exit %d\n%s%s", code, stdout, stderr)
+	}
+	got, err := os.ReadFile(filepath.Join(out, paper.ReportName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join(committedQuick, paper.ReportName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// From the protocol to the plots, without the line of this machine.
+	body := func(md []byte) string {
+		s := string(md)
+		s = s[strings.Index(s, "## Protocol"):]
+		if i := strings.Index(s, "## Plots"); i >= 0 {
+			s = s[:i]
+		}
+		var keep []string
+		for _, line := range strings.Split(s, "\n") {
+			if !strings.HasPrefix(line, "- **Timing**") {
+				keep = append(keep, line)
+			}
+		}
+		return strings.Join(keep, "\n")
+	}
+	if g, w := body(got), body(want); g != w {
+		t.Fatalf("the tables of the committed quick runs changed:\n%s\nwant\n%s", g, w)
+	}
+}
+
+// Resuming the committed quick reproduction has nothing left to run.
+func TestCommittedQuickResumesComplete(t *testing.T) {
+	datasets := "../../../shared/datasets"
+	if _, err := os.Stat(filepath.Join(datasets, "w7a.svm.gz")); err != nil {
+		t.Skipf("the quick datasets are not in %s: %v", datasets, err)
+	}
+	if testing.Short() {
+		t.Skip("reads four datasets")
+	}
+	out := t.TempDir()
+	runs, err := os.ReadFile(filepath.Join(committedQuick, "paper-runs.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, "paper-runs.jsonl"), runs, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := bench(t, "paper", "--quick", "--datasets", datasets, "--out", out, "--resume", "--plots=false")
+	if code != 0 || !strings.Contains(stderr, "ran 0 jobs (826 were already done)") {
+		t.Fatalf("resume: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

@@ -47,11 +47,11 @@ func TestSavePredictRoundTrip(t *testing.T) {
 	}
 	n := data.Len()
 	cfg := bogd.Config{Dim: data.Dim, Budget: 40, Sigma: 8, Eta: 0.125, Lambda: 1 / float64(n*n), Gamma: 1, Seed: experiment.LearnerSeed(1, 2)}
-	last, err := bogd.New(bogd.BOGDpp, cfg)
+	last, err := bogd.NewOnline(bogd.BOGDpp, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := experiment.Pass(context.Background(), experiment.Classifier(last, data), experiment.Permutation(1, 2, n), nil); err != nil {
+	if _, err := experiment.Pass(context.Background(), experiment.Bind(last, data), experiment.Permutation(1, 2, n), nil); err != nil {
 		t.Fatal(err)
 	}
 	var want bytes.Buffer
@@ -66,35 +66,30 @@ func TestSavePredictRoundTrip(t *testing.T) {
 		t.Fatal("the saved model is not the learner of the last run")
 	}
 
-	// predict: the summary, then the scores of the snapshot.
+	// predict: the summary, then the predictions and scores of the learner.
 	code, stdout, stderr = bench(t, "predict", "--model", model, "--data", germanPath)
 	if code != 0 {
 		t.Fatalf("predict: exit %d\n%s%s", code, stdout, stderr)
-	}
-	snap, err := last.Snapshot()
-	if err != nil {
-		t.Fatal(err)
 	}
 	mistakes := 0
 	var wantScores strings.Builder
 	for i := range n {
 		idx, val := data.Row(i)
-		f, err := snap.Score(engine.Sparse(idx, val))
+		p, err := last.PredictOne(engine.Sparse(idx, val), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		y := int(data.Labels[i])
-		if (f < 0) != (y < 0) {
+		if p.Label != data.Labels[i] {
 			mistakes++
 		}
-		fmt.Fprintf(&wantScores, "%d %.9g\n", y, f)
+		fmt.Fprintf(&wantScores, "%g %.9g\n", p.Label, p.Score)
 	}
 	for _, line := range []string{
 		"rows          1000\n",
 		fmt.Sprintf("mistakes      %d\n", mistakes),
 		fmt.Sprintf("mistake rate  %.3f%%\n", 100*float64(mistakes)/float64(n)),
 		fmt.Sprintf("accuracy      %.3f%%\n", 100*float64(n-mistakes)/float64(n)),
-		"(bogd++, 40 support vectors, dimension 24)",
+		"(binary bogd++, 40 support vectors, dimension 24)",
 	} {
 		if !strings.Contains(stdout, line) {
 			t.Errorf("predict output lacks %q:\n%s", line, stdout)

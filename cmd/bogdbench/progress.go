@@ -11,14 +11,15 @@ import (
 	"golang.org/x/term"
 )
 
-// progress reports the phases of `paper` on stderr: a line when a phase
+// progress reports the phases of a study (`paper`, `lsokl`) on stderr: a line when a phase
 // starts and, on a terminal, a one-line bar (done/total, elapsed, ETA)
 // redrawn five times a second. The ETA extrapolates the elapsed time by
 // the estimated cost of the jobs left, so that a few long jobs do not make
 // it jump.
 type progress struct {
-	w   io.Writer
-	bar bool // w is a terminal
+	w       io.Writer
+	command string // the subcommand, prefixing the phase lines
+	bar     bool   // w is a terminal
 
 	mu                  sync.Mutex
 	label               string
@@ -29,14 +30,14 @@ type progress struct {
 	stopped             sync.WaitGroup
 }
 
-func newProgress(w io.Writer) *progress {
+func newProgress(w io.Writer, command string) *progress {
 	f, ok := w.(*os.File)
-	return &progress{w: w, bar: ok && term.IsTerminal(int(f.Fd()))}
+	return &progress{w: w, command: command, bar: ok && term.IsTerminal(int(f.Fd()))}
 }
 
 // Start announces a phase and starts drawing its bar.
 func (p *progress) Start(phase string, todo, done int, cost float64) {
-	fmt.Fprintf(p.w, "paper: %s: %d jobs to run, %d already in the results\n", phase, todo, done)
+	fmt.Fprintf(p.w, "%s: %s: %d jobs to run, %d already in the results\n", p.command, phase, todo, done)
 	p.mu.Lock()
 	p.label, p.total, p.done, p.totalCost, p.doneCost, p.start = phase, todo, 0, cost, 0, time.Now()
 	p.mu.Unlock()

@@ -28,7 +28,7 @@ func TestProgressLine(t *testing.T) {
 // Off a terminal, a phase is one line: no bar, no escape codes.
 func TestProgressOffTerminal(t *testing.T) {
 	var b bytes.Buffer
-	p := newProgress(&b)
+	p := newProgress(&b, "paper")
 	p.Start("report", 2, 3, 2)
 	p.Finished(1)
 	p.Finished(1)

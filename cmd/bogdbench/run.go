@@ -22,43 +22,76 @@ import (
 )
 
 // row is one line of `bogdbench run` output; its JSON form is the documented
-// interface for scripts.
+// interface for scripts. Binary rows are as they were before tasks: the
+// fields of the other tasks and of the later rules are left out.
 type row struct {
-	Dataset            string  `json:"dataset"`
-	Algorithm          string  `json:"algorithm"`
-	Budget             int     `json:"budget"` // 0 for algorithms without a budget
-	Runs               int     `json:"runs"`
-	MistakeRateMean    float64 `json:"mistake_rate_mean"`
-	MistakeRateStd     float64 `json:"mistake_rate_std"`
-	SupportVectorsMean float64 `json:"support_vectors_mean"`
-	SecondsMean        float64 `json:"seconds_mean"`
-	Eta                float64 `json:"eta"`
-	Lambda             float64 `json:"lambda"`
-	Gamma              float64 `json:"gamma"`
-	Sigma              float64 `json:"sigma"`
-	SIMD               string  `json:"simd"`
+	Dataset            string   `json:"dataset"`
+	Algorithm          string   `json:"algorithm"`
+	Budget             int      `json:"budget"` // 0 for algorithms without a budget
+	Runs               int      `json:"runs"`
+	Task               string   `json:"task,omitempty"`    // multiclass or regression
+	Classes            []int    `json:"classes,omitempty"` // multiclass
+	MistakeRateMean    *float64 `json:"mistake_rate_mean,omitempty"`
+	MistakeRateStd     *float64 `json:"mistake_rate_std,omitempty"`
+	MSEMean            *float64 `json:"mse_mean,omitempty"` // regression, in place of the mistake rate
+	MSEStd             *float64 `json:"mse_std,omitempty"`
+	SupportVectorsMean float64  `json:"support_vectors_mean"`
+	SecondsMean        float64  `json:"seconds_mean"`
+	Eta                float64  `json:"eta"`
+	Lambda             float64  `json:"lambda"`
+	Gamma              float64  `json:"gamma"`
+	Sigma              float64  `json:"sigma"`
+	Epsilon            float64  `json:"epsilon,omitempty"`  // regression
+	Nu                 float64  `json:"nu,omitempty"`       // NORMA
+	C                  float64  `json:"c,omitempty"`        // BPA-S
+	Rank               int      `json:"rank,omitempty"`     // NOGD
+	Features           int      `json:"features,omitempty"` // FOGD
+	Scale              string   `json:"scale,omitempty"`    // minmax
+	SIMD               string   `json:"simd"`
+}
+
+// defaultAlgorithms are the ICML paper's eight, the default of --algo
+// (those the task defines).
+const defaultAlgorithms = "bogd,bogd++,rbp,forgetron,projectron,projectron++,perceptron,ogd"
+
+// runFlags are the learners' settings of `run`.
+type runFlags struct {
+	sigma, eta, gamma, epsilon, nu, c float64
+	lambda                            string
+	lambdaGiven                       bool
+	rank, features                    int
+	projection                        bogd.Projection
 }
 
 func runCommand(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("run", stderr)
 	dataPath := fs.String("data", "", "LIBSVM data file, plain or gzip (required)")
-	algos := fs.String("algo", "bogd,bogd++,rbp,forgetron,projectron,projectron++,perceptron,ogd", "comma-separated algorithms")
+	taskFlag := fs.String("task", "auto", "auto, binary, multiclass or regression; auto: labels in {-1,+1} or {0,1} are binary, integers with up to 1000 distinct values multi-class, anything else regression (the choice is printed)")
+	scale := fs.String("scale", "none", "none or minmax: scale every feature (and a regression label) to [0, 1] over the whole file, as the LSOKL toolbox; predictions are mapped back to the label's scale")
+	algos := fs.String("algo", defaultAlgorithms, "comma-separated algorithms (by default those of the eight the task defines)")
 	budgets := fs.String("budget", "100", "comma-separated budgets")
 	runs := fs.Int("runs", 20, "random permutations per (algorithm, budget)")
 	seed := fs.Uint64("seed", 1, "seed of the permutations and the learners' random choices")
-	sigma := fs.Float64("sigma", 8, "Gaussian kernel width: exp(-||x-y||^2/(2 sigma^2))")
-	eta := fs.Float64("eta", 0.2, "step size (OGD, BOGD, BOGD++)")
-	lambdaFlag := fs.String("lambda", "1/T^2", "regularisation (OGD, BOGD, BOGD++); 1/T^2 uses the number of rows T")
-	gamma := fs.Float64("gamma", 10, "weight cap factor: weights stay <= gamma*eta (BOGD, BOGD++)")
+	var f runFlags
+	fs.Float64Var(&f.sigma, "sigma", 8, "Gaussian kernel width: exp(-||x-y||^2/(2 sigma^2))")
+	fs.Float64Var(&f.eta, "eta", 0, "step size η (OGD, BOGD, BOGD++, BOGD-oldest, NORMA, NOGD, FOGD; in regression also the Perceptron, RBP, Forgetron, Projectron); 0: the toolbox's, 0.2 binary, 0.5 multiclass, 0.1 regression, NORMA 0.03, FOGD 0.002/0.005/6e-4")
+	fs.StringVar(&f.lambda, "lambda", "1/T^2", "regularisation λ (OGD, BOGD, BOGD++, BOGD-oldest, NORMA; BSGD-merge's Pegasos λ, 1e-4 unless given); 1/T^2 uses the number of rows T")
+	fs.Float64Var(&f.gamma, "gamma", 10, "weight cap factor: weights stay <= gamma*eta (BOGD, BOGD++, BOGD-oldest)")
+	fs.Float64Var(&f.epsilon, "epsilon", 0.1, "regression: the ε of the ε-insensitive losses (NORMA: where ε starts)")
+	fs.Float64Var(&f.nu, "nu", 0.4, "NORMA's ν in [0, 1]: the fraction of examples that update")
+	fs.Float64Var(&f.c, "C", 1, "BPA-S's aggressiveness C")
+	fs.IntVar(&f.rank, "rank", 0, "NOGD's rank k (0: 0.2·budget)")
+	fs.IntVar(&f.features, "features", 0, "FOGD's number of random Fourier features D (0: 4·budget, 15·budget in regression)")
 	projection := fs.String("projection", "clip", "BOGD/BOGD++ projection: clip (each weight, the paper's Eq. 10) or rescale (all weights, the authors' code)")
 	orderPath := fs.String("order", "", "file of fixed orders (one comma-separated 1-based permutation per line) instead of random permutations")
 	format := fs.String("format", "table", "output format: table or json")
-	savePath := fs.String("save", "", "save the learner of the last run to this model file (needs one algorithm and one budget)")
-	plotDir := fs.String("plot", "", "write figures of the run into this directory (created if missing), PNG and SVG: the online mistake rate (mean over the runs) for each budget, and the mistake rate against seconds per pass")
+	savePath := fs.String("save", "", "save the learner of the last run to this model file (needs one algorithm and one budget); with --scale minmax the scaling goes beside it, to FILE"+scalingSuffix)
+	plotDir := fs.String("plot", "", "write figures of the run into this directory (created if missing), PNG and SVG: the online mistake rate or MSE (mean over the runs) for each budget, and the metric against seconds per pass")
 	force := fs.Bool("force", false, "overwrite an existing model file (--save) and existing figure files (--plot); without it they are kept and the command fails")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	f.lambdaGiven = set(fs)["lambda"]
 	if *dataPath == "" {
 		return usagef("--data is required")
 	}
@@ -68,6 +101,13 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	if *runs < 1 {
 		return usagef("--runs must be at least 1, got %d", *runs)
 	}
+	task, err := dataset.ParseTask(*taskFlag)
+	if err != nil {
+		return usagef("--task: %v", err)
+	}
+	if *scale != "none" && *scale != experiment.ScalingMinMax {
+		return usagef("--scale must be none or minmax, got %q", *scale)
+	}
 	algorithms, err := parseAlgorithms(*algos)
 	if err != nil {
 		return usageError{err}
@@ -76,8 +116,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	proj, err := experiment.ParseProjection(*projection)
-	if err != nil {
+	if f.projection, err = experiment.ParseProjection(*projection); err != nil {
 		return usagef("--projection: %v", err)
 	}
 	if *savePath != "" && (len(algorithms) != 1 || len(budgetList) != 1) {
@@ -91,11 +130,6 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	}
 	name := datasetName(*dataPath)
 	figs := experiment.FigureSet{Name: name, Budgets: slices.Compact(slices.Sorted(slices.Values(budgetList))), Cells: map[experiment.FigureKey]experiment.FigureData{}}
-	for _, a := range algorithms {
-		if !slices.Contains(figs.Algorithms, a) {
-			figs.Algorithms = append(figs.Algorithms, a)
-		}
-	}
 	if err := checkPlotDir(*plotDir, figs, *force); err != nil {
 		return err
 	}
@@ -103,13 +137,32 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	data, err := dataset.ReadFile(*dataPath, dataset.Options{Task: dataset.Binary, Warn: func(msg string) {
-		fmt.Fprintf(stderr, "bogdbench run: warning: %s\n", msg)
-	}})
+	warn := func(msg string) { fmt.Fprintf(stderr, "bogdbench run: warning: %s\n", msg) }
+	data, err := dataset.ReadFile(*dataPath, dataset.Options{Task: task, Warn: warn})
 	if err != nil {
 		return err
 	}
-	lambda, err := parseLambda(*lambdaFlag, data.Len())
+	learnerTask := experiment.LearnerTask(data.Task)
+	if task == dataset.Auto {
+		fmt.Fprintf(stderr, "bogdbench run: --task auto: %s\n", describeTask(data))
+	}
+	if *algos == defaultAlgorithms {
+		algorithms = slices.DeleteFunc(algorithms, func(a bogd.Algorithm) bool { return !a.Supports(learnerTask) })
+	}
+	var scaling *dataset.Scaling
+	if *scale == experiment.ScalingMinMax {
+		scaling = dataset.MinMax(data, learnerTask == bogd.Regression)
+		if data, err = scaling.Apply(data); err != nil {
+			return err
+		}
+	}
+	figs.Task = learnerTask
+	for _, a := range algorithms {
+		if !slices.Contains(figs.Algorithms, a) {
+			figs.Algorithms = append(figs.Algorithms, a)
+		}
+	}
+	lambda, err := parseLambda(f.lambda, data.Len())
 	if err != nil {
 		return usagef("--lambda: %v", err)
 	}
@@ -117,49 +170,53 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var at []int // checkpoints of the online curves, with --plot
-	if *plotDir != "" {
-		at = experiment.Checkpoints(data.Len())
-	}
-
-	var rows []row
-	var saved bogd.Learner
+	// Every configuration is checked before the first pass: a bad flag
+	// fails at once, as a usage error.
+	var cells []runCell
 	for _, algo := range algorithms {
 		cellBudgets := budgetList
 		if !algo.Budgeted() {
 			cellBudgets = []int{0} // one row: the budget does not apply
 		}
 		for _, budget := range cellBudgets {
-			cfg := bogd.Config{Dim: data.Dim, Budget: budget, Sigma: *sigma, Eta: *eta, Lambda: lambda, Gamma: *gamma, Projection: proj}
-			passes := make([]experiment.Result, len(orders))
-			for r, order := range orders {
-				cfg.Seed = experiment.LearnerSeed(*seed, r)
-				l, err := bogd.New(algo, cfg)
-				if err != nil {
-					return err
-				}
-				if passes[r], err = experiment.Pass(context.Background(), experiment.Classifier(l, data), order, at); err != nil {
-					return err
-				}
-				saved = l // the last run's is saved
+			cfg := f.config(algo, budget, data, lambda)
+			l, err := bogd.NewOnline(algo, cfg)
+			if errors.Is(err, bogd.ErrConfig) {
+				return usageError{err}
+			} else if err != nil {
+				return err
 			}
-			s := experiment.Summarize(passes, data.Len())
-			if at != nil {
-				curves := make([][]int, len(passes))
-				for r, p := range passes {
-					curves[r] = p.Checkpoints
-				}
-				figs.Cells[experiment.FigureKey{Algo: algo, Budget: budget}] = experiment.FigureData{
-					Curve: experiment.MeanCurve(data.Len(), curves), Mistake: s.MistakeRate, Seconds: s.Seconds,
-				}
-			}
-			rows = append(rows, row{
-				Dataset: name, Algorithm: algo.String(), Budget: budget, Runs: s.Runs,
-				MistakeRateMean: s.MistakeRate, MistakeRateStd: s.MistakeRateStd,
-				SupportVectorsMean: s.SupportVectors, SecondsMean: s.Seconds,
-				Eta: *eta, Lambda: lambda, Gamma: *gamma, Sigma: *sigma, SIMD: simd.Active().String(),
-			})
+			cells = append(cells, runCell{algo, budget, cfg, l.Config()})
 		}
+	}
+	var at []int // checkpoints of the online curves, with --plot
+	if *plotDir != "" {
+		at = experiment.Checkpoints(data.Len())
+	}
+
+	var rows []row
+	var saved bogd.Online
+	for _, c := range cells {
+		passes := make([]experiment.Result, len(orders))
+		for r, order := range orders {
+			cfg := c.cfg
+			cfg.Seed = experiment.LearnerSeed(*seed, r)
+			l, err := bogd.NewOnline(c.algo, cfg)
+			if err != nil {
+				return err
+			}
+			if passes[r], err = experiment.Pass(context.Background(), experiment.Bind(l, data), order, at); err != nil {
+				return err
+			}
+			saved = l // the last run's is saved
+		}
+		s := experiment.Summarize(passes, data.Len(), learnerTask)
+		if at != nil {
+			figs.Cells[experiment.FigureKey{Algo: c.algo, Budget: c.budget}] = experiment.FigureData{
+				Curve: experiment.MeanCurve(data.Len(), passes, learnerTask), Metric: s.Metric, Seconds: s.Seconds,
+			}
+		}
+		rows = append(rows, c.row(name, data, s, *scale))
 	}
 	if *format == "json" {
 		enc := json.NewEncoder(stdout)
@@ -178,9 +235,86 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 		plotErr = writeRunPlots(*plotDir, figs, *force, stderr)
 	}
 	if *savePath != "" {
-		saveErr = saveLast(*savePath, *force, saved, stderr)
+		saveErr = saveLast(*savePath, *force, saved, scaling, stderr)
 	}
 	return errors.Join(plotErr, saveErr)
+}
+
+// describeTask says what --task auto chose for data.
+func describeTask(d *dataset.Dataset) string {
+	switch d.Task {
+	case dataset.Multiclass:
+		return fmt.Sprintf("multiclass, %d classes %v", len(d.Classes), d.Classes)
+	case dataset.Regression:
+		return "regression"
+	}
+	return "binary"
+}
+
+// runCell is one (algorithm, budget) of `run`: the configuration of its
+// learners (their seed aside), as given and as the learner completed it.
+type runCell struct {
+	algo      bogd.Algorithm
+	budget    int
+	cfg, used bogd.Config
+}
+
+// config is the configuration of algo's learners at budget over data; λ
+// is 1/T² (or --lambda) except for BSGD-merge without --lambda, whose
+// Pegasos λ has its own default. ε and ν are set only where a rule reads
+// them, so that a saved model states no setting it never used.
+func (f *runFlags) config(algo bogd.Algorithm, budget int, data *dataset.Dataset, lambda float64) bogd.Config {
+	if algo == bogd.BSGDMerge && !f.lambdaGiven {
+		lambda = 0
+	}
+	cfg := bogd.Config{
+		Task: experiment.LearnerTask(data.Task), Classes: data.Classes, Dim: data.Dim, Budget: budget,
+		Sigma: f.sigma, Eta: f.eta, Lambda: lambda, Gamma: f.gamma, Projection: f.projection,
+		C: f.c, Rank: f.rank, Features: f.features,
+	}
+	if cfg.Task == bogd.Regression {
+		cfg.Epsilon = f.epsilon
+	}
+	if algo == bogd.NORMA {
+		cfg.Nu = f.nu
+	}
+	return cfg
+}
+
+// row is the output line of the cell's summary s; the parameters are
+// those the learner ran with, the later rules' only where they apply.
+func (c runCell) row(name string, data *dataset.Dataset, s experiment.Summary, scale string) row {
+	u := c.used
+	r := row{
+		Dataset: name, Algorithm: c.algo.String(), Budget: c.budget, Runs: s.Runs,
+		SupportVectorsMean: s.SupportVectors, SecondsMean: s.Seconds,
+		Eta: u.Eta, Lambda: u.Lambda, Gamma: u.Gamma, Sigma: u.Sigma, SIMD: simd.Active().String(),
+	}
+	mean, std := s.Metric, s.MetricStd
+	switch u.Task {
+	case bogd.Regression:
+		r.Task, r.MSEMean, r.MSEStd, r.Epsilon = u.Task.String(), &mean, &std, u.Epsilon
+	case bogd.Multiclass:
+		r.Task, r.Classes, r.MistakeRateMean, r.MistakeRateStd = u.Task.String(), data.Classes, &mean, &std
+	default:
+		r.MistakeRateMean, r.MistakeRateStd = &mean, &std
+	}
+	switch c.algo {
+	case bogd.NORMA:
+		r.Nu = u.Nu
+	case bogd.NOGD:
+		r.Rank = u.Rank
+	}
+	if c.algo.Params(u.Task).Has(bogd.ParamC) {
+		r.C = u.C
+	}
+	if c.algo.String() == "fogd" {
+		r.Features = u.Features
+	}
+	if scale != "none" {
+		r.Scale = scale
+	}
+	return r
 }
 
 // checkPlotDir refuses, before any run, a --plot directory that is not a
@@ -234,14 +368,23 @@ func loadOrders(path string, n, runs int, seed uint64) ([][]int, error) {
 
 func writeTable(w io.Writer, rows []row) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "dataset\talgorithm\tbudget\truns\tmistakes (%)\t± std\tSVs\tseconds/pass\teta\tlambda\tgamma\tsigma\t")
+	metric := "mistakes (%)"
+	if len(rows) > 0 && rows[0].MSEMean != nil {
+		metric = "MSE"
+	}
+	fmt.Fprintf(tw, "dataset\talgorithm\tbudget\truns\t%s\t± std\tSVs\tseconds/pass\teta\tlambda\tgamma\tsigma\t\n", metric)
 	for _, r := range rows {
 		budget := "-"
 		if r.Budget > 0 {
 			budget = strconv.Itoa(r.Budget)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%.3f\t%.1f\t%.4f\t%g\t%.3g\t%g\t%g\t\n",
-			r.Dataset, r.Algorithm, budget, r.Runs, r.MistakeRateMean, r.MistakeRateStd,
+		mean, std := r.MistakeRateMean, r.MistakeRateStd
+		format := "%.3f\t%.3f"
+		if r.MSEMean != nil {
+			mean, std, format = r.MSEMean, r.MSEStd, "%.5g\t%.3g"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t"+format+"\t%.1f\t%.4f\t%g\t%.3g\t%g\t%g\t\n",
+			r.Dataset, r.Algorithm, budget, r.Runs, *mean, *std,
 			r.SupportVectorsMean, r.SecondsMean, r.Eta, r.Lambda, r.Gamma, r.Sigma)
 	}
 	if len(rows) > 0 {

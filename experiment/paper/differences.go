@@ -2,11 +2,10 @@ package paper
 
 import (
 	"bytes"
-	"cmp"
 	"fmt"
 	"math"
-	"slices"
 
+	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/experiment"
 )
 
@@ -29,7 +28,7 @@ func (t *Tables) renderDifferences(b *bytes.Buffer) {
 			continue
 		}
 		compared++
-		if math.Abs(cr.MistakeRate-cr.Paper.Mistake) <= differenceThreshold {
+		if math.Abs(cr.Metric-cr.Paper.Mistake) <= differenceThreshold {
 			within++
 			continue
 		}
@@ -42,11 +41,11 @@ func (t *Tables) renderDifferences(b *bytes.Buffer) {
 	}
 	better, tuned, insideBetter, insideWorse := 0, 0, 0, 0
 	for _, cr := range far {
-		lower := cr.MistakeRate < cr.Paper.Mistake
+		lower := cr.Metric < cr.Paper.Mistake
 		if lower {
 			better++
 		}
-		if lo, hi, ok := gridSpan(cr.Grid); ok {
+		if lo, hi, ok := experiment.GridSpan(cr.Grid); ok {
 			tuned++
 			if cr.Paper.Mistake >= lo.Mean && cr.Paper.Mistake <= hi.Mean {
 				if lower {
@@ -74,39 +73,16 @@ func (t *Tables) renderDifferences(b *bytes.Buffer) {
 	for _, cr := range far {
 		d, _ := Lookup(cr.Cell.Dataset)
 		span, nearest := "no parameters", "-"
-		if lo, hi, ok := gridSpan(cr.Grid); ok {
+		if lo, hi, ok := experiment.GridSpan(cr.Grid); ok {
 			span = fmt.Sprintf("%.3f … %.3f", lo.Mean, hi.Mean)
-			near := slices.MinFunc(completeMeans(cr.Grid), func(a, b experiment.GridMean) int {
-				return cmp.Compare(math.Abs(a.Mean-cr.Paper.Mistake), math.Abs(b.Mean-cr.Paper.Mistake))
-			})
-			nearest = fmt.Sprintf("%.3f at %s", near.Mean, near.Params.Describe(cr.Cell.Algo))
+			near, _ := experiment.Nearest(cr.Grid, cr.Paper.Mistake)
+			nearest = fmt.Sprintf("%.3f at %s", near.Mean, near.Params.Describe(cr.Cell.Algo, bogd.Binary))
 			if cr.Paper.Mistake < lo.Mean || cr.Paper.Mistake > hi.Mean {
 				nearest += " (the paper's figure is outside the span)"
 			}
 		}
-		fmt.Fprintf(b, "| %s | %.3f ± %.3f | %.3f | %+.3f | %s | %s | %.3f |\n", cr.Cell, cr.MistakeRate, cr.MistakeRateStd,
-			cr.Paper.Mistake, cr.MistakeRate-cr.Paper.Mistake, span, nearest, d.MajorityRate())
+		fmt.Fprintf(b, "| %s | %.3f ± %.3f | %.3f | %+.3f | %s | %s | %.3f |\n", cr.Cell, cr.Metric, cr.MetricStd,
+			cr.Paper.Mistake, cr.Metric-cr.Paper.Mistake, span, nearest, d.MajorityRate())
 	}
 	b.WriteString("\n")
-}
-
-// gridSpan returns the grid points of lowest and highest selection mean,
-// if the cell has more than one complete point.
-func gridSpan(grid []experiment.GridMean) (lo, hi experiment.GridMean, ok bool) {
-	complete := completeMeans(grid)
-	if len(complete) < 2 {
-		return lo, hi, false
-	}
-	byMean := func(a, b experiment.GridMean) int { return cmp.Compare(a.Mean, b.Mean) }
-	return slices.MinFunc(complete, byMean), slices.MaxFunc(complete, byMean), true
-}
-
-func completeMeans(grid []experiment.GridMean) []experiment.GridMean {
-	var out []experiment.GridMean
-	for _, g := range grid {
-		if g.Complete {
-			out = append(out, g)
-		}
-	}
-	return out
 }

@@ -26,14 +26,6 @@ var QuickSkip = []string{
 	"codrna:projectron", "codrna:projectron++",
 }
 
-// Phases of a run: both computing phases and the report, or one of them.
-const (
-	PhaseAll    = "all"
-	PhaseSelect = "select"
-	PhaseReport = "report"
-	PhaseTables = "tables"
-)
-
 // Options is the whole configuration of a reproduction.
 type Options struct {
 	// What is computed: every one of these shapes the job list, so shards
@@ -51,19 +43,12 @@ type Options struct {
 	Skip        []string // "dataset:algorithm" pairs left out
 	Quick       bool
 
-	// How and where.
-	Phase   string
-	Shard   experiment.Shard
-	Workers int
-	Results string   // results file, appended one line per job
-	Resume  bool     // continue Results if it exists; else it must not
-	Read    []string // extra read-only results files
-	OutDir  string   // paper.md and plots/
-	Plots   bool
-
-	CommandLine string              // for the report's header
-	Progress    experiment.Progress // nil: none
-	Warn        func(string)        // warnings (torn lines, other rule versions, dataset sizes)
+	// How and where: phases, shard, workers, results files, progress and
+	// warnings (torn lines, other rule versions, dataset sizes).
+	experiment.Execution
+	OutDir      string // paper.md and plots/
+	Plots       bool
+	CommandLine string // for the report's header
 }
 
 // skipped reports whether the options leave algorithm a out on dataset d.

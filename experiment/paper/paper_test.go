@@ -47,8 +47,9 @@ func tinyOptions(out string) (*Options, *log) {
 	return &Options{
 		DatasetsDir: testDatasets, Datasets: []Dataset{d}, Algorithms: Algorithms,
 		Runs: 2, SelectRuns: 2, Grid: Grids["tiny"], Seed: 1, SelectSeed: 1 + 1<<32, Sigma: 8,
-		Phase: PhaseAll, Workers: 2, Results: filepath.Join(out, "paper-runs.jsonl"), OutDir: out,
-		CommandLine: "bogdbench paper (test)", Warn: warnings.add,
+		Execution:   experiment.Execution{Phase: experiment.PhaseAll, Workers: 2, Results: filepath.Join(out, "paper-runs.jsonl"), Warn: warnings.add},
+		OutDir:      out,
+		CommandLine: "bogdbench paper (test)",
 	}, warnings
 }
 
@@ -160,7 +161,7 @@ func TestFreshRunRefusesExistingFiles(t *testing.T) {
 	os.Rename(filepath.Join(dir, "old.md"), filepath.Join(dir, ReportName))
 
 	tables, _ := tinyOptions(dir)
-	tables.Phase = PhaseTables
+	tables.Phase = experiment.PhaseTables
 	mustRun(t, tables)
 	if now, _ := os.ReadFile(filepath.Join(dir, ReportName)); bytes.Equal(now, report) && !bytes.Contains(now, []byte("## Table 3")) {
 		t.Fatal("the tables phase wrote no report")
@@ -257,7 +258,7 @@ func TestShardsMergedEqualUnsharded(t *testing.T) {
 	var selFiles, repFiles []string
 	for k := range 3 {
 		f := filepath.Join(dir, "sel-"+string(rune('0'+k))+".jsonl")
-		mustRun(t, shardOptions(PhaseSelect, k, f))
+		mustRun(t, shardOptions(experiment.PhaseSelect, k, f))
 		selFiles = append(selFiles, f)
 	}
 	sel := filepath.Join(dir, "sel.jsonl")
@@ -265,12 +266,12 @@ func TestShardsMergedEqualUnsharded(t *testing.T) {
 
 	// The report phase refuses to start before the selection is complete.
 	var inc *experiment.IncompleteError
-	if _, err := Run(context.Background(), shardOptions(PhaseReport, 0, filepath.Join(dir, "x.jsonl"), selFiles[0])); !errors.As(err, &inc) || inc.Phase != experiment.StreamSelect {
+	if _, err := Run(context.Background(), shardOptions(experiment.PhaseReport, 0, filepath.Join(dir, "x.jsonl"), selFiles[0])); !errors.As(err, &inc) || inc.Phase != experiment.StreamSelect {
 		t.Fatalf("report phase with a third of the selection: %v", err)
 	}
 	for k := range 3 {
 		f := filepath.Join(dir, "rep-"+string(rune('0'+k))+".jsonl")
-		if stats := mustRun(t, shardOptions(PhaseReport, k, f, sel)); stats.Ran == 0 {
+		if stats := mustRun(t, shardOptions(experiment.PhaseReport, k, f, sel)); stats.Ran == 0 {
 			t.Fatalf("report shard %d ran nothing", k)
 		}
 		repFiles = append(repFiles, f)
@@ -291,14 +292,14 @@ func TestShardsMergedEqualUnsharded(t *testing.T) {
 	}
 
 	// A --read file must exist.
-	missing := shardOptions(PhaseReport, 0, filepath.Join(dir, "y.jsonl"), filepath.Join(dir, "nosuch.jsonl"))
+	missing := shardOptions(experiment.PhaseReport, 0, filepath.Join(dir, "y.jsonl"), filepath.Join(dir, "nosuch.jsonl"))
 	if _, err := Run(context.Background(), missing); err == nil || !strings.Contains(err.Error(), "nosuch.jsonl") {
 		t.Fatalf("missing --read file: %v", err)
 	}
 
 	// Tables from the merged file.
 	tables, _ := tinyOptions(filepath.Join(dir, "tables"))
-	tables.Phase, tables.Results = PhaseTables, all
+	tables.Phase, tables.Results = experiment.PhaseTables, all
 	mustRun(t, tables)
 	if _, err := os.Stat(filepath.Join(dir, "tables", ReportName)); err != nil {
 		t.Fatal(err)
@@ -316,7 +317,7 @@ func TestSelectionNeverSeesReportedPermutations(t *testing.T) {
 		sel := plan.SelectJobs()
 		sels := map[experiment.Cell]experiment.Selection{}
 		for _, c := range plan.Cells {
-			sels[c] = experiment.Selection{Params: opt.Grid.Points(c.Algo)[0]}
+			sels[c] = experiment.Selection{Params: plan.Points(c)[0]}
 		}
 		rep := plan.ReportJobs(sels)
 		type pair struct {
@@ -408,12 +409,12 @@ func TestBestPerBlock(t *testing.T) {
 		lowest := 101.0
 		for _, a := range Budgeted {
 			cr := tables.Cells[experiment.Cell{Dataset: "german", Algo: a, Budget: b}]
-			lowest = min(lowest, cr.MistakeRate)
+			lowest = min(lowest, cr.Metric)
 			if cr.Best {
 				best = append(best, a)
 			}
 		}
-		if len(best) != 1 || tables.Cells[experiment.Cell{Dataset: "german", Algo: best[0], Budget: b}].MistakeRate != lowest {
+		if len(best) != 1 || tables.Cells[experiment.Cell{Dataset: "german", Algo: best[0], Budget: b}].Metric != lowest {
 			t.Fatalf("B=%d: best %v, lowest mistake rate %v", b, best, lowest)
 		}
 	}
@@ -424,10 +425,10 @@ func TestBestPerBlock(t *testing.T) {
 func TestTablesNeedReportedRuns(t *testing.T) {
 	dir := t.TempDir()
 	opt, _ := tinyOptions(dir)
-	opt.Phase = PhaseSelect
+	opt.Phase = experiment.PhaseSelect
 	mustRun(t, opt)
 	opt, _ = tinyOptions(dir)
-	opt.Phase = PhaseTables
+	opt.Phase = experiment.PhaseTables
 	var inc *experiment.IncompleteError
 	if _, err := Run(context.Background(), opt); !errors.As(err, &inc) || inc.Phase != experiment.StreamReport || !strings.Contains(err.Error(), "reported runs are missing") {
 		t.Fatalf("tables without reported runs: %v", err)
@@ -436,7 +437,7 @@ func TestTablesNeedReportedRuns(t *testing.T) {
 	opt, _ = tinyOptions(d)
 	opt.DatasetsDir = d
 	opt.Datasets = append(opt.Datasets, Datasets[2])
-	if _, err := Run(context.Background(), opt); !errors.Is(err, ErrMissingData) || !strings.Contains(err.Error(), "w7a.svm.gz (the paper's w8a)") {
+	if _, err := Run(context.Background(), opt); !errors.Is(err, experiment.ErrMissingData) || !strings.Contains(err.Error(), "w7a.svm.gz (the paper's w8a)") {
 		t.Fatalf("missing datasets: %v", err)
 	}
 	if _, err := os.Stat(opt.Results); !errors.Is(err, fs.ErrNotExist) {
@@ -490,7 +491,7 @@ func TestPaperPlots(t *testing.T) {
 		}
 	}
 	opt, _ = tinyOptions(dir)
-	opt.Plots, opt.Phase = true, PhaseTables
+	opt.Plots, opt.Phase = true, experiment.PhaseTables
 	mustRun(t, opt)
 	if got := listing(); !slices.Equal(got, names) {
 		t.Fatalf("plots after the tables phase: %v", got)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/klauspost/cpuid/v2"
 
+	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/experiment"
 	"github.com/bogd-project/bogd/internal/atomicfile"
 )
@@ -23,8 +24,8 @@ const (
 	plotsDir   = "plots"
 )
 
-// reportPaths lists the files the report may write.
-func (o *Options) reportPaths() []string {
+// ReportPaths lists the files the report may write.
+func (o *Options) ReportPaths() []string {
 	paths := []string{filepath.Join(o.OutDir, ReportName)}
 	if o.Plots {
 		for _, d := range o.Datasets {
@@ -131,12 +132,12 @@ func (t *Tables) figureSets() []experiment.FigureSet {
 			if c.Dataset != d.Name {
 				continue
 			}
-			runs := make([][]int, len(cr.Runs))
+			passes := make([]experiment.Result, len(cr.Runs))
 			for i, r := range cr.Runs {
-				runs[i] = r.Checkpoints
+				passes[i] = r.Result
 			}
 			fs.Cells[experiment.FigureKey{Algo: c.Algo, Budget: c.Budget}] = experiment.FigureData{
-				Curve: experiment.MeanCurve(cr.Runs[0].Rows, runs), Mistake: cr.MistakeRate, Seconds: cr.Seconds,
+				Curve: experiment.MeanCurve(cr.Runs[0].Rows, passes, bogd.Binary), Metric: cr.Metric, Seconds: cr.Seconds,
 			}
 		}
 		out = append(out, fs)

@@ -47,7 +47,7 @@ func Collect(opt *Options, rs *experiment.ResultSet) (*Tables, error) {
 	t := &Tables{Opt: opt, Cells: map[experiment.Cell]*CellResult{}, Order: plan.Cells}
 	for _, c := range t.Order {
 		cr := &CellResult{Cell: c, Sel: sels[c], Runs: runs[c]}
-		if len(opt.Grid.Points(c.Algo)) > 1 {
+		if len(plan.Points(c)) > 1 {
 			cr.Grid, _ = plan.GridMeans(c, rs)
 		}
 		results := make([]experiment.Result, len(cr.Runs))
@@ -58,7 +58,7 @@ func Collect(opt *Options, rs *experiment.ResultSet) (*Tables, error) {
 			}
 		}
 		d, _ := Lookup(c.Dataset)
-		cr.Summary = experiment.Summarize(results, cr.Runs[0].Rows)
+		cr.Summary = experiment.Summarize(results, cr.Runs[0].Rows, bogd.Binary)
 		cr.Majority = atMajorityRate(cr, d)
 		if c.Budget == 0 {
 			cr.Paper, cr.HasPaper = Table2[c.Dataset][c.Algo]
@@ -72,7 +72,7 @@ func Collect(opt *Options, rs *experiment.ResultSet) (*Tables, error) {
 		for _, b := range d.Budgets {
 			var best *CellResult
 			for _, a := range Budgeted {
-				if cr, ok := t.Cells[experiment.Cell{Dataset: d.Name, Algo: a, Budget: b}]; ok && (best == nil || cr.MistakeRate < best.MistakeRate) {
+				if cr, ok := t.Cells[experiment.Cell{Dataset: d.Name, Algo: a, Budget: b}]; ok && (best == nil || cr.Metric < best.Metric) {
 					best = cr
 				}
 			}
@@ -95,8 +95,8 @@ const majorityMistakes = 2
 // from that rate. Such a cell has learnt nothing the label frequencies do
 // not tell.
 func atMajorityRate(cr *CellResult, d Dataset) bool {
-	tolerance := max(cr.MistakeRateStd, 100*majorityMistakes/float64(d.Rows))
-	return math.Abs(cr.MistakeRate-d.MajorityRate()) <= tolerance
+	tolerance := max(cr.MetricStd, 100*majorityMistakes/float64(d.Rows))
+	return math.Abs(cr.Metric-d.MajorityRate()) <= tolerance
 }
 
 // majorityMark follows the mean mistake rate of a cell at the majority
@@ -123,7 +123,7 @@ func (t *Tables) cell(ds string, a bogd.Algorithm, budget int) (*CellResult, boo
 // fmtMistake renders "ours ± std (paper, diff)", diff = ours − paper in
 // percentage points, bold on ours when best, marked at the majority rate.
 func fmtMistake(cr *CellResult) string {
-	s := fmt.Sprintf("%.3f ± %.3f", cr.MistakeRate, cr.MistakeRateStd)
+	s := fmt.Sprintf("%.3f ± %.3f", cr.Metric, cr.MetricStd)
 	if cr.Best {
 		s = "**" + s + "**"
 	}
@@ -131,7 +131,7 @@ func fmtMistake(cr *CellResult) string {
 		s += majorityMark
 	}
 	if cr.HasPaper {
-		s += fmt.Sprintf(" (%.3f, %+.3f)", cr.Paper.Mistake, cr.MistakeRate-cr.Paper.Mistake)
+		s += fmt.Sprintf(" (%.3f, %+.3f)", cr.Paper.Mistake, cr.Metric-cr.Paper.Mistake)
 	}
 	return s
 }
@@ -144,20 +144,10 @@ func fmtSV(cr *CellResult) string {
 	return s
 }
 
-func fmtSeconds(v float64) string {
-	switch {
-	case v < 0.01:
-		return fmt.Sprintf("%.5f", v)
-	case v < 1:
-		return fmt.Sprintf("%.4f", v)
-	}
-	return fmt.Sprintf("%.3f", v)
-}
-
 func fmtTime(cr *CellResult) string {
-	s := fmtSeconds(cr.Seconds)
+	s := experiment.FormatSeconds(cr.Seconds)
 	if cr.HasPaper {
-		s += fmt.Sprintf(" (%s)", fmtSeconds(cr.Paper.Time))
+		s += fmt.Sprintf(" (%s)", experiment.FormatSeconds(cr.Paper.Time))
 	}
 	return s
 }

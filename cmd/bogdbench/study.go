@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/bogd-project/bogd/experiment"
+	"github.com/bogd-project/bogd/simd"
+)
+
+// newRunsDir is where a study (`paper`, `lsokl`) run without --out puts
+// its results: a new directory per run, so that a reproduction recomputes
+// rather than reads (and rewrites) an older one.
+const newRunsDir = "benchmarks/results/runs"
+
+// studyFlags are the flags every study command has: what is computed
+// (runs, seeds) and how and where (phases, shards, workers, files).
+type studyFlags struct {
+	name                   string // the command
+	runs, selectRuns       *int
+	seed, selectSeed       *uint64
+	workers                *int
+	shard, phase           *string
+	out, results, read     *string
+	resume, plots, quick   *bool
+	quickRuns, quickSelect int // --runs and --select-runs of --quick
+}
+
+// addStudyFlags defines the study flags of command name on fs; report is
+// the report's file name, for the help texts.
+func addStudyFlags(fs *flag.FlagSet, name, report string) *studyFlags {
+	return &studyFlags{
+		name:       name,
+		runs:       fs.Int("runs", 20, "reported random permutations per cell (--quick: 5)"),
+		selectRuns: fs.Int("select-runs", 3, "selection permutations per grid point, disjoint from the reported ones (--quick: 2)"),
+		seed:       fs.Uint64("seed", 1, "seed of the reported permutations: permutation(seed, r), learnerSeed(seed, r), as `bogdbench run --seed`"),
+		selectSeed: fs.Uint64("select-seed", 1+1<<32, "seed of the selection permutations; must differ from --seed"),
+		workers:    fs.Int("workers", runtime.NumCPU(), "passes run in parallel"),
+		shard:      fs.String("shard", "", "run only slice k of n of the phase's sorted job list (k/n, 0-based; needs --phase select or report)"),
+		phase:      fs.String("phase", experiment.PhaseAll, "all, select, report or tables"),
+		out:        fs.String("out", "", "directory of "+report+", the plots and the results (default: a new directory "+newRunsDir+"/[quick-]YYYYMMDD-HHMMSS)"),
+		results:    fs.String("results", "", "results file, one JSON line per job (default OUT/"+name+"-runs.jsonl); an existing one needs --resume"),
+		resume:     fs.Bool("resume", false, "continue the run in --out (or --results): skip the jobs it holds, append the others, rewrite "+report+" and the plots"),
+		read:       fs.String("read", "", "comma-separated extra results files to read (never written), e.g. merged selection results"),
+		plots:      fs.Bool("plots", true, "write PNG and SVG plots"),
+		quick:      fs.Bool("quick", false, "fewer runs, a coarse grid, the smaller datasets"),
+		quickRuns:  5, quickSelect: 2,
+	}
+}
+
+// set lists the flags given on the command line.
+func set(fs *flag.FlagSet) map[string]bool {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	return given
+}
+
+// execution checks the study flags (after fs.Parse) and returns how the
+// study runs and its output directory. With --quick, flags not given get
+// their quick values.
+func (f *studyFlags) execution(fs *flag.FlagSet, stderr io.Writer) (experiment.Execution, string, error) {
+	given := set(fs)
+	if *f.quick {
+		if !given["runs"] {
+			*f.runs = f.quickRuns
+		}
+		if !given["select-runs"] {
+			*f.selectRuns = f.quickSelect
+		}
+	}
+	e := experiment.Execution{
+		Phase: *f.phase, Workers: *f.workers, Resume: *f.resume,
+		Progress: newProgress(stderr, f.name),
+		Warn:     func(msg string) { fmt.Fprintf(stderr, "%s: warning: %s\n", f.name, msg) },
+	}
+	out := *f.out
+	if out == "" {
+		switch {
+		case *f.resume:
+			return e, "", usagef("--resume needs --out (or --results): the run to continue")
+		case *f.phase == experiment.PhaseTables && *f.results == "":
+			return e, "", usagef("--phase tables needs --out (or --results): the run to tabulate")
+		}
+		name := time.Now().UTC().Format("20060102-150405")
+		if *f.quick {
+			name = "quick-" + name
+		}
+		out = filepath.Join(newRunsDir, name)
+	}
+	e.Results = *f.results
+	if e.Results == "" {
+		e.Results = filepath.Join(out, f.name+"-runs.jsonl")
+	}
+	switch e.Phase {
+	case experiment.PhaseAll, experiment.PhaseSelect, experiment.PhaseReport, experiment.PhaseTables:
+	default:
+		return e, "", usagef("--phase must be all, select, report or tables, got %q", e.Phase)
+	}
+	if *f.shard != "" {
+		s, err := experiment.ParseShard(*f.shard)
+		if err != nil {
+			return e, "", usagef("--shard: %v", err)
+		}
+		if s.N > 1 && e.Phase != experiment.PhaseSelect && e.Phase != experiment.PhaseReport {
+			return e, "", usagef("--shard needs --phase select or --phase report: the report jobs of a cell depend on its merged selection results")
+		}
+		e.Shard = s
+	}
+	if *f.read != "" {
+		e.Read = strings.Split(*f.read, ",")
+	}
+	switch {
+	case *f.runs < 1:
+		return e, "", usagef("--runs must be at least 1, got %d", *f.runs)
+	case *f.selectRuns < 1:
+		return e, "", usagef("--select-runs must be at least 1, got %d", *f.selectRuns)
+	case *f.seed == *f.selectSeed:
+		return e, "", usagef("--seed and --select-seed must differ: selection must never see the reported permutations")
+	case e.Workers < 1:
+		return e, "", usagef("--workers must be at least 1, got %d", e.Workers)
+	}
+	return e, out, nil
+}
+
+// commandLine is the command as the report's header names it.
+func commandLine(name string, args []string) string {
+	return strings.Join(append([]string{"bogdbench " + name}, args...), " ")
+}
+
+// runStudy runs a study until done or interrupted (Ctrl-C, SIGTERM: a
+// second one kills at once) and says what it did; report is the report's
+// path, written by the phases all and tables.
+func runStudy(name string, e *experiment.Execution, run func(context.Context) (experiment.Stats, error), report string, stdout, stderr io.Writer) error {
+	if err := simd.EnvError(); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	start := time.Now()
+	stats, err := run(ctx)
+	if e.Phase != experiment.PhaseTables {
+		fmt.Fprintf(stderr, "%s: ran %d jobs (%d were already done) in %s\n", name, stats.Ran, stats.Skipped, time.Since(start).Round(time.Millisecond))
+	}
+	if err != nil {
+		return err
+	}
+	if e.Phase == experiment.PhaseAll || e.Phase == experiment.PhaseTables {
+		fmt.Fprintf(stdout, "wrote %s (results in %s)\n", report, e.Results)
+	} else {
+		fmt.Fprintf(stdout, "%s phase done: results in %s\n", e.Phase, e.Results)
+	}
+	return nil
+}
+
+// studyAdvice adds to an error of a study run what to do about it: the
+// command line to resume, the phase to run first, the flag to pass.
+func studyAdvice(name, command, outDir string, e *experiment.Execution, err error) error {
+	resume := command
+	if !strings.Contains(resume, "--resume") {
+		resume += " --resume"
+	}
+	if !strings.Contains(resume, "--out") && !strings.Contains(resume, "--results") {
+		resume += " --out " + outDir
+	}
+	var inc *experiment.IncompleteError
+	switch {
+	case errors.Is(err, experiment.ErrInterrupted):
+		return fmt.Errorf("%w; to continue, run `%s`", err, resume)
+	case errors.As(err, &inc):
+		return fmt.Errorf("%w in %s; run `bogdbench %s --phase %s` (every shard) and merge its results first",
+			err, strings.Join(append([]string{e.Results}, e.Read...), ", "), name, inc.Phase)
+	case errors.Is(err, fs.ErrExist):
+		return fmt.Errorf("%w: pass --resume to continue that run, or choose another --out", err)
+	case errors.Is(err, experiment.ErrMissingData):
+		return fmt.Errorf("%w; pass --datasets DIR or restrict the datasets with --only", err)
+	}
+	return err
+}
