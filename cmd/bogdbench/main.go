@@ -1,13 +1,14 @@
 // Command bogdbench runs budgeted kernel online learners over LIBSVM
-// datasets and reports mistake rates, support vectors and time, following the
-// protocol of the BOGD paper (random permutations, Gaussian kernel, hinge
-// loss).
+// datasets — binary, multi-class or regression — and reports mistake rates
+// or mean squared errors, support vectors and time, following the protocol
+// of the BOGD paper (random permutations, Gaussian kernel, one online pass).
 //
 // Usage:
 //
-//	bogdbench run --data FILE [--algo LIST] [--budget LIST] [--runs N] [--save FILE] ...
+//	bogdbench run --data FILE [--task T] [--scale minmax] [--algo LIST] [--budget LIST] [--runs N] [--save FILE] ...
 //	bogdbench predict --model FILE --data FILE [--scores]
 //	bogdbench paper [--quick] [--out DIR [--resume]] [--workers N] [--shard k/n] [--phase PHASE] ...
+//	bogdbench lsokl --table multiclass|regression|binary [--quick] [--out DIR [--resume]] ...
 //	bogdbench merge --out FILE IN...
 //	bogdbench kernels [--format table|json]
 //	bogdbench cpu
@@ -36,7 +37,8 @@ var commands = []command{
 	{"predict", "predict a dataset with a model saved by run --save", predictCommand},
 	{"kernels", "measure f(x) throughput of every SIMD implementation on the paper's shapes", kernelsCommand},
 	{"paper", "reproduce Tables 2 and 3 of the paper (selection, reported runs, tables, plots)", paperCommand},
-	{"merge", "merge results files of `paper` (shards) into one", mergeCommand},
+	{"lsokl", "reproduce Tables 5, 7 and 9 of Lu et al. (JMLR 2016): binary, multi-class, regression", lsoklCommand},
+	{"merge", "merge results files of `paper` or `lsokl` (shards) into one", mergeCommand},
 }
 
 func main() {

@@ -3,12 +3,14 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/bogd-project/bogd/experiment"
+	"github.com/bogd-project/bogd/experiment/lsokl"
 	"github.com/bogd-project/bogd/experiment/paper"
 )
 
-// mergeCommand combines results files of `bogdbench paper` (shards, or runs
+// mergeCommand combines results files of `bogdbench paper` or `lsokl` (shards, or runs
 // on several machines) into one: records of the same job are kept once
 // when their outcomes agree (time and SIMD implementation may differ), and
 // are an error when they do not; records of another rule version than this
@@ -35,7 +37,7 @@ func mergeCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	recs := merged.Sorted(paper.Order)
+	recs := merged.Sorted(append(slices.Clone(paper.Order), lsokl.Order...))
 	if err := experiment.WriteRecords(*out, recs); err != nil {
 		return err
 	}

@@ -1,0 +1,135 @@
+package lsokl
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/bogd-project/bogd/bogd"
+	"github.com/bogd-project/bogd/experiment"
+)
+
+// Options is the whole configuration of one table's reproduction.
+type Options struct {
+	// What is computed: every one of these shapes the job list, so shards
+	// and resumed runs must agree on them.
+	Table       *Table
+	DatasetsDir string
+	Datasets    []Dataset // of the table, possibly fewer
+	Algorithms  []bogd.Algorithm
+	Budgets     []int // every dataset's; nil: each its paper's B (Table.Budgets if set)
+	Runs        int   // reported permutations per cell
+	SelectRuns  int   // selection permutations per grid point
+	Grid        experiment.Grid
+	Seed        uint64 // report stream
+	SelectSeed  uint64 // selection stream
+	Quick       bool
+
+	// How and where: phases, shard, workers, results files, progress and
+	// warnings.
+	experiment.Execution
+	OutDir      string // ReportName and plots/
+	Plots       bool
+	CommandLine string // for the report's header
+}
+
+// QuickRows bounds the datasets of quick mode: only those with at most
+// this many rows run.
+const QuickRows = 10000
+
+// QuickGrid is the coarse grid of quick mode: the paper's η set, and one
+// value of every other parameter (the toolbox's driver setting).
+func (t *Table) QuickGrid() experiment.Grid {
+	g := t.Grid
+	g.Name += "-quick"
+	g.LambdaT2, g.AbsLambda = g.LambdaT2[:1], nil
+	g.Gamma, g.C = []float64{10}, []float64{1}
+	return g
+}
+
+// ParseAlgorithms parses the table's algorithm names: a name this build
+// does not know is an error naming it.
+func (t *Table) ParseAlgorithms() ([]bogd.Algorithm, error) {
+	var out []bogd.Algorithm
+	for _, name := range t.Algorithms {
+		a, err := bogd.ParseAlgorithm(name)
+		if err != nil {
+			return nil, fmt.Errorf("table %d (%s) needs %s, which this build lacks: %w", t.Number, t.Name, name, err)
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// budgets are the budgets of dataset d's cells.
+func (o *Options) budgets(d Dataset) []int {
+	switch {
+	case o.Budgets != nil:
+		return o.Budgets
+	case o.Table.Budgets != nil:
+		return o.Table.Budgets
+	}
+	return []int{d.Budget}
+}
+
+// Cells lists the cells of the options in table order: per dataset, per
+// algorithm (in the table's order), per budget (one cell without one).
+func (o *Options) Cells() []experiment.Cell {
+	var out []experiment.Cell
+	for _, d := range o.Datasets {
+		for _, a := range o.Algorithms {
+			if !a.Budgeted() {
+				out = append(out, experiment.Cell{Dataset: d.Name, Algo: a})
+				continue
+			}
+			for _, b := range o.budgets(d) {
+				out = append(out, experiment.Cell{Dataset: d.Name, Algo: a, Budget: b})
+			}
+		}
+	}
+	return out
+}
+
+// Width names the two ways the kernel width is set.
+type Width int
+
+const (
+	// FixedWidth is the paper's σ = 8 everywhere.
+	FixedWidth Width = iota
+	// SelectedWidth selects σ among Dataset.Widths with the other
+	// parameters, on the held-out permutations.
+	SelectedWidth
+)
+
+func (w Width) String() string {
+	if w == SelectedWidth {
+		return "σ selected"
+	}
+	return "σ = 8"
+}
+
+// Plan is the job list of one width setting.
+func (o *Options) Plan(w Width) *experiment.Plan {
+	t := o.Table
+	p := &experiment.Plan{
+		Cells: o.Cells(), Grid: o.Grid, Runs: o.Runs, SelectRuns: o.SelectRuns,
+		Seed: o.Seed, SelectSeed: o.SelectSeed, Sigma: PaperSigma, Order: Order,
+		Task: t.Task, Scaling: t.Scaling, Epsilon: t.Epsilon, Nu: t.Nu,
+		RankFactor: t.RankFactor, FeatureFactor: t.FeatureFactor,
+	}
+	if w == SelectedWidth {
+		p.Widths = map[string][]float64{}
+		for _, d := range o.Datasets {
+			p.Widths[d.Name] = d.Widths()
+		}
+	}
+	return p
+}
+
+// Plans are both width settings' plans (experiment.Study): their σ = 8
+// jobs are the same jobs, run once.
+func (o *Options) Plans() []*experiment.Plan {
+	return []*experiment.Plan{o.Plan(FixedWidth), o.Plan(SelectedWidth)}
+}
+
+// ours reports whether algorithm a is one of the table's additions.
+func (o *Options) ours(a bogd.Algorithm) bool { return slices.Contains(o.Table.Ours, a.String()) }
