@@ -10,13 +10,22 @@ import (
 	"testing"
 )
 
+// zeroArg is the argument AVX2's exp substitutes for those below ExpMin:
+// n = round(zeroArg·log2e) = −127 (−126.96 exactly: no tie), so the
+// exponent bits of its 2ⁿ are 0 and the result is +0.
+const zeroArg = -88
+
 // TestAsmConstants checks that the exp constants assembled into each
 // generated file are, bit for bit, the float32 conversions of the constants
 // of exp32 (asm/gen keeps its own copy of the values: the two must agree;
-// its rounding constant also carries the exponent bias 127).
-// The table holds each constant 8 times, 32 bytes apart, in this order.
+// its rounding constant also carries the exponent bias 127), and that
+// zeroArg does what it is for. The table holds each constant 8 times, 32
+// bytes apart, in this order.
 func TestAsmConstants(t *testing.T) {
-	want := []float32{ExpMin, ExpMax, expLog2e, expShift + 127, expC1, expC2, expP0, expP1, expP2, expP3, expP4, expP5}
+	if n := math.Round(zeroArg * expLog2e); !(zeroArg < ExpMin) || n != -127 {
+		t.Fatalf("zeroArg = %v: round(zeroArg·log2e) = %v, want −127 below ExpMin", zeroArg, n)
+	}
+	want := []float32{ExpMin, ExpMax, zeroArg, expLog2e, expShift + 127, expC1, expC2, expP0, expP1, expP2, expP3, expP4, expP5}
 	data := regexp.MustCompile(`(?m)^DATA expconsts<>\+(\d+)\(SB\)/4, \$\(?([^)\s]+)\)?$`)
 	for _, file := range []string{"kernels_avx2_amd64.s", "kernels_avx512_amd64.s"} {
 		src, err := os.ReadFile(file)

@@ -210,7 +210,9 @@ func TestEquivGaussianSum(t *testing.T) {
 				{"wide", func() float32 { return 200 * r.Float32() }, func() float32 { return float32(r.NormFloat64()) }, -float32(r.Float64()), nil},
 				{"zerodist", func() float32 { return 0 }, func() float32 { return 1 }, -1, nil},
 				{"zeroweights", func() float32 { return r.Float32() }, func() float32 { return 0 }, -1, nil},
-				{"clampedlow", func() float32 { return 1e8 * r.Float32() }, func() float32 { return 1 }, -1, nil},
+				{"belowmin", func() float32 { return 1e8 * r.Float32() }, func() float32 { return 1 }, -1, nil},
+				// Arguments around ExpMin: 0 below it, e^x from it up.
+				{"atmin", func() float32 { return 86 + 2*r.Float32() }, func() float32 { return 2*r.Float32() - 1 }, -1, nil},
 				{"positive", func() float32 { return 30 * r.Float32() }, func() float32 { return 1e-30 }, 3, nil},
 				{"zeroscale", func() float32 { return r.Float32() }, func() float32 { return 1 }, 0, nil},
 				// Every e^(scale·d) underflows; the offset package engine
@@ -280,6 +282,53 @@ func checkKernels(tb testing.TB, what string, got, dist []float32, scale, offset
 		}
 	}
 	return k, tol
+}
+
+// TestGaussianSumFarExact: kernel values whose argument lies below ExpMin
+// are exactly 0 in every implementation, so that n far vectors with
+// weights ±1 (more of one sign) score exactly 0, in GaussianSum and in every
+// column of GaussianSumColumns, and next to one near vector they leave its
+// term w·k as the exact sum. Floors of e^ExpMin would leave a sum of
+// roughly (n₊ − n₋)·e^ExpMin whose rounding, and in ties whose sign,
+// depended on the order of the additions.
+func TestGaussianSumFarExact(t *testing.T) {
+	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
+		r := rand.New(rand.NewPCG(19, 20))
+		for _, n := range []int{15, 16, 17, 1000, 1003} {
+			for _, near := range []int{-1, 0, n / 2, n - 1} { // −1: none
+				dist := make([]float32, n)
+				w := make([]float32, 3*n)
+				for i := range dist {
+					dist[i] = 87.5 + 1000*r.Float32() // scale −1: below ExpMin
+					w[i], w[n+i], w[2*n+i] = 1, -1, 1
+					if r.IntN(5) < 2 {
+						w[i], w[n+i] = -1, 1
+					}
+				}
+				if near >= 0 {
+					dist[near] = 3 * r.Float32()
+				}
+				what := fmt.Sprintf("n=%d near=%d", n, near)
+				buf := append([]float32(nil), dist...)
+				sum := simd.GaussianSum(buf, w, -1, 0)
+				sums := make([]float32, 3)
+				simd.GaussianSumColumns(sums, append([]float32(nil), dist...), w, n, -1, 0)
+				var want [3]float32
+				for i, k := range buf {
+					if i == near {
+						for c := range want {
+							want[c] = w[c*n+i] * k
+						}
+					} else if k != 0 || math.Signbit(float64(k)) {
+						t.Fatalf("%s: kernel %d of e^−%v = %v, want +0", what, i, dist[i], k)
+					}
+				}
+				if sum != want[0] || sums[0] != want[0] || sums[1] != want[1] || sums[2] != want[2] {
+					t.Fatalf("%s: GaussianSum %v, GaussianSumColumns %v, want exactly %v", what, sum, sums, want)
+				}
+			}
+		}
+	})
 }
 
 func TestEquivGaussianSumColumns(t *testing.T) {
@@ -508,8 +557,8 @@ func TestEquivExp(t *testing.T) {
 }
 
 // checkExp compares Exp of a guarded, misaligned (by skew) copy of src
-// with math.Exp of the clamped argument (relative error at most 2e-7, the
-// documented bound; NaN for NaN) and returns the output.
+// with refExp (relative error at most 2e-7, the documented bound; exactly 0
+// below ExpMin, NaN for NaN) and returns the output.
 func checkExp(tb testing.TB, what string, src []float32, skew int) []float32 {
 	tb.Helper()
 	sg := newGuarded(src, nan[float32](), skew)

@@ -156,7 +156,7 @@ func FuzzGaussianSum(f *testing.F) {
 		d := &decoder{b: data}
 		n := d.intn(140)
 		// Negative scales (the Gaussian kernel) and positive ones, up to
-		// the clamps at ExpMin and ExpMax.
+		// ExpMin (below which the kernel values are 0) and the clamp at ExpMax.
 		scale := d.value(-40, -12)
 		dist := make([]float32, n)
 		w := make([]float32, n)

@@ -27,27 +27,39 @@ const (
 	expP4    = 1.6666665459e-1
 	expP5    = 5.0000001201e-1
 	expShift = 1.5 * (1 << 23)
-	// ExpMin and ExpMax bound the argument: below ExpMin the result would
-	// be denormal (slow on x86, and below the kernel's accuracy anyway);
-	// above ExpMax it would overflow.
+	// ExpMin and ExpMax bound the argument: below ExpMin the result is 0
+	// (e^x would be denormal: slow on x86, and below the kernel's accuracy
+	// anyway); above ExpMax it is e^ExpMax (e^x would overflow).
 	ExpMin = -87.0
 	ExpMax = 88.0
 )
 
-// exp32 is the scalar float32 exponential all implementations share: clamped
-// to [ExpMin, ExpMax], relative error about 1 ulp, never NaN, Inf or denormal
-// for finite input. Adding and subtracting expShift rounds x·log2e to the
-// nearest integer in float32 arithmetic (the spacing of floats in
-// [2²³, 2²⁴) is 1), which is cheaper than a call to math.RoundToEven.
+// exp32 is the scalar float32 exponential all implementations share: 0
+// below ExpMin, the argument clamped to ExpMax above, relative error about
+// 1 ulp in between; never NaN, Inf or denormal for finite input. Adding and
+// subtracting expShift rounds x·log2e to the nearest integer in float32
+// arithmetic (the spacing of floats in [2²³, 2²⁴) is 1), which is cheaper
+// than a call to math.RoundToEven.
 //
-// It is written to stay within the compiler's inlining budget: a call per
-// value would cost as much as the arithmetic.
+// Below ExpMin the result is exactly 0, not e^ExpMin: a sum of many such
+// values with weights ±1 is then exactly 0 in any order of additions,
+// where sums of e^ExpMin floors would round differently in every
+// implementation and could disagree on the sign of a score that is
+// rounding noise.
+//
+// It is written to stay within the compiler's inlining budget (the
+// polynomial is one expression: a variable for it would not fit): a call
+// per value would cost as much as the arithmetic.
 func exp32(x float32) float32 {
-	x = min(max(x, ExpMin), ExpMax)
+	if x < ExpMin {
+		return 0
+	}
+	x = min(x, ExpMax)
 	n := x*expLog2e + expShift - expShift
 	r := x - n*expC1 - n*expC2 // (x − n·c1) − n·c2
-	p := ((((expP0*r+expP1)*r+expP2)*r+expP3)*r+expP4)*r + expP5
-	return (p*(r*r) + r + 1) * math.Float32frombits(uint32(int32(n)+127)<<23)
+	// e^r = p(r)·r² + r + 1, p of degree 5 (expP0 … expP5)
+	return ((((((expP0*r+expP1)*r+expP2)*r+expP3)*r+expP4)*r+expP5)*(r*r) + r + 1) *
+		math.Float32frombits(uint32(int32(n)+127)<<23)
 }
 
 func expGeneric(dst, src []float32) {

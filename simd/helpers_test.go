@@ -235,22 +235,39 @@ func sameBits(x, y []float64) bool {
 	return true
 }
 
-// clampExp is the argument clamp of exp32, in float64.
+// clampExp clamps an argument to [ExpMin, ExpMax], the range in which the
+// rounding of exp32's argument moves its result.
 func clampExp(x float64) float64 { return min(max(x, simd.ExpMin), simd.ExpMax) }
 
-// refExp is the float64 exponential of the clamped argument.
-func refExp(x float32) float64 { return math.Exp(clampExp(float64(x))) }
+// refExp64 is exp32 in float64: 0 below ExpMin, e^x of the argument
+// clamped to ExpMax above.
+func refExp64(x float64) float64 {
+	if x < simd.ExpMin {
+		return 0
+	}
+	return math.Exp(min(x, simd.ExpMax))
+}
+
+// refExp is refExp64 of a float32 argument.
+func refExp(x float32) float64 { return refExp64(float64(x)) }
 
 // refKernels returns the kernel value e^(scale·dᵢ + offset) of every
-// squared distance, of the exact argument (clamped), and its tolerance
-// expTol.
+// squared distance, of the exact argument (refExp64), and its tolerance
+// expTol. An exact argument within the argument's rounding error of ExpMin
+// may round to either side of it, so there the tolerance also admits 0
+// and e^ExpMin (and values up to the rounded argument's e^x above it).
 func refKernels(dist []float32, scale, offset float32) (k, tol []float64) {
 	k = make([]float64, len(dist))
 	tol = make([]float64, len(dist))
 	for i, d := range dist {
 		prod := float64(scale) * float64(d) // exact: a float32 product fits a float64
-		k[i] = math.Exp(clampExp(prod + float64(offset)))
-		tol[i] = expTol(k[i], argErr(prod, float64(offset)))
+		arg := prod + float64(offset)
+		e := argErr(prod, float64(offset))
+		k[i] = refExp64(arg)
+		tol[i] = expTol(k[i], e)
+		if math.Abs(arg-simd.ExpMin) <= e {
+			tol[i] = max(tol[i], (1+2e-7)*math.Exp(simd.ExpMin+2*e))
+		}
 	}
 	return k, tol
 }
@@ -293,9 +310,10 @@ func columns(w [][]float32, n, stride int) []float32 {
 
 // argErr bounds the error of the float32 argument scale·d + offset of a
 // kernel value, given the exact product prod = scale·d: one rounding of the
-// (clamped) result, and when offset ≠ 0 one more of the product, which the
-// generic code may round before adding (the assembly fuses the two in an
-// FMA, the compiler may or may not). With offset 0 the addition is exact.
+// result (clamped: only its error inside [ExpMin, ExpMax] matters), and
+// when offset ≠ 0 one more of the product, which the generic code may round
+// before adding (the assembly fuses the two in an FMA, the compiler may or
+// may not). With offset 0 the addition is exact.
 func argErr(prod, offset float64) float64 {
 	e := u32 * math.Abs(clampExp(prod+offset))
 	if offset != 0 {

@@ -136,8 +136,9 @@ func dotColumnsAVX2(dst []float32, k []float32, w []float32, stride int)
 //		dst[i] = exp32(src[i])
 //	}
 //
-// len(dst) must be a multiple of 16 and len(src) == len(dst). The argument is
-// clamped to [ExpMin, ExpMax]; the relative error is about 1 ulp.
+// len(dst) must be a multiple of 16 and len(src) == len(dst). Arguments below
+// ExpMin give +0, those above ExpMax are clamped to it; the relative error is
+// about 1 ulp.
 //
 // Requires: AVX, AVX2, FMA3
 //

@@ -20,87 +20,95 @@ DATA expconsts<>+48(SB)/4, $(88.0)
 DATA expconsts<>+52(SB)/4, $(88.0)
 DATA expconsts<>+56(SB)/4, $(88.0)
 DATA expconsts<>+60(SB)/4, $(88.0)
-DATA expconsts<>+64(SB)/4, $(1.442695)
-DATA expconsts<>+68(SB)/4, $(1.442695)
-DATA expconsts<>+72(SB)/4, $(1.442695)
-DATA expconsts<>+76(SB)/4, $(1.442695)
-DATA expconsts<>+80(SB)/4, $(1.442695)
-DATA expconsts<>+84(SB)/4, $(1.442695)
-DATA expconsts<>+88(SB)/4, $(1.442695)
-DATA expconsts<>+92(SB)/4, $(1.442695)
-DATA expconsts<>+96(SB)/4, $(12583039.0)
-DATA expconsts<>+100(SB)/4, $(12583039.0)
-DATA expconsts<>+104(SB)/4, $(12583039.0)
-DATA expconsts<>+108(SB)/4, $(12583039.0)
-DATA expconsts<>+112(SB)/4, $(12583039.0)
-DATA expconsts<>+116(SB)/4, $(12583039.0)
-DATA expconsts<>+120(SB)/4, $(12583039.0)
-DATA expconsts<>+124(SB)/4, $(12583039.0)
-DATA expconsts<>+128(SB)/4, $(0.6933594)
-DATA expconsts<>+132(SB)/4, $(0.6933594)
-DATA expconsts<>+136(SB)/4, $(0.6933594)
-DATA expconsts<>+140(SB)/4, $(0.6933594)
-DATA expconsts<>+144(SB)/4, $(0.6933594)
-DATA expconsts<>+148(SB)/4, $(0.6933594)
-DATA expconsts<>+152(SB)/4, $(0.6933594)
-DATA expconsts<>+156(SB)/4, $(0.6933594)
-DATA expconsts<>+160(SB)/4, $(-0.00021219444)
-DATA expconsts<>+164(SB)/4, $(-0.00021219444)
-DATA expconsts<>+168(SB)/4, $(-0.00021219444)
-DATA expconsts<>+172(SB)/4, $(-0.00021219444)
-DATA expconsts<>+176(SB)/4, $(-0.00021219444)
-DATA expconsts<>+180(SB)/4, $(-0.00021219444)
-DATA expconsts<>+184(SB)/4, $(-0.00021219444)
-DATA expconsts<>+188(SB)/4, $(-0.00021219444)
-DATA expconsts<>+192(SB)/4, $(0.00019875691)
-DATA expconsts<>+196(SB)/4, $(0.00019875691)
-DATA expconsts<>+200(SB)/4, $(0.00019875691)
-DATA expconsts<>+204(SB)/4, $(0.00019875691)
-DATA expconsts<>+208(SB)/4, $(0.00019875691)
-DATA expconsts<>+212(SB)/4, $(0.00019875691)
-DATA expconsts<>+216(SB)/4, $(0.00019875691)
-DATA expconsts<>+220(SB)/4, $(0.00019875691)
-DATA expconsts<>+224(SB)/4, $(0.0013981999)
-DATA expconsts<>+228(SB)/4, $(0.0013981999)
-DATA expconsts<>+232(SB)/4, $(0.0013981999)
-DATA expconsts<>+236(SB)/4, $(0.0013981999)
-DATA expconsts<>+240(SB)/4, $(0.0013981999)
-DATA expconsts<>+244(SB)/4, $(0.0013981999)
-DATA expconsts<>+248(SB)/4, $(0.0013981999)
-DATA expconsts<>+252(SB)/4, $(0.0013981999)
-DATA expconsts<>+256(SB)/4, $(0.008333452)
-DATA expconsts<>+260(SB)/4, $(0.008333452)
-DATA expconsts<>+264(SB)/4, $(0.008333452)
-DATA expconsts<>+268(SB)/4, $(0.008333452)
-DATA expconsts<>+272(SB)/4, $(0.008333452)
-DATA expconsts<>+276(SB)/4, $(0.008333452)
-DATA expconsts<>+280(SB)/4, $(0.008333452)
-DATA expconsts<>+284(SB)/4, $(0.008333452)
-DATA expconsts<>+288(SB)/4, $(0.041665796)
-DATA expconsts<>+292(SB)/4, $(0.041665796)
-DATA expconsts<>+296(SB)/4, $(0.041665796)
-DATA expconsts<>+300(SB)/4, $(0.041665796)
-DATA expconsts<>+304(SB)/4, $(0.041665796)
-DATA expconsts<>+308(SB)/4, $(0.041665796)
-DATA expconsts<>+312(SB)/4, $(0.041665796)
-DATA expconsts<>+316(SB)/4, $(0.041665796)
-DATA expconsts<>+320(SB)/4, $(0.16666666)
-DATA expconsts<>+324(SB)/4, $(0.16666666)
-DATA expconsts<>+328(SB)/4, $(0.16666666)
-DATA expconsts<>+332(SB)/4, $(0.16666666)
-DATA expconsts<>+336(SB)/4, $(0.16666666)
-DATA expconsts<>+340(SB)/4, $(0.16666666)
-DATA expconsts<>+344(SB)/4, $(0.16666666)
-DATA expconsts<>+348(SB)/4, $(0.16666666)
-DATA expconsts<>+352(SB)/4, $(0.5)
-DATA expconsts<>+356(SB)/4, $(0.5)
-DATA expconsts<>+360(SB)/4, $(0.5)
-DATA expconsts<>+364(SB)/4, $(0.5)
-DATA expconsts<>+368(SB)/4, $(0.5)
-DATA expconsts<>+372(SB)/4, $(0.5)
-DATA expconsts<>+376(SB)/4, $(0.5)
-DATA expconsts<>+380(SB)/4, $(0.5)
-GLOBL expconsts<>(SB), RODATA|NOPTR, $384
+DATA expconsts<>+64(SB)/4, $(-88.0)
+DATA expconsts<>+68(SB)/4, $(-88.0)
+DATA expconsts<>+72(SB)/4, $(-88.0)
+DATA expconsts<>+76(SB)/4, $(-88.0)
+DATA expconsts<>+80(SB)/4, $(-88.0)
+DATA expconsts<>+84(SB)/4, $(-88.0)
+DATA expconsts<>+88(SB)/4, $(-88.0)
+DATA expconsts<>+92(SB)/4, $(-88.0)
+DATA expconsts<>+96(SB)/4, $(1.442695)
+DATA expconsts<>+100(SB)/4, $(1.442695)
+DATA expconsts<>+104(SB)/4, $(1.442695)
+DATA expconsts<>+108(SB)/4, $(1.442695)
+DATA expconsts<>+112(SB)/4, $(1.442695)
+DATA expconsts<>+116(SB)/4, $(1.442695)
+DATA expconsts<>+120(SB)/4, $(1.442695)
+DATA expconsts<>+124(SB)/4, $(1.442695)
+DATA expconsts<>+128(SB)/4, $(12583039.0)
+DATA expconsts<>+132(SB)/4, $(12583039.0)
+DATA expconsts<>+136(SB)/4, $(12583039.0)
+DATA expconsts<>+140(SB)/4, $(12583039.0)
+DATA expconsts<>+144(SB)/4, $(12583039.0)
+DATA expconsts<>+148(SB)/4, $(12583039.0)
+DATA expconsts<>+152(SB)/4, $(12583039.0)
+DATA expconsts<>+156(SB)/4, $(12583039.0)
+DATA expconsts<>+160(SB)/4, $(0.6933594)
+DATA expconsts<>+164(SB)/4, $(0.6933594)
+DATA expconsts<>+168(SB)/4, $(0.6933594)
+DATA expconsts<>+172(SB)/4, $(0.6933594)
+DATA expconsts<>+176(SB)/4, $(0.6933594)
+DATA expconsts<>+180(SB)/4, $(0.6933594)
+DATA expconsts<>+184(SB)/4, $(0.6933594)
+DATA expconsts<>+188(SB)/4, $(0.6933594)
+DATA expconsts<>+192(SB)/4, $(-0.00021219444)
+DATA expconsts<>+196(SB)/4, $(-0.00021219444)
+DATA expconsts<>+200(SB)/4, $(-0.00021219444)
+DATA expconsts<>+204(SB)/4, $(-0.00021219444)
+DATA expconsts<>+208(SB)/4, $(-0.00021219444)
+DATA expconsts<>+212(SB)/4, $(-0.00021219444)
+DATA expconsts<>+216(SB)/4, $(-0.00021219444)
+DATA expconsts<>+220(SB)/4, $(-0.00021219444)
+DATA expconsts<>+224(SB)/4, $(0.00019875691)
+DATA expconsts<>+228(SB)/4, $(0.00019875691)
+DATA expconsts<>+232(SB)/4, $(0.00019875691)
+DATA expconsts<>+236(SB)/4, $(0.00019875691)
+DATA expconsts<>+240(SB)/4, $(0.00019875691)
+DATA expconsts<>+244(SB)/4, $(0.00019875691)
+DATA expconsts<>+248(SB)/4, $(0.00019875691)
+DATA expconsts<>+252(SB)/4, $(0.00019875691)
+DATA expconsts<>+256(SB)/4, $(0.0013981999)
+DATA expconsts<>+260(SB)/4, $(0.0013981999)
+DATA expconsts<>+264(SB)/4, $(0.0013981999)
+DATA expconsts<>+268(SB)/4, $(0.0013981999)
+DATA expconsts<>+272(SB)/4, $(0.0013981999)
+DATA expconsts<>+276(SB)/4, $(0.0013981999)
+DATA expconsts<>+280(SB)/4, $(0.0013981999)
+DATA expconsts<>+284(SB)/4, $(0.0013981999)
+DATA expconsts<>+288(SB)/4, $(0.008333452)
+DATA expconsts<>+292(SB)/4, $(0.008333452)
+DATA expconsts<>+296(SB)/4, $(0.008333452)
+DATA expconsts<>+300(SB)/4, $(0.008333452)
+DATA expconsts<>+304(SB)/4, $(0.008333452)
+DATA expconsts<>+308(SB)/4, $(0.008333452)
+DATA expconsts<>+312(SB)/4, $(0.008333452)
+DATA expconsts<>+316(SB)/4, $(0.008333452)
+DATA expconsts<>+320(SB)/4, $(0.041665796)
+DATA expconsts<>+324(SB)/4, $(0.041665796)
+DATA expconsts<>+328(SB)/4, $(0.041665796)
+DATA expconsts<>+332(SB)/4, $(0.041665796)
+DATA expconsts<>+336(SB)/4, $(0.041665796)
+DATA expconsts<>+340(SB)/4, $(0.041665796)
+DATA expconsts<>+344(SB)/4, $(0.041665796)
+DATA expconsts<>+348(SB)/4, $(0.041665796)
+DATA expconsts<>+352(SB)/4, $(0.16666666)
+DATA expconsts<>+356(SB)/4, $(0.16666666)
+DATA expconsts<>+360(SB)/4, $(0.16666666)
+DATA expconsts<>+364(SB)/4, $(0.16666666)
+DATA expconsts<>+368(SB)/4, $(0.16666666)
+DATA expconsts<>+372(SB)/4, $(0.16666666)
+DATA expconsts<>+376(SB)/4, $(0.16666666)
+DATA expconsts<>+380(SB)/4, $(0.16666666)
+DATA expconsts<>+384(SB)/4, $(0.5)
+DATA expconsts<>+388(SB)/4, $(0.5)
+DATA expconsts<>+392(SB)/4, $(0.5)
+DATA expconsts<>+396(SB)/4, $(0.5)
+DATA expconsts<>+400(SB)/4, $(0.5)
+DATA expconsts<>+404(SB)/4, $(0.5)
+DATA expconsts<>+408(SB)/4, $(0.5)
+DATA expconsts<>+412(SB)/4, $(0.5)
+GLOBL expconsts<>(SB), RODATA|NOPTR, $416
 
 // func sqdistAVX2(dst []float32, x []float32, tiles []float32, dim int)
 // Requires: AVX, FMA3
@@ -611,8 +619,7 @@ done_13:
 TEXT ·gaussianSumColumnsAVX2(SB), NOSPLIT, $0-88
 	MOVQ         dst_len+8(FP), AX
 	VBROADCASTSS scale+80(FP), Y0
-	VBROADCASTSS expconsts<>+0(SB), Y1
-	VBROADCASTSS expconsts<>+32(SB), Y2
+	VBROADCASTSS expconsts<>+32(SB), Y1
 	CMPQ         AX, $0x00000001
 	JE           columns1_30
 	CMPQ         AX, $0x00000002
@@ -633,11 +640,187 @@ columns1_30:
 	MOVQ   buf_base+24(FP), AX
 	MOVQ   buf_len+32(FP), CX
 	MOVQ   w_base+48(FP), DX
-	VXORPS Y0, Y0, Y3
+	VXORPS Y0, Y0, Y2
 
 unrolled_37:
 	CMPQ         CX, $0x00000020
 	JB           tail_38
+	VBROADCASTSS offset+84(FP), Y3
+	VFMADD231PS  (AX), Y0, Y3
+	VBROADCASTSS offset+84(FP), Y4
+	VFMADD231PS  32(AX), Y0, Y4
+	VBROADCASTSS offset+84(FP), Y5
+	VFMADD231PS  64(AX), Y0, Y5
+	VBROADCASTSS offset+84(FP), Y6
+	VFMADD231PS  96(AX), Y0, Y6
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, expconsts<>+0(SB), Y3, Y7
+	VBLENDVPS Y7, expconsts<>+64(SB), Y3, Y3
+	VCMPPS    $0x11, expconsts<>+0(SB), Y4, Y7
+	VBLENDVPS Y7, expconsts<>+64(SB), Y4, Y4
+	VCMPPS    $0x11, expconsts<>+0(SB), Y5, Y7
+	VBLENDVPS Y7, expconsts<>+64(SB), Y5, Y5
+	VCMPPS    $0x11, expconsts<>+0(SB), Y6, Y7
+	VBLENDVPS Y7, expconsts<>+64(SB), Y6, Y6
+	VMINPS    Y3, Y1, Y3
+	VMINPS    Y4, Y1, Y4
+	VMINPS    Y5, Y1, Y5
+	VMINPS    Y6, Y1, Y6
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+128(SB), Y7
+	VFMADD231PS  expconsts<>+96(SB), Y3, Y7
+	VBROADCASTSS expconsts<>+128(SB), Y8
+	VFMADD231PS  expconsts<>+96(SB), Y4, Y8
+	VBROADCASTSS expconsts<>+128(SB), Y9
+	VFMADD231PS  expconsts<>+96(SB), Y5, Y9
+	VBROADCASTSS expconsts<>+128(SB), Y10
+	VFMADD231PS  expconsts<>+96(SB), Y6, Y10
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       expconsts<>+128(SB), Y7, Y11
+	VFNMADD231PS expconsts<>+160(SB), Y11, Y3
+	VFNMADD231PS expconsts<>+192(SB), Y11, Y3
+	VSUBPS       expconsts<>+128(SB), Y8, Y11
+	VFNMADD231PS expconsts<>+160(SB), Y11, Y4
+	VFNMADD231PS expconsts<>+192(SB), Y11, Y4
+	VSUBPS       expconsts<>+128(SB), Y9, Y11
+	VFNMADD231PS expconsts<>+160(SB), Y11, Y5
+	VFNMADD231PS expconsts<>+192(SB), Y11, Y5
+	VSUBPS       expconsts<>+128(SB), Y10, Y11
+	VFNMADD231PS expconsts<>+160(SB), Y11, Y6
+	VFNMADD231PS expconsts<>+192(SB), Y11, Y6
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+224(SB), Y11
+	VFMADD213PS  expconsts<>+256(SB), Y3, Y11
+	VBROADCASTSS expconsts<>+224(SB), Y12
+	VFMADD213PS  expconsts<>+256(SB), Y4, Y12
+	VBROADCASTSS expconsts<>+224(SB), Y13
+	VFMADD213PS  expconsts<>+256(SB), Y5, Y13
+	VBROADCASTSS expconsts<>+224(SB), Y14
+	VFMADD213PS  expconsts<>+256(SB), Y6, Y14
+	VFMADD213PS  expconsts<>+288(SB), Y3, Y11
+	VFMADD213PS  expconsts<>+288(SB), Y4, Y12
+	VFMADD213PS  expconsts<>+288(SB), Y5, Y13
+	VFMADD213PS  expconsts<>+288(SB), Y6, Y14
+	VFMADD213PS  expconsts<>+320(SB), Y3, Y11
+	VFMADD213PS  expconsts<>+320(SB), Y4, Y12
+	VFMADD213PS  expconsts<>+320(SB), Y5, Y13
+	VFMADD213PS  expconsts<>+320(SB), Y6, Y14
+	VFMADD213PS  expconsts<>+352(SB), Y3, Y11
+	VFMADD213PS  expconsts<>+352(SB), Y4, Y12
+	VFMADD213PS  expconsts<>+352(SB), Y5, Y13
+	VFMADD213PS  expconsts<>+352(SB), Y6, Y14
+	VFMADD213PS  expconsts<>+384(SB), Y3, Y11
+	VFMADD213PS  expconsts<>+384(SB), Y4, Y12
+	VFMADD213PS  expconsts<>+384(SB), Y5, Y13
+	VFMADD213PS  expconsts<>+384(SB), Y6, Y14
+
+	// y = (p·r)·r + r
+	VMULPS      Y3, Y11, Y11
+	VFMADD213PS Y3, Y3, Y11
+	VMULPS      Y4, Y12, Y12
+	VFMADD213PS Y4, Y4, Y12
+	VMULPS      Y5, Y13, Y13
+	VFMADD213PS Y5, Y5, Y13
+	VMULPS      Y6, Y14, Y14
+	VFMADD213PS Y6, Y6, Y14
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y7, Y7
+	VFMADD213PS Y7, Y7, Y11
+	VPSLLD      $0x17, Y8, Y8
+	VFMADD213PS Y8, Y8, Y12
+	VPSLLD      $0x17, Y9, Y9
+	VFMADD213PS Y9, Y9, Y13
+	VPSLLD      $0x17, Y10, Y10
+	VFMADD213PS Y10, Y10, Y14
+	VMOVUPS     Y11, (AX)
+	VFMADD231PS (DX), Y11, Y2
+	VMOVUPS     Y12, 32(AX)
+	VFMADD231PS 32(DX), Y12, Y2
+	VMOVUPS     Y13, 64(AX)
+	VFMADD231PS 64(DX), Y13, Y2
+	VMOVUPS     Y14, 96(AX)
+	VFMADD231PS 96(DX), Y14, Y2
+	ADDQ        $0x00000080, AX
+	ADDQ        $0x00000080, DX
+	SUBQ        $0x00000020, CX
+	JMP         unrolled_37
+
+tail_38:
+	TESTQ CX, CX
+	JZ    done_40
+
+single_39:
+	VBROADCASTSS offset+84(FP), Y3
+	VFMADD231PS  (AX), Y0, Y3
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, expconsts<>+0(SB), Y3, Y4
+	VBLENDVPS Y4, expconsts<>+64(SB), Y3, Y3
+	VMINPS    Y3, Y1, Y3
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS expconsts<>+128(SB), Y4
+	VFMADD231PS  expconsts<>+96(SB), Y3, Y4
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       expconsts<>+128(SB), Y4, Y5
+	VFNMADD231PS expconsts<>+160(SB), Y5, Y3
+	VFNMADD231PS expconsts<>+192(SB), Y5, Y3
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS expconsts<>+224(SB), Y5
+	VFMADD213PS  expconsts<>+256(SB), Y3, Y5
+	VFMADD213PS  expconsts<>+288(SB), Y3, Y5
+	VFMADD213PS  expconsts<>+320(SB), Y3, Y5
+	VFMADD213PS  expconsts<>+352(SB), Y3, Y5
+	VFMADD213PS  expconsts<>+384(SB), Y3, Y5
+
+	// y = (p·r)·r + r
+	VMULPS      Y3, Y5, Y5
+	VFMADD213PS Y3, Y3, Y5
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y4, Y4
+	VFMADD213PS Y4, Y4, Y5
+	VMOVUPS     Y5, (AX)
+	VFMADD231PS (DX), Y5, Y2
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000020, DX
+	SUBQ        $0x00000008, CX
+	JNZ         single_39
+
+done_40:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y2, X0
+	VADDPS       X0, X2, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (AX)
+	VZEROUPPER
+	RET
+
+columns2_31:
+	MOVQ   buf_base+24(FP), AX
+	MOVQ   buf_len+32(FP), CX
+	MOVQ   w_base+48(FP), DX
+	MOVQ   stride+72(FP), BX
+	SHLQ   $0x02, BX
+	LEAQ   (BX)(BX*2), SI
+	VXORPS Y0, Y0, Y2
+	VXORPS Y0, Y0, Y3
+
+unrolled_41:
+	CMPQ         CX, $0x00000020
+	JB           tail_42
 	VBROADCASTSS offset+84(FP), Y4
 	VFMADD231PS  (AX), Y0, Y4
 	VBROADCASTSS offset+84(FP), Y5
@@ -647,52 +830,52 @@ unrolled_37:
 	VBROADCASTSS offset+84(FP), Y7
 	VFMADD231PS  96(AX), Y0, Y7
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Y4, Y1, Y4
-	VMAXPS Y5, Y1, Y5
-	VMAXPS Y6, Y1, Y6
-	VMAXPS Y7, Y1, Y7
-	VMINPS Y4, Y2, Y4
-	VMINPS Y5, Y2, Y5
-	VMINPS Y6, Y2, Y6
-	VMINPS Y7, Y2, Y7
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, expconsts<>+0(SB), Y4, Y8
+	VBLENDVPS Y8, expconsts<>+64(SB), Y4, Y4
+	VCMPPS    $0x11, expconsts<>+0(SB), Y5, Y8
+	VBLENDVPS Y8, expconsts<>+64(SB), Y5, Y5
+	VCMPPS    $0x11, expconsts<>+0(SB), Y6, Y8
+	VBLENDVPS Y8, expconsts<>+64(SB), Y6, Y6
+	VCMPPS    $0x11, expconsts<>+0(SB), Y7, Y8
+	VBLENDVPS Y8, expconsts<>+64(SB), Y7, Y7
+	VMINPS    Y4, Y1, Y4
+	VMINPS    Y5, Y1, Y5
+	VMINPS    Y6, Y1, Y6
+	VMINPS    Y7, Y1, Y7
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Y8
-	VFMADD231PS  expconsts<>+64(SB), Y4, Y8
-	VBROADCASTSS expconsts<>+96(SB), Y9
-	VFMADD231PS  expconsts<>+64(SB), Y5, Y9
-	VBROADCASTSS expconsts<>+96(SB), Y10
-	VFMADD231PS  expconsts<>+64(SB), Y6, Y10
-	VBROADCASTSS expconsts<>+96(SB), Y11
-	VFMADD231PS  expconsts<>+64(SB), Y7, Y11
+	VBROADCASTSS expconsts<>+128(SB), Y8
+	VFMADD231PS  expconsts<>+96(SB), Y4, Y8
+	VBROADCASTSS expconsts<>+128(SB), Y9
+	VFMADD231PS  expconsts<>+96(SB), Y5, Y9
+	VBROADCASTSS expconsts<>+128(SB), Y10
+	VFMADD231PS  expconsts<>+96(SB), Y6, Y10
+	VBROADCASTSS expconsts<>+128(SB), Y11
+	VFMADD231PS  expconsts<>+96(SB), Y7, Y11
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+96(SB), Y8, Y12
-	VFNMADD231PS expconsts<>+128(SB), Y12, Y4
+	VSUBPS       expconsts<>+128(SB), Y8, Y12
 	VFNMADD231PS expconsts<>+160(SB), Y12, Y4
-	VSUBPS       expconsts<>+96(SB), Y9, Y12
-	VFNMADD231PS expconsts<>+128(SB), Y12, Y5
+	VFNMADD231PS expconsts<>+192(SB), Y12, Y4
+	VSUBPS       expconsts<>+128(SB), Y9, Y12
 	VFNMADD231PS expconsts<>+160(SB), Y12, Y5
-	VSUBPS       expconsts<>+96(SB), Y10, Y12
-	VFNMADD231PS expconsts<>+128(SB), Y12, Y6
+	VFNMADD231PS expconsts<>+192(SB), Y12, Y5
+	VSUBPS       expconsts<>+128(SB), Y10, Y12
 	VFNMADD231PS expconsts<>+160(SB), Y12, Y6
-	VSUBPS       expconsts<>+96(SB), Y11, Y12
-	VFNMADD231PS expconsts<>+128(SB), Y12, Y7
+	VFNMADD231PS expconsts<>+192(SB), Y12, Y6
+	VSUBPS       expconsts<>+128(SB), Y11, Y12
 	VFNMADD231PS expconsts<>+160(SB), Y12, Y7
+	VFNMADD231PS expconsts<>+192(SB), Y12, Y7
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Y12
-	VFMADD213PS  expconsts<>+224(SB), Y4, Y12
-	VBROADCASTSS expconsts<>+192(SB), Y13
-	VFMADD213PS  expconsts<>+224(SB), Y5, Y13
-	VBROADCASTSS expconsts<>+192(SB), Y14
-	VFMADD213PS  expconsts<>+224(SB), Y6, Y14
-	VBROADCASTSS expconsts<>+192(SB), Y15
-	VFMADD213PS  expconsts<>+224(SB), Y7, Y15
+	VBROADCASTSS expconsts<>+224(SB), Y12
 	VFMADD213PS  expconsts<>+256(SB), Y4, Y12
+	VBROADCASTSS expconsts<>+224(SB), Y13
 	VFMADD213PS  expconsts<>+256(SB), Y5, Y13
+	VBROADCASTSS expconsts<>+224(SB), Y14
 	VFMADD213PS  expconsts<>+256(SB), Y6, Y14
+	VBROADCASTSS expconsts<>+224(SB), Y15
 	VFMADD213PS  expconsts<>+256(SB), Y7, Y15
 	VFMADD213PS  expconsts<>+288(SB), Y4, Y12
 	VFMADD213PS  expconsts<>+288(SB), Y5, Y13
@@ -706,6 +889,10 @@ unrolled_37:
 	VFMADD213PS  expconsts<>+352(SB), Y5, Y13
 	VFMADD213PS  expconsts<>+352(SB), Y6, Y14
 	VFMADD213PS  expconsts<>+352(SB), Y7, Y15
+	VFMADD213PS  expconsts<>+384(SB), Y4, Y12
+	VFMADD213PS  expconsts<>+384(SB), Y5, Y13
+	VFMADD213PS  expconsts<>+384(SB), Y6, Y14
+	VFMADD213PS  expconsts<>+384(SB), Y7, Y15
 
 	// y = (p·r)·r + r
 	VMULPS      Y4, Y12, Y12
@@ -727,46 +914,51 @@ unrolled_37:
 	VPSLLD      $0x17, Y11, Y11
 	VFMADD213PS Y11, Y11, Y15
 	VMOVUPS     Y12, (AX)
-	VFMADD231PS (DX), Y12, Y3
+	VFMADD231PS (DX), Y12, Y2
+	VFMADD231PS (DX)(BX*1), Y12, Y3
 	VMOVUPS     Y13, 32(AX)
-	VFMADD231PS 32(DX), Y13, Y3
+	VFMADD231PS 32(DX), Y13, Y2
+	VFMADD231PS 32(DX)(BX*1), Y13, Y3
 	VMOVUPS     Y14, 64(AX)
-	VFMADD231PS 64(DX), Y14, Y3
+	VFMADD231PS 64(DX), Y14, Y2
+	VFMADD231PS 64(DX)(BX*1), Y14, Y3
 	VMOVUPS     Y15, 96(AX)
-	VFMADD231PS 96(DX), Y15, Y3
+	VFMADD231PS 96(DX), Y15, Y2
+	VFMADD231PS 96(DX)(BX*1), Y15, Y3
 	ADDQ        $0x00000080, AX
 	ADDQ        $0x00000080, DX
 	SUBQ        $0x00000020, CX
-	JMP         unrolled_37
+	JMP         unrolled_41
 
-tail_38:
+tail_42:
 	TESTQ CX, CX
-	JZ    done_40
+	JZ    done_44
 
-single_39:
+single_43:
 	VBROADCASTSS offset+84(FP), Y4
 	VFMADD231PS  (AX), Y0, Y4
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Y4, Y1, Y4
-	VMINPS Y4, Y2, Y4
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, expconsts<>+0(SB), Y4, Y5
+	VBLENDVPS Y5, expconsts<>+64(SB), Y4, Y4
+	VMINPS    Y4, Y1, Y4
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Y5
-	VFMADD231PS  expconsts<>+64(SB), Y4, Y5
+	VBROADCASTSS expconsts<>+128(SB), Y5
+	VFMADD231PS  expconsts<>+96(SB), Y4, Y5
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+96(SB), Y5, Y6
-	VFNMADD231PS expconsts<>+128(SB), Y6, Y4
+	VSUBPS       expconsts<>+128(SB), Y5, Y6
 	VFNMADD231PS expconsts<>+160(SB), Y6, Y4
+	VFNMADD231PS expconsts<>+192(SB), Y6, Y4
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Y6
-	VFMADD213PS  expconsts<>+224(SB), Y4, Y6
+	VBROADCASTSS expconsts<>+224(SB), Y6
 	VFMADD213PS  expconsts<>+256(SB), Y4, Y6
 	VFMADD213PS  expconsts<>+288(SB), Y4, Y6
 	VFMADD213PS  expconsts<>+320(SB), Y4, Y6
 	VFMADD213PS  expconsts<>+352(SB), Y4, Y6
+	VFMADD213PS  expconsts<>+384(SB), Y4, Y6
 
 	// y = (p·r)·r + r
 	VMULPS      Y4, Y6, Y6
@@ -776,14 +968,24 @@ single_39:
 	VPSLLD      $0x17, Y5, Y5
 	VFMADD213PS Y5, Y5, Y6
 	VMOVUPS     Y6, (AX)
-	VFMADD231PS (DX), Y6, Y3
+	VFMADD231PS (DX), Y6, Y2
+	VFMADD231PS (DX)(BX*1), Y6, Y3
 	ADDQ        $0x00000020, AX
 	ADDQ        $0x00000020, DX
 	SUBQ        $0x00000008, CX
-	JNZ         single_39
+	JNZ         single_43
 
-done_40:
+done_44:
 	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y2, X0
+	VADDPS       X0, X2, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (AX)
 
 	// horizontal sum
 	VEXTRACTF128 $0x01, Y3, X0
@@ -792,23 +994,24 @@ done_40:
 	VADDPS       X1, X0, X0
 	VMOVSHDUP    X0, X1
 	VADDSS       X1, X0, X0
-	VMOVSS       X0, (AX)
+	VMOVSS       X0, 4(AX)
 	VZEROUPPER
 	RET
 
-columns2_31:
+columns3_32:
 	MOVQ   buf_base+24(FP), AX
 	MOVQ   buf_len+32(FP), CX
 	MOVQ   w_base+48(FP), DX
 	MOVQ   stride+72(FP), BX
 	SHLQ   $0x02, BX
 	LEAQ   (BX)(BX*2), SI
+	VXORPS Y0, Y0, Y2
 	VXORPS Y0, Y0, Y3
 	VXORPS Y0, Y0, Y4
 
-unrolled_41:
+unrolled_45:
 	CMPQ         CX, $0x00000018
-	JB           tail_42
+	JB           tail_46
 	VBROADCASTSS offset+84(FP), Y5
 	VFMADD231PS  (AX), Y0, Y5
 	VBROADCASTSS offset+84(FP), Y6
@@ -816,42 +1019,42 @@ unrolled_41:
 	VBROADCASTSS offset+84(FP), Y7
 	VFMADD231PS  64(AX), Y0, Y7
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Y5, Y1, Y5
-	VMAXPS Y6, Y1, Y6
-	VMAXPS Y7, Y1, Y7
-	VMINPS Y5, Y2, Y5
-	VMINPS Y6, Y2, Y6
-	VMINPS Y7, Y2, Y7
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, expconsts<>+0(SB), Y5, Y8
+	VBLENDVPS Y8, expconsts<>+64(SB), Y5, Y5
+	VCMPPS    $0x11, expconsts<>+0(SB), Y6, Y8
+	VBLENDVPS Y8, expconsts<>+64(SB), Y6, Y6
+	VCMPPS    $0x11, expconsts<>+0(SB), Y7, Y8
+	VBLENDVPS Y8, expconsts<>+64(SB), Y7, Y7
+	VMINPS    Y5, Y1, Y5
+	VMINPS    Y6, Y1, Y6
+	VMINPS    Y7, Y1, Y7
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Y8
-	VFMADD231PS  expconsts<>+64(SB), Y5, Y8
-	VBROADCASTSS expconsts<>+96(SB), Y9
-	VFMADD231PS  expconsts<>+64(SB), Y6, Y9
-	VBROADCASTSS expconsts<>+96(SB), Y10
-	VFMADD231PS  expconsts<>+64(SB), Y7, Y10
+	VBROADCASTSS expconsts<>+128(SB), Y8
+	VFMADD231PS  expconsts<>+96(SB), Y5, Y8
+	VBROADCASTSS expconsts<>+128(SB), Y9
+	VFMADD231PS  expconsts<>+96(SB), Y6, Y9
+	VBROADCASTSS expconsts<>+128(SB), Y10
+	VFMADD231PS  expconsts<>+96(SB), Y7, Y10
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+96(SB), Y8, Y11
-	VFNMADD231PS expconsts<>+128(SB), Y11, Y5
+	VSUBPS       expconsts<>+128(SB), Y8, Y11
 	VFNMADD231PS expconsts<>+160(SB), Y11, Y5
-	VSUBPS       expconsts<>+96(SB), Y9, Y11
-	VFNMADD231PS expconsts<>+128(SB), Y11, Y6
+	VFNMADD231PS expconsts<>+192(SB), Y11, Y5
+	VSUBPS       expconsts<>+128(SB), Y9, Y11
 	VFNMADD231PS expconsts<>+160(SB), Y11, Y6
-	VSUBPS       expconsts<>+96(SB), Y10, Y11
-	VFNMADD231PS expconsts<>+128(SB), Y11, Y7
+	VFNMADD231PS expconsts<>+192(SB), Y11, Y6
+	VSUBPS       expconsts<>+128(SB), Y10, Y11
 	VFNMADD231PS expconsts<>+160(SB), Y11, Y7
+	VFNMADD231PS expconsts<>+192(SB), Y11, Y7
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Y11
-	VFMADD213PS  expconsts<>+224(SB), Y5, Y11
-	VBROADCASTSS expconsts<>+192(SB), Y12
-	VFMADD213PS  expconsts<>+224(SB), Y6, Y12
-	VBROADCASTSS expconsts<>+192(SB), Y13
-	VFMADD213PS  expconsts<>+224(SB), Y7, Y13
+	VBROADCASTSS expconsts<>+224(SB), Y11
 	VFMADD213PS  expconsts<>+256(SB), Y5, Y11
+	VBROADCASTSS expconsts<>+224(SB), Y12
 	VFMADD213PS  expconsts<>+256(SB), Y6, Y12
+	VBROADCASTSS expconsts<>+224(SB), Y13
 	VFMADD213PS  expconsts<>+256(SB), Y7, Y13
 	VFMADD213PS  expconsts<>+288(SB), Y5, Y11
 	VFMADD213PS  expconsts<>+288(SB), Y6, Y12
@@ -862,6 +1065,9 @@ unrolled_41:
 	VFMADD213PS  expconsts<>+352(SB), Y5, Y11
 	VFMADD213PS  expconsts<>+352(SB), Y6, Y12
 	VFMADD213PS  expconsts<>+352(SB), Y7, Y13
+	VFMADD213PS  expconsts<>+384(SB), Y5, Y11
+	VFMADD213PS  expconsts<>+384(SB), Y6, Y12
+	VFMADD213PS  expconsts<>+384(SB), Y7, Y13
 
 	// y = (p·r)·r + r
 	VMULPS      Y5, Y11, Y11
@@ -879,47 +1085,51 @@ unrolled_41:
 	VPSLLD      $0x17, Y10, Y10
 	VFMADD213PS Y10, Y10, Y13
 	VMOVUPS     Y11, (AX)
-	VFMADD231PS (DX), Y11, Y3
-	VFMADD231PS (DX)(BX*1), Y11, Y4
+	VFMADD231PS (DX), Y11, Y2
+	VFMADD231PS (DX)(BX*1), Y11, Y3
+	VFMADD231PS (DX)(BX*2), Y11, Y4
 	VMOVUPS     Y12, 32(AX)
-	VFMADD231PS 32(DX), Y12, Y3
-	VFMADD231PS 32(DX)(BX*1), Y12, Y4
+	VFMADD231PS 32(DX), Y12, Y2
+	VFMADD231PS 32(DX)(BX*1), Y12, Y3
+	VFMADD231PS 32(DX)(BX*2), Y12, Y4
 	VMOVUPS     Y13, 64(AX)
-	VFMADD231PS 64(DX), Y13, Y3
-	VFMADD231PS 64(DX)(BX*1), Y13, Y4
+	VFMADD231PS 64(DX), Y13, Y2
+	VFMADD231PS 64(DX)(BX*1), Y13, Y3
+	VFMADD231PS 64(DX)(BX*2), Y13, Y4
 	ADDQ        $0x00000060, AX
 	ADDQ        $0x00000060, DX
 	SUBQ        $0x00000018, CX
-	JMP         unrolled_41
+	JMP         unrolled_45
 
-tail_42:
+tail_46:
 	TESTQ CX, CX
-	JZ    done_44
+	JZ    done_48
 
-single_43:
+single_47:
 	VBROADCASTSS offset+84(FP), Y5
 	VFMADD231PS  (AX), Y0, Y5
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Y5, Y1, Y5
-	VMINPS Y5, Y2, Y5
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, expconsts<>+0(SB), Y5, Y6
+	VBLENDVPS Y6, expconsts<>+64(SB), Y5, Y5
+	VMINPS    Y5, Y1, Y5
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Y6
-	VFMADD231PS  expconsts<>+64(SB), Y5, Y6
+	VBROADCASTSS expconsts<>+128(SB), Y6
+	VFMADD231PS  expconsts<>+96(SB), Y5, Y6
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+96(SB), Y6, Y7
-	VFNMADD231PS expconsts<>+128(SB), Y7, Y5
+	VSUBPS       expconsts<>+128(SB), Y6, Y7
 	VFNMADD231PS expconsts<>+160(SB), Y7, Y5
+	VFNMADD231PS expconsts<>+192(SB), Y7, Y5
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Y7
-	VFMADD213PS  expconsts<>+224(SB), Y5, Y7
+	VBROADCASTSS expconsts<>+224(SB), Y7
 	VFMADD213PS  expconsts<>+256(SB), Y5, Y7
 	VFMADD213PS  expconsts<>+288(SB), Y5, Y7
 	VFMADD213PS  expconsts<>+320(SB), Y5, Y7
 	VFMADD213PS  expconsts<>+352(SB), Y5, Y7
+	VFMADD213PS  expconsts<>+384(SB), Y5, Y7
 
 	// y = (p·r)·r + r
 	VMULPS      Y5, Y7, Y7
@@ -929,15 +1139,25 @@ single_43:
 	VPSLLD      $0x17, Y6, Y6
 	VFMADD213PS Y6, Y6, Y7
 	VMOVUPS     Y7, (AX)
-	VFMADD231PS (DX), Y7, Y3
-	VFMADD231PS (DX)(BX*1), Y7, Y4
+	VFMADD231PS (DX), Y7, Y2
+	VFMADD231PS (DX)(BX*1), Y7, Y3
+	VFMADD231PS (DX)(BX*2), Y7, Y4
 	ADDQ        $0x00000020, AX
 	ADDQ        $0x00000020, DX
 	SUBQ        $0x00000008, CX
-	JNZ         single_43
+	JNZ         single_47
 
-done_44:
+done_48:
 	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y2, X0
+	VADDPS       X0, X2, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (AX)
 
 	// horizontal sum
 	VEXTRACTF128 $0x01, Y3, X0
@@ -946,7 +1166,7 @@ done_44:
 	VADDPS       X1, X0, X0
 	VMOVSHDUP    X0, X1
 	VADDSS       X1, X0, X0
-	VMOVSS       X0, (AX)
+	VMOVSS       X0, 4(AX)
 
 	// horizontal sum
 	VEXTRACTF128 $0x01, Y4, X0
@@ -955,24 +1175,25 @@ done_44:
 	VADDPS       X1, X0, X0
 	VMOVSHDUP    X0, X1
 	VADDSS       X1, X0, X0
-	VMOVSS       X0, 4(AX)
+	VMOVSS       X0, 8(AX)
 	VZEROUPPER
 	RET
 
-columns3_32:
+columns4_33:
 	MOVQ   buf_base+24(FP), AX
 	MOVQ   buf_len+32(FP), CX
 	MOVQ   w_base+48(FP), DX
 	MOVQ   stride+72(FP), BX
 	SHLQ   $0x02, BX
 	LEAQ   (BX)(BX*2), SI
+	VXORPS Y0, Y0, Y2
 	VXORPS Y0, Y0, Y3
 	VXORPS Y0, Y0, Y4
 	VXORPS Y0, Y0, Y5
 
-unrolled_45:
+unrolled_49:
 	CMPQ         CX, $0x00000018
-	JB           tail_46
+	JB           tail_50
 	VBROADCASTSS offset+84(FP), Y6
 	VFMADD231PS  (AX), Y0, Y6
 	VBROADCASTSS offset+84(FP), Y7
@@ -980,42 +1201,42 @@ unrolled_45:
 	VBROADCASTSS offset+84(FP), Y8
 	VFMADD231PS  64(AX), Y0, Y8
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Y6, Y1, Y6
-	VMAXPS Y7, Y1, Y7
-	VMAXPS Y8, Y1, Y8
-	VMINPS Y6, Y2, Y6
-	VMINPS Y7, Y2, Y7
-	VMINPS Y8, Y2, Y8
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, expconsts<>+0(SB), Y6, Y9
+	VBLENDVPS Y9, expconsts<>+64(SB), Y6, Y6
+	VCMPPS    $0x11, expconsts<>+0(SB), Y7, Y9
+	VBLENDVPS Y9, expconsts<>+64(SB), Y7, Y7
+	VCMPPS    $0x11, expconsts<>+0(SB), Y8, Y9
+	VBLENDVPS Y9, expconsts<>+64(SB), Y8, Y8
+	VMINPS    Y6, Y1, Y6
+	VMINPS    Y7, Y1, Y7
+	VMINPS    Y8, Y1, Y8
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Y9
-	VFMADD231PS  expconsts<>+64(SB), Y6, Y9
-	VBROADCASTSS expconsts<>+96(SB), Y10
-	VFMADD231PS  expconsts<>+64(SB), Y7, Y10
-	VBROADCASTSS expconsts<>+96(SB), Y11
-	VFMADD231PS  expconsts<>+64(SB), Y8, Y11
+	VBROADCASTSS expconsts<>+128(SB), Y9
+	VFMADD231PS  expconsts<>+96(SB), Y6, Y9
+	VBROADCASTSS expconsts<>+128(SB), Y10
+	VFMADD231PS  expconsts<>+96(SB), Y7, Y10
+	VBROADCASTSS expconsts<>+128(SB), Y11
+	VFMADD231PS  expconsts<>+96(SB), Y8, Y11
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+96(SB), Y9, Y12
-	VFNMADD231PS expconsts<>+128(SB), Y12, Y6
+	VSUBPS       expconsts<>+128(SB), Y9, Y12
 	VFNMADD231PS expconsts<>+160(SB), Y12, Y6
-	VSUBPS       expconsts<>+96(SB), Y10, Y12
-	VFNMADD231PS expconsts<>+128(SB), Y12, Y7
+	VFNMADD231PS expconsts<>+192(SB), Y12, Y6
+	VSUBPS       expconsts<>+128(SB), Y10, Y12
 	VFNMADD231PS expconsts<>+160(SB), Y12, Y7
-	VSUBPS       expconsts<>+96(SB), Y11, Y12
-	VFNMADD231PS expconsts<>+128(SB), Y12, Y8
+	VFNMADD231PS expconsts<>+192(SB), Y12, Y7
+	VSUBPS       expconsts<>+128(SB), Y11, Y12
 	VFNMADD231PS expconsts<>+160(SB), Y12, Y8
+	VFNMADD231PS expconsts<>+192(SB), Y12, Y8
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Y12
-	VFMADD213PS  expconsts<>+224(SB), Y6, Y12
-	VBROADCASTSS expconsts<>+192(SB), Y13
-	VFMADD213PS  expconsts<>+224(SB), Y7, Y13
-	VBROADCASTSS expconsts<>+192(SB), Y14
-	VFMADD213PS  expconsts<>+224(SB), Y8, Y14
+	VBROADCASTSS expconsts<>+224(SB), Y12
 	VFMADD213PS  expconsts<>+256(SB), Y6, Y12
+	VBROADCASTSS expconsts<>+224(SB), Y13
 	VFMADD213PS  expconsts<>+256(SB), Y7, Y13
+	VBROADCASTSS expconsts<>+224(SB), Y14
 	VFMADD213PS  expconsts<>+256(SB), Y8, Y14
 	VFMADD213PS  expconsts<>+288(SB), Y6, Y12
 	VFMADD213PS  expconsts<>+288(SB), Y7, Y13
@@ -1026,6 +1247,9 @@ unrolled_45:
 	VFMADD213PS  expconsts<>+352(SB), Y6, Y12
 	VFMADD213PS  expconsts<>+352(SB), Y7, Y13
 	VFMADD213PS  expconsts<>+352(SB), Y8, Y14
+	VFMADD213PS  expconsts<>+384(SB), Y6, Y12
+	VFMADD213PS  expconsts<>+384(SB), Y7, Y13
+	VFMADD213PS  expconsts<>+384(SB), Y8, Y14
 
 	// y = (p·r)·r + r
 	VMULPS      Y6, Y12, Y12
@@ -1043,50 +1267,54 @@ unrolled_45:
 	VPSLLD      $0x17, Y11, Y11
 	VFMADD213PS Y11, Y11, Y14
 	VMOVUPS     Y12, (AX)
-	VFMADD231PS (DX), Y12, Y3
-	VFMADD231PS (DX)(BX*1), Y12, Y4
-	VFMADD231PS (DX)(BX*2), Y12, Y5
+	VFMADD231PS (DX), Y12, Y2
+	VFMADD231PS (DX)(BX*1), Y12, Y3
+	VFMADD231PS (DX)(BX*2), Y12, Y4
+	VFMADD231PS (DX)(SI*1), Y12, Y5
 	VMOVUPS     Y13, 32(AX)
-	VFMADD231PS 32(DX), Y13, Y3
-	VFMADD231PS 32(DX)(BX*1), Y13, Y4
-	VFMADD231PS 32(DX)(BX*2), Y13, Y5
+	VFMADD231PS 32(DX), Y13, Y2
+	VFMADD231PS 32(DX)(BX*1), Y13, Y3
+	VFMADD231PS 32(DX)(BX*2), Y13, Y4
+	VFMADD231PS 32(DX)(SI*1), Y13, Y5
 	VMOVUPS     Y14, 64(AX)
-	VFMADD231PS 64(DX), Y14, Y3
-	VFMADD231PS 64(DX)(BX*1), Y14, Y4
-	VFMADD231PS 64(DX)(BX*2), Y14, Y5
+	VFMADD231PS 64(DX), Y14, Y2
+	VFMADD231PS 64(DX)(BX*1), Y14, Y3
+	VFMADD231PS 64(DX)(BX*2), Y14, Y4
+	VFMADD231PS 64(DX)(SI*1), Y14, Y5
 	ADDQ        $0x00000060, AX
 	ADDQ        $0x00000060, DX
 	SUBQ        $0x00000018, CX
-	JMP         unrolled_45
+	JMP         unrolled_49
 
-tail_46:
+tail_50:
 	TESTQ CX, CX
-	JZ    done_48
+	JZ    done_52
 
-single_47:
+single_51:
 	VBROADCASTSS offset+84(FP), Y6
 	VFMADD231PS  (AX), Y0, Y6
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Y6, Y1, Y6
-	VMINPS Y6, Y2, Y6
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, expconsts<>+0(SB), Y6, Y7
+	VBLENDVPS Y7, expconsts<>+64(SB), Y6, Y6
+	VMINPS    Y6, Y1, Y6
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Y7
-	VFMADD231PS  expconsts<>+64(SB), Y6, Y7
+	VBROADCASTSS expconsts<>+128(SB), Y7
+	VFMADD231PS  expconsts<>+96(SB), Y6, Y7
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+96(SB), Y7, Y8
-	VFNMADD231PS expconsts<>+128(SB), Y8, Y6
+	VSUBPS       expconsts<>+128(SB), Y7, Y8
 	VFNMADD231PS expconsts<>+160(SB), Y8, Y6
+	VFNMADD231PS expconsts<>+192(SB), Y8, Y6
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Y8
-	VFMADD213PS  expconsts<>+224(SB), Y6, Y8
+	VBROADCASTSS expconsts<>+224(SB), Y8
 	VFMADD213PS  expconsts<>+256(SB), Y6, Y8
 	VFMADD213PS  expconsts<>+288(SB), Y6, Y8
 	VFMADD213PS  expconsts<>+320(SB), Y6, Y8
 	VFMADD213PS  expconsts<>+352(SB), Y6, Y8
+	VFMADD213PS  expconsts<>+384(SB), Y6, Y8
 
 	// y = (p·r)·r + r
 	VMULPS      Y6, Y8, Y8
@@ -1096,16 +1324,26 @@ single_47:
 	VPSLLD      $0x17, Y7, Y7
 	VFMADD213PS Y7, Y7, Y8
 	VMOVUPS     Y8, (AX)
-	VFMADD231PS (DX), Y8, Y3
-	VFMADD231PS (DX)(BX*1), Y8, Y4
-	VFMADD231PS (DX)(BX*2), Y8, Y5
+	VFMADD231PS (DX), Y8, Y2
+	VFMADD231PS (DX)(BX*1), Y8, Y3
+	VFMADD231PS (DX)(BX*2), Y8, Y4
+	VFMADD231PS (DX)(SI*1), Y8, Y5
 	ADDQ        $0x00000020, AX
 	ADDQ        $0x00000020, DX
 	SUBQ        $0x00000008, CX
-	JNZ         single_47
+	JNZ         single_51
 
-done_48:
+done_52:
 	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y2, X0
+	VADDPS       X0, X2, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (AX)
 
 	// horizontal sum
 	VEXTRACTF128 $0x01, Y3, X0
@@ -1114,7 +1352,7 @@ done_48:
 	VADDPS       X1, X0, X0
 	VMOVSHDUP    X0, X1
 	VADDSS       X1, X0, X0
-	VMOVSS       X0, (AX)
+	VMOVSS       X0, 4(AX)
 
 	// horizontal sum
 	VEXTRACTF128 $0x01, Y4, X0
@@ -1123,7 +1361,7 @@ done_48:
 	VADDPS       X1, X0, X0
 	VMOVSHDUP    X0, X1
 	VADDSS       X1, X0, X0
-	VMOVSS       X0, 4(AX)
+	VMOVSS       X0, 8(AX)
 
 	// horizontal sum
 	VEXTRACTF128 $0x01, Y5, X0
@@ -1132,25 +1370,27 @@ done_48:
 	VADDPS       X1, X0, X0
 	VMOVSHDUP    X0, X1
 	VADDSS       X1, X0, X0
-	VMOVSS       X0, 8(AX)
+	VMOVSS       X0, 12(AX)
 	VZEROUPPER
 	RET
 
-columns4_33:
+columns5_34:
 	MOVQ   buf_base+24(FP), AX
 	MOVQ   buf_len+32(FP), CX
 	MOVQ   w_base+48(FP), DX
 	MOVQ   stride+72(FP), BX
 	SHLQ   $0x02, BX
 	LEAQ   (BX)(BX*2), SI
+	LEAQ   (DX)(BX*4), DI
+	VXORPS Y0, Y0, Y2
 	VXORPS Y0, Y0, Y3
 	VXORPS Y0, Y0, Y4
 	VXORPS Y0, Y0, Y5
 	VXORPS Y0, Y0, Y6
 
-unrolled_49:
+unrolled_53:
 	CMPQ         CX, $0x00000018
-	JB           tail_50
+	JB           tail_54
 	VBROADCASTSS offset+84(FP), Y7
 	VFMADD231PS  (AX), Y0, Y7
 	VBROADCASTSS offset+84(FP), Y8
@@ -1158,42 +1398,42 @@ unrolled_49:
 	VBROADCASTSS offset+84(FP), Y9
 	VFMADD231PS  64(AX), Y0, Y9
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Y7, Y1, Y7
-	VMAXPS Y8, Y1, Y8
-	VMAXPS Y9, Y1, Y9
-	VMINPS Y7, Y2, Y7
-	VMINPS Y8, Y2, Y8
-	VMINPS Y9, Y2, Y9
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, expconsts<>+0(SB), Y7, Y10
+	VBLENDVPS Y10, expconsts<>+64(SB), Y7, Y7
+	VCMPPS    $0x11, expconsts<>+0(SB), Y8, Y10
+	VBLENDVPS Y10, expconsts<>+64(SB), Y8, Y8
+	VCMPPS    $0x11, expconsts<>+0(SB), Y9, Y10
+	VBLENDVPS Y10, expconsts<>+64(SB), Y9, Y9
+	VMINPS    Y7, Y1, Y7
+	VMINPS    Y8, Y1, Y8
+	VMINPS    Y9, Y1, Y9
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Y10
-	VFMADD231PS  expconsts<>+64(SB), Y7, Y10
-	VBROADCASTSS expconsts<>+96(SB), Y11
-	VFMADD231PS  expconsts<>+64(SB), Y8, Y11
-	VBROADCASTSS expconsts<>+96(SB), Y12
-	VFMADD231PS  expconsts<>+64(SB), Y9, Y12
+	VBROADCASTSS expconsts<>+128(SB), Y10
+	VFMADD231PS  expconsts<>+96(SB), Y7, Y10
+	VBROADCASTSS expconsts<>+128(SB), Y11
+	VFMADD231PS  expconsts<>+96(SB), Y8, Y11
+	VBROADCASTSS expconsts<>+128(SB), Y12
+	VFMADD231PS  expconsts<>+96(SB), Y9, Y12
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+96(SB), Y10, Y13
-	VFNMADD231PS expconsts<>+128(SB), Y13, Y7
+	VSUBPS       expconsts<>+128(SB), Y10, Y13
 	VFNMADD231PS expconsts<>+160(SB), Y13, Y7
-	VSUBPS       expconsts<>+96(SB), Y11, Y13
-	VFNMADD231PS expconsts<>+128(SB), Y13, Y8
+	VFNMADD231PS expconsts<>+192(SB), Y13, Y7
+	VSUBPS       expconsts<>+128(SB), Y11, Y13
 	VFNMADD231PS expconsts<>+160(SB), Y13, Y8
-	VSUBPS       expconsts<>+96(SB), Y12, Y13
-	VFNMADD231PS expconsts<>+128(SB), Y13, Y9
+	VFNMADD231PS expconsts<>+192(SB), Y13, Y8
+	VSUBPS       expconsts<>+128(SB), Y12, Y13
 	VFNMADD231PS expconsts<>+160(SB), Y13, Y9
+	VFNMADD231PS expconsts<>+192(SB), Y13, Y9
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Y13
-	VFMADD213PS  expconsts<>+224(SB), Y7, Y13
-	VBROADCASTSS expconsts<>+192(SB), Y14
-	VFMADD213PS  expconsts<>+224(SB), Y8, Y14
-	VBROADCASTSS expconsts<>+192(SB), Y15
-	VFMADD213PS  expconsts<>+224(SB), Y9, Y15
+	VBROADCASTSS expconsts<>+224(SB), Y13
 	VFMADD213PS  expconsts<>+256(SB), Y7, Y13
+	VBROADCASTSS expconsts<>+224(SB), Y14
 	VFMADD213PS  expconsts<>+256(SB), Y8, Y14
+	VBROADCASTSS expconsts<>+224(SB), Y15
 	VFMADD213PS  expconsts<>+256(SB), Y9, Y15
 	VFMADD213PS  expconsts<>+288(SB), Y7, Y13
 	VFMADD213PS  expconsts<>+288(SB), Y8, Y14
@@ -1204,6 +1444,9 @@ unrolled_49:
 	VFMADD213PS  expconsts<>+352(SB), Y7, Y13
 	VFMADD213PS  expconsts<>+352(SB), Y8, Y14
 	VFMADD213PS  expconsts<>+352(SB), Y9, Y15
+	VFMADD213PS  expconsts<>+384(SB), Y7, Y13
+	VFMADD213PS  expconsts<>+384(SB), Y8, Y14
+	VFMADD213PS  expconsts<>+384(SB), Y9, Y15
 
 	// y = (p·r)·r + r
 	VMULPS      Y7, Y13, Y13
@@ -1221,53 +1464,58 @@ unrolled_49:
 	VPSLLD      $0x17, Y12, Y12
 	VFMADD213PS Y12, Y12, Y15
 	VMOVUPS     Y13, (AX)
-	VFMADD231PS (DX), Y13, Y3
-	VFMADD231PS (DX)(BX*1), Y13, Y4
-	VFMADD231PS (DX)(BX*2), Y13, Y5
-	VFMADD231PS (DX)(SI*1), Y13, Y6
+	VFMADD231PS (DX), Y13, Y2
+	VFMADD231PS (DX)(BX*1), Y13, Y3
+	VFMADD231PS (DX)(BX*2), Y13, Y4
+	VFMADD231PS (DX)(SI*1), Y13, Y5
+	VFMADD231PS (DI), Y13, Y6
 	VMOVUPS     Y14, 32(AX)
-	VFMADD231PS 32(DX), Y14, Y3
-	VFMADD231PS 32(DX)(BX*1), Y14, Y4
-	VFMADD231PS 32(DX)(BX*2), Y14, Y5
-	VFMADD231PS 32(DX)(SI*1), Y14, Y6
+	VFMADD231PS 32(DX), Y14, Y2
+	VFMADD231PS 32(DX)(BX*1), Y14, Y3
+	VFMADD231PS 32(DX)(BX*2), Y14, Y4
+	VFMADD231PS 32(DX)(SI*1), Y14, Y5
+	VFMADD231PS 32(DI), Y14, Y6
 	VMOVUPS     Y15, 64(AX)
-	VFMADD231PS 64(DX), Y15, Y3
-	VFMADD231PS 64(DX)(BX*1), Y15, Y4
-	VFMADD231PS 64(DX)(BX*2), Y15, Y5
-	VFMADD231PS 64(DX)(SI*1), Y15, Y6
+	VFMADD231PS 64(DX), Y15, Y2
+	VFMADD231PS 64(DX)(BX*1), Y15, Y3
+	VFMADD231PS 64(DX)(BX*2), Y15, Y4
+	VFMADD231PS 64(DX)(SI*1), Y15, Y5
+	VFMADD231PS 64(DI), Y15, Y6
 	ADDQ        $0x00000060, AX
 	ADDQ        $0x00000060, DX
+	ADDQ        $0x00000060, DI
 	SUBQ        $0x00000018, CX
-	JMP         unrolled_49
+	JMP         unrolled_53
 
-tail_50:
+tail_54:
 	TESTQ CX, CX
-	JZ    done_52
+	JZ    done_56
 
-single_51:
+single_55:
 	VBROADCASTSS offset+84(FP), Y7
 	VFMADD231PS  (AX), Y0, Y7
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Y7, Y1, Y7
-	VMINPS Y7, Y2, Y7
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, expconsts<>+0(SB), Y7, Y8
+	VBLENDVPS Y8, expconsts<>+64(SB), Y7, Y7
+	VMINPS    Y7, Y1, Y7
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Y8
-	VFMADD231PS  expconsts<>+64(SB), Y7, Y8
+	VBROADCASTSS expconsts<>+128(SB), Y8
+	VFMADD231PS  expconsts<>+96(SB), Y7, Y8
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+96(SB), Y8, Y9
-	VFNMADD231PS expconsts<>+128(SB), Y9, Y7
+	VSUBPS       expconsts<>+128(SB), Y8, Y9
 	VFNMADD231PS expconsts<>+160(SB), Y9, Y7
+	VFNMADD231PS expconsts<>+192(SB), Y9, Y7
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Y9
-	VFMADD213PS  expconsts<>+224(SB), Y7, Y9
+	VBROADCASTSS expconsts<>+224(SB), Y9
 	VFMADD213PS  expconsts<>+256(SB), Y7, Y9
 	VFMADD213PS  expconsts<>+288(SB), Y7, Y9
 	VFMADD213PS  expconsts<>+320(SB), Y7, Y9
 	VFMADD213PS  expconsts<>+352(SB), Y7, Y9
+	VFMADD213PS  expconsts<>+384(SB), Y7, Y9
 
 	// y = (p·r)·r + r
 	VMULPS      Y7, Y9, Y9
@@ -1277,183 +1525,11 @@ single_51:
 	VPSLLD      $0x17, Y8, Y8
 	VFMADD213PS Y8, Y8, Y9
 	VMOVUPS     Y9, (AX)
-	VFMADD231PS (DX), Y9, Y3
-	VFMADD231PS (DX)(BX*1), Y9, Y4
-	VFMADD231PS (DX)(BX*2), Y9, Y5
-	VFMADD231PS (DX)(SI*1), Y9, Y6
-	ADDQ        $0x00000020, AX
-	ADDQ        $0x00000020, DX
-	SUBQ        $0x00000008, CX
-	JNZ         single_51
-
-done_52:
-	MOVQ dst_base+0(FP), AX
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y3, X0
-	VADDPS       X0, X3, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, (AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y4, X0
-	VADDPS       X0, X4, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 4(AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y5, X0
-	VADDPS       X0, X5, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 8(AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y6, X0
-	VADDPS       X0, X6, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 12(AX)
-	VZEROUPPER
-	RET
-
-columns5_34:
-	MOVQ   buf_base+24(FP), AX
-	MOVQ   buf_len+32(FP), CX
-	MOVQ   w_base+48(FP), DX
-	MOVQ   stride+72(FP), BX
-	SHLQ   $0x02, BX
-	LEAQ   (BX)(BX*2), SI
-	LEAQ   (DX)(BX*4), DI
-	VXORPS Y0, Y0, Y3
-	VXORPS Y0, Y0, Y4
-	VXORPS Y0, Y0, Y5
-	VXORPS Y0, Y0, Y6
-	VXORPS Y0, Y0, Y7
-
-unrolled_53:
-	CMPQ         CX, $0x00000010
-	JB           tail_54
-	VBROADCASTSS offset+84(FP), Y8
-	VFMADD231PS  (AX), Y0, Y8
-	VBROADCASTSS offset+84(FP), Y9
-	VFMADD231PS  32(AX), Y0, Y9
-
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Y8, Y1, Y8
-	VMAXPS Y9, Y1, Y9
-	VMINPS Y8, Y2, Y8
-	VMINPS Y9, Y2, Y9
-
-	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Y10
-	VFMADD231PS  expconsts<>+64(SB), Y8, Y10
-	VBROADCASTSS expconsts<>+96(SB), Y11
-	VFMADD231PS  expconsts<>+64(SB), Y9, Y11
-
-	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+96(SB), Y10, Y12
-	VFNMADD231PS expconsts<>+128(SB), Y12, Y8
-	VFNMADD231PS expconsts<>+160(SB), Y12, Y8
-	VSUBPS       expconsts<>+96(SB), Y11, Y12
-	VFNMADD231PS expconsts<>+128(SB), Y12, Y9
-	VFNMADD231PS expconsts<>+160(SB), Y12, Y9
-
-	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Y12
-	VFMADD213PS  expconsts<>+224(SB), Y8, Y12
-	VBROADCASTSS expconsts<>+192(SB), Y13
-	VFMADD213PS  expconsts<>+224(SB), Y9, Y13
-	VFMADD213PS  expconsts<>+256(SB), Y8, Y12
-	VFMADD213PS  expconsts<>+256(SB), Y9, Y13
-	VFMADD213PS  expconsts<>+288(SB), Y8, Y12
-	VFMADD213PS  expconsts<>+288(SB), Y9, Y13
-	VFMADD213PS  expconsts<>+320(SB), Y8, Y12
-	VFMADD213PS  expconsts<>+320(SB), Y9, Y13
-	VFMADD213PS  expconsts<>+352(SB), Y8, Y12
-	VFMADD213PS  expconsts<>+352(SB), Y9, Y13
-
-	// y = (p·r)·r + r
-	VMULPS      Y8, Y12, Y12
-	VFMADD213PS Y8, Y8, Y12
-	VMULPS      Y9, Y13, Y13
-	VFMADD213PS Y9, Y9, Y13
-
-	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Y10, Y10
-	VFMADD213PS Y10, Y10, Y12
-	VPSLLD      $0x17, Y11, Y11
-	VFMADD213PS Y11, Y11, Y13
-	VMOVUPS     Y12, (AX)
-	VFMADD231PS (DX), Y12, Y3
-	VFMADD231PS (DX)(BX*1), Y12, Y4
-	VFMADD231PS (DX)(BX*2), Y12, Y5
-	VFMADD231PS (DX)(SI*1), Y12, Y6
-	VFMADD231PS (DI), Y12, Y7
-	VMOVUPS     Y13, 32(AX)
-	VFMADD231PS 32(DX), Y13, Y3
-	VFMADD231PS 32(DX)(BX*1), Y13, Y4
-	VFMADD231PS 32(DX)(BX*2), Y13, Y5
-	VFMADD231PS 32(DX)(SI*1), Y13, Y6
-	VFMADD231PS 32(DI), Y13, Y7
-	ADDQ        $0x00000040, AX
-	ADDQ        $0x00000040, DX
-	ADDQ        $0x00000040, DI
-	SUBQ        $0x00000010, CX
-	JMP         unrolled_53
-
-tail_54:
-	TESTQ CX, CX
-	JZ    done_56
-
-single_55:
-	VBROADCASTSS offset+84(FP), Y8
-	VFMADD231PS  (AX), Y0, Y8
-
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Y8, Y1, Y8
-	VMINPS Y8, Y2, Y8
-
-	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Y9
-	VFMADD231PS  expconsts<>+64(SB), Y8, Y9
-
-	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+96(SB), Y9, Y10
-	VFNMADD231PS expconsts<>+128(SB), Y10, Y8
-	VFNMADD231PS expconsts<>+160(SB), Y10, Y8
-
-	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Y10
-	VFMADD213PS  expconsts<>+224(SB), Y8, Y10
-	VFMADD213PS  expconsts<>+256(SB), Y8, Y10
-	VFMADD213PS  expconsts<>+288(SB), Y8, Y10
-	VFMADD213PS  expconsts<>+320(SB), Y8, Y10
-	VFMADD213PS  expconsts<>+352(SB), Y8, Y10
-
-	// y = (p·r)·r + r
-	VMULPS      Y8, Y10, Y10
-	VFMADD213PS Y8, Y8, Y10
-
-	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Y9, Y9
-	VFMADD213PS Y9, Y9, Y10
-	VMOVUPS     Y10, (AX)
-	VFMADD231PS (DX), Y10, Y3
-	VFMADD231PS (DX)(BX*1), Y10, Y4
-	VFMADD231PS (DX)(BX*2), Y10, Y5
-	VFMADD231PS (DX)(SI*1), Y10, Y6
-	VFMADD231PS (DI), Y10, Y7
+	VFMADD231PS (DX), Y9, Y2
+	VFMADD231PS (DX)(BX*1), Y9, Y3
+	VFMADD231PS (DX)(BX*2), Y9, Y4
+	VFMADD231PS (DX)(SI*1), Y9, Y5
+	VFMADD231PS (DI), Y9, Y6
 	ADDQ        $0x00000020, AX
 	ADDQ        $0x00000020, DX
 	ADDQ        $0x00000020, DI
@@ -1464,13 +1540,22 @@ done_56:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
+	VEXTRACTF128 $0x01, Y2, X0
+	VADDPS       X0, X2, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (AX)
+
+	// horizontal sum
 	VEXTRACTF128 $0x01, Y3, X0
 	VADDPS       X0, X3, X0
 	VMOVHLPS     X0, X0, X1
 	VADDPS       X1, X0, X0
 	VMOVSHDUP    X0, X1
 	VADDSS       X1, X0, X0
-	VMOVSS       X0, (AX)
+	VMOVSS       X0, 4(AX)
 
 	// horizontal sum
 	VEXTRACTF128 $0x01, Y4, X0
@@ -1479,7 +1564,7 @@ done_56:
 	VADDPS       X1, X0, X0
 	VMOVSHDUP    X0, X1
 	VADDSS       X1, X0, X0
-	VMOVSS       X0, 4(AX)
+	VMOVSS       X0, 8(AX)
 
 	// horizontal sum
 	VEXTRACTF128 $0x01, Y5, X0
@@ -1488,20 +1573,11 @@ done_56:
 	VADDPS       X1, X0, X0
 	VMOVSHDUP    X0, X1
 	VADDSS       X1, X0, X0
-	VMOVSS       X0, 8(AX)
+	VMOVSS       X0, 12(AX)
 
 	// horizontal sum
 	VEXTRACTF128 $0x01, Y6, X0
 	VADDPS       X0, X6, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 12(AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y7, X0
-	VADDPS       X0, X7, X0
 	VMOVHLPS     X0, X0, X1
 	VADDPS       X1, X0, X0
 	VMOVSHDUP    X0, X1
@@ -1518,80 +1594,82 @@ columns6_35:
 	SHLQ   $0x02, BX
 	LEAQ   (BX)(BX*2), SI
 	LEAQ   (DX)(BX*4), DI
+	VXORPS Y0, Y0, Y2
 	VXORPS Y0, Y0, Y3
 	VXORPS Y0, Y0, Y4
 	VXORPS Y0, Y0, Y5
 	VXORPS Y0, Y0, Y6
 	VXORPS Y0, Y0, Y7
-	VXORPS Y0, Y0, Y8
 
 unrolled_57:
 	CMPQ         CX, $0x00000010
 	JB           tail_58
+	VBROADCASTSS offset+84(FP), Y8
+	VFMADD231PS  (AX), Y0, Y8
 	VBROADCASTSS offset+84(FP), Y9
-	VFMADD231PS  (AX), Y0, Y9
-	VBROADCASTSS offset+84(FP), Y10
-	VFMADD231PS  32(AX), Y0, Y10
+	VFMADD231PS  32(AX), Y0, Y9
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Y9, Y1, Y9
-	VMAXPS Y10, Y1, Y10
-	VMINPS Y9, Y2, Y9
-	VMINPS Y10, Y2, Y10
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, expconsts<>+0(SB), Y8, Y10
+	VBLENDVPS Y10, expconsts<>+64(SB), Y8, Y8
+	VCMPPS    $0x11, expconsts<>+0(SB), Y9, Y10
+	VBLENDVPS Y10, expconsts<>+64(SB), Y9, Y9
+	VMINPS    Y8, Y1, Y8
+	VMINPS    Y9, Y1, Y9
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Y11
-	VFMADD231PS  expconsts<>+64(SB), Y9, Y11
-	VBROADCASTSS expconsts<>+96(SB), Y12
-	VFMADD231PS  expconsts<>+64(SB), Y10, Y12
+	VBROADCASTSS expconsts<>+128(SB), Y10
+	VFMADD231PS  expconsts<>+96(SB), Y8, Y10
+	VBROADCASTSS expconsts<>+128(SB), Y11
+	VFMADD231PS  expconsts<>+96(SB), Y9, Y11
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+96(SB), Y11, Y13
-	VFNMADD231PS expconsts<>+128(SB), Y13, Y9
-	VFNMADD231PS expconsts<>+160(SB), Y13, Y9
-	VSUBPS       expconsts<>+96(SB), Y12, Y13
-	VFNMADD231PS expconsts<>+128(SB), Y13, Y10
-	VFNMADD231PS expconsts<>+160(SB), Y13, Y10
+	VSUBPS       expconsts<>+128(SB), Y10, Y12
+	VFNMADD231PS expconsts<>+160(SB), Y12, Y8
+	VFNMADD231PS expconsts<>+192(SB), Y12, Y8
+	VSUBPS       expconsts<>+128(SB), Y11, Y12
+	VFNMADD231PS expconsts<>+160(SB), Y12, Y9
+	VFNMADD231PS expconsts<>+192(SB), Y12, Y9
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Y13
-	VFMADD213PS  expconsts<>+224(SB), Y9, Y13
-	VBROADCASTSS expconsts<>+192(SB), Y14
-	VFMADD213PS  expconsts<>+224(SB), Y10, Y14
+	VBROADCASTSS expconsts<>+224(SB), Y12
+	VFMADD213PS  expconsts<>+256(SB), Y8, Y12
+	VBROADCASTSS expconsts<>+224(SB), Y13
 	VFMADD213PS  expconsts<>+256(SB), Y9, Y13
-	VFMADD213PS  expconsts<>+256(SB), Y10, Y14
+	VFMADD213PS  expconsts<>+288(SB), Y8, Y12
 	VFMADD213PS  expconsts<>+288(SB), Y9, Y13
-	VFMADD213PS  expconsts<>+288(SB), Y10, Y14
+	VFMADD213PS  expconsts<>+320(SB), Y8, Y12
 	VFMADD213PS  expconsts<>+320(SB), Y9, Y13
-	VFMADD213PS  expconsts<>+320(SB), Y10, Y14
+	VFMADD213PS  expconsts<>+352(SB), Y8, Y12
 	VFMADD213PS  expconsts<>+352(SB), Y9, Y13
-	VFMADD213PS  expconsts<>+352(SB), Y10, Y14
+	VFMADD213PS  expconsts<>+384(SB), Y8, Y12
+	VFMADD213PS  expconsts<>+384(SB), Y9, Y13
 
 	// y = (p·r)·r + r
+	VMULPS      Y8, Y12, Y12
+	VFMADD213PS Y8, Y8, Y12
 	VMULPS      Y9, Y13, Y13
 	VFMADD213PS Y9, Y9, Y13
-	VMULPS      Y10, Y14, Y14
-	VFMADD213PS Y10, Y10, Y14
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y10, Y10
+	VFMADD213PS Y10, Y10, Y12
 	VPSLLD      $0x17, Y11, Y11
 	VFMADD213PS Y11, Y11, Y13
-	VPSLLD      $0x17, Y12, Y12
-	VFMADD213PS Y12, Y12, Y14
-	VMOVUPS     Y13, (AX)
-	VFMADD231PS (DX), Y13, Y3
-	VFMADD231PS (DX)(BX*1), Y13, Y4
-	VFMADD231PS (DX)(BX*2), Y13, Y5
-	VFMADD231PS (DX)(SI*1), Y13, Y6
-	VFMADD231PS (DI), Y13, Y7
-	VFMADD231PS (DI)(BX*1), Y13, Y8
-	VMOVUPS     Y14, 32(AX)
-	VFMADD231PS 32(DX), Y14, Y3
-	VFMADD231PS 32(DX)(BX*1), Y14, Y4
-	VFMADD231PS 32(DX)(BX*2), Y14, Y5
-	VFMADD231PS 32(DX)(SI*1), Y14, Y6
-	VFMADD231PS 32(DI), Y14, Y7
-	VFMADD231PS 32(DI)(BX*1), Y14, Y8
+	VMOVUPS     Y12, (AX)
+	VFMADD231PS (DX), Y12, Y2
+	VFMADD231PS (DX)(BX*1), Y12, Y3
+	VFMADD231PS (DX)(BX*2), Y12, Y4
+	VFMADD231PS (DX)(SI*1), Y12, Y5
+	VFMADD231PS (DI), Y12, Y6
+	VFMADD231PS (DI)(BX*1), Y12, Y7
+	VMOVUPS     Y13, 32(AX)
+	VFMADD231PS 32(DX), Y13, Y2
+	VFMADD231PS 32(DX)(BX*1), Y13, Y3
+	VFMADD231PS 32(DX)(BX*2), Y13, Y4
+	VFMADD231PS 32(DX)(SI*1), Y13, Y5
+	VFMADD231PS 32(DI), Y13, Y6
+	VFMADD231PS 32(DI)(BX*1), Y13, Y7
 	ADDQ        $0x00000040, AX
 	ADDQ        $0x00000040, DX
 	ADDQ        $0x00000040, DI
@@ -1603,44 +1681,45 @@ tail_58:
 	JZ    done_60
 
 single_59:
-	VBROADCASTSS offset+84(FP), Y9
-	VFMADD231PS  (AX), Y0, Y9
+	VBROADCASTSS offset+84(FP), Y8
+	VFMADD231PS  (AX), Y0, Y8
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Y9, Y1, Y9
-	VMINPS Y9, Y2, Y9
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, expconsts<>+0(SB), Y8, Y9
+	VBLENDVPS Y9, expconsts<>+64(SB), Y8, Y8
+	VMINPS    Y8, Y1, Y8
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Y10
-	VFMADD231PS  expconsts<>+64(SB), Y9, Y10
+	VBROADCASTSS expconsts<>+128(SB), Y9
+	VFMADD231PS  expconsts<>+96(SB), Y8, Y9
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+96(SB), Y10, Y11
-	VFNMADD231PS expconsts<>+128(SB), Y11, Y9
-	VFNMADD231PS expconsts<>+160(SB), Y11, Y9
+	VSUBPS       expconsts<>+128(SB), Y9, Y10
+	VFNMADD231PS expconsts<>+160(SB), Y10, Y8
+	VFNMADD231PS expconsts<>+192(SB), Y10, Y8
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Y11
-	VFMADD213PS  expconsts<>+224(SB), Y9, Y11
-	VFMADD213PS  expconsts<>+256(SB), Y9, Y11
-	VFMADD213PS  expconsts<>+288(SB), Y9, Y11
-	VFMADD213PS  expconsts<>+320(SB), Y9, Y11
-	VFMADD213PS  expconsts<>+352(SB), Y9, Y11
+	VBROADCASTSS expconsts<>+224(SB), Y10
+	VFMADD213PS  expconsts<>+256(SB), Y8, Y10
+	VFMADD213PS  expconsts<>+288(SB), Y8, Y10
+	VFMADD213PS  expconsts<>+320(SB), Y8, Y10
+	VFMADD213PS  expconsts<>+352(SB), Y8, Y10
+	VFMADD213PS  expconsts<>+384(SB), Y8, Y10
 
 	// y = (p·r)·r + r
-	VMULPS      Y9, Y11, Y11
-	VFMADD213PS Y9, Y9, Y11
+	VMULPS      Y8, Y10, Y10
+	VFMADD213PS Y8, Y8, Y10
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Y10, Y10
-	VFMADD213PS Y10, Y10, Y11
-	VMOVUPS     Y11, (AX)
-	VFMADD231PS (DX), Y11, Y3
-	VFMADD231PS (DX)(BX*1), Y11, Y4
-	VFMADD231PS (DX)(BX*2), Y11, Y5
-	VFMADD231PS (DX)(SI*1), Y11, Y6
-	VFMADD231PS (DI), Y11, Y7
-	VFMADD231PS (DI)(BX*1), Y11, Y8
+	VPSLLD      $0x17, Y9, Y9
+	VFMADD213PS Y9, Y9, Y10
+	VMOVUPS     Y10, (AX)
+	VFMADD231PS (DX), Y10, Y2
+	VFMADD231PS (DX)(BX*1), Y10, Y3
+	VFMADD231PS (DX)(BX*2), Y10, Y4
+	VFMADD231PS (DX)(SI*1), Y10, Y5
+	VFMADD231PS (DI), Y10, Y6
+	VFMADD231PS (DI)(BX*1), Y10, Y7
 	ADDQ        $0x00000020, AX
 	ADDQ        $0x00000020, DX
 	ADDQ        $0x00000020, DI
@@ -1651,13 +1730,22 @@ done_60:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
+	VEXTRACTF128 $0x01, Y2, X0
+	VADDPS       X0, X2, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (AX)
+
+	// horizontal sum
 	VEXTRACTF128 $0x01, Y3, X0
 	VADDPS       X0, X3, X0
 	VMOVHLPS     X0, X0, X1
 	VADDPS       X1, X0, X0
 	VMOVSHDUP    X0, X1
 	VADDSS       X1, X0, X0
-	VMOVSS       X0, (AX)
+	VMOVSS       X0, 4(AX)
 
 	// horizontal sum
 	VEXTRACTF128 $0x01, Y4, X0
@@ -1666,7 +1754,7 @@ done_60:
 	VADDPS       X1, X0, X0
 	VMOVSHDUP    X0, X1
 	VADDSS       X1, X0, X0
-	VMOVSS       X0, 4(AX)
+	VMOVSS       X0, 8(AX)
 
 	// horizontal sum
 	VEXTRACTF128 $0x01, Y5, X0
@@ -1675,7 +1763,7 @@ done_60:
 	VADDPS       X1, X0, X0
 	VMOVSHDUP    X0, X1
 	VADDSS       X1, X0, X0
-	VMOVSS       X0, 8(AX)
+	VMOVSS       X0, 12(AX)
 
 	// horizontal sum
 	VEXTRACTF128 $0x01, Y6, X0
@@ -1684,20 +1772,11 @@ done_60:
 	VADDPS       X1, X0, X0
 	VMOVSHDUP    X0, X1
 	VADDSS       X1, X0, X0
-	VMOVSS       X0, 12(AX)
+	VMOVSS       X0, 16(AX)
 
 	// horizontal sum
 	VEXTRACTF128 $0x01, Y7, X0
 	VADDPS       X0, X7, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 16(AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y8, X0
-	VADDPS       X0, X8, X0
 	VMOVHLPS     X0, X0, X1
 	VADDPS       X1, X0, X0
 	VMOVSHDUP    X0, X1
@@ -1714,83 +1793,85 @@ columns7_36:
 	SHLQ   $0x02, BX
 	LEAQ   (BX)(BX*2), SI
 	LEAQ   (DX)(BX*4), DI
+	VXORPS Y0, Y0, Y2
 	VXORPS Y0, Y0, Y3
 	VXORPS Y0, Y0, Y4
 	VXORPS Y0, Y0, Y5
 	VXORPS Y0, Y0, Y6
 	VXORPS Y0, Y0, Y7
 	VXORPS Y0, Y0, Y8
-	VXORPS Y0, Y0, Y9
 
 unrolled_61:
 	CMPQ         CX, $0x00000010
 	JB           tail_62
+	VBROADCASTSS offset+84(FP), Y9
+	VFMADD231PS  (AX), Y0, Y9
 	VBROADCASTSS offset+84(FP), Y10
-	VFMADD231PS  (AX), Y0, Y10
-	VBROADCASTSS offset+84(FP), Y11
-	VFMADD231PS  32(AX), Y0, Y11
+	VFMADD231PS  32(AX), Y0, Y10
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Y10, Y1, Y10
-	VMAXPS Y11, Y1, Y11
-	VMINPS Y10, Y2, Y10
-	VMINPS Y11, Y2, Y11
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, expconsts<>+0(SB), Y9, Y11
+	VBLENDVPS Y11, expconsts<>+64(SB), Y9, Y9
+	VCMPPS    $0x11, expconsts<>+0(SB), Y10, Y11
+	VBLENDVPS Y11, expconsts<>+64(SB), Y10, Y10
+	VMINPS    Y9, Y1, Y9
+	VMINPS    Y10, Y1, Y10
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Y12
-	VFMADD231PS  expconsts<>+64(SB), Y10, Y12
-	VBROADCASTSS expconsts<>+96(SB), Y13
-	VFMADD231PS  expconsts<>+64(SB), Y11, Y13
+	VBROADCASTSS expconsts<>+128(SB), Y11
+	VFMADD231PS  expconsts<>+96(SB), Y9, Y11
+	VBROADCASTSS expconsts<>+128(SB), Y12
+	VFMADD231PS  expconsts<>+96(SB), Y10, Y12
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+96(SB), Y12, Y14
-	VFNMADD231PS expconsts<>+128(SB), Y14, Y10
-	VFNMADD231PS expconsts<>+160(SB), Y14, Y10
-	VSUBPS       expconsts<>+96(SB), Y13, Y14
-	VFNMADD231PS expconsts<>+128(SB), Y14, Y11
-	VFNMADD231PS expconsts<>+160(SB), Y14, Y11
+	VSUBPS       expconsts<>+128(SB), Y11, Y13
+	VFNMADD231PS expconsts<>+160(SB), Y13, Y9
+	VFNMADD231PS expconsts<>+192(SB), Y13, Y9
+	VSUBPS       expconsts<>+128(SB), Y12, Y13
+	VFNMADD231PS expconsts<>+160(SB), Y13, Y10
+	VFNMADD231PS expconsts<>+192(SB), Y13, Y10
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Y14
-	VFMADD213PS  expconsts<>+224(SB), Y10, Y14
-	VBROADCASTSS expconsts<>+192(SB), Y15
-	VFMADD213PS  expconsts<>+224(SB), Y11, Y15
+	VBROADCASTSS expconsts<>+224(SB), Y13
+	VFMADD213PS  expconsts<>+256(SB), Y9, Y13
+	VBROADCASTSS expconsts<>+224(SB), Y14
 	VFMADD213PS  expconsts<>+256(SB), Y10, Y14
-	VFMADD213PS  expconsts<>+256(SB), Y11, Y15
+	VFMADD213PS  expconsts<>+288(SB), Y9, Y13
 	VFMADD213PS  expconsts<>+288(SB), Y10, Y14
-	VFMADD213PS  expconsts<>+288(SB), Y11, Y15
+	VFMADD213PS  expconsts<>+320(SB), Y9, Y13
 	VFMADD213PS  expconsts<>+320(SB), Y10, Y14
-	VFMADD213PS  expconsts<>+320(SB), Y11, Y15
+	VFMADD213PS  expconsts<>+352(SB), Y9, Y13
 	VFMADD213PS  expconsts<>+352(SB), Y10, Y14
-	VFMADD213PS  expconsts<>+352(SB), Y11, Y15
+	VFMADD213PS  expconsts<>+384(SB), Y9, Y13
+	VFMADD213PS  expconsts<>+384(SB), Y10, Y14
 
 	// y = (p·r)·r + r
+	VMULPS      Y9, Y13, Y13
+	VFMADD213PS Y9, Y9, Y13
 	VMULPS      Y10, Y14, Y14
 	VFMADD213PS Y10, Y10, Y14
-	VMULPS      Y11, Y15, Y15
-	VFMADD213PS Y11, Y11, Y15
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y11, Y11
+	VFMADD213PS Y11, Y11, Y13
 	VPSLLD      $0x17, Y12, Y12
 	VFMADD213PS Y12, Y12, Y14
-	VPSLLD      $0x17, Y13, Y13
-	VFMADD213PS Y13, Y13, Y15
-	VMOVUPS     Y14, (AX)
-	VFMADD231PS (DX), Y14, Y3
-	VFMADD231PS (DX)(BX*1), Y14, Y4
-	VFMADD231PS (DX)(BX*2), Y14, Y5
-	VFMADD231PS (DX)(SI*1), Y14, Y6
-	VFMADD231PS (DI), Y14, Y7
-	VFMADD231PS (DI)(BX*1), Y14, Y8
-	VFMADD231PS (DI)(BX*2), Y14, Y9
-	VMOVUPS     Y15, 32(AX)
-	VFMADD231PS 32(DX), Y15, Y3
-	VFMADD231PS 32(DX)(BX*1), Y15, Y4
-	VFMADD231PS 32(DX)(BX*2), Y15, Y5
-	VFMADD231PS 32(DX)(SI*1), Y15, Y6
-	VFMADD231PS 32(DI), Y15, Y7
-	VFMADD231PS 32(DI)(BX*1), Y15, Y8
-	VFMADD231PS 32(DI)(BX*2), Y15, Y9
+	VMOVUPS     Y13, (AX)
+	VFMADD231PS (DX), Y13, Y2
+	VFMADD231PS (DX)(BX*1), Y13, Y3
+	VFMADD231PS (DX)(BX*2), Y13, Y4
+	VFMADD231PS (DX)(SI*1), Y13, Y5
+	VFMADD231PS (DI), Y13, Y6
+	VFMADD231PS (DI)(BX*1), Y13, Y7
+	VFMADD231PS (DI)(BX*2), Y13, Y8
+	VMOVUPS     Y14, 32(AX)
+	VFMADD231PS 32(DX), Y14, Y2
+	VFMADD231PS 32(DX)(BX*1), Y14, Y3
+	VFMADD231PS 32(DX)(BX*2), Y14, Y4
+	VFMADD231PS 32(DX)(SI*1), Y14, Y5
+	VFMADD231PS 32(DI), Y14, Y6
+	VFMADD231PS 32(DI)(BX*1), Y14, Y7
+	VFMADD231PS 32(DI)(BX*2), Y14, Y8
 	ADDQ        $0x00000040, AX
 	ADDQ        $0x00000040, DX
 	ADDQ        $0x00000040, DI
@@ -1802,45 +1883,46 @@ tail_62:
 	JZ    done_64
 
 single_63:
-	VBROADCASTSS offset+84(FP), Y10
-	VFMADD231PS  (AX), Y0, Y10
+	VBROADCASTSS offset+84(FP), Y9
+	VFMADD231PS  (AX), Y0, Y9
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Y10, Y1, Y10
-	VMINPS Y10, Y2, Y10
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, expconsts<>+0(SB), Y9, Y10
+	VBLENDVPS Y10, expconsts<>+64(SB), Y9, Y9
+	VMINPS    Y9, Y1, Y9
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Y11
-	VFMADD231PS  expconsts<>+64(SB), Y10, Y11
+	VBROADCASTSS expconsts<>+128(SB), Y10
+	VFMADD231PS  expconsts<>+96(SB), Y9, Y10
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+96(SB), Y11, Y12
-	VFNMADD231PS expconsts<>+128(SB), Y12, Y10
-	VFNMADD231PS expconsts<>+160(SB), Y12, Y10
+	VSUBPS       expconsts<>+128(SB), Y10, Y11
+	VFNMADD231PS expconsts<>+160(SB), Y11, Y9
+	VFNMADD231PS expconsts<>+192(SB), Y11, Y9
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Y12
-	VFMADD213PS  expconsts<>+224(SB), Y10, Y12
-	VFMADD213PS  expconsts<>+256(SB), Y10, Y12
-	VFMADD213PS  expconsts<>+288(SB), Y10, Y12
-	VFMADD213PS  expconsts<>+320(SB), Y10, Y12
-	VFMADD213PS  expconsts<>+352(SB), Y10, Y12
+	VBROADCASTSS expconsts<>+224(SB), Y11
+	VFMADD213PS  expconsts<>+256(SB), Y9, Y11
+	VFMADD213PS  expconsts<>+288(SB), Y9, Y11
+	VFMADD213PS  expconsts<>+320(SB), Y9, Y11
+	VFMADD213PS  expconsts<>+352(SB), Y9, Y11
+	VFMADD213PS  expconsts<>+384(SB), Y9, Y11
 
 	// y = (p·r)·r + r
-	VMULPS      Y10, Y12, Y12
-	VFMADD213PS Y10, Y10, Y12
+	VMULPS      Y9, Y11, Y11
+	VFMADD213PS Y9, Y9, Y11
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Y11, Y11
-	VFMADD213PS Y11, Y11, Y12
-	VMOVUPS     Y12, (AX)
-	VFMADD231PS (DX), Y12, Y3
-	VFMADD231PS (DX)(BX*1), Y12, Y4
-	VFMADD231PS (DX)(BX*2), Y12, Y5
-	VFMADD231PS (DX)(SI*1), Y12, Y6
-	VFMADD231PS (DI), Y12, Y7
-	VFMADD231PS (DI)(BX*1), Y12, Y8
-	VFMADD231PS (DI)(BX*2), Y12, Y9
+	VPSLLD      $0x17, Y10, Y10
+	VFMADD213PS Y10, Y10, Y11
+	VMOVUPS     Y11, (AX)
+	VFMADD231PS (DX), Y11, Y2
+	VFMADD231PS (DX)(BX*1), Y11, Y3
+	VFMADD231PS (DX)(BX*2), Y11, Y4
+	VFMADD231PS (DX)(SI*1), Y11, Y5
+	VFMADD231PS (DI), Y11, Y6
+	VFMADD231PS (DI)(BX*1), Y11, Y7
+	VFMADD231PS (DI)(BX*2), Y11, Y8
 	ADDQ        $0x00000020, AX
 	ADDQ        $0x00000020, DX
 	ADDQ        $0x00000020, DI
@@ -1851,13 +1933,22 @@ done_64:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
+	VEXTRACTF128 $0x01, Y2, X0
+	VADDPS       X0, X2, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (AX)
+
+	// horizontal sum
 	VEXTRACTF128 $0x01, Y3, X0
 	VADDPS       X0, X3, X0
 	VMOVHLPS     X0, X0, X1
 	VADDPS       X1, X0, X0
 	VMOVSHDUP    X0, X1
 	VADDSS       X1, X0, X0
-	VMOVSS       X0, (AX)
+	VMOVSS       X0, 4(AX)
 
 	// horizontal sum
 	VEXTRACTF128 $0x01, Y4, X0
@@ -1866,7 +1957,7 @@ done_64:
 	VADDPS       X1, X0, X0
 	VMOVSHDUP    X0, X1
 	VADDSS       X1, X0, X0
-	VMOVSS       X0, 4(AX)
+	VMOVSS       X0, 8(AX)
 
 	// horizontal sum
 	VEXTRACTF128 $0x01, Y5, X0
@@ -1875,7 +1966,7 @@ done_64:
 	VADDPS       X1, X0, X0
 	VMOVSHDUP    X0, X1
 	VADDSS       X1, X0, X0
-	VMOVSS       X0, 8(AX)
+	VMOVSS       X0, 12(AX)
 
 	// horizontal sum
 	VEXTRACTF128 $0x01, Y6, X0
@@ -1884,7 +1975,7 @@ done_64:
 	VADDPS       X1, X0, X0
 	VMOVSHDUP    X0, X1
 	VADDSS       X1, X0, X0
-	VMOVSS       X0, 12(AX)
+	VMOVSS       X0, 16(AX)
 
 	// horizontal sum
 	VEXTRACTF128 $0x01, Y7, X0
@@ -1893,20 +1984,11 @@ done_64:
 	VADDPS       X1, X0, X0
 	VMOVSHDUP    X0, X1
 	VADDSS       X1, X0, X0
-	VMOVSS       X0, 16(AX)
+	VMOVSS       X0, 20(AX)
 
 	// horizontal sum
 	VEXTRACTF128 $0x01, Y8, X0
 	VADDPS       X0, X8, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 20(AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y9, X0
-	VADDPS       X0, X9, X0
 	VMOVHLPS     X0, X0, X1
 	VADDPS       X1, X0, X0
 	VMOVSHDUP    X0, X1
@@ -2432,100 +2514,103 @@ TEXT ·expAVX2(SB), NOSPLIT, $0-48
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         src_base+24(FP), CX
 	MOVQ         dst_len+8(FP), DX
-	VBROADCASTSS expconsts<>+0(SB), Y0
-	VBROADCASTSS expconsts<>+32(SB), Y1
+	VBROADCASTSS expconsts<>+32(SB), Y0
 
 unrolled_92:
 	CMPQ    DX, $0x00000020
 	JB      tail_93
-	VMOVUPS (CX), Y2
-	VMOVUPS 32(CX), Y3
-	VMOVUPS 64(CX), Y4
-	VMOVUPS 96(CX), Y5
+	VMOVUPS (CX), Y1
+	VMOVUPS 32(CX), Y2
+	VMOVUPS 64(CX), Y3
+	VMOVUPS 96(CX), Y4
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Y2, Y0, Y2
-	VMAXPS Y3, Y0, Y3
-	VMAXPS Y4, Y0, Y4
-	VMAXPS Y5, Y0, Y5
-	VMINPS Y2, Y1, Y2
-	VMINPS Y3, Y1, Y3
-	VMINPS Y4, Y1, Y4
-	VMINPS Y5, Y1, Y5
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, expconsts<>+0(SB), Y1, Y5
+	VBLENDVPS Y5, expconsts<>+64(SB), Y1, Y1
+	VCMPPS    $0x11, expconsts<>+0(SB), Y2, Y5
+	VBLENDVPS Y5, expconsts<>+64(SB), Y2, Y2
+	VCMPPS    $0x11, expconsts<>+0(SB), Y3, Y5
+	VBLENDVPS Y5, expconsts<>+64(SB), Y3, Y3
+	VCMPPS    $0x11, expconsts<>+0(SB), Y4, Y5
+	VBLENDVPS Y5, expconsts<>+64(SB), Y4, Y4
+	VMINPS    Y1, Y0, Y1
+	VMINPS    Y2, Y0, Y2
+	VMINPS    Y3, Y0, Y3
+	VMINPS    Y4, Y0, Y4
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Y6
-	VFMADD231PS  expconsts<>+64(SB), Y2, Y6
-	VBROADCASTSS expconsts<>+96(SB), Y7
-	VFMADD231PS  expconsts<>+64(SB), Y3, Y7
-	VBROADCASTSS expconsts<>+96(SB), Y8
-	VFMADD231PS  expconsts<>+64(SB), Y4, Y8
-	VBROADCASTSS expconsts<>+96(SB), Y9
-	VFMADD231PS  expconsts<>+64(SB), Y5, Y9
+	VBROADCASTSS expconsts<>+128(SB), Y5
+	VFMADD231PS  expconsts<>+96(SB), Y1, Y5
+	VBROADCASTSS expconsts<>+128(SB), Y6
+	VFMADD231PS  expconsts<>+96(SB), Y2, Y6
+	VBROADCASTSS expconsts<>+128(SB), Y7
+	VFMADD231PS  expconsts<>+96(SB), Y3, Y7
+	VBROADCASTSS expconsts<>+128(SB), Y8
+	VFMADD231PS  expconsts<>+96(SB), Y4, Y8
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+96(SB), Y6, Y10
-	VFNMADD231PS expconsts<>+128(SB), Y10, Y2
-	VFNMADD231PS expconsts<>+160(SB), Y10, Y2
-	VSUBPS       expconsts<>+96(SB), Y7, Y10
-	VFNMADD231PS expconsts<>+128(SB), Y10, Y3
-	VFNMADD231PS expconsts<>+160(SB), Y10, Y3
-	VSUBPS       expconsts<>+96(SB), Y8, Y10
-	VFNMADD231PS expconsts<>+128(SB), Y10, Y4
-	VFNMADD231PS expconsts<>+160(SB), Y10, Y4
-	VSUBPS       expconsts<>+96(SB), Y9, Y10
-	VFNMADD231PS expconsts<>+128(SB), Y10, Y5
-	VFNMADD231PS expconsts<>+160(SB), Y10, Y5
+	VSUBPS       expconsts<>+128(SB), Y5, Y9
+	VFNMADD231PS expconsts<>+160(SB), Y9, Y1
+	VFNMADD231PS expconsts<>+192(SB), Y9, Y1
+	VSUBPS       expconsts<>+128(SB), Y6, Y9
+	VFNMADD231PS expconsts<>+160(SB), Y9, Y2
+	VFNMADD231PS expconsts<>+192(SB), Y9, Y2
+	VSUBPS       expconsts<>+128(SB), Y7, Y9
+	VFNMADD231PS expconsts<>+160(SB), Y9, Y3
+	VFNMADD231PS expconsts<>+192(SB), Y9, Y3
+	VSUBPS       expconsts<>+128(SB), Y8, Y9
+	VFNMADD231PS expconsts<>+160(SB), Y9, Y4
+	VFNMADD231PS expconsts<>+192(SB), Y9, Y4
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Y10
-	VFMADD213PS  expconsts<>+224(SB), Y2, Y10
-	VBROADCASTSS expconsts<>+192(SB), Y11
-	VFMADD213PS  expconsts<>+224(SB), Y3, Y11
-	VBROADCASTSS expconsts<>+192(SB), Y12
-	VFMADD213PS  expconsts<>+224(SB), Y4, Y12
-	VBROADCASTSS expconsts<>+192(SB), Y13
-	VFMADD213PS  expconsts<>+224(SB), Y5, Y13
+	VBROADCASTSS expconsts<>+224(SB), Y9
+	VFMADD213PS  expconsts<>+256(SB), Y1, Y9
+	VBROADCASTSS expconsts<>+224(SB), Y10
 	VFMADD213PS  expconsts<>+256(SB), Y2, Y10
+	VBROADCASTSS expconsts<>+224(SB), Y11
 	VFMADD213PS  expconsts<>+256(SB), Y3, Y11
+	VBROADCASTSS expconsts<>+224(SB), Y12
 	VFMADD213PS  expconsts<>+256(SB), Y4, Y12
-	VFMADD213PS  expconsts<>+256(SB), Y5, Y13
+	VFMADD213PS  expconsts<>+288(SB), Y1, Y9
 	VFMADD213PS  expconsts<>+288(SB), Y2, Y10
 	VFMADD213PS  expconsts<>+288(SB), Y3, Y11
 	VFMADD213PS  expconsts<>+288(SB), Y4, Y12
-	VFMADD213PS  expconsts<>+288(SB), Y5, Y13
+	VFMADD213PS  expconsts<>+320(SB), Y1, Y9
 	VFMADD213PS  expconsts<>+320(SB), Y2, Y10
 	VFMADD213PS  expconsts<>+320(SB), Y3, Y11
 	VFMADD213PS  expconsts<>+320(SB), Y4, Y12
-	VFMADD213PS  expconsts<>+320(SB), Y5, Y13
+	VFMADD213PS  expconsts<>+352(SB), Y1, Y9
 	VFMADD213PS  expconsts<>+352(SB), Y2, Y10
 	VFMADD213PS  expconsts<>+352(SB), Y3, Y11
 	VFMADD213PS  expconsts<>+352(SB), Y4, Y12
-	VFMADD213PS  expconsts<>+352(SB), Y5, Y13
+	VFMADD213PS  expconsts<>+384(SB), Y1, Y9
+	VFMADD213PS  expconsts<>+384(SB), Y2, Y10
+	VFMADD213PS  expconsts<>+384(SB), Y3, Y11
+	VFMADD213PS  expconsts<>+384(SB), Y4, Y12
 
 	// y = (p·r)·r + r
+	VMULPS      Y1, Y9, Y9
+	VFMADD213PS Y1, Y1, Y9
 	VMULPS      Y2, Y10, Y10
 	VFMADD213PS Y2, Y2, Y10
 	VMULPS      Y3, Y11, Y11
 	VFMADD213PS Y3, Y3, Y11
 	VMULPS      Y4, Y12, Y12
 	VFMADD213PS Y4, Y4, Y12
-	VMULPS      Y5, Y13, Y13
-	VFMADD213PS Y5, Y5, Y13
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y5, Y5
+	VFMADD213PS Y5, Y5, Y9
 	VPSLLD      $0x17, Y6, Y6
 	VFMADD213PS Y6, Y6, Y10
 	VPSLLD      $0x17, Y7, Y7
 	VFMADD213PS Y7, Y7, Y11
 	VPSLLD      $0x17, Y8, Y8
 	VFMADD213PS Y8, Y8, Y12
-	VPSLLD      $0x17, Y9, Y9
-	VFMADD213PS Y9, Y9, Y13
-	VMOVUPS     Y10, (AX)
-	VMOVUPS     Y11, 32(AX)
-	VMOVUPS     Y12, 64(AX)
-	VMOVUPS     Y13, 96(AX)
+	VMOVUPS     Y9, (AX)
+	VMOVUPS     Y10, 32(AX)
+	VMOVUPS     Y11, 64(AX)
+	VMOVUPS     Y12, 96(AX)
 	ADDQ        $0x00000080, CX
 	ADDQ        $0x00000080, AX
 	SUBQ        $0x00000020, DX
@@ -2536,37 +2621,38 @@ tail_93:
 	JZ    done_95
 
 single_94:
-	VMOVUPS (CX), Y2
+	VMOVUPS (CX), Y1
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Y2, Y0, Y2
-	VMINPS Y2, Y1, Y2
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, expconsts<>+0(SB), Y1, Y2
+	VBLENDVPS Y2, expconsts<>+64(SB), Y1, Y1
+	VMINPS    Y1, Y0, Y1
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Y3
-	VFMADD231PS  expconsts<>+64(SB), Y2, Y3
+	VBROADCASTSS expconsts<>+128(SB), Y2
+	VFMADD231PS  expconsts<>+96(SB), Y1, Y2
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+96(SB), Y3, Y4
-	VFNMADD231PS expconsts<>+128(SB), Y4, Y2
-	VFNMADD231PS expconsts<>+160(SB), Y4, Y2
+	VSUBPS       expconsts<>+128(SB), Y2, Y3
+	VFNMADD231PS expconsts<>+160(SB), Y3, Y1
+	VFNMADD231PS expconsts<>+192(SB), Y3, Y1
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Y4
-	VFMADD213PS  expconsts<>+224(SB), Y2, Y4
-	VFMADD213PS  expconsts<>+256(SB), Y2, Y4
-	VFMADD213PS  expconsts<>+288(SB), Y2, Y4
-	VFMADD213PS  expconsts<>+320(SB), Y2, Y4
-	VFMADD213PS  expconsts<>+352(SB), Y2, Y4
+	VBROADCASTSS expconsts<>+224(SB), Y3
+	VFMADD213PS  expconsts<>+256(SB), Y1, Y3
+	VFMADD213PS  expconsts<>+288(SB), Y1, Y3
+	VFMADD213PS  expconsts<>+320(SB), Y1, Y3
+	VFMADD213PS  expconsts<>+352(SB), Y1, Y3
+	VFMADD213PS  expconsts<>+384(SB), Y1, Y3
 
 	// y = (p·r)·r + r
-	VMULPS      Y2, Y4, Y4
-	VFMADD213PS Y2, Y2, Y4
+	VMULPS      Y1, Y3, Y3
+	VFMADD213PS Y1, Y1, Y3
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Y3, Y3
-	VFMADD213PS Y3, Y3, Y4
-	VMOVUPS     Y4, (AX)
+	VPSLLD      $0x17, Y2, Y2
+	VFMADD213PS Y2, Y2, Y3
+	VMOVUPS     Y3, (AX)
 	ADDQ        $0x00000020, CX
 	ADDQ        $0x00000020, AX
 	SUBQ        $0x00000008, DX

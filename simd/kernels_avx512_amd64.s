@@ -20,87 +20,95 @@ DATA expconsts<>+48(SB)/4, $(88.0)
 DATA expconsts<>+52(SB)/4, $(88.0)
 DATA expconsts<>+56(SB)/4, $(88.0)
 DATA expconsts<>+60(SB)/4, $(88.0)
-DATA expconsts<>+64(SB)/4, $(1.442695)
-DATA expconsts<>+68(SB)/4, $(1.442695)
-DATA expconsts<>+72(SB)/4, $(1.442695)
-DATA expconsts<>+76(SB)/4, $(1.442695)
-DATA expconsts<>+80(SB)/4, $(1.442695)
-DATA expconsts<>+84(SB)/4, $(1.442695)
-DATA expconsts<>+88(SB)/4, $(1.442695)
-DATA expconsts<>+92(SB)/4, $(1.442695)
-DATA expconsts<>+96(SB)/4, $(12583039.0)
-DATA expconsts<>+100(SB)/4, $(12583039.0)
-DATA expconsts<>+104(SB)/4, $(12583039.0)
-DATA expconsts<>+108(SB)/4, $(12583039.0)
-DATA expconsts<>+112(SB)/4, $(12583039.0)
-DATA expconsts<>+116(SB)/4, $(12583039.0)
-DATA expconsts<>+120(SB)/4, $(12583039.0)
-DATA expconsts<>+124(SB)/4, $(12583039.0)
-DATA expconsts<>+128(SB)/4, $(0.6933594)
-DATA expconsts<>+132(SB)/4, $(0.6933594)
-DATA expconsts<>+136(SB)/4, $(0.6933594)
-DATA expconsts<>+140(SB)/4, $(0.6933594)
-DATA expconsts<>+144(SB)/4, $(0.6933594)
-DATA expconsts<>+148(SB)/4, $(0.6933594)
-DATA expconsts<>+152(SB)/4, $(0.6933594)
-DATA expconsts<>+156(SB)/4, $(0.6933594)
-DATA expconsts<>+160(SB)/4, $(-0.00021219444)
-DATA expconsts<>+164(SB)/4, $(-0.00021219444)
-DATA expconsts<>+168(SB)/4, $(-0.00021219444)
-DATA expconsts<>+172(SB)/4, $(-0.00021219444)
-DATA expconsts<>+176(SB)/4, $(-0.00021219444)
-DATA expconsts<>+180(SB)/4, $(-0.00021219444)
-DATA expconsts<>+184(SB)/4, $(-0.00021219444)
-DATA expconsts<>+188(SB)/4, $(-0.00021219444)
-DATA expconsts<>+192(SB)/4, $(0.00019875691)
-DATA expconsts<>+196(SB)/4, $(0.00019875691)
-DATA expconsts<>+200(SB)/4, $(0.00019875691)
-DATA expconsts<>+204(SB)/4, $(0.00019875691)
-DATA expconsts<>+208(SB)/4, $(0.00019875691)
-DATA expconsts<>+212(SB)/4, $(0.00019875691)
-DATA expconsts<>+216(SB)/4, $(0.00019875691)
-DATA expconsts<>+220(SB)/4, $(0.00019875691)
-DATA expconsts<>+224(SB)/4, $(0.0013981999)
-DATA expconsts<>+228(SB)/4, $(0.0013981999)
-DATA expconsts<>+232(SB)/4, $(0.0013981999)
-DATA expconsts<>+236(SB)/4, $(0.0013981999)
-DATA expconsts<>+240(SB)/4, $(0.0013981999)
-DATA expconsts<>+244(SB)/4, $(0.0013981999)
-DATA expconsts<>+248(SB)/4, $(0.0013981999)
-DATA expconsts<>+252(SB)/4, $(0.0013981999)
-DATA expconsts<>+256(SB)/4, $(0.008333452)
-DATA expconsts<>+260(SB)/4, $(0.008333452)
-DATA expconsts<>+264(SB)/4, $(0.008333452)
-DATA expconsts<>+268(SB)/4, $(0.008333452)
-DATA expconsts<>+272(SB)/4, $(0.008333452)
-DATA expconsts<>+276(SB)/4, $(0.008333452)
-DATA expconsts<>+280(SB)/4, $(0.008333452)
-DATA expconsts<>+284(SB)/4, $(0.008333452)
-DATA expconsts<>+288(SB)/4, $(0.041665796)
-DATA expconsts<>+292(SB)/4, $(0.041665796)
-DATA expconsts<>+296(SB)/4, $(0.041665796)
-DATA expconsts<>+300(SB)/4, $(0.041665796)
-DATA expconsts<>+304(SB)/4, $(0.041665796)
-DATA expconsts<>+308(SB)/4, $(0.041665796)
-DATA expconsts<>+312(SB)/4, $(0.041665796)
-DATA expconsts<>+316(SB)/4, $(0.041665796)
-DATA expconsts<>+320(SB)/4, $(0.16666666)
-DATA expconsts<>+324(SB)/4, $(0.16666666)
-DATA expconsts<>+328(SB)/4, $(0.16666666)
-DATA expconsts<>+332(SB)/4, $(0.16666666)
-DATA expconsts<>+336(SB)/4, $(0.16666666)
-DATA expconsts<>+340(SB)/4, $(0.16666666)
-DATA expconsts<>+344(SB)/4, $(0.16666666)
-DATA expconsts<>+348(SB)/4, $(0.16666666)
-DATA expconsts<>+352(SB)/4, $(0.5)
-DATA expconsts<>+356(SB)/4, $(0.5)
-DATA expconsts<>+360(SB)/4, $(0.5)
-DATA expconsts<>+364(SB)/4, $(0.5)
-DATA expconsts<>+368(SB)/4, $(0.5)
-DATA expconsts<>+372(SB)/4, $(0.5)
-DATA expconsts<>+376(SB)/4, $(0.5)
-DATA expconsts<>+380(SB)/4, $(0.5)
-GLOBL expconsts<>(SB), RODATA|NOPTR, $384
+DATA expconsts<>+64(SB)/4, $(-88.0)
+DATA expconsts<>+68(SB)/4, $(-88.0)
+DATA expconsts<>+72(SB)/4, $(-88.0)
+DATA expconsts<>+76(SB)/4, $(-88.0)
+DATA expconsts<>+80(SB)/4, $(-88.0)
+DATA expconsts<>+84(SB)/4, $(-88.0)
+DATA expconsts<>+88(SB)/4, $(-88.0)
+DATA expconsts<>+92(SB)/4, $(-88.0)
+DATA expconsts<>+96(SB)/4, $(1.442695)
+DATA expconsts<>+100(SB)/4, $(1.442695)
+DATA expconsts<>+104(SB)/4, $(1.442695)
+DATA expconsts<>+108(SB)/4, $(1.442695)
+DATA expconsts<>+112(SB)/4, $(1.442695)
+DATA expconsts<>+116(SB)/4, $(1.442695)
+DATA expconsts<>+120(SB)/4, $(1.442695)
+DATA expconsts<>+124(SB)/4, $(1.442695)
+DATA expconsts<>+128(SB)/4, $(12583039.0)
+DATA expconsts<>+132(SB)/4, $(12583039.0)
+DATA expconsts<>+136(SB)/4, $(12583039.0)
+DATA expconsts<>+140(SB)/4, $(12583039.0)
+DATA expconsts<>+144(SB)/4, $(12583039.0)
+DATA expconsts<>+148(SB)/4, $(12583039.0)
+DATA expconsts<>+152(SB)/4, $(12583039.0)
+DATA expconsts<>+156(SB)/4, $(12583039.0)
+DATA expconsts<>+160(SB)/4, $(0.6933594)
+DATA expconsts<>+164(SB)/4, $(0.6933594)
+DATA expconsts<>+168(SB)/4, $(0.6933594)
+DATA expconsts<>+172(SB)/4, $(0.6933594)
+DATA expconsts<>+176(SB)/4, $(0.6933594)
+DATA expconsts<>+180(SB)/4, $(0.6933594)
+DATA expconsts<>+184(SB)/4, $(0.6933594)
+DATA expconsts<>+188(SB)/4, $(0.6933594)
+DATA expconsts<>+192(SB)/4, $(-0.00021219444)
+DATA expconsts<>+196(SB)/4, $(-0.00021219444)
+DATA expconsts<>+200(SB)/4, $(-0.00021219444)
+DATA expconsts<>+204(SB)/4, $(-0.00021219444)
+DATA expconsts<>+208(SB)/4, $(-0.00021219444)
+DATA expconsts<>+212(SB)/4, $(-0.00021219444)
+DATA expconsts<>+216(SB)/4, $(-0.00021219444)
+DATA expconsts<>+220(SB)/4, $(-0.00021219444)
+DATA expconsts<>+224(SB)/4, $(0.00019875691)
+DATA expconsts<>+228(SB)/4, $(0.00019875691)
+DATA expconsts<>+232(SB)/4, $(0.00019875691)
+DATA expconsts<>+236(SB)/4, $(0.00019875691)
+DATA expconsts<>+240(SB)/4, $(0.00019875691)
+DATA expconsts<>+244(SB)/4, $(0.00019875691)
+DATA expconsts<>+248(SB)/4, $(0.00019875691)
+DATA expconsts<>+252(SB)/4, $(0.00019875691)
+DATA expconsts<>+256(SB)/4, $(0.0013981999)
+DATA expconsts<>+260(SB)/4, $(0.0013981999)
+DATA expconsts<>+264(SB)/4, $(0.0013981999)
+DATA expconsts<>+268(SB)/4, $(0.0013981999)
+DATA expconsts<>+272(SB)/4, $(0.0013981999)
+DATA expconsts<>+276(SB)/4, $(0.0013981999)
+DATA expconsts<>+280(SB)/4, $(0.0013981999)
+DATA expconsts<>+284(SB)/4, $(0.0013981999)
+DATA expconsts<>+288(SB)/4, $(0.008333452)
+DATA expconsts<>+292(SB)/4, $(0.008333452)
+DATA expconsts<>+296(SB)/4, $(0.008333452)
+DATA expconsts<>+300(SB)/4, $(0.008333452)
+DATA expconsts<>+304(SB)/4, $(0.008333452)
+DATA expconsts<>+308(SB)/4, $(0.008333452)
+DATA expconsts<>+312(SB)/4, $(0.008333452)
+DATA expconsts<>+316(SB)/4, $(0.008333452)
+DATA expconsts<>+320(SB)/4, $(0.041665796)
+DATA expconsts<>+324(SB)/4, $(0.041665796)
+DATA expconsts<>+328(SB)/4, $(0.041665796)
+DATA expconsts<>+332(SB)/4, $(0.041665796)
+DATA expconsts<>+336(SB)/4, $(0.041665796)
+DATA expconsts<>+340(SB)/4, $(0.041665796)
+DATA expconsts<>+344(SB)/4, $(0.041665796)
+DATA expconsts<>+348(SB)/4, $(0.041665796)
+DATA expconsts<>+352(SB)/4, $(0.16666666)
+DATA expconsts<>+356(SB)/4, $(0.16666666)
+DATA expconsts<>+360(SB)/4, $(0.16666666)
+DATA expconsts<>+364(SB)/4, $(0.16666666)
+DATA expconsts<>+368(SB)/4, $(0.16666666)
+DATA expconsts<>+372(SB)/4, $(0.16666666)
+DATA expconsts<>+376(SB)/4, $(0.16666666)
+DATA expconsts<>+380(SB)/4, $(0.16666666)
+DATA expconsts<>+384(SB)/4, $(0.5)
+DATA expconsts<>+388(SB)/4, $(0.5)
+DATA expconsts<>+392(SB)/4, $(0.5)
+DATA expconsts<>+396(SB)/4, $(0.5)
+DATA expconsts<>+400(SB)/4, $(0.5)
+DATA expconsts<>+404(SB)/4, $(0.5)
+DATA expconsts<>+408(SB)/4, $(0.5)
+DATA expconsts<>+412(SB)/4, $(0.5)
+GLOBL expconsts<>(SB), RODATA|NOPTR, $416
 
 // func sqdistAVX512(dst []float32, x []float32, tiles []float32, dim int)
 // Requires: AVX, AVX512F
@@ -740,15 +748,15 @@ TEXT ·gaussianSumColumnsAVX512(SB), NOSPLIT, $0-88
 	VBROADCASTSS scale+80(FP), Z0
 	VBROADCASTSS expconsts<>+0(SB), Z1
 	VBROADCASTSS expconsts<>+32(SB), Z2
-	VBROADCASTSS expconsts<>+64(SB), Z3
-	VBROADCASTSS expconsts<>+96(SB), Z4
-	VBROADCASTSS expconsts<>+128(SB), Z5
-	VBROADCASTSS expconsts<>+160(SB), Z6
-	VBROADCASTSS expconsts<>+224(SB), Z7
-	VBROADCASTSS expconsts<>+256(SB), Z8
-	VBROADCASTSS expconsts<>+288(SB), Z9
-	VBROADCASTSS expconsts<>+320(SB), Z10
-	VBROADCASTSS expconsts<>+352(SB), Z11
+	VBROADCASTSS expconsts<>+96(SB), Z3
+	VBROADCASTSS expconsts<>+128(SB), Z4
+	VBROADCASTSS expconsts<>+160(SB), Z5
+	VBROADCASTSS expconsts<>+192(SB), Z6
+	VBROADCASTSS expconsts<>+256(SB), Z7
+	VBROADCASTSS expconsts<>+288(SB), Z8
+	VBROADCASTSS expconsts<>+320(SB), Z9
+	VBROADCASTSS expconsts<>+352(SB), Z10
+	VBROADCASTSS expconsts<>+384(SB), Z11
 	CMPQ         AX, $0x00000001
 	JE           columns1_40
 	CMPQ         AX, $0x00000002
@@ -792,24 +800,24 @@ unrolled_50:
 	VBROADCASTSS offset+84(FP), Z19
 	VFMADD231PS  192(AX), Z0, Z19
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Z16, Z1, Z16
-	VMAXPS Z17, Z1, Z17
-	VMAXPS Z18, Z1, Z18
-	VMAXPS Z19, Z1, Z19
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z1, Z16, K1
+	VCMPPS $0x15, Z1, Z17, K2
+	VCMPPS $0x15, Z1, Z18, K3
+	VCMPPS $0x15, Z1, Z19, K4
 	VMINPS Z16, Z2, Z16
 	VMINPS Z17, Z2, Z17
 	VMINPS Z18, Z2, Z18
 	VMINPS Z19, Z2, Z19
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Z20
+	VBROADCASTSS expconsts<>+128(SB), Z20
 	VFMADD231PS  Z3, Z16, Z20
-	VBROADCASTSS expconsts<>+96(SB), Z21
+	VBROADCASTSS expconsts<>+128(SB), Z21
 	VFMADD231PS  Z3, Z17, Z21
-	VBROADCASTSS expconsts<>+96(SB), Z22
+	VBROADCASTSS expconsts<>+128(SB), Z22
 	VFMADD231PS  Z3, Z18, Z22
-	VBROADCASTSS expconsts<>+96(SB), Z23
+	VBROADCASTSS expconsts<>+128(SB), Z23
 	VFMADD231PS  Z3, Z19, Z23
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -827,13 +835,13 @@ unrolled_50:
 	VFNMADD231PS Z6, Z24, Z19
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Z24
+	VBROADCASTSS expconsts<>+224(SB), Z24
 	VFMADD213PS  Z7, Z16, Z24
-	VBROADCASTSS expconsts<>+192(SB), Z25
+	VBROADCASTSS expconsts<>+224(SB), Z25
 	VFMADD213PS  Z7, Z17, Z25
-	VBROADCASTSS expconsts<>+192(SB), Z26
+	VBROADCASTSS expconsts<>+224(SB), Z26
 	VFMADD213PS  Z7, Z18, Z26
-	VBROADCASTSS expconsts<>+192(SB), Z27
+	VBROADCASTSS expconsts<>+224(SB), Z27
 	VFMADD213PS  Z7, Z19, Z27
 	VFMADD213PS  Z8, Z16, Z24
 	VFMADD213PS  Z8, Z17, Z25
@@ -863,26 +871,26 @@ unrolled_50:
 	VFMADD213PS Z19, Z19, Z27
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Z20, Z20
-	VFMADD213PS Z20, Z20, Z24
-	VPSLLD      $0x17, Z21, Z21
-	VFMADD213PS Z21, Z21, Z25
-	VPSLLD      $0x17, Z22, Z22
-	VFMADD213PS Z22, Z22, Z26
-	VPSLLD      $0x17, Z23, Z23
-	VFMADD213PS Z23, Z23, Z27
-	VMOVUPS     Z24, (AX)
-	VFMADD231PS (DX), Z24, Z12
-	VMOVUPS     Z25, 64(AX)
-	VFMADD231PS 64(DX), Z25, Z13
-	VMOVUPS     Z26, 128(AX)
-	VFMADD231PS 128(DX), Z26, Z14
-	VMOVUPS     Z27, 192(AX)
-	VFMADD231PS 192(DX), Z27, Z15
-	ADDQ        $0x00000100, AX
-	ADDQ        $0x00000100, DX
-	SUBQ        $0x00000040, CX
-	JMP         unrolled_50
+	VPSLLD        $0x17, Z20, Z20
+	VFMADD213PS.Z Z20, Z20, K1, Z24
+	VPSLLD        $0x17, Z21, Z21
+	VFMADD213PS.Z Z21, Z21, K2, Z25
+	VPSLLD        $0x17, Z22, Z22
+	VFMADD213PS.Z Z22, Z22, K3, Z26
+	VPSLLD        $0x17, Z23, Z23
+	VFMADD213PS.Z Z23, Z23, K4, Z27
+	VMOVUPS       Z24, (AX)
+	VFMADD231PS   (DX), Z24, Z12
+	VMOVUPS       Z25, 64(AX)
+	VFMADD231PS   64(DX), Z25, Z13
+	VMOVUPS       Z26, 128(AX)
+	VFMADD231PS   128(DX), Z26, Z14
+	VMOVUPS       Z27, 192(AX)
+	VFMADD231PS   192(DX), Z27, Z15
+	ADDQ          $0x00000100, AX
+	ADDQ          $0x00000100, DX
+	SUBQ          $0x00000040, CX
+	JMP           unrolled_50
 
 tail_51:
 	TESTQ CX, CX
@@ -892,12 +900,12 @@ single_52:
 	VBROADCASTSS offset+84(FP), Z16
 	VFMADD231PS  (AX), Z0, Z16
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Z16, Z1, Z16
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z1, Z16, K1
 	VMINPS Z16, Z2, Z16
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Z17
+	VBROADCASTSS expconsts<>+128(SB), Z17
 	VFMADD231PS  Z3, Z16, Z17
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -906,7 +914,7 @@ single_52:
 	VFNMADD231PS Z6, Z18, Z16
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Z18
+	VBROADCASTSS expconsts<>+224(SB), Z18
 	VFMADD213PS  Z7, Z16, Z18
 	VFMADD213PS  Z8, Z16, Z18
 	VFMADD213PS  Z9, Z16, Z18
@@ -918,14 +926,14 @@ single_52:
 	VFMADD213PS Z16, Z16, Z18
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Z17, Z17
-	VFMADD213PS Z17, Z17, Z18
-	VMOVUPS     Z18, (AX)
-	VFMADD231PS (DX), Z18, Z12
-	ADDQ        $0x00000040, AX
-	ADDQ        $0x00000040, DX
-	SUBQ        $0x00000010, CX
-	JNZ         single_52
+	VPSLLD        $0x17, Z17, Z17
+	VFMADD213PS.Z Z17, Z17, K1, Z18
+	VMOVUPS       Z18, (AX)
+	VFMADD231PS   (DX), Z18, Z12
+	ADDQ          $0x00000040, AX
+	ADDQ          $0x00000040, DX
+	SUBQ          $0x00000010, CX
+	JNZ           single_52
 
 done_53:
 	MOVQ dst_base+0(FP), AX
@@ -968,24 +976,24 @@ unrolled_54:
 	VBROADCASTSS offset+84(FP), Z17
 	VFMADD231PS  192(AX), Z0, Z17
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Z14, Z1, Z14
-	VMAXPS Z15, Z1, Z15
-	VMAXPS Z16, Z1, Z16
-	VMAXPS Z17, Z1, Z17
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z1, Z14, K1
+	VCMPPS $0x15, Z1, Z15, K2
+	VCMPPS $0x15, Z1, Z16, K3
+	VCMPPS $0x15, Z1, Z17, K4
 	VMINPS Z14, Z2, Z14
 	VMINPS Z15, Z2, Z15
 	VMINPS Z16, Z2, Z16
 	VMINPS Z17, Z2, Z17
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Z18
+	VBROADCASTSS expconsts<>+128(SB), Z18
 	VFMADD231PS  Z3, Z14, Z18
-	VBROADCASTSS expconsts<>+96(SB), Z19
+	VBROADCASTSS expconsts<>+128(SB), Z19
 	VFMADD231PS  Z3, Z15, Z19
-	VBROADCASTSS expconsts<>+96(SB), Z20
+	VBROADCASTSS expconsts<>+128(SB), Z20
 	VFMADD231PS  Z3, Z16, Z20
-	VBROADCASTSS expconsts<>+96(SB), Z21
+	VBROADCASTSS expconsts<>+128(SB), Z21
 	VFMADD231PS  Z3, Z17, Z21
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -1003,13 +1011,13 @@ unrolled_54:
 	VFNMADD231PS Z6, Z22, Z17
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Z22
+	VBROADCASTSS expconsts<>+224(SB), Z22
 	VFMADD213PS  Z7, Z14, Z22
-	VBROADCASTSS expconsts<>+192(SB), Z23
+	VBROADCASTSS expconsts<>+224(SB), Z23
 	VFMADD213PS  Z7, Z15, Z23
-	VBROADCASTSS expconsts<>+192(SB), Z24
+	VBROADCASTSS expconsts<>+224(SB), Z24
 	VFMADD213PS  Z7, Z16, Z24
-	VBROADCASTSS expconsts<>+192(SB), Z25
+	VBROADCASTSS expconsts<>+224(SB), Z25
 	VFMADD213PS  Z7, Z17, Z25
 	VFMADD213PS  Z8, Z14, Z22
 	VFMADD213PS  Z8, Z15, Z23
@@ -1039,30 +1047,30 @@ unrolled_54:
 	VFMADD213PS Z17, Z17, Z25
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Z18, Z18
-	VFMADD213PS Z18, Z18, Z22
-	VPSLLD      $0x17, Z19, Z19
-	VFMADD213PS Z19, Z19, Z23
-	VPSLLD      $0x17, Z20, Z20
-	VFMADD213PS Z20, Z20, Z24
-	VPSLLD      $0x17, Z21, Z21
-	VFMADD213PS Z21, Z21, Z25
-	VMOVUPS     Z22, (AX)
-	VFMADD231PS (DX), Z22, Z12
-	VFMADD231PS (DX)(BX*1), Z22, Z13
-	VMOVUPS     Z23, 64(AX)
-	VFMADD231PS 64(DX), Z23, Z12
-	VFMADD231PS 64(DX)(BX*1), Z23, Z13
-	VMOVUPS     Z24, 128(AX)
-	VFMADD231PS 128(DX), Z24, Z12
-	VFMADD231PS 128(DX)(BX*1), Z24, Z13
-	VMOVUPS     Z25, 192(AX)
-	VFMADD231PS 192(DX), Z25, Z12
-	VFMADD231PS 192(DX)(BX*1), Z25, Z13
-	ADDQ        $0x00000100, AX
-	ADDQ        $0x00000100, DX
-	SUBQ        $0x00000040, CX
-	JMP         unrolled_54
+	VPSLLD        $0x17, Z18, Z18
+	VFMADD213PS.Z Z18, Z18, K1, Z22
+	VPSLLD        $0x17, Z19, Z19
+	VFMADD213PS.Z Z19, Z19, K2, Z23
+	VPSLLD        $0x17, Z20, Z20
+	VFMADD213PS.Z Z20, Z20, K3, Z24
+	VPSLLD        $0x17, Z21, Z21
+	VFMADD213PS.Z Z21, Z21, K4, Z25
+	VMOVUPS       Z22, (AX)
+	VFMADD231PS   (DX), Z22, Z12
+	VFMADD231PS   (DX)(BX*1), Z22, Z13
+	VMOVUPS       Z23, 64(AX)
+	VFMADD231PS   64(DX), Z23, Z12
+	VFMADD231PS   64(DX)(BX*1), Z23, Z13
+	VMOVUPS       Z24, 128(AX)
+	VFMADD231PS   128(DX), Z24, Z12
+	VFMADD231PS   128(DX)(BX*1), Z24, Z13
+	VMOVUPS       Z25, 192(AX)
+	VFMADD231PS   192(DX), Z25, Z12
+	VFMADD231PS   192(DX)(BX*1), Z25, Z13
+	ADDQ          $0x00000100, AX
+	ADDQ          $0x00000100, DX
+	SUBQ          $0x00000040, CX
+	JMP           unrolled_54
 
 tail_55:
 	TESTQ CX, CX
@@ -1072,12 +1080,12 @@ single_56:
 	VBROADCASTSS offset+84(FP), Z14
 	VFMADD231PS  (AX), Z0, Z14
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Z14, Z1, Z14
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z1, Z14, K1
 	VMINPS Z14, Z2, Z14
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Z15
+	VBROADCASTSS expconsts<>+128(SB), Z15
 	VFMADD231PS  Z3, Z14, Z15
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -1086,7 +1094,7 @@ single_56:
 	VFNMADD231PS Z6, Z16, Z14
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Z16
+	VBROADCASTSS expconsts<>+224(SB), Z16
 	VFMADD213PS  Z7, Z14, Z16
 	VFMADD213PS  Z8, Z14, Z16
 	VFMADD213PS  Z9, Z14, Z16
@@ -1098,15 +1106,15 @@ single_56:
 	VFMADD213PS Z14, Z14, Z16
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Z15, Z15
-	VFMADD213PS Z15, Z15, Z16
-	VMOVUPS     Z16, (AX)
-	VFMADD231PS (DX), Z16, Z12
-	VFMADD231PS (DX)(BX*1), Z16, Z13
-	ADDQ        $0x00000040, AX
-	ADDQ        $0x00000040, DX
-	SUBQ        $0x00000010, CX
-	JNZ         single_56
+	VPSLLD        $0x17, Z15, Z15
+	VFMADD213PS.Z Z15, Z15, K1, Z16
+	VMOVUPS       Z16, (AX)
+	VFMADD231PS   (DX), Z16, Z12
+	VFMADD231PS   (DX)(BX*1), Z16, Z13
+	ADDQ          $0x00000040, AX
+	ADDQ          $0x00000040, DX
+	SUBQ          $0x00000010, CX
+	JNZ           single_56
 
 done_57:
 	MOVQ dst_base+0(FP), AX
@@ -1158,24 +1166,24 @@ unrolled_58:
 	VBROADCASTSS offset+84(FP), Z18
 	VFMADD231PS  192(AX), Z0, Z18
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Z15, Z1, Z15
-	VMAXPS Z16, Z1, Z16
-	VMAXPS Z17, Z1, Z17
-	VMAXPS Z18, Z1, Z18
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z1, Z15, K1
+	VCMPPS $0x15, Z1, Z16, K2
+	VCMPPS $0x15, Z1, Z17, K3
+	VCMPPS $0x15, Z1, Z18, K4
 	VMINPS Z15, Z2, Z15
 	VMINPS Z16, Z2, Z16
 	VMINPS Z17, Z2, Z17
 	VMINPS Z18, Z2, Z18
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Z19
+	VBROADCASTSS expconsts<>+128(SB), Z19
 	VFMADD231PS  Z3, Z15, Z19
-	VBROADCASTSS expconsts<>+96(SB), Z20
+	VBROADCASTSS expconsts<>+128(SB), Z20
 	VFMADD231PS  Z3, Z16, Z20
-	VBROADCASTSS expconsts<>+96(SB), Z21
+	VBROADCASTSS expconsts<>+128(SB), Z21
 	VFMADD231PS  Z3, Z17, Z21
-	VBROADCASTSS expconsts<>+96(SB), Z22
+	VBROADCASTSS expconsts<>+128(SB), Z22
 	VFMADD231PS  Z3, Z18, Z22
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -1193,13 +1201,13 @@ unrolled_58:
 	VFNMADD231PS Z6, Z23, Z18
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Z23
+	VBROADCASTSS expconsts<>+224(SB), Z23
 	VFMADD213PS  Z7, Z15, Z23
-	VBROADCASTSS expconsts<>+192(SB), Z24
+	VBROADCASTSS expconsts<>+224(SB), Z24
 	VFMADD213PS  Z7, Z16, Z24
-	VBROADCASTSS expconsts<>+192(SB), Z25
+	VBROADCASTSS expconsts<>+224(SB), Z25
 	VFMADD213PS  Z7, Z17, Z25
-	VBROADCASTSS expconsts<>+192(SB), Z26
+	VBROADCASTSS expconsts<>+224(SB), Z26
 	VFMADD213PS  Z7, Z18, Z26
 	VFMADD213PS  Z8, Z15, Z23
 	VFMADD213PS  Z8, Z16, Z24
@@ -1229,34 +1237,34 @@ unrolled_58:
 	VFMADD213PS Z18, Z18, Z26
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Z19, Z19
-	VFMADD213PS Z19, Z19, Z23
-	VPSLLD      $0x17, Z20, Z20
-	VFMADD213PS Z20, Z20, Z24
-	VPSLLD      $0x17, Z21, Z21
-	VFMADD213PS Z21, Z21, Z25
-	VPSLLD      $0x17, Z22, Z22
-	VFMADD213PS Z22, Z22, Z26
-	VMOVUPS     Z23, (AX)
-	VFMADD231PS (DX), Z23, Z12
-	VFMADD231PS (DX)(BX*1), Z23, Z13
-	VFMADD231PS (DX)(BX*2), Z23, Z14
-	VMOVUPS     Z24, 64(AX)
-	VFMADD231PS 64(DX), Z24, Z12
-	VFMADD231PS 64(DX)(BX*1), Z24, Z13
-	VFMADD231PS 64(DX)(BX*2), Z24, Z14
-	VMOVUPS     Z25, 128(AX)
-	VFMADD231PS 128(DX), Z25, Z12
-	VFMADD231PS 128(DX)(BX*1), Z25, Z13
-	VFMADD231PS 128(DX)(BX*2), Z25, Z14
-	VMOVUPS     Z26, 192(AX)
-	VFMADD231PS 192(DX), Z26, Z12
-	VFMADD231PS 192(DX)(BX*1), Z26, Z13
-	VFMADD231PS 192(DX)(BX*2), Z26, Z14
-	ADDQ        $0x00000100, AX
-	ADDQ        $0x00000100, DX
-	SUBQ        $0x00000040, CX
-	JMP         unrolled_58
+	VPSLLD        $0x17, Z19, Z19
+	VFMADD213PS.Z Z19, Z19, K1, Z23
+	VPSLLD        $0x17, Z20, Z20
+	VFMADD213PS.Z Z20, Z20, K2, Z24
+	VPSLLD        $0x17, Z21, Z21
+	VFMADD213PS.Z Z21, Z21, K3, Z25
+	VPSLLD        $0x17, Z22, Z22
+	VFMADD213PS.Z Z22, Z22, K4, Z26
+	VMOVUPS       Z23, (AX)
+	VFMADD231PS   (DX), Z23, Z12
+	VFMADD231PS   (DX)(BX*1), Z23, Z13
+	VFMADD231PS   (DX)(BX*2), Z23, Z14
+	VMOVUPS       Z24, 64(AX)
+	VFMADD231PS   64(DX), Z24, Z12
+	VFMADD231PS   64(DX)(BX*1), Z24, Z13
+	VFMADD231PS   64(DX)(BX*2), Z24, Z14
+	VMOVUPS       Z25, 128(AX)
+	VFMADD231PS   128(DX), Z25, Z12
+	VFMADD231PS   128(DX)(BX*1), Z25, Z13
+	VFMADD231PS   128(DX)(BX*2), Z25, Z14
+	VMOVUPS       Z26, 192(AX)
+	VFMADD231PS   192(DX), Z26, Z12
+	VFMADD231PS   192(DX)(BX*1), Z26, Z13
+	VFMADD231PS   192(DX)(BX*2), Z26, Z14
+	ADDQ          $0x00000100, AX
+	ADDQ          $0x00000100, DX
+	SUBQ          $0x00000040, CX
+	JMP           unrolled_58
 
 tail_59:
 	TESTQ CX, CX
@@ -1266,12 +1274,12 @@ single_60:
 	VBROADCASTSS offset+84(FP), Z15
 	VFMADD231PS  (AX), Z0, Z15
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Z15, Z1, Z15
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z1, Z15, K1
 	VMINPS Z15, Z2, Z15
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Z16
+	VBROADCASTSS expconsts<>+128(SB), Z16
 	VFMADD231PS  Z3, Z15, Z16
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -1280,7 +1288,7 @@ single_60:
 	VFNMADD231PS Z6, Z17, Z15
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Z17
+	VBROADCASTSS expconsts<>+224(SB), Z17
 	VFMADD213PS  Z7, Z15, Z17
 	VFMADD213PS  Z8, Z15, Z17
 	VFMADD213PS  Z9, Z15, Z17
@@ -1292,16 +1300,16 @@ single_60:
 	VFMADD213PS Z15, Z15, Z17
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Z16, Z16
-	VFMADD213PS Z16, Z16, Z17
-	VMOVUPS     Z17, (AX)
-	VFMADD231PS (DX), Z17, Z12
-	VFMADD231PS (DX)(BX*1), Z17, Z13
-	VFMADD231PS (DX)(BX*2), Z17, Z14
-	ADDQ        $0x00000040, AX
-	ADDQ        $0x00000040, DX
-	SUBQ        $0x00000010, CX
-	JNZ         single_60
+	VPSLLD        $0x17, Z16, Z16
+	VFMADD213PS.Z Z16, Z16, K1, Z17
+	VMOVUPS       Z17, (AX)
+	VFMADD231PS   (DX), Z17, Z12
+	VFMADD231PS   (DX)(BX*1), Z17, Z13
+	VFMADD231PS   (DX)(BX*2), Z17, Z14
+	ADDQ          $0x00000040, AX
+	ADDQ          $0x00000040, DX
+	SUBQ          $0x00000010, CX
+	JNZ           single_60
 
 done_61:
 	MOVQ dst_base+0(FP), AX
@@ -1365,24 +1373,24 @@ unrolled_62:
 	VBROADCASTSS offset+84(FP), Z19
 	VFMADD231PS  192(AX), Z0, Z19
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Z16, Z1, Z16
-	VMAXPS Z17, Z1, Z17
-	VMAXPS Z18, Z1, Z18
-	VMAXPS Z19, Z1, Z19
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z1, Z16, K1
+	VCMPPS $0x15, Z1, Z17, K2
+	VCMPPS $0x15, Z1, Z18, K3
+	VCMPPS $0x15, Z1, Z19, K4
 	VMINPS Z16, Z2, Z16
 	VMINPS Z17, Z2, Z17
 	VMINPS Z18, Z2, Z18
 	VMINPS Z19, Z2, Z19
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Z20
+	VBROADCASTSS expconsts<>+128(SB), Z20
 	VFMADD231PS  Z3, Z16, Z20
-	VBROADCASTSS expconsts<>+96(SB), Z21
+	VBROADCASTSS expconsts<>+128(SB), Z21
 	VFMADD231PS  Z3, Z17, Z21
-	VBROADCASTSS expconsts<>+96(SB), Z22
+	VBROADCASTSS expconsts<>+128(SB), Z22
 	VFMADD231PS  Z3, Z18, Z22
-	VBROADCASTSS expconsts<>+96(SB), Z23
+	VBROADCASTSS expconsts<>+128(SB), Z23
 	VFMADD231PS  Z3, Z19, Z23
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -1400,13 +1408,13 @@ unrolled_62:
 	VFNMADD231PS Z6, Z24, Z19
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Z24
+	VBROADCASTSS expconsts<>+224(SB), Z24
 	VFMADD213PS  Z7, Z16, Z24
-	VBROADCASTSS expconsts<>+192(SB), Z25
+	VBROADCASTSS expconsts<>+224(SB), Z25
 	VFMADD213PS  Z7, Z17, Z25
-	VBROADCASTSS expconsts<>+192(SB), Z26
+	VBROADCASTSS expconsts<>+224(SB), Z26
 	VFMADD213PS  Z7, Z18, Z26
-	VBROADCASTSS expconsts<>+192(SB), Z27
+	VBROADCASTSS expconsts<>+224(SB), Z27
 	VFMADD213PS  Z7, Z19, Z27
 	VFMADD213PS  Z8, Z16, Z24
 	VFMADD213PS  Z8, Z17, Z25
@@ -1436,38 +1444,38 @@ unrolled_62:
 	VFMADD213PS Z19, Z19, Z27
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Z20, Z20
-	VFMADD213PS Z20, Z20, Z24
-	VPSLLD      $0x17, Z21, Z21
-	VFMADD213PS Z21, Z21, Z25
-	VPSLLD      $0x17, Z22, Z22
-	VFMADD213PS Z22, Z22, Z26
-	VPSLLD      $0x17, Z23, Z23
-	VFMADD213PS Z23, Z23, Z27
-	VMOVUPS     Z24, (AX)
-	VFMADD231PS (DX), Z24, Z12
-	VFMADD231PS (DX)(BX*1), Z24, Z13
-	VFMADD231PS (DX)(BX*2), Z24, Z14
-	VFMADD231PS (DX)(SI*1), Z24, Z15
-	VMOVUPS     Z25, 64(AX)
-	VFMADD231PS 64(DX), Z25, Z12
-	VFMADD231PS 64(DX)(BX*1), Z25, Z13
-	VFMADD231PS 64(DX)(BX*2), Z25, Z14
-	VFMADD231PS 64(DX)(SI*1), Z25, Z15
-	VMOVUPS     Z26, 128(AX)
-	VFMADD231PS 128(DX), Z26, Z12
-	VFMADD231PS 128(DX)(BX*1), Z26, Z13
-	VFMADD231PS 128(DX)(BX*2), Z26, Z14
-	VFMADD231PS 128(DX)(SI*1), Z26, Z15
-	VMOVUPS     Z27, 192(AX)
-	VFMADD231PS 192(DX), Z27, Z12
-	VFMADD231PS 192(DX)(BX*1), Z27, Z13
-	VFMADD231PS 192(DX)(BX*2), Z27, Z14
-	VFMADD231PS 192(DX)(SI*1), Z27, Z15
-	ADDQ        $0x00000100, AX
-	ADDQ        $0x00000100, DX
-	SUBQ        $0x00000040, CX
-	JMP         unrolled_62
+	VPSLLD        $0x17, Z20, Z20
+	VFMADD213PS.Z Z20, Z20, K1, Z24
+	VPSLLD        $0x17, Z21, Z21
+	VFMADD213PS.Z Z21, Z21, K2, Z25
+	VPSLLD        $0x17, Z22, Z22
+	VFMADD213PS.Z Z22, Z22, K3, Z26
+	VPSLLD        $0x17, Z23, Z23
+	VFMADD213PS.Z Z23, Z23, K4, Z27
+	VMOVUPS       Z24, (AX)
+	VFMADD231PS   (DX), Z24, Z12
+	VFMADD231PS   (DX)(BX*1), Z24, Z13
+	VFMADD231PS   (DX)(BX*2), Z24, Z14
+	VFMADD231PS   (DX)(SI*1), Z24, Z15
+	VMOVUPS       Z25, 64(AX)
+	VFMADD231PS   64(DX), Z25, Z12
+	VFMADD231PS   64(DX)(BX*1), Z25, Z13
+	VFMADD231PS   64(DX)(BX*2), Z25, Z14
+	VFMADD231PS   64(DX)(SI*1), Z25, Z15
+	VMOVUPS       Z26, 128(AX)
+	VFMADD231PS   128(DX), Z26, Z12
+	VFMADD231PS   128(DX)(BX*1), Z26, Z13
+	VFMADD231PS   128(DX)(BX*2), Z26, Z14
+	VFMADD231PS   128(DX)(SI*1), Z26, Z15
+	VMOVUPS       Z27, 192(AX)
+	VFMADD231PS   192(DX), Z27, Z12
+	VFMADD231PS   192(DX)(BX*1), Z27, Z13
+	VFMADD231PS   192(DX)(BX*2), Z27, Z14
+	VFMADD231PS   192(DX)(SI*1), Z27, Z15
+	ADDQ          $0x00000100, AX
+	ADDQ          $0x00000100, DX
+	SUBQ          $0x00000040, CX
+	JMP           unrolled_62
 
 tail_63:
 	TESTQ CX, CX
@@ -1477,12 +1485,12 @@ single_64:
 	VBROADCASTSS offset+84(FP), Z16
 	VFMADD231PS  (AX), Z0, Z16
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Z16, Z1, Z16
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z1, Z16, K1
 	VMINPS Z16, Z2, Z16
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Z17
+	VBROADCASTSS expconsts<>+128(SB), Z17
 	VFMADD231PS  Z3, Z16, Z17
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -1491,7 +1499,7 @@ single_64:
 	VFNMADD231PS Z6, Z18, Z16
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Z18
+	VBROADCASTSS expconsts<>+224(SB), Z18
 	VFMADD213PS  Z7, Z16, Z18
 	VFMADD213PS  Z8, Z16, Z18
 	VFMADD213PS  Z9, Z16, Z18
@@ -1503,17 +1511,17 @@ single_64:
 	VFMADD213PS Z16, Z16, Z18
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Z17, Z17
-	VFMADD213PS Z17, Z17, Z18
-	VMOVUPS     Z18, (AX)
-	VFMADD231PS (DX), Z18, Z12
-	VFMADD231PS (DX)(BX*1), Z18, Z13
-	VFMADD231PS (DX)(BX*2), Z18, Z14
-	VFMADD231PS (DX)(SI*1), Z18, Z15
-	ADDQ        $0x00000040, AX
-	ADDQ        $0x00000040, DX
-	SUBQ        $0x00000010, CX
-	JNZ         single_64
+	VPSLLD        $0x17, Z17, Z17
+	VFMADD213PS.Z Z17, Z17, K1, Z18
+	VMOVUPS       Z18, (AX)
+	VFMADD231PS   (DX), Z18, Z12
+	VFMADD231PS   (DX)(BX*1), Z18, Z13
+	VFMADD231PS   (DX)(BX*2), Z18, Z14
+	VFMADD231PS   (DX)(SI*1), Z18, Z15
+	ADDQ          $0x00000040, AX
+	ADDQ          $0x00000040, DX
+	SUBQ          $0x00000010, CX
+	JNZ           single_64
 
 done_65:
 	MOVQ dst_base+0(FP), AX
@@ -1590,24 +1598,24 @@ unrolled_66:
 	VBROADCASTSS offset+84(FP), Z20
 	VFMADD231PS  192(AX), Z0, Z20
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Z17, Z1, Z17
-	VMAXPS Z18, Z1, Z18
-	VMAXPS Z19, Z1, Z19
-	VMAXPS Z20, Z1, Z20
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z1, Z17, K1
+	VCMPPS $0x15, Z1, Z18, K2
+	VCMPPS $0x15, Z1, Z19, K3
+	VCMPPS $0x15, Z1, Z20, K4
 	VMINPS Z17, Z2, Z17
 	VMINPS Z18, Z2, Z18
 	VMINPS Z19, Z2, Z19
 	VMINPS Z20, Z2, Z20
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Z21
+	VBROADCASTSS expconsts<>+128(SB), Z21
 	VFMADD231PS  Z3, Z17, Z21
-	VBROADCASTSS expconsts<>+96(SB), Z22
+	VBROADCASTSS expconsts<>+128(SB), Z22
 	VFMADD231PS  Z3, Z18, Z22
-	VBROADCASTSS expconsts<>+96(SB), Z23
+	VBROADCASTSS expconsts<>+128(SB), Z23
 	VFMADD231PS  Z3, Z19, Z23
-	VBROADCASTSS expconsts<>+96(SB), Z24
+	VBROADCASTSS expconsts<>+128(SB), Z24
 	VFMADD231PS  Z3, Z20, Z24
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -1625,13 +1633,13 @@ unrolled_66:
 	VFNMADD231PS Z6, Z25, Z20
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Z25
+	VBROADCASTSS expconsts<>+224(SB), Z25
 	VFMADD213PS  Z7, Z17, Z25
-	VBROADCASTSS expconsts<>+192(SB), Z26
+	VBROADCASTSS expconsts<>+224(SB), Z26
 	VFMADD213PS  Z7, Z18, Z26
-	VBROADCASTSS expconsts<>+192(SB), Z27
+	VBROADCASTSS expconsts<>+224(SB), Z27
 	VFMADD213PS  Z7, Z19, Z27
-	VBROADCASTSS expconsts<>+192(SB), Z28
+	VBROADCASTSS expconsts<>+224(SB), Z28
 	VFMADD213PS  Z7, Z20, Z28
 	VFMADD213PS  Z8, Z17, Z25
 	VFMADD213PS  Z8, Z18, Z26
@@ -1661,43 +1669,43 @@ unrolled_66:
 	VFMADD213PS Z20, Z20, Z28
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Z21, Z21
-	VFMADD213PS Z21, Z21, Z25
-	VPSLLD      $0x17, Z22, Z22
-	VFMADD213PS Z22, Z22, Z26
-	VPSLLD      $0x17, Z23, Z23
-	VFMADD213PS Z23, Z23, Z27
-	VPSLLD      $0x17, Z24, Z24
-	VFMADD213PS Z24, Z24, Z28
-	VMOVUPS     Z25, (AX)
-	VFMADD231PS (DX), Z25, Z12
-	VFMADD231PS (DX)(BX*1), Z25, Z13
-	VFMADD231PS (DX)(BX*2), Z25, Z14
-	VFMADD231PS (DX)(SI*1), Z25, Z15
-	VFMADD231PS (DI), Z25, Z16
-	VMOVUPS     Z26, 64(AX)
-	VFMADD231PS 64(DX), Z26, Z12
-	VFMADD231PS 64(DX)(BX*1), Z26, Z13
-	VFMADD231PS 64(DX)(BX*2), Z26, Z14
-	VFMADD231PS 64(DX)(SI*1), Z26, Z15
-	VFMADD231PS 64(DI), Z26, Z16
-	VMOVUPS     Z27, 128(AX)
-	VFMADD231PS 128(DX), Z27, Z12
-	VFMADD231PS 128(DX)(BX*1), Z27, Z13
-	VFMADD231PS 128(DX)(BX*2), Z27, Z14
-	VFMADD231PS 128(DX)(SI*1), Z27, Z15
-	VFMADD231PS 128(DI), Z27, Z16
-	VMOVUPS     Z28, 192(AX)
-	VFMADD231PS 192(DX), Z28, Z12
-	VFMADD231PS 192(DX)(BX*1), Z28, Z13
-	VFMADD231PS 192(DX)(BX*2), Z28, Z14
-	VFMADD231PS 192(DX)(SI*1), Z28, Z15
-	VFMADD231PS 192(DI), Z28, Z16
-	ADDQ        $0x00000100, AX
-	ADDQ        $0x00000100, DX
-	ADDQ        $0x00000100, DI
-	SUBQ        $0x00000040, CX
-	JMP         unrolled_66
+	VPSLLD        $0x17, Z21, Z21
+	VFMADD213PS.Z Z21, Z21, K1, Z25
+	VPSLLD        $0x17, Z22, Z22
+	VFMADD213PS.Z Z22, Z22, K2, Z26
+	VPSLLD        $0x17, Z23, Z23
+	VFMADD213PS.Z Z23, Z23, K3, Z27
+	VPSLLD        $0x17, Z24, Z24
+	VFMADD213PS.Z Z24, Z24, K4, Z28
+	VMOVUPS       Z25, (AX)
+	VFMADD231PS   (DX), Z25, Z12
+	VFMADD231PS   (DX)(BX*1), Z25, Z13
+	VFMADD231PS   (DX)(BX*2), Z25, Z14
+	VFMADD231PS   (DX)(SI*1), Z25, Z15
+	VFMADD231PS   (DI), Z25, Z16
+	VMOVUPS       Z26, 64(AX)
+	VFMADD231PS   64(DX), Z26, Z12
+	VFMADD231PS   64(DX)(BX*1), Z26, Z13
+	VFMADD231PS   64(DX)(BX*2), Z26, Z14
+	VFMADD231PS   64(DX)(SI*1), Z26, Z15
+	VFMADD231PS   64(DI), Z26, Z16
+	VMOVUPS       Z27, 128(AX)
+	VFMADD231PS   128(DX), Z27, Z12
+	VFMADD231PS   128(DX)(BX*1), Z27, Z13
+	VFMADD231PS   128(DX)(BX*2), Z27, Z14
+	VFMADD231PS   128(DX)(SI*1), Z27, Z15
+	VFMADD231PS   128(DI), Z27, Z16
+	VMOVUPS       Z28, 192(AX)
+	VFMADD231PS   192(DX), Z28, Z12
+	VFMADD231PS   192(DX)(BX*1), Z28, Z13
+	VFMADD231PS   192(DX)(BX*2), Z28, Z14
+	VFMADD231PS   192(DX)(SI*1), Z28, Z15
+	VFMADD231PS   192(DI), Z28, Z16
+	ADDQ          $0x00000100, AX
+	ADDQ          $0x00000100, DX
+	ADDQ          $0x00000100, DI
+	SUBQ          $0x00000040, CX
+	JMP           unrolled_66
 
 tail_67:
 	TESTQ CX, CX
@@ -1707,12 +1715,12 @@ single_68:
 	VBROADCASTSS offset+84(FP), Z17
 	VFMADD231PS  (AX), Z0, Z17
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Z17, Z1, Z17
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z1, Z17, K1
 	VMINPS Z17, Z2, Z17
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Z18
+	VBROADCASTSS expconsts<>+128(SB), Z18
 	VFMADD231PS  Z3, Z17, Z18
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -1721,7 +1729,7 @@ single_68:
 	VFNMADD231PS Z6, Z19, Z17
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Z19
+	VBROADCASTSS expconsts<>+224(SB), Z19
 	VFMADD213PS  Z7, Z17, Z19
 	VFMADD213PS  Z8, Z17, Z19
 	VFMADD213PS  Z9, Z17, Z19
@@ -1733,19 +1741,19 @@ single_68:
 	VFMADD213PS Z17, Z17, Z19
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Z18, Z18
-	VFMADD213PS Z18, Z18, Z19
-	VMOVUPS     Z19, (AX)
-	VFMADD231PS (DX), Z19, Z12
-	VFMADD231PS (DX)(BX*1), Z19, Z13
-	VFMADD231PS (DX)(BX*2), Z19, Z14
-	VFMADD231PS (DX)(SI*1), Z19, Z15
-	VFMADD231PS (DI), Z19, Z16
-	ADDQ        $0x00000040, AX
-	ADDQ        $0x00000040, DX
-	ADDQ        $0x00000040, DI
-	SUBQ        $0x00000010, CX
-	JNZ         single_68
+	VPSLLD        $0x17, Z18, Z18
+	VFMADD213PS.Z Z18, Z18, K1, Z19
+	VMOVUPS       Z19, (AX)
+	VFMADD231PS   (DX), Z19, Z12
+	VFMADD231PS   (DX)(BX*1), Z19, Z13
+	VFMADD231PS   (DX)(BX*2), Z19, Z14
+	VFMADD231PS   (DX)(SI*1), Z19, Z15
+	VFMADD231PS   (DI), Z19, Z16
+	ADDQ          $0x00000040, AX
+	ADDQ          $0x00000040, DX
+	ADDQ          $0x00000040, DI
+	SUBQ          $0x00000010, CX
+	JNZ           single_68
 
 done_69:
 	MOVQ dst_base+0(FP), AX
@@ -1834,24 +1842,24 @@ unrolled_70:
 	VBROADCASTSS offset+84(FP), Z21
 	VFMADD231PS  192(AX), Z0, Z21
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Z18, Z1, Z18
-	VMAXPS Z19, Z1, Z19
-	VMAXPS Z20, Z1, Z20
-	VMAXPS Z21, Z1, Z21
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z1, Z18, K1
+	VCMPPS $0x15, Z1, Z19, K2
+	VCMPPS $0x15, Z1, Z20, K3
+	VCMPPS $0x15, Z1, Z21, K4
 	VMINPS Z18, Z2, Z18
 	VMINPS Z19, Z2, Z19
 	VMINPS Z20, Z2, Z20
 	VMINPS Z21, Z2, Z21
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Z22
+	VBROADCASTSS expconsts<>+128(SB), Z22
 	VFMADD231PS  Z3, Z18, Z22
-	VBROADCASTSS expconsts<>+96(SB), Z23
+	VBROADCASTSS expconsts<>+128(SB), Z23
 	VFMADD231PS  Z3, Z19, Z23
-	VBROADCASTSS expconsts<>+96(SB), Z24
+	VBROADCASTSS expconsts<>+128(SB), Z24
 	VFMADD231PS  Z3, Z20, Z24
-	VBROADCASTSS expconsts<>+96(SB), Z25
+	VBROADCASTSS expconsts<>+128(SB), Z25
 	VFMADD231PS  Z3, Z21, Z25
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -1869,13 +1877,13 @@ unrolled_70:
 	VFNMADD231PS Z6, Z26, Z21
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Z26
+	VBROADCASTSS expconsts<>+224(SB), Z26
 	VFMADD213PS  Z7, Z18, Z26
-	VBROADCASTSS expconsts<>+192(SB), Z27
+	VBROADCASTSS expconsts<>+224(SB), Z27
 	VFMADD213PS  Z7, Z19, Z27
-	VBROADCASTSS expconsts<>+192(SB), Z28
+	VBROADCASTSS expconsts<>+224(SB), Z28
 	VFMADD213PS  Z7, Z20, Z28
-	VBROADCASTSS expconsts<>+192(SB), Z29
+	VBROADCASTSS expconsts<>+224(SB), Z29
 	VFMADD213PS  Z7, Z21, Z29
 	VFMADD213PS  Z8, Z18, Z26
 	VFMADD213PS  Z8, Z19, Z27
@@ -1905,47 +1913,47 @@ unrolled_70:
 	VFMADD213PS Z21, Z21, Z29
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Z22, Z22
-	VFMADD213PS Z22, Z22, Z26
-	VPSLLD      $0x17, Z23, Z23
-	VFMADD213PS Z23, Z23, Z27
-	VPSLLD      $0x17, Z24, Z24
-	VFMADD213PS Z24, Z24, Z28
-	VPSLLD      $0x17, Z25, Z25
-	VFMADD213PS Z25, Z25, Z29
-	VMOVUPS     Z26, (AX)
-	VFMADD231PS (DX), Z26, Z12
-	VFMADD231PS (DX)(BX*1), Z26, Z13
-	VFMADD231PS (DX)(BX*2), Z26, Z14
-	VFMADD231PS (DX)(SI*1), Z26, Z15
-	VFMADD231PS (DI), Z26, Z16
-	VFMADD231PS (DI)(BX*1), Z26, Z17
-	VMOVUPS     Z27, 64(AX)
-	VFMADD231PS 64(DX), Z27, Z12
-	VFMADD231PS 64(DX)(BX*1), Z27, Z13
-	VFMADD231PS 64(DX)(BX*2), Z27, Z14
-	VFMADD231PS 64(DX)(SI*1), Z27, Z15
-	VFMADD231PS 64(DI), Z27, Z16
-	VFMADD231PS 64(DI)(BX*1), Z27, Z17
-	VMOVUPS     Z28, 128(AX)
-	VFMADD231PS 128(DX), Z28, Z12
-	VFMADD231PS 128(DX)(BX*1), Z28, Z13
-	VFMADD231PS 128(DX)(BX*2), Z28, Z14
-	VFMADD231PS 128(DX)(SI*1), Z28, Z15
-	VFMADD231PS 128(DI), Z28, Z16
-	VFMADD231PS 128(DI)(BX*1), Z28, Z17
-	VMOVUPS     Z29, 192(AX)
-	VFMADD231PS 192(DX), Z29, Z12
-	VFMADD231PS 192(DX)(BX*1), Z29, Z13
-	VFMADD231PS 192(DX)(BX*2), Z29, Z14
-	VFMADD231PS 192(DX)(SI*1), Z29, Z15
-	VFMADD231PS 192(DI), Z29, Z16
-	VFMADD231PS 192(DI)(BX*1), Z29, Z17
-	ADDQ        $0x00000100, AX
-	ADDQ        $0x00000100, DX
-	ADDQ        $0x00000100, DI
-	SUBQ        $0x00000040, CX
-	JMP         unrolled_70
+	VPSLLD        $0x17, Z22, Z22
+	VFMADD213PS.Z Z22, Z22, K1, Z26
+	VPSLLD        $0x17, Z23, Z23
+	VFMADD213PS.Z Z23, Z23, K2, Z27
+	VPSLLD        $0x17, Z24, Z24
+	VFMADD213PS.Z Z24, Z24, K3, Z28
+	VPSLLD        $0x17, Z25, Z25
+	VFMADD213PS.Z Z25, Z25, K4, Z29
+	VMOVUPS       Z26, (AX)
+	VFMADD231PS   (DX), Z26, Z12
+	VFMADD231PS   (DX)(BX*1), Z26, Z13
+	VFMADD231PS   (DX)(BX*2), Z26, Z14
+	VFMADD231PS   (DX)(SI*1), Z26, Z15
+	VFMADD231PS   (DI), Z26, Z16
+	VFMADD231PS   (DI)(BX*1), Z26, Z17
+	VMOVUPS       Z27, 64(AX)
+	VFMADD231PS   64(DX), Z27, Z12
+	VFMADD231PS   64(DX)(BX*1), Z27, Z13
+	VFMADD231PS   64(DX)(BX*2), Z27, Z14
+	VFMADD231PS   64(DX)(SI*1), Z27, Z15
+	VFMADD231PS   64(DI), Z27, Z16
+	VFMADD231PS   64(DI)(BX*1), Z27, Z17
+	VMOVUPS       Z28, 128(AX)
+	VFMADD231PS   128(DX), Z28, Z12
+	VFMADD231PS   128(DX)(BX*1), Z28, Z13
+	VFMADD231PS   128(DX)(BX*2), Z28, Z14
+	VFMADD231PS   128(DX)(SI*1), Z28, Z15
+	VFMADD231PS   128(DI), Z28, Z16
+	VFMADD231PS   128(DI)(BX*1), Z28, Z17
+	VMOVUPS       Z29, 192(AX)
+	VFMADD231PS   192(DX), Z29, Z12
+	VFMADD231PS   192(DX)(BX*1), Z29, Z13
+	VFMADD231PS   192(DX)(BX*2), Z29, Z14
+	VFMADD231PS   192(DX)(SI*1), Z29, Z15
+	VFMADD231PS   192(DI), Z29, Z16
+	VFMADD231PS   192(DI)(BX*1), Z29, Z17
+	ADDQ          $0x00000100, AX
+	ADDQ          $0x00000100, DX
+	ADDQ          $0x00000100, DI
+	SUBQ          $0x00000040, CX
+	JMP           unrolled_70
 
 tail_71:
 	TESTQ CX, CX
@@ -1955,12 +1963,12 @@ single_72:
 	VBROADCASTSS offset+84(FP), Z18
 	VFMADD231PS  (AX), Z0, Z18
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Z18, Z1, Z18
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z1, Z18, K1
 	VMINPS Z18, Z2, Z18
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Z19
+	VBROADCASTSS expconsts<>+128(SB), Z19
 	VFMADD231PS  Z3, Z18, Z19
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -1969,7 +1977,7 @@ single_72:
 	VFNMADD231PS Z6, Z20, Z18
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Z20
+	VBROADCASTSS expconsts<>+224(SB), Z20
 	VFMADD213PS  Z7, Z18, Z20
 	VFMADD213PS  Z8, Z18, Z20
 	VFMADD213PS  Z9, Z18, Z20
@@ -1981,20 +1989,20 @@ single_72:
 	VFMADD213PS Z18, Z18, Z20
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Z19, Z19
-	VFMADD213PS Z19, Z19, Z20
-	VMOVUPS     Z20, (AX)
-	VFMADD231PS (DX), Z20, Z12
-	VFMADD231PS (DX)(BX*1), Z20, Z13
-	VFMADD231PS (DX)(BX*2), Z20, Z14
-	VFMADD231PS (DX)(SI*1), Z20, Z15
-	VFMADD231PS (DI), Z20, Z16
-	VFMADD231PS (DI)(BX*1), Z20, Z17
-	ADDQ        $0x00000040, AX
-	ADDQ        $0x00000040, DX
-	ADDQ        $0x00000040, DI
-	SUBQ        $0x00000010, CX
-	JNZ         single_72
+	VPSLLD        $0x17, Z19, Z19
+	VFMADD213PS.Z Z19, Z19, K1, Z20
+	VMOVUPS       Z20, (AX)
+	VFMADD231PS   (DX), Z20, Z12
+	VFMADD231PS   (DX)(BX*1), Z20, Z13
+	VFMADD231PS   (DX)(BX*2), Z20, Z14
+	VFMADD231PS   (DX)(SI*1), Z20, Z15
+	VFMADD231PS   (DI), Z20, Z16
+	VFMADD231PS   (DI)(BX*1), Z20, Z17
+	ADDQ          $0x00000040, AX
+	ADDQ          $0x00000040, DX
+	ADDQ          $0x00000040, DI
+	SUBQ          $0x00000010, CX
+	JNZ           single_72
 
 done_73:
 	MOVQ dst_base+0(FP), AX
@@ -2095,24 +2103,24 @@ unrolled_74:
 	VBROADCASTSS offset+84(FP), Z22
 	VFMADD231PS  192(AX), Z0, Z22
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Z19, Z1, Z19
-	VMAXPS Z20, Z1, Z20
-	VMAXPS Z21, Z1, Z21
-	VMAXPS Z22, Z1, Z22
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z1, Z19, K1
+	VCMPPS $0x15, Z1, Z20, K2
+	VCMPPS $0x15, Z1, Z21, K3
+	VCMPPS $0x15, Z1, Z22, K4
 	VMINPS Z19, Z2, Z19
 	VMINPS Z20, Z2, Z20
 	VMINPS Z21, Z2, Z21
 	VMINPS Z22, Z2, Z22
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Z23
+	VBROADCASTSS expconsts<>+128(SB), Z23
 	VFMADD231PS  Z3, Z19, Z23
-	VBROADCASTSS expconsts<>+96(SB), Z24
+	VBROADCASTSS expconsts<>+128(SB), Z24
 	VFMADD231PS  Z3, Z20, Z24
-	VBROADCASTSS expconsts<>+96(SB), Z25
+	VBROADCASTSS expconsts<>+128(SB), Z25
 	VFMADD231PS  Z3, Z21, Z25
-	VBROADCASTSS expconsts<>+96(SB), Z26
+	VBROADCASTSS expconsts<>+128(SB), Z26
 	VFMADD231PS  Z3, Z22, Z26
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -2130,13 +2138,13 @@ unrolled_74:
 	VFNMADD231PS Z6, Z27, Z22
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Z27
+	VBROADCASTSS expconsts<>+224(SB), Z27
 	VFMADD213PS  Z7, Z19, Z27
-	VBROADCASTSS expconsts<>+192(SB), Z28
+	VBROADCASTSS expconsts<>+224(SB), Z28
 	VFMADD213PS  Z7, Z20, Z28
-	VBROADCASTSS expconsts<>+192(SB), Z29
+	VBROADCASTSS expconsts<>+224(SB), Z29
 	VFMADD213PS  Z7, Z21, Z29
-	VBROADCASTSS expconsts<>+192(SB), Z30
+	VBROADCASTSS expconsts<>+224(SB), Z30
 	VFMADD213PS  Z7, Z22, Z30
 	VFMADD213PS  Z8, Z19, Z27
 	VFMADD213PS  Z8, Z20, Z28
@@ -2166,51 +2174,51 @@ unrolled_74:
 	VFMADD213PS Z22, Z22, Z30
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Z23, Z23
-	VFMADD213PS Z23, Z23, Z27
-	VPSLLD      $0x17, Z24, Z24
-	VFMADD213PS Z24, Z24, Z28
-	VPSLLD      $0x17, Z25, Z25
-	VFMADD213PS Z25, Z25, Z29
-	VPSLLD      $0x17, Z26, Z26
-	VFMADD213PS Z26, Z26, Z30
-	VMOVUPS     Z27, (AX)
-	VFMADD231PS (DX), Z27, Z12
-	VFMADD231PS (DX)(BX*1), Z27, Z13
-	VFMADD231PS (DX)(BX*2), Z27, Z14
-	VFMADD231PS (DX)(SI*1), Z27, Z15
-	VFMADD231PS (DI), Z27, Z16
-	VFMADD231PS (DI)(BX*1), Z27, Z17
-	VFMADD231PS (DI)(BX*2), Z27, Z18
-	VMOVUPS     Z28, 64(AX)
-	VFMADD231PS 64(DX), Z28, Z12
-	VFMADD231PS 64(DX)(BX*1), Z28, Z13
-	VFMADD231PS 64(DX)(BX*2), Z28, Z14
-	VFMADD231PS 64(DX)(SI*1), Z28, Z15
-	VFMADD231PS 64(DI), Z28, Z16
-	VFMADD231PS 64(DI)(BX*1), Z28, Z17
-	VFMADD231PS 64(DI)(BX*2), Z28, Z18
-	VMOVUPS     Z29, 128(AX)
-	VFMADD231PS 128(DX), Z29, Z12
-	VFMADD231PS 128(DX)(BX*1), Z29, Z13
-	VFMADD231PS 128(DX)(BX*2), Z29, Z14
-	VFMADD231PS 128(DX)(SI*1), Z29, Z15
-	VFMADD231PS 128(DI), Z29, Z16
-	VFMADD231PS 128(DI)(BX*1), Z29, Z17
-	VFMADD231PS 128(DI)(BX*2), Z29, Z18
-	VMOVUPS     Z30, 192(AX)
-	VFMADD231PS 192(DX), Z30, Z12
-	VFMADD231PS 192(DX)(BX*1), Z30, Z13
-	VFMADD231PS 192(DX)(BX*2), Z30, Z14
-	VFMADD231PS 192(DX)(SI*1), Z30, Z15
-	VFMADD231PS 192(DI), Z30, Z16
-	VFMADD231PS 192(DI)(BX*1), Z30, Z17
-	VFMADD231PS 192(DI)(BX*2), Z30, Z18
-	ADDQ        $0x00000100, AX
-	ADDQ        $0x00000100, DX
-	ADDQ        $0x00000100, DI
-	SUBQ        $0x00000040, CX
-	JMP         unrolled_74
+	VPSLLD        $0x17, Z23, Z23
+	VFMADD213PS.Z Z23, Z23, K1, Z27
+	VPSLLD        $0x17, Z24, Z24
+	VFMADD213PS.Z Z24, Z24, K2, Z28
+	VPSLLD        $0x17, Z25, Z25
+	VFMADD213PS.Z Z25, Z25, K3, Z29
+	VPSLLD        $0x17, Z26, Z26
+	VFMADD213PS.Z Z26, Z26, K4, Z30
+	VMOVUPS       Z27, (AX)
+	VFMADD231PS   (DX), Z27, Z12
+	VFMADD231PS   (DX)(BX*1), Z27, Z13
+	VFMADD231PS   (DX)(BX*2), Z27, Z14
+	VFMADD231PS   (DX)(SI*1), Z27, Z15
+	VFMADD231PS   (DI), Z27, Z16
+	VFMADD231PS   (DI)(BX*1), Z27, Z17
+	VFMADD231PS   (DI)(BX*2), Z27, Z18
+	VMOVUPS       Z28, 64(AX)
+	VFMADD231PS   64(DX), Z28, Z12
+	VFMADD231PS   64(DX)(BX*1), Z28, Z13
+	VFMADD231PS   64(DX)(BX*2), Z28, Z14
+	VFMADD231PS   64(DX)(SI*1), Z28, Z15
+	VFMADD231PS   64(DI), Z28, Z16
+	VFMADD231PS   64(DI)(BX*1), Z28, Z17
+	VFMADD231PS   64(DI)(BX*2), Z28, Z18
+	VMOVUPS       Z29, 128(AX)
+	VFMADD231PS   128(DX), Z29, Z12
+	VFMADD231PS   128(DX)(BX*1), Z29, Z13
+	VFMADD231PS   128(DX)(BX*2), Z29, Z14
+	VFMADD231PS   128(DX)(SI*1), Z29, Z15
+	VFMADD231PS   128(DI), Z29, Z16
+	VFMADD231PS   128(DI)(BX*1), Z29, Z17
+	VFMADD231PS   128(DI)(BX*2), Z29, Z18
+	VMOVUPS       Z30, 192(AX)
+	VFMADD231PS   192(DX), Z30, Z12
+	VFMADD231PS   192(DX)(BX*1), Z30, Z13
+	VFMADD231PS   192(DX)(BX*2), Z30, Z14
+	VFMADD231PS   192(DX)(SI*1), Z30, Z15
+	VFMADD231PS   192(DI), Z30, Z16
+	VFMADD231PS   192(DI)(BX*1), Z30, Z17
+	VFMADD231PS   192(DI)(BX*2), Z30, Z18
+	ADDQ          $0x00000100, AX
+	ADDQ          $0x00000100, DX
+	ADDQ          $0x00000100, DI
+	SUBQ          $0x00000040, CX
+	JMP           unrolled_74
 
 tail_75:
 	TESTQ CX, CX
@@ -2220,12 +2228,12 @@ single_76:
 	VBROADCASTSS offset+84(FP), Z19
 	VFMADD231PS  (AX), Z0, Z19
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Z19, Z1, Z19
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z1, Z19, K1
 	VMINPS Z19, Z2, Z19
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Z20
+	VBROADCASTSS expconsts<>+128(SB), Z20
 	VFMADD231PS  Z3, Z19, Z20
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -2234,7 +2242,7 @@ single_76:
 	VFNMADD231PS Z6, Z21, Z19
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Z21
+	VBROADCASTSS expconsts<>+224(SB), Z21
 	VFMADD213PS  Z7, Z19, Z21
 	VFMADD213PS  Z8, Z19, Z21
 	VFMADD213PS  Z9, Z19, Z21
@@ -2246,21 +2254,21 @@ single_76:
 	VFMADD213PS Z19, Z19, Z21
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Z20, Z20
-	VFMADD213PS Z20, Z20, Z21
-	VMOVUPS     Z21, (AX)
-	VFMADD231PS (DX), Z21, Z12
-	VFMADD231PS (DX)(BX*1), Z21, Z13
-	VFMADD231PS (DX)(BX*2), Z21, Z14
-	VFMADD231PS (DX)(SI*1), Z21, Z15
-	VFMADD231PS (DI), Z21, Z16
-	VFMADD231PS (DI)(BX*1), Z21, Z17
-	VFMADD231PS (DI)(BX*2), Z21, Z18
-	ADDQ        $0x00000040, AX
-	ADDQ        $0x00000040, DX
-	ADDQ        $0x00000040, DI
-	SUBQ        $0x00000010, CX
-	JNZ         single_76
+	VPSLLD        $0x17, Z20, Z20
+	VFMADD213PS.Z Z20, Z20, K1, Z21
+	VMOVUPS       Z21, (AX)
+	VFMADD231PS   (DX), Z21, Z12
+	VFMADD231PS   (DX)(BX*1), Z21, Z13
+	VFMADD231PS   (DX)(BX*2), Z21, Z14
+	VFMADD231PS   (DX)(SI*1), Z21, Z15
+	VFMADD231PS   (DI), Z21, Z16
+	VFMADD231PS   (DI)(BX*1), Z21, Z17
+	VFMADD231PS   (DI)(BX*2), Z21, Z18
+	ADDQ          $0x00000040, AX
+	ADDQ          $0x00000040, DX
+	ADDQ          $0x00000040, DI
+	SUBQ          $0x00000010, CX
+	JNZ           single_76
 
 done_77:
 	MOVQ dst_base+0(FP), AX
@@ -2373,24 +2381,24 @@ unrolled_78:
 	VBROADCASTSS offset+84(FP), Z23
 	VFMADD231PS  192(AX), Z0, Z23
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Z20, Z1, Z20
-	VMAXPS Z21, Z1, Z21
-	VMAXPS Z22, Z1, Z22
-	VMAXPS Z23, Z1, Z23
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z1, Z20, K1
+	VCMPPS $0x15, Z1, Z21, K2
+	VCMPPS $0x15, Z1, Z22, K3
+	VCMPPS $0x15, Z1, Z23, K4
 	VMINPS Z20, Z2, Z20
 	VMINPS Z21, Z2, Z21
 	VMINPS Z22, Z2, Z22
 	VMINPS Z23, Z2, Z23
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Z24
+	VBROADCASTSS expconsts<>+128(SB), Z24
 	VFMADD231PS  Z3, Z20, Z24
-	VBROADCASTSS expconsts<>+96(SB), Z25
+	VBROADCASTSS expconsts<>+128(SB), Z25
 	VFMADD231PS  Z3, Z21, Z25
-	VBROADCASTSS expconsts<>+96(SB), Z26
+	VBROADCASTSS expconsts<>+128(SB), Z26
 	VFMADD231PS  Z3, Z22, Z26
-	VBROADCASTSS expconsts<>+96(SB), Z27
+	VBROADCASTSS expconsts<>+128(SB), Z27
 	VFMADD231PS  Z3, Z23, Z27
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -2408,13 +2416,13 @@ unrolled_78:
 	VFNMADD231PS Z6, Z28, Z23
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Z28
+	VBROADCASTSS expconsts<>+224(SB), Z28
 	VFMADD213PS  Z7, Z20, Z28
-	VBROADCASTSS expconsts<>+192(SB), Z29
+	VBROADCASTSS expconsts<>+224(SB), Z29
 	VFMADD213PS  Z7, Z21, Z29
-	VBROADCASTSS expconsts<>+192(SB), Z30
+	VBROADCASTSS expconsts<>+224(SB), Z30
 	VFMADD213PS  Z7, Z22, Z30
-	VBROADCASTSS expconsts<>+192(SB), Z31
+	VBROADCASTSS expconsts<>+224(SB), Z31
 	VFMADD213PS  Z7, Z23, Z31
 	VFMADD213PS  Z8, Z20, Z28
 	VFMADD213PS  Z8, Z21, Z29
@@ -2444,55 +2452,55 @@ unrolled_78:
 	VFMADD213PS Z23, Z23, Z31
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Z24, Z24
-	VFMADD213PS Z24, Z24, Z28
-	VPSLLD      $0x17, Z25, Z25
-	VFMADD213PS Z25, Z25, Z29
-	VPSLLD      $0x17, Z26, Z26
-	VFMADD213PS Z26, Z26, Z30
-	VPSLLD      $0x17, Z27, Z27
-	VFMADD213PS Z27, Z27, Z31
-	VMOVUPS     Z28, (AX)
-	VFMADD231PS (DX), Z28, Z12
-	VFMADD231PS (DX)(BX*1), Z28, Z13
-	VFMADD231PS (DX)(BX*2), Z28, Z14
-	VFMADD231PS (DX)(SI*1), Z28, Z15
-	VFMADD231PS (DI), Z28, Z16
-	VFMADD231PS (DI)(BX*1), Z28, Z17
-	VFMADD231PS (DI)(BX*2), Z28, Z18
-	VFMADD231PS (DI)(SI*1), Z28, Z19
-	VMOVUPS     Z29, 64(AX)
-	VFMADD231PS 64(DX), Z29, Z12
-	VFMADD231PS 64(DX)(BX*1), Z29, Z13
-	VFMADD231PS 64(DX)(BX*2), Z29, Z14
-	VFMADD231PS 64(DX)(SI*1), Z29, Z15
-	VFMADD231PS 64(DI), Z29, Z16
-	VFMADD231PS 64(DI)(BX*1), Z29, Z17
-	VFMADD231PS 64(DI)(BX*2), Z29, Z18
-	VFMADD231PS 64(DI)(SI*1), Z29, Z19
-	VMOVUPS     Z30, 128(AX)
-	VFMADD231PS 128(DX), Z30, Z12
-	VFMADD231PS 128(DX)(BX*1), Z30, Z13
-	VFMADD231PS 128(DX)(BX*2), Z30, Z14
-	VFMADD231PS 128(DX)(SI*1), Z30, Z15
-	VFMADD231PS 128(DI), Z30, Z16
-	VFMADD231PS 128(DI)(BX*1), Z30, Z17
-	VFMADD231PS 128(DI)(BX*2), Z30, Z18
-	VFMADD231PS 128(DI)(SI*1), Z30, Z19
-	VMOVUPS     Z31, 192(AX)
-	VFMADD231PS 192(DX), Z31, Z12
-	VFMADD231PS 192(DX)(BX*1), Z31, Z13
-	VFMADD231PS 192(DX)(BX*2), Z31, Z14
-	VFMADD231PS 192(DX)(SI*1), Z31, Z15
-	VFMADD231PS 192(DI), Z31, Z16
-	VFMADD231PS 192(DI)(BX*1), Z31, Z17
-	VFMADD231PS 192(DI)(BX*2), Z31, Z18
-	VFMADD231PS 192(DI)(SI*1), Z31, Z19
-	ADDQ        $0x00000100, AX
-	ADDQ        $0x00000100, DX
-	ADDQ        $0x00000100, DI
-	SUBQ        $0x00000040, CX
-	JMP         unrolled_78
+	VPSLLD        $0x17, Z24, Z24
+	VFMADD213PS.Z Z24, Z24, K1, Z28
+	VPSLLD        $0x17, Z25, Z25
+	VFMADD213PS.Z Z25, Z25, K2, Z29
+	VPSLLD        $0x17, Z26, Z26
+	VFMADD213PS.Z Z26, Z26, K3, Z30
+	VPSLLD        $0x17, Z27, Z27
+	VFMADD213PS.Z Z27, Z27, K4, Z31
+	VMOVUPS       Z28, (AX)
+	VFMADD231PS   (DX), Z28, Z12
+	VFMADD231PS   (DX)(BX*1), Z28, Z13
+	VFMADD231PS   (DX)(BX*2), Z28, Z14
+	VFMADD231PS   (DX)(SI*1), Z28, Z15
+	VFMADD231PS   (DI), Z28, Z16
+	VFMADD231PS   (DI)(BX*1), Z28, Z17
+	VFMADD231PS   (DI)(BX*2), Z28, Z18
+	VFMADD231PS   (DI)(SI*1), Z28, Z19
+	VMOVUPS       Z29, 64(AX)
+	VFMADD231PS   64(DX), Z29, Z12
+	VFMADD231PS   64(DX)(BX*1), Z29, Z13
+	VFMADD231PS   64(DX)(BX*2), Z29, Z14
+	VFMADD231PS   64(DX)(SI*1), Z29, Z15
+	VFMADD231PS   64(DI), Z29, Z16
+	VFMADD231PS   64(DI)(BX*1), Z29, Z17
+	VFMADD231PS   64(DI)(BX*2), Z29, Z18
+	VFMADD231PS   64(DI)(SI*1), Z29, Z19
+	VMOVUPS       Z30, 128(AX)
+	VFMADD231PS   128(DX), Z30, Z12
+	VFMADD231PS   128(DX)(BX*1), Z30, Z13
+	VFMADD231PS   128(DX)(BX*2), Z30, Z14
+	VFMADD231PS   128(DX)(SI*1), Z30, Z15
+	VFMADD231PS   128(DI), Z30, Z16
+	VFMADD231PS   128(DI)(BX*1), Z30, Z17
+	VFMADD231PS   128(DI)(BX*2), Z30, Z18
+	VFMADD231PS   128(DI)(SI*1), Z30, Z19
+	VMOVUPS       Z31, 192(AX)
+	VFMADD231PS   192(DX), Z31, Z12
+	VFMADD231PS   192(DX)(BX*1), Z31, Z13
+	VFMADD231PS   192(DX)(BX*2), Z31, Z14
+	VFMADD231PS   192(DX)(SI*1), Z31, Z15
+	VFMADD231PS   192(DI), Z31, Z16
+	VFMADD231PS   192(DI)(BX*1), Z31, Z17
+	VFMADD231PS   192(DI)(BX*2), Z31, Z18
+	VFMADD231PS   192(DI)(SI*1), Z31, Z19
+	ADDQ          $0x00000100, AX
+	ADDQ          $0x00000100, DX
+	ADDQ          $0x00000100, DI
+	SUBQ          $0x00000040, CX
+	JMP           unrolled_78
 
 tail_79:
 	TESTQ CX, CX
@@ -2502,12 +2510,12 @@ single_80:
 	VBROADCASTSS offset+84(FP), Z20
 	VFMADD231PS  (AX), Z0, Z20
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Z20, Z1, Z20
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z1, Z20, K1
 	VMINPS Z20, Z2, Z20
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Z21
+	VBROADCASTSS expconsts<>+128(SB), Z21
 	VFMADD231PS  Z3, Z20, Z21
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -2516,7 +2524,7 @@ single_80:
 	VFNMADD231PS Z6, Z22, Z20
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Z22
+	VBROADCASTSS expconsts<>+224(SB), Z22
 	VFMADD213PS  Z7, Z20, Z22
 	VFMADD213PS  Z8, Z20, Z22
 	VFMADD213PS  Z9, Z20, Z22
@@ -2528,22 +2536,22 @@ single_80:
 	VFMADD213PS Z20, Z20, Z22
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Z21, Z21
-	VFMADD213PS Z21, Z21, Z22
-	VMOVUPS     Z22, (AX)
-	VFMADD231PS (DX), Z22, Z12
-	VFMADD231PS (DX)(BX*1), Z22, Z13
-	VFMADD231PS (DX)(BX*2), Z22, Z14
-	VFMADD231PS (DX)(SI*1), Z22, Z15
-	VFMADD231PS (DI), Z22, Z16
-	VFMADD231PS (DI)(BX*1), Z22, Z17
-	VFMADD231PS (DI)(BX*2), Z22, Z18
-	VFMADD231PS (DI)(SI*1), Z22, Z19
-	ADDQ        $0x00000040, AX
-	ADDQ        $0x00000040, DX
-	ADDQ        $0x00000040, DI
-	SUBQ        $0x00000010, CX
-	JNZ         single_80
+	VPSLLD        $0x17, Z21, Z21
+	VFMADD213PS.Z Z21, Z21, K1, Z22
+	VMOVUPS       Z22, (AX)
+	VFMADD231PS   (DX), Z22, Z12
+	VFMADD231PS   (DX)(BX*1), Z22, Z13
+	VFMADD231PS   (DX)(BX*2), Z22, Z14
+	VFMADD231PS   (DX)(SI*1), Z22, Z15
+	VFMADD231PS   (DI), Z22, Z16
+	VFMADD231PS   (DI)(BX*1), Z22, Z17
+	VFMADD231PS   (DI)(BX*2), Z22, Z18
+	VFMADD231PS   (DI)(SI*1), Z22, Z19
+	ADDQ          $0x00000040, AX
+	ADDQ          $0x00000040, DX
+	ADDQ          $0x00000040, DI
+	SUBQ          $0x00000010, CX
+	JNZ           single_80
 
 done_81:
 	MOVQ dst_base+0(FP), AX
@@ -2667,20 +2675,20 @@ unrolled_82:
 	VBROADCASTSS offset+84(FP), Z23
 	VFMADD231PS  128(AX), Z0, Z23
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Z21, Z1, Z21
-	VMAXPS Z22, Z1, Z22
-	VMAXPS Z23, Z1, Z23
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z1, Z21, K1
+	VCMPPS $0x15, Z1, Z22, K2
+	VCMPPS $0x15, Z1, Z23, K3
 	VMINPS Z21, Z2, Z21
 	VMINPS Z22, Z2, Z22
 	VMINPS Z23, Z2, Z23
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Z24
+	VBROADCASTSS expconsts<>+128(SB), Z24
 	VFMADD231PS  Z3, Z21, Z24
-	VBROADCASTSS expconsts<>+96(SB), Z25
+	VBROADCASTSS expconsts<>+128(SB), Z25
 	VFMADD231PS  Z3, Z22, Z25
-	VBROADCASTSS expconsts<>+96(SB), Z26
+	VBROADCASTSS expconsts<>+128(SB), Z26
 	VFMADD231PS  Z3, Z23, Z26
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -2695,11 +2703,11 @@ unrolled_82:
 	VFNMADD231PS Z6, Z27, Z23
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Z27
+	VBROADCASTSS expconsts<>+224(SB), Z27
 	VFMADD213PS  Z7, Z21, Z27
-	VBROADCASTSS expconsts<>+192(SB), Z28
+	VBROADCASTSS expconsts<>+224(SB), Z28
 	VFMADD213PS  Z7, Z22, Z28
-	VBROADCASTSS expconsts<>+192(SB), Z29
+	VBROADCASTSS expconsts<>+224(SB), Z29
 	VFMADD213PS  Z7, Z23, Z29
 	VFMADD213PS  Z8, Z21, Z27
 	VFMADD213PS  Z8, Z22, Z28
@@ -2723,48 +2731,48 @@ unrolled_82:
 	VFMADD213PS Z23, Z23, Z29
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Z24, Z24
-	VFMADD213PS Z24, Z24, Z27
-	VPSLLD      $0x17, Z25, Z25
-	VFMADD213PS Z25, Z25, Z28
-	VPSLLD      $0x17, Z26, Z26
-	VFMADD213PS Z26, Z26, Z29
-	VMOVUPS     Z27, (AX)
-	VFMADD231PS (DX), Z27, Z12
-	VFMADD231PS (DX)(BX*1), Z27, Z13
-	VFMADD231PS (DX)(BX*2), Z27, Z14
-	VFMADD231PS (DX)(SI*1), Z27, Z15
-	VFMADD231PS (DI), Z27, Z16
-	VFMADD231PS (DI)(BX*1), Z27, Z17
-	VFMADD231PS (DI)(BX*2), Z27, Z18
-	VFMADD231PS (DI)(SI*1), Z27, Z19
-	VFMADD231PS (R8), Z27, Z20
-	VMOVUPS     Z28, 64(AX)
-	VFMADD231PS 64(DX), Z28, Z12
-	VFMADD231PS 64(DX)(BX*1), Z28, Z13
-	VFMADD231PS 64(DX)(BX*2), Z28, Z14
-	VFMADD231PS 64(DX)(SI*1), Z28, Z15
-	VFMADD231PS 64(DI), Z28, Z16
-	VFMADD231PS 64(DI)(BX*1), Z28, Z17
-	VFMADD231PS 64(DI)(BX*2), Z28, Z18
-	VFMADD231PS 64(DI)(SI*1), Z28, Z19
-	VFMADD231PS 64(R8), Z28, Z20
-	VMOVUPS     Z29, 128(AX)
-	VFMADD231PS 128(DX), Z29, Z12
-	VFMADD231PS 128(DX)(BX*1), Z29, Z13
-	VFMADD231PS 128(DX)(BX*2), Z29, Z14
-	VFMADD231PS 128(DX)(SI*1), Z29, Z15
-	VFMADD231PS 128(DI), Z29, Z16
-	VFMADD231PS 128(DI)(BX*1), Z29, Z17
-	VFMADD231PS 128(DI)(BX*2), Z29, Z18
-	VFMADD231PS 128(DI)(SI*1), Z29, Z19
-	VFMADD231PS 128(R8), Z29, Z20
-	ADDQ        $0x000000c0, AX
-	ADDQ        $0x000000c0, DX
-	ADDQ        $0x000000c0, DI
-	ADDQ        $0x000000c0, R8
-	SUBQ        $0x00000030, CX
-	JMP         unrolled_82
+	VPSLLD        $0x17, Z24, Z24
+	VFMADD213PS.Z Z24, Z24, K1, Z27
+	VPSLLD        $0x17, Z25, Z25
+	VFMADD213PS.Z Z25, Z25, K2, Z28
+	VPSLLD        $0x17, Z26, Z26
+	VFMADD213PS.Z Z26, Z26, K3, Z29
+	VMOVUPS       Z27, (AX)
+	VFMADD231PS   (DX), Z27, Z12
+	VFMADD231PS   (DX)(BX*1), Z27, Z13
+	VFMADD231PS   (DX)(BX*2), Z27, Z14
+	VFMADD231PS   (DX)(SI*1), Z27, Z15
+	VFMADD231PS   (DI), Z27, Z16
+	VFMADD231PS   (DI)(BX*1), Z27, Z17
+	VFMADD231PS   (DI)(BX*2), Z27, Z18
+	VFMADD231PS   (DI)(SI*1), Z27, Z19
+	VFMADD231PS   (R8), Z27, Z20
+	VMOVUPS       Z28, 64(AX)
+	VFMADD231PS   64(DX), Z28, Z12
+	VFMADD231PS   64(DX)(BX*1), Z28, Z13
+	VFMADD231PS   64(DX)(BX*2), Z28, Z14
+	VFMADD231PS   64(DX)(SI*1), Z28, Z15
+	VFMADD231PS   64(DI), Z28, Z16
+	VFMADD231PS   64(DI)(BX*1), Z28, Z17
+	VFMADD231PS   64(DI)(BX*2), Z28, Z18
+	VFMADD231PS   64(DI)(SI*1), Z28, Z19
+	VFMADD231PS   64(R8), Z28, Z20
+	VMOVUPS       Z29, 128(AX)
+	VFMADD231PS   128(DX), Z29, Z12
+	VFMADD231PS   128(DX)(BX*1), Z29, Z13
+	VFMADD231PS   128(DX)(BX*2), Z29, Z14
+	VFMADD231PS   128(DX)(SI*1), Z29, Z15
+	VFMADD231PS   128(DI), Z29, Z16
+	VFMADD231PS   128(DI)(BX*1), Z29, Z17
+	VFMADD231PS   128(DI)(BX*2), Z29, Z18
+	VFMADD231PS   128(DI)(SI*1), Z29, Z19
+	VFMADD231PS   128(R8), Z29, Z20
+	ADDQ          $0x000000c0, AX
+	ADDQ          $0x000000c0, DX
+	ADDQ          $0x000000c0, DI
+	ADDQ          $0x000000c0, R8
+	SUBQ          $0x00000030, CX
+	JMP           unrolled_82
 
 tail_83:
 	TESTQ CX, CX
@@ -2774,12 +2782,12 @@ single_84:
 	VBROADCASTSS offset+84(FP), Z21
 	VFMADD231PS  (AX), Z0, Z21
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Z21, Z1, Z21
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z1, Z21, K1
 	VMINPS Z21, Z2, Z21
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Z22
+	VBROADCASTSS expconsts<>+128(SB), Z22
 	VFMADD231PS  Z3, Z21, Z22
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -2788,7 +2796,7 @@ single_84:
 	VFNMADD231PS Z6, Z23, Z21
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Z23
+	VBROADCASTSS expconsts<>+224(SB), Z23
 	VFMADD213PS  Z7, Z21, Z23
 	VFMADD213PS  Z8, Z21, Z23
 	VFMADD213PS  Z9, Z21, Z23
@@ -2800,24 +2808,24 @@ single_84:
 	VFMADD213PS Z21, Z21, Z23
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Z22, Z22
-	VFMADD213PS Z22, Z22, Z23
-	VMOVUPS     Z23, (AX)
-	VFMADD231PS (DX), Z23, Z12
-	VFMADD231PS (DX)(BX*1), Z23, Z13
-	VFMADD231PS (DX)(BX*2), Z23, Z14
-	VFMADD231PS (DX)(SI*1), Z23, Z15
-	VFMADD231PS (DI), Z23, Z16
-	VFMADD231PS (DI)(BX*1), Z23, Z17
-	VFMADD231PS (DI)(BX*2), Z23, Z18
-	VFMADD231PS (DI)(SI*1), Z23, Z19
-	VFMADD231PS (R8), Z23, Z20
-	ADDQ        $0x00000040, AX
-	ADDQ        $0x00000040, DX
-	ADDQ        $0x00000040, DI
-	ADDQ        $0x00000040, R8
-	SUBQ        $0x00000010, CX
-	JNZ         single_84
+	VPSLLD        $0x17, Z22, Z22
+	VFMADD213PS.Z Z22, Z22, K1, Z23
+	VMOVUPS       Z23, (AX)
+	VFMADD231PS   (DX), Z23, Z12
+	VFMADD231PS   (DX)(BX*1), Z23, Z13
+	VFMADD231PS   (DX)(BX*2), Z23, Z14
+	VFMADD231PS   (DX)(SI*1), Z23, Z15
+	VFMADD231PS   (DI), Z23, Z16
+	VFMADD231PS   (DI)(BX*1), Z23, Z17
+	VFMADD231PS   (DI)(BX*2), Z23, Z18
+	VFMADD231PS   (DI)(SI*1), Z23, Z19
+	VFMADD231PS   (R8), Z23, Z20
+	ADDQ          $0x00000040, AX
+	ADDQ          $0x00000040, DX
+	ADDQ          $0x00000040, DI
+	ADDQ          $0x00000040, R8
+	SUBQ          $0x00000010, CX
+	JNZ           single_84
 
 done_85:
 	MOVQ dst_base+0(FP), AX
@@ -2953,20 +2961,20 @@ unrolled_86:
 	VBROADCASTSS offset+84(FP), Z24
 	VFMADD231PS  128(AX), Z0, Z24
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Z22, Z1, Z22
-	VMAXPS Z23, Z1, Z23
-	VMAXPS Z24, Z1, Z24
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z1, Z22, K1
+	VCMPPS $0x15, Z1, Z23, K2
+	VCMPPS $0x15, Z1, Z24, K3
 	VMINPS Z22, Z2, Z22
 	VMINPS Z23, Z2, Z23
 	VMINPS Z24, Z2, Z24
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Z25
+	VBROADCASTSS expconsts<>+128(SB), Z25
 	VFMADD231PS  Z3, Z22, Z25
-	VBROADCASTSS expconsts<>+96(SB), Z26
+	VBROADCASTSS expconsts<>+128(SB), Z26
 	VFMADD231PS  Z3, Z23, Z26
-	VBROADCASTSS expconsts<>+96(SB), Z27
+	VBROADCASTSS expconsts<>+128(SB), Z27
 	VFMADD231PS  Z3, Z24, Z27
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -2981,11 +2989,11 @@ unrolled_86:
 	VFNMADD231PS Z6, Z28, Z24
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Z28
+	VBROADCASTSS expconsts<>+224(SB), Z28
 	VFMADD213PS  Z7, Z22, Z28
-	VBROADCASTSS expconsts<>+192(SB), Z29
+	VBROADCASTSS expconsts<>+224(SB), Z29
 	VFMADD213PS  Z7, Z23, Z29
-	VBROADCASTSS expconsts<>+192(SB), Z30
+	VBROADCASTSS expconsts<>+224(SB), Z30
 	VFMADD213PS  Z7, Z24, Z30
 	VFMADD213PS  Z8, Z22, Z28
 	VFMADD213PS  Z8, Z23, Z29
@@ -3009,51 +3017,51 @@ unrolled_86:
 	VFMADD213PS Z24, Z24, Z30
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Z25, Z25
-	VFMADD213PS Z25, Z25, Z28
-	VPSLLD      $0x17, Z26, Z26
-	VFMADD213PS Z26, Z26, Z29
-	VPSLLD      $0x17, Z27, Z27
-	VFMADD213PS Z27, Z27, Z30
-	VMOVUPS     Z28, (AX)
-	VFMADD231PS (DX), Z28, Z12
-	VFMADD231PS (DX)(BX*1), Z28, Z13
-	VFMADD231PS (DX)(BX*2), Z28, Z14
-	VFMADD231PS (DX)(SI*1), Z28, Z15
-	VFMADD231PS (DI), Z28, Z16
-	VFMADD231PS (DI)(BX*1), Z28, Z17
-	VFMADD231PS (DI)(BX*2), Z28, Z18
-	VFMADD231PS (DI)(SI*1), Z28, Z19
-	VFMADD231PS (R8), Z28, Z20
-	VFMADD231PS (R8)(BX*1), Z28, Z21
-	VMOVUPS     Z29, 64(AX)
-	VFMADD231PS 64(DX), Z29, Z12
-	VFMADD231PS 64(DX)(BX*1), Z29, Z13
-	VFMADD231PS 64(DX)(BX*2), Z29, Z14
-	VFMADD231PS 64(DX)(SI*1), Z29, Z15
-	VFMADD231PS 64(DI), Z29, Z16
-	VFMADD231PS 64(DI)(BX*1), Z29, Z17
-	VFMADD231PS 64(DI)(BX*2), Z29, Z18
-	VFMADD231PS 64(DI)(SI*1), Z29, Z19
-	VFMADD231PS 64(R8), Z29, Z20
-	VFMADD231PS 64(R8)(BX*1), Z29, Z21
-	VMOVUPS     Z30, 128(AX)
-	VFMADD231PS 128(DX), Z30, Z12
-	VFMADD231PS 128(DX)(BX*1), Z30, Z13
-	VFMADD231PS 128(DX)(BX*2), Z30, Z14
-	VFMADD231PS 128(DX)(SI*1), Z30, Z15
-	VFMADD231PS 128(DI), Z30, Z16
-	VFMADD231PS 128(DI)(BX*1), Z30, Z17
-	VFMADD231PS 128(DI)(BX*2), Z30, Z18
-	VFMADD231PS 128(DI)(SI*1), Z30, Z19
-	VFMADD231PS 128(R8), Z30, Z20
-	VFMADD231PS 128(R8)(BX*1), Z30, Z21
-	ADDQ        $0x000000c0, AX
-	ADDQ        $0x000000c0, DX
-	ADDQ        $0x000000c0, DI
-	ADDQ        $0x000000c0, R8
-	SUBQ        $0x00000030, CX
-	JMP         unrolled_86
+	VPSLLD        $0x17, Z25, Z25
+	VFMADD213PS.Z Z25, Z25, K1, Z28
+	VPSLLD        $0x17, Z26, Z26
+	VFMADD213PS.Z Z26, Z26, K2, Z29
+	VPSLLD        $0x17, Z27, Z27
+	VFMADD213PS.Z Z27, Z27, K3, Z30
+	VMOVUPS       Z28, (AX)
+	VFMADD231PS   (DX), Z28, Z12
+	VFMADD231PS   (DX)(BX*1), Z28, Z13
+	VFMADD231PS   (DX)(BX*2), Z28, Z14
+	VFMADD231PS   (DX)(SI*1), Z28, Z15
+	VFMADD231PS   (DI), Z28, Z16
+	VFMADD231PS   (DI)(BX*1), Z28, Z17
+	VFMADD231PS   (DI)(BX*2), Z28, Z18
+	VFMADD231PS   (DI)(SI*1), Z28, Z19
+	VFMADD231PS   (R8), Z28, Z20
+	VFMADD231PS   (R8)(BX*1), Z28, Z21
+	VMOVUPS       Z29, 64(AX)
+	VFMADD231PS   64(DX), Z29, Z12
+	VFMADD231PS   64(DX)(BX*1), Z29, Z13
+	VFMADD231PS   64(DX)(BX*2), Z29, Z14
+	VFMADD231PS   64(DX)(SI*1), Z29, Z15
+	VFMADD231PS   64(DI), Z29, Z16
+	VFMADD231PS   64(DI)(BX*1), Z29, Z17
+	VFMADD231PS   64(DI)(BX*2), Z29, Z18
+	VFMADD231PS   64(DI)(SI*1), Z29, Z19
+	VFMADD231PS   64(R8), Z29, Z20
+	VFMADD231PS   64(R8)(BX*1), Z29, Z21
+	VMOVUPS       Z30, 128(AX)
+	VFMADD231PS   128(DX), Z30, Z12
+	VFMADD231PS   128(DX)(BX*1), Z30, Z13
+	VFMADD231PS   128(DX)(BX*2), Z30, Z14
+	VFMADD231PS   128(DX)(SI*1), Z30, Z15
+	VFMADD231PS   128(DI), Z30, Z16
+	VFMADD231PS   128(DI)(BX*1), Z30, Z17
+	VFMADD231PS   128(DI)(BX*2), Z30, Z18
+	VFMADD231PS   128(DI)(SI*1), Z30, Z19
+	VFMADD231PS   128(R8), Z30, Z20
+	VFMADD231PS   128(R8)(BX*1), Z30, Z21
+	ADDQ          $0x000000c0, AX
+	ADDQ          $0x000000c0, DX
+	ADDQ          $0x000000c0, DI
+	ADDQ          $0x000000c0, R8
+	SUBQ          $0x00000030, CX
+	JMP           unrolled_86
 
 tail_87:
 	TESTQ CX, CX
@@ -3063,12 +3071,12 @@ single_88:
 	VBROADCASTSS offset+84(FP), Z22
 	VFMADD231PS  (AX), Z0, Z22
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Z22, Z1, Z22
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z1, Z22, K1
 	VMINPS Z22, Z2, Z22
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Z23
+	VBROADCASTSS expconsts<>+128(SB), Z23
 	VFMADD231PS  Z3, Z22, Z23
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -3077,7 +3085,7 @@ single_88:
 	VFNMADD231PS Z6, Z24, Z22
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Z24
+	VBROADCASTSS expconsts<>+224(SB), Z24
 	VFMADD213PS  Z7, Z22, Z24
 	VFMADD213PS  Z8, Z22, Z24
 	VFMADD213PS  Z9, Z22, Z24
@@ -3089,25 +3097,25 @@ single_88:
 	VFMADD213PS Z22, Z22, Z24
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Z23, Z23
-	VFMADD213PS Z23, Z23, Z24
-	VMOVUPS     Z24, (AX)
-	VFMADD231PS (DX), Z24, Z12
-	VFMADD231PS (DX)(BX*1), Z24, Z13
-	VFMADD231PS (DX)(BX*2), Z24, Z14
-	VFMADD231PS (DX)(SI*1), Z24, Z15
-	VFMADD231PS (DI), Z24, Z16
-	VFMADD231PS (DI)(BX*1), Z24, Z17
-	VFMADD231PS (DI)(BX*2), Z24, Z18
-	VFMADD231PS (DI)(SI*1), Z24, Z19
-	VFMADD231PS (R8), Z24, Z20
-	VFMADD231PS (R8)(BX*1), Z24, Z21
-	ADDQ        $0x00000040, AX
-	ADDQ        $0x00000040, DX
-	ADDQ        $0x00000040, DI
-	ADDQ        $0x00000040, R8
-	SUBQ        $0x00000010, CX
-	JNZ         single_88
+	VPSLLD        $0x17, Z23, Z23
+	VFMADD213PS.Z Z23, Z23, K1, Z24
+	VMOVUPS       Z24, (AX)
+	VFMADD231PS   (DX), Z24, Z12
+	VFMADD231PS   (DX)(BX*1), Z24, Z13
+	VFMADD231PS   (DX)(BX*2), Z24, Z14
+	VFMADD231PS   (DX)(SI*1), Z24, Z15
+	VFMADD231PS   (DI), Z24, Z16
+	VFMADD231PS   (DI)(BX*1), Z24, Z17
+	VFMADD231PS   (DI)(BX*2), Z24, Z18
+	VFMADD231PS   (DI)(SI*1), Z24, Z19
+	VFMADD231PS   (R8), Z24, Z20
+	VFMADD231PS   (R8)(BX*1), Z24, Z21
+	ADDQ          $0x00000040, AX
+	ADDQ          $0x00000040, DX
+	ADDQ          $0x00000040, DI
+	ADDQ          $0x00000040, R8
+	SUBQ          $0x00000010, CX
+	JNZ           single_88
 
 done_89:
 	MOVQ dst_base+0(FP), AX
@@ -3790,15 +3798,15 @@ TEXT ·expAVX512(SB), NOSPLIT, $0-48
 	MOVQ         dst_len+8(FP), DX
 	VBROADCASTSS expconsts<>+0(SB), Z0
 	VBROADCASTSS expconsts<>+32(SB), Z1
-	VBROADCASTSS expconsts<>+64(SB), Z2
-	VBROADCASTSS expconsts<>+96(SB), Z3
-	VBROADCASTSS expconsts<>+128(SB), Z4
-	VBROADCASTSS expconsts<>+160(SB), Z5
-	VBROADCASTSS expconsts<>+224(SB), Z6
-	VBROADCASTSS expconsts<>+256(SB), Z7
-	VBROADCASTSS expconsts<>+288(SB), Z8
-	VBROADCASTSS expconsts<>+320(SB), Z9
-	VBROADCASTSS expconsts<>+352(SB), Z10
+	VBROADCASTSS expconsts<>+96(SB), Z2
+	VBROADCASTSS expconsts<>+128(SB), Z3
+	VBROADCASTSS expconsts<>+160(SB), Z4
+	VBROADCASTSS expconsts<>+192(SB), Z5
+	VBROADCASTSS expconsts<>+256(SB), Z6
+	VBROADCASTSS expconsts<>+288(SB), Z7
+	VBROADCASTSS expconsts<>+320(SB), Z8
+	VBROADCASTSS expconsts<>+352(SB), Z9
+	VBROADCASTSS expconsts<>+384(SB), Z10
 
 unrolled_123:
 	CMPQ    DX, $0x00000040
@@ -3808,24 +3816,24 @@ unrolled_123:
 	VMOVUPS 128(CX), Z13
 	VMOVUPS 192(CX), Z14
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Z11, Z0, Z11
-	VMAXPS Z12, Z0, Z12
-	VMAXPS Z13, Z0, Z13
-	VMAXPS Z14, Z0, Z14
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z11, K1
+	VCMPPS $0x15, Z0, Z12, K2
+	VCMPPS $0x15, Z0, Z13, K3
+	VCMPPS $0x15, Z0, Z14, K4
 	VMINPS Z11, Z1, Z11
 	VMINPS Z12, Z1, Z12
 	VMINPS Z13, Z1, Z13
 	VMINPS Z14, Z1, Z14
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Z15
+	VBROADCASTSS expconsts<>+128(SB), Z15
 	VFMADD231PS  Z2, Z11, Z15
-	VBROADCASTSS expconsts<>+96(SB), Z16
+	VBROADCASTSS expconsts<>+128(SB), Z16
 	VFMADD231PS  Z2, Z12, Z16
-	VBROADCASTSS expconsts<>+96(SB), Z17
+	VBROADCASTSS expconsts<>+128(SB), Z17
 	VFMADD231PS  Z2, Z13, Z17
-	VBROADCASTSS expconsts<>+96(SB), Z18
+	VBROADCASTSS expconsts<>+128(SB), Z18
 	VFMADD231PS  Z2, Z14, Z18
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -3843,13 +3851,13 @@ unrolled_123:
 	VFNMADD231PS Z5, Z19, Z14
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Z19
+	VBROADCASTSS expconsts<>+224(SB), Z19
 	VFMADD213PS  Z6, Z11, Z19
-	VBROADCASTSS expconsts<>+192(SB), Z20
+	VBROADCASTSS expconsts<>+224(SB), Z20
 	VFMADD213PS  Z6, Z12, Z20
-	VBROADCASTSS expconsts<>+192(SB), Z21
+	VBROADCASTSS expconsts<>+224(SB), Z21
 	VFMADD213PS  Z6, Z13, Z21
-	VBROADCASTSS expconsts<>+192(SB), Z22
+	VBROADCASTSS expconsts<>+224(SB), Z22
 	VFMADD213PS  Z6, Z14, Z22
 	VFMADD213PS  Z7, Z11, Z19
 	VFMADD213PS  Z7, Z12, Z20
@@ -3879,22 +3887,22 @@ unrolled_123:
 	VFMADD213PS Z14, Z14, Z22
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Z15, Z15
-	VFMADD213PS Z15, Z15, Z19
-	VPSLLD      $0x17, Z16, Z16
-	VFMADD213PS Z16, Z16, Z20
-	VPSLLD      $0x17, Z17, Z17
-	VFMADD213PS Z17, Z17, Z21
-	VPSLLD      $0x17, Z18, Z18
-	VFMADD213PS Z18, Z18, Z22
-	VMOVUPS     Z19, (AX)
-	VMOVUPS     Z20, 64(AX)
-	VMOVUPS     Z21, 128(AX)
-	VMOVUPS     Z22, 192(AX)
-	ADDQ        $0x00000100, CX
-	ADDQ        $0x00000100, AX
-	SUBQ        $0x00000040, DX
-	JMP         unrolled_123
+	VPSLLD        $0x17, Z15, Z15
+	VFMADD213PS.Z Z15, Z15, K1, Z19
+	VPSLLD        $0x17, Z16, Z16
+	VFMADD213PS.Z Z16, Z16, K2, Z20
+	VPSLLD        $0x17, Z17, Z17
+	VFMADD213PS.Z Z17, Z17, K3, Z21
+	VPSLLD        $0x17, Z18, Z18
+	VFMADD213PS.Z Z18, Z18, K4, Z22
+	VMOVUPS       Z19, (AX)
+	VMOVUPS       Z20, 64(AX)
+	VMOVUPS       Z21, 128(AX)
+	VMOVUPS       Z22, 192(AX)
+	ADDQ          $0x00000100, CX
+	ADDQ          $0x00000100, AX
+	SUBQ          $0x00000040, DX
+	JMP           unrolled_123
 
 tail_124:
 	TESTQ DX, DX
@@ -3903,12 +3911,12 @@ tail_124:
 single_125:
 	VMOVUPS (CX), Z11
 
-	// exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN
-	VMAXPS Z11, Z0, Z11
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z11, K1
 	VMINPS Z11, Z1, Z11
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+96(SB), Z12
+	VBROADCASTSS expconsts<>+128(SB), Z12
 	VFMADD231PS  Z2, Z11, Z12
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -3917,7 +3925,7 @@ single_125:
 	VFNMADD231PS Z5, Z13, Z11
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+192(SB), Z13
+	VBROADCASTSS expconsts<>+224(SB), Z13
 	VFMADD213PS  Z6, Z11, Z13
 	VFMADD213PS  Z7, Z11, Z13
 	VFMADD213PS  Z8, Z11, Z13
@@ -3929,13 +3937,13 @@ single_125:
 	VFMADD213PS Z11, Z11, Z13
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
-	VPSLLD      $0x17, Z12, Z12
-	VFMADD213PS Z12, Z12, Z13
-	VMOVUPS     Z13, (AX)
-	ADDQ        $0x00000040, CX
-	ADDQ        $0x00000040, AX
-	SUBQ        $0x00000010, DX
-	JNZ         single_125
+	VPSLLD        $0x17, Z12, Z12
+	VFMADD213PS.Z Z12, Z12, K1, Z13
+	VMOVUPS       Z13, (AX)
+	ADDQ          $0x00000040, CX
+	ADDQ          $0x00000040, AX
+	SUBQ          $0x00000010, DX
+	JNZ           single_125
 
 done_126:
 	VZEROUPPER

@@ -155,9 +155,11 @@ func SqDistSparse(dst, norms []float32, idx []int32, val []float32, xnorm float3
 // exp(scale·buf[i] + offset) (scale is −1/(2σ²)) and returns
 // Σᵢ w[i]·buf[i], the Gaussian kernel expansion f(x) times exp(offset)
 // when buf came from SqDist. w must be at least as long as buf. The
-// exponential clamps its argument to [ExpMin, ExpMax]. offset lets a caller
-// keep the largest kernel value near 1 when every exp(scale·buf[i]) would
-// underflow: package engine passes −scale·min(buf). The assembly forms
+// exponential is Exp's: exactly 0 for an argument below ExpMin, so vectors
+// beyond reach add nothing in any order of the additions, and the argument
+// clamped to ExpMax above. offset lets a caller keep the largest kernel
+// value near 1 when every exp(scale·buf[i]) would underflow: package
+// engine passes −scale·min(buf). The assembly forms
 // scale·buf[i] + offset in one FMA; the generic code (and the wrapper's
 // tail of fewer than 16 values) may round the product first, which with
 // offset ≠ 0 adds up to 2⁻²⁴·|scale·buf[i]| to the argument: as much as
@@ -293,9 +295,11 @@ func Min(a []float32) float32 {
 	return m
 }
 
-// Exp writes exp(src[i]) into dst[i] for i < len(dst), with the argument
-// clamped to [ExpMin, ExpMax]; src must be at least as long as dst. The
-// relative error is below 2e-7 (about 1.5 ulp).
+// Exp writes exp(src[i]) into dst[i] for i < len(dst); src must be at
+// least as long as dst. Arguments below ExpMin (−Inf included) give exactly
+// +0, where e^x would be denormal; arguments above ExpMax are clamped to it
+// (+Inf gives e^ExpMax); NaN gives NaN. In [ExpMin, ExpMax] the relative
+// error is below 2e-7 (about 1.5 ulp), and no result is denormal.
 func Exp(dst, src []float32) {
 	if len(src) < len(dst) {
 		panic(fmt.Sprintf("simd: exp of %d values into %d", len(src), len(dst)))

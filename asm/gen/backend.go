@@ -31,12 +31,17 @@ type backend struct {
 	// AVX512DQ, so the AVX-512F code uses VPXORD.
 	zeroFrom func(g *gen, src, v reg.VecVirtual)
 
+	// opmask is set when the instruction set has opmask registers
+	// (AVX-512): exp zeroes the lanes below ExpMin by masking its last
+	// FMA instead of substituting their arguments.
+	opmask bool
 	// constsInRegs broadcasts every exp constant into a register once per
 	// call. With 32 registers that leaves room for four exp blocks and four
 	// accumulators. With 16, four blocks in flight need 12 registers and the
 	// constants are read as full-width memory operands instead (a load port
-	// µop, no ALU µop); only the clamp bounds stay in registers, because a
-	// memory operand of VMAXPS/VMINPS would have to be the NaN-winning one.
+	// µop, no ALU µop); only the upper clamp bound stays in a register,
+	// because a memory operand of VMINPS would have to be the NaN-winning
+	// one.
 	constsInRegs bool
 	// tileBlock is the number of tiles a distance kernel processes at
 	// once: tileBlock·16/lanes accumulators share each broadcast of a
@@ -95,6 +100,7 @@ var backends = []*backend{
 		vecRegs:      32,
 		vec:          (*build.Context).ZMM,
 		zeroFrom:     func(g *gen, src, v reg.VecVirtual) { g.VPXORD(src, src, v) },
+		opmask:       true,
 		constsInRegs: true,
 		tileBlock:    8, // 8 zmm accumulators
 		expUnroll:    4,

@@ -6,12 +6,27 @@ import (
 	"github.com/mmcloughlin/avo/reg"
 )
 
-// The vector exponential is exp32 of simd/generic.go: clamp the argument to
-// [ExpMin, ExpMax], write x = n·ln2 + r with n = round(x·log2e) (Cody–Waite:
-// ln2 = c1 + c2, c1 exact in 9 bits so n·c1 is exact), approximate e^r on
-// |r| ≤ ln2/2 by Cephes' degree-5 polynomial, and multiply by 2ⁿ built in
-// the exponent bits. Relative error about 1 ulp; never NaN, Inf or denormal
-// for a finite argument (2ⁿ·e^r stays normal down to ExpMin = −87).
+// The vector exponential is exp32 of simd/generic.go: 0 for an argument
+// below ExpMin, the argument clamped to ExpMax above; in between, write
+// x = n·ln2 + r with n = round(x·log2e) (Cody–Waite: ln2 = c1 + c2, c1 exact
+// in 9 bits so n·c1 is exact), approximate e^r on |r| ≤ ln2/2 by Cephes'
+// degree-5 polynomial, and multiply by 2ⁿ built in the exponent bits.
+// Relative error about 1 ulp; never NaN, Inf or denormal for a finite
+// argument (2ⁿ·e^r stays normal down to ExpMin = −87).
+//
+// Arguments below ExpMin give +0, on each backend at the cost of one
+// compare per register:
+//
+//   - AVX-512 compares into an opmask register, and the final FMA zeroes
+//     the lanes below ExpMin (zero-masking): their arithmetic runs on
+//     unclamped arguments and is discarded, so no lower clamp is needed.
+//   - AVX2, which has no opmask registers and no register to spare for a
+//     mask until the end, replaces those arguments by zeroArg = −88 in
+//     place of the lower clamp: round(−88·log2e) = −127, so the exponent
+//     bits of 2ⁿ are 0 and 2ⁿ = +0 exactly, and e^x = y·0 + 0 = +0.
+//
+// Arguments at or above ExpMin are untouched by either, so their results
+// are those of the former clamp to [ExpMin, ExpMax] bit for bit.
 //
 // Two tricks save three ALU instructions per register compared to a literal
 // translation:
@@ -43,6 +58,7 @@ var expConsts = []struct {
 }{
 	{"min", -87},                   // ExpMin: e^−87 ≈ 1.6e−38 is still normal
 	{"max", 88},                    // ExpMax: e^88 ≈ 1.7e38 < MaxFloat32
+	{"zeroarg", -88},               // AVX2's stand-in below ExpMin: 2ⁿ = +0
 	{"log2e", 1.44269504088896341}, // expLog2e
 	{"shift", 1.5*(1<<23) + 127},   // expShift + 127: rounds; low bits n + 127
 	{"c1", 0.693359375},            // expC1
@@ -95,10 +111,15 @@ type expK struct {
 func (g *gen) loadExpConsts() *expK {
 	k := &expK{g: g, regs: map[string]reg.VecVirtual{}}
 	for _, c := range expConsts {
-		if c.name == "p0" {
+		switch {
+		case c.name == "p0":
 			continue // loaded afresh as the start of each Horner chain
-		}
-		if g.be.constsInRegs || c.name == "min" || c.name == "max" {
+		case c.name == "zeroarg" && g.be.opmask:
+			continue // AVX-512 masks the lanes below ExpMin instead
+		case g.be.constsInRegs, c.name == "max":
+			// max is VMINPS's first source: the second, the NaN-winning
+			// one, must be the argument, so max cannot be a memory
+			// operand.
 			r := g.vec()
 			g.VBROADCASTSS(g.constEntry(c.name), r)
 			k.regs[c.name] = r
@@ -129,9 +150,23 @@ func (k *expK) reg(name string) reg.VecVirtual {
 // before the next one, so independent instructions sit next to each other
 // and the live registers per block stay at three (x/r, t, p).
 func (g *gen) expBlocks(k *expK, xs []reg.VecVirtual) []reg.VecVirtual {
-	g.Comment("exp: x = min(max(x, ExpMin), ExpMax), x the second source so that NaN stays NaN")
-	for _, x := range xs {
-		g.VMAXPS(x, k.reg("min"), x)
+	// keep[i] marks the lanes of xs[i] at or above ExpMin (or NaN), on
+	// AVX-512; AVX2 substitutes zeroArg for the others.
+	var keep []reg.OpmaskVirtual
+	if g.be.opmask {
+		g.Comment("exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN")
+		for _, x := range xs {
+			kx := g.K()
+			g.VCMPPS(operand.U8(cmpNLTUQ), k.op("min"), x, kx)
+			keep = append(keep, kx)
+		}
+	} else {
+		g.Comment("exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN")
+		for _, x := range xs {
+			below := g.vec()
+			g.VCMPPS(operand.U8(cmpLTOQ), k.op("min"), x, below)
+			g.VBLENDVPS(below, k.op("zeroarg"), x, x)
+		}
 	}
 	for _, x := range xs {
 		g.VMINPS(x, k.reg("max"), x)
@@ -175,7 +210,18 @@ func (g *gen) expBlocks(k *expK, xs []reg.VecVirtual) []reg.VecVirtual {
 	g.Comment("e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23")
 	for i := range xs {
 		g.VPSLLD(operand.U8(23), ts[i], ts[i])
-		g.VFMADD213PS(ts[i], ts[i], ps[i])
+		if g.be.opmask {
+			g.VFMADD213PS_Z(ts[i], ts[i], keep[i], ps[i]) // +0 in the lanes below ExpMin
+		} else {
+			g.VFMADD213PS(ts[i], ts[i], ps[i])
+		}
 	}
 	return ps
 }
+
+// Predicates of VCMPPS: quiet (no exception on a NaN operand), and whether
+// a NaN operand makes the comparison true.
+const (
+	cmpLTOQ  = 0x11 // less than, false for NaN
+	cmpNLTUQ = 0x15 // not less than, true for NaN
+)

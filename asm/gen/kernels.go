@@ -693,8 +693,9 @@ const expDoc = `	for i := range dst {
 		dst[i] = exp32(src[i])
 	}
 
-len(dst) must be a multiple of 16 and len(src) == len(dst). The argument is
-clamped to [ExpMin, ExpMax]; the relative error is about 1 ulp.`
+len(dst) must be a multiple of 16 and len(src) == len(dst). Arguments below
+ExpMin give +0, those above ExpMax are clamped to it; the relative error is
+about 1 ulp.`
 
 // exp: expUnroll independent blocks per iteration.
 func (g *gen) exp() {
