@@ -17,18 +17,16 @@ func lsoklCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	run := func(ctx context.Context) (experiment.Stats, error) { return lsokl.Run(ctx, opt) }
-	err = runStudy("lsokl", &opt.Execution, run, filepath.Join(opt.OutDir, lsokl.ReportName), stdout, stderr)
-	if err != nil {
-		return studyAdvice("lsokl", opt.CommandLine, opt.OutDir, &opt.Execution, err)
-	}
-	return nil
+	return runStudy(study{
+		name: "lsokl", command: opt.CommandLine, outDir: opt.OutDir, report: filepath.Join(opt.OutDir, lsokl.ReportName), exec: &opt.Execution,
+		run: func(ctx context.Context) (experiment.Stats, error) { return lsokl.Run(ctx, opt) },
+	}, stdout, stderr)
 }
 
 // parseLSOKLFlags turns the command line of `lsokl` into options.
 func parseLSOKLFlags(args []string, stderr io.Writer) (*lsokl.Options, error) {
 	fs := newFlags("lsokl", stderr)
-	study := addStudyFlags(fs, "lsokl", lsokl.ReportName)
+	sf := addStudyFlags(fs, "lsokl", lsokl.ReportName)
 	tableName := fs.String("table", "", "the table to reproduce: multiclass (Table 7), regression (Table 9) or binary (Table 5) (required)")
 	datasetsDir := fs.String("datasets", "../shared/datasets", "directory of the dataset files (multiclass/ and regression/ below it)")
 	only := fs.String("only", "", "comma-separated datasets of the table to run (default: all; --quick: those of at most 10,000 rows)")
@@ -45,17 +43,17 @@ func parseLSOKLFlags(args []string, stderr io.Writer) (*lsokl.Options, error) {
 	if err != nil {
 		return nil, usagef("--table: %v", err)
 	}
-	if given := set(fs); *study.quick && !given["grid"] {
+	if given := set(fs); *sf.quick && !given["grid"] {
 		*gridName = "quick"
 	}
-	exec, out, err := study.execution(fs, stderr)
+	exec, out, err := sf.execution(fs, stderr)
 	if err != nil {
 		return nil, err
 	}
 	opt := &lsokl.Options{
-		Table: table, DatasetsDir: *datasetsDir, Runs: *study.runs, SelectRuns: *study.selectRuns,
-		Seed: *study.seed, SelectSeed: *study.selectSeed, Quick: *study.quick,
-		Execution: exec, OutDir: out, Plots: *study.plots, CommandLine: commandLine("lsokl", args),
+		Table: table, DatasetsDir: *datasetsDir, Runs: *sf.runs, SelectRuns: *sf.selectRuns,
+		Seed: *sf.seed, SelectSeed: *sf.selectSeed, Quick: *sf.quick,
+		Execution: exec, OutDir: out, Plots: *sf.plots, CommandLine: commandLine("lsokl", args),
 	}
 	switch *gridName {
 	case "full":

@@ -19,18 +19,16 @@ func paperCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	run := func(ctx context.Context) (experiment.Stats, error) { return paper.Run(ctx, opt) }
-	err = runStudy("paper", &opt.Execution, run, filepath.Join(opt.OutDir, paper.ReportName), stdout, stderr)
-	if err != nil {
-		return studyAdvice("paper", opt.CommandLine, opt.OutDir, &opt.Execution, err)
-	}
-	return nil
+	return runStudy(study{
+		name: "paper", command: opt.CommandLine, outDir: opt.OutDir, report: filepath.Join(opt.OutDir, paper.ReportName), exec: &opt.Execution,
+		run: func(ctx context.Context) (experiment.Stats, error) { return paper.Run(ctx, opt) },
+	}, stdout, stderr)
 }
 
 // parsePaperFlags turns the command line of `paper` into options.
 func parsePaperFlags(args []string, stderr io.Writer) (*paper.Options, error) {
 	fs := newFlags("paper", stderr)
-	study := addStudyFlags(fs, "paper", paper.ReportName)
+	sf := addStudyFlags(fs, "paper", paper.ReportName)
 	datasetsDir := fs.String("datasets", "../shared/datasets", "directory of the dataset files (w8a is w7a.svm.gz)")
 	only := fs.String("only", "", "comma-separated datasets to run (default: all six; --quick: "+strings.Join(paper.QuickDatasets, ",")+")")
 	algos := fs.String("algo", "", "comma-separated algorithms (default: all eight)")
@@ -42,7 +40,7 @@ func parsePaperFlags(args []string, stderr io.Writer) (*paper.Options, error) {
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
-	if given := set(fs); *study.quick {
+	if given := set(fs); *sf.quick {
 		if !given["grid"] {
 			*gridName = "quick"
 		}
@@ -53,13 +51,13 @@ func parsePaperFlags(args []string, stderr io.Writer) (*paper.Options, error) {
 			*skip = strings.Join(paper.QuickSkip, ",")
 		}
 	}
-	exec, out, err := study.execution(fs, stderr)
+	exec, out, err := sf.execution(fs, stderr)
 	if err != nil {
 		return nil, err
 	}
 	opt := &paper.Options{
-		DatasetsDir: *datasetsDir, Runs: *study.runs, SelectRuns: *study.selectRuns, Seed: *study.seed, SelectSeed: *study.selectSeed,
-		Sigma: *sigma, Execution: exec, OutDir: out, Plots: *study.plots, Quick: *study.quick,
+		DatasetsDir: *datasetsDir, Runs: *sf.runs, SelectRuns: *sf.selectRuns, Seed: *sf.seed, SelectSeed: *sf.selectSeed,
+		Sigma: *sigma, Execution: exec, OutDir: out, Plots: *sf.plots, Quick: *sf.quick,
 		CommandLine: commandLine("paper", args),
 	}
 	if err := configurePaper(opt, *only, *algos, *budgets, *gridName, *projection, *skip); err != nil {

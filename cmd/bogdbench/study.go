@@ -138,10 +138,25 @@ func commandLine(name string, args []string) string {
 	return strings.Join(append([]string{"bogdbench " + name}, args...), " ")
 }
 
+// study is a study command's parsed configuration: what runStudy needs.
+type study struct {
+	name, command, outDir, report string // the command, its line, the output directory, the report's path
+	exec                          *experiment.Execution
+	run                           func(context.Context) (experiment.Stats, error)
+}
+
 // runStudy runs a study until done or interrupted (Ctrl-C, SIGTERM: a
-// second one kills at once) and says what it did; report is the report's
-// path, written by the phases all and tables.
-func runStudy(name string, e *experiment.Execution, run func(context.Context) (experiment.Stats, error), report string, stdout, stderr io.Writer) error {
+// second one kills at once) and says what it did (the report, written by
+// the phases all and tables), or what to do about its error.
+func runStudy(s study, stdout, stderr io.Writer) error {
+	if err := s.execute(stdout, stderr); err != nil {
+		return studyAdvice(s.name, s.command, s.outDir, s.exec, err)
+	}
+	return nil
+}
+
+func (s study) execute(stdout, stderr io.Writer) error {
+	name, e, run, report := s.name, s.exec, s.run, s.report
 	if err := simd.EnvError(); err != nil {
 		return err
 	}

@@ -14,11 +14,7 @@ import (
 // CellResult is one cell under one width setting: its selection and
 // reported runs, beside the published figure.
 type CellResult struct {
-	Cell experiment.Cell
-	Sel  experiment.Selection
-	Grid []experiment.GridMean // every grid point's selection mean (cells with parameters)
-	Runs []*experiment.Record  // the reported runs, by run index
-	experiment.Summary
+	experiment.Outcome
 	Paper    Published
 	HasPaper bool // the paper has this cell (its dataset, algorithm and budget)
 }
@@ -37,31 +33,20 @@ type Tables struct {
 func Collect(opt *Options, rs *experiment.ResultSet) (*Tables, error) {
 	t := &Tables{Opt: opt, Order: opt.Cells()}
 	for _, w := range []Width{FixedWidth, SelectedWidth} {
-		plan := opt.Plan(w)
-		sels, err := plan.Selections(rs)
+		outcomes, simds, err := opt.Plan(w).Outcomes(rs)
 		if err != nil {
 			return nil, err
 		}
-		runs, err := plan.Reported(sels, rs)
-		if err != nil {
-			return nil, err
+		for _, s := range simds {
+			if !slices.Contains(t.SIMD, s) {
+				t.SIMD = append(t.SIMD, s)
+			}
 		}
 		t.Cells[w] = map[experiment.Cell]*CellResult{}
-		for _, c := range t.Order {
-			cr := &CellResult{Cell: c, Sel: sels[c], Runs: runs[c]}
-			if len(plan.Points(c)) > 1 {
-				cr.Grid, _ = plan.GridMeans(c, rs)
-			}
-			results := make([]experiment.Result, len(cr.Runs))
-			for i, rec := range cr.Runs {
-				results[i] = rec.Result
-				if !slices.Contains(t.SIMD, rec.SIMD) {
-					t.SIMD = append(t.SIMD, rec.SIMD)
-				}
-			}
-			cr.Summary = experiment.Summarize(results, cr.Runs[0].Rows, opt.Table.Task)
-			cr.Paper, cr.HasPaper = opt.published(c)
-			t.Cells[w][c] = cr
+		for _, o := range outcomes {
+			cr := &CellResult{Outcome: *o}
+			cr.Paper, cr.HasPaper = opt.published(o.Cell)
+			t.Cells[w][o.Cell] = cr
 		}
 	}
 	return t, nil
@@ -160,53 +145,53 @@ func (t *Tables) best(w Width, d Dataset, b int) *CellResult {
 // std (theirs)" under width w; bold marks the best budgeted learner of a
 // column.
 func (t *Tables) renderMetricTable(b *bytes.Buffer, w Width) {
-	for _, blk := range t.blocks() {
-		fmt.Fprintf(b, "**%s, %s**: %s, mean ± std over %d runs (the paper's figure)\n\n", t.metricName(), w, t.blockTitle(blk), t.Opt.Runs)
-		t.header(b, blk)
-		for _, a := range t.Opt.Algorithms {
-			line := "| " + t.rowName(a)
-			for _, d := range t.Opt.Datasets {
-				cr, ok := t.cell(w, d.Name, a, t.budgetOf(d, blk))
-				if !ok {
-					line += " | –"
-					continue
-				}
-				s := t.fmtMetric(cr.Metric, cr.MetricStd)
-				if a.Budgeted() && t.best(w, d, blk) == cr {
-					s = "**" + s + "**"
-				}
-				if cr.HasPaper {
-					s += " (" + fmtPaper(cr.Paper) + ")"
-				}
-				line += " | " + s
+	t.renderBlocks(b, w, fmt.Sprintf("%s, %s", t.metricName(), w), fmt.Sprintf("mean ± std over %d runs (the paper's figure)", t.Opt.Runs),
+		func(cr *CellResult, best bool) string {
+			s := t.fmtMetric(cr.Metric, cr.MetricStd)
+			if best {
+				s = "**" + s + "**"
 			}
-			b.WriteString(line + " |\n")
-		}
-		b.WriteString("\n")
-	}
+			if cr.HasPaper {
+				s += " (" + fmtPaper(cr.Paper) + ")"
+			}
+			return s
+		})
 }
 
 // renderTimeTable writes, per block, the mean seconds per pass under
 // width w beside the paper's MATLAB time and the ratio theirs/ours.
 func (t *Tables) renderTimeTable(b *bytes.Buffer, w Width) {
+	t.renderBlocks(b, w, "Seconds per pass, "+w.String(), "mean over the reported runs (the paper's MATLAB time, theirs/ours)",
+		func(cr *CellResult, _ bool) string {
+			s := experiment.FormatSeconds(cr.Seconds)
+			if cr.HasPaper {
+				s += fmt.Sprintf(" (%s, %s×)", experiment.FormatSeconds(cr.Paper.Time), fmtRatio(cr.Paper.Time/cr.Seconds))
+			}
+			return s
+		})
+}
+
+// renderBlocks writes one table per block under width w: a row per
+// algorithm, a column per dataset, each cell rendered by text (told
+// whether it is the best budgeted learner of its column).
+func (t *Tables) renderBlocks(b *bytes.Buffer, w Width, title, what string, text func(cr *CellResult, best bool) string) {
 	for _, blk := range t.blocks() {
-		fmt.Fprintf(b, "**Seconds per pass, %s**: %s, mean over the reported runs (the paper's MATLAB time, theirs/ours)\n\n", w, t.blockTitle(blk))
-		t.header(b, blk)
+		fmt.Fprintf(b, "**%s**: %s, %s\n\n| algorithm |", title, t.blockTitle(blk), what)
+		for _, d := range t.Opt.Datasets {
+			fmt.Fprintf(b, " %s (B=%d) |", d.Name, t.budgetOf(d, blk))
+		}
+		b.WriteString("\n|---|" + strings.Repeat("---|", len(t.Opt.Datasets)) + "\n")
 		for _, a := range t.Opt.Algorithms {
-			line := "| " + t.rowName(a)
+			b.WriteString("| " + t.rowName(a))
 			for _, d := range t.Opt.Datasets {
 				cr, ok := t.cell(w, d.Name, a, t.budgetOf(d, blk))
 				if !ok {
-					line += " | –"
+					b.WriteString(" | –")
 					continue
 				}
-				s := experiment.FormatSeconds(cr.Seconds)
-				if cr.HasPaper {
-					s += fmt.Sprintf(" (%s, %s×)", experiment.FormatSeconds(cr.Paper.Time), fmtRatio(cr.Paper.Time/cr.Seconds))
-				}
-				line += " | " + s
+				b.WriteString(" | " + text(cr, a.Budgeted() && t.best(w, d, blk) == cr))
 			}
-			b.WriteString(line + " |\n")
+			b.WriteString(" |\n")
 		}
 		b.WriteString("\n")
 	}
@@ -221,16 +206,6 @@ func fmtRatio(r float64) string {
 		return fmt.Sprintf("%.1f", r)
 	}
 	return fmt.Sprintf("%.2f", r)
-}
-
-// header writes the column header of a block: the datasets with their
-// budgets.
-func (t *Tables) header(b *bytes.Buffer, blk int) {
-	b.WriteString("| algorithm |")
-	for _, d := range t.Opt.Datasets {
-		fmt.Fprintf(b, " %s (B=%d) |", d.Name, t.budgetOf(d, blk))
-	}
-	b.WriteString("\n|---|" + strings.Repeat("---|", len(t.Opt.Datasets)) + "\n")
 }
 
 // rowName is an algorithm's row label: its name, "(ours)" for the table's

@@ -458,7 +458,7 @@ func TestPaperPlots(t *testing.T) {
 		"german-time.png", "german-time.svg",
 	}
 	listing := func() []string {
-		entries, err := os.ReadDir(filepath.Join(dir, plotsDir))
+		entries, err := os.ReadDir(filepath.Join(dir, experiment.PlotsDir))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -484,7 +484,7 @@ func TestPaperPlots(t *testing.T) {
 			t.Errorf("paper.md lacks %q", want)
 		}
 	}
-	svg, _ := os.ReadFile(filepath.Join(dir, plotsDir, "german-B100-online.svg"))
+	svg, _ := os.ReadFile(filepath.Join(dir, experiment.PlotsDir, "german-B100-online.svg"))
 	for _, want := range []string{"RBP", "Forgetron", "Projectron++", "BOGD++", "Perceptron (no budget)", "OGD (no budget)"} {
 		if !bytes.Contains(svg, []byte(want)) {
 			t.Errorf("german-B100-online.svg lacks %q", want)

@@ -13,11 +13,7 @@ import (
 
 // CellResult is one cell of Table 2 or 3: its selection and reported runs.
 type CellResult struct {
-	Cell experiment.Cell
-	Sel  experiment.Selection
-	Grid []experiment.GridMean // every grid point's selection mean (cells with parameters)
-	Runs []*experiment.Record  // the reported runs, by run index
-	experiment.Summary
+	experiment.Outcome
 	Paper    Published
 	HasPaper bool
 	Best     bool // lowest mean mistake rate of its (dataset, budget) block in Table 3
@@ -36,29 +32,15 @@ type Tables struct {
 // one must be present (else an *experiment.IncompleteError).
 func Collect(opt *Options, rs *experiment.ResultSet) (*Tables, error) {
 	plan := opt.Plan()
-	sels, err := plan.Selections(rs)
+	outcomes, simds, err := plan.Outcomes(rs)
 	if err != nil {
 		return nil, err
 	}
-	runs, err := plan.Reported(sels, rs)
-	if err != nil {
-		return nil, err
-	}
-	t := &Tables{Opt: opt, Cells: map[experiment.Cell]*CellResult{}, Order: plan.Cells}
-	for _, c := range t.Order {
-		cr := &CellResult{Cell: c, Sel: sels[c], Runs: runs[c]}
-		if len(plan.Points(c)) > 1 {
-			cr.Grid, _ = plan.GridMeans(c, rs)
-		}
-		results := make([]experiment.Result, len(cr.Runs))
-		for i, rec := range cr.Runs {
-			results[i] = rec.Result
-			if !slices.Contains(t.SIMD, rec.SIMD) {
-				t.SIMD = append(t.SIMD, rec.SIMD)
-			}
-		}
+	t := &Tables{Opt: opt, Cells: map[experiment.Cell]*CellResult{}, Order: plan.Cells, SIMD: simds}
+	for _, o := range outcomes {
+		c := o.Cell
+		cr := &CellResult{Outcome: *o}
 		d, _ := Lookup(c.Dataset)
-		cr.Summary = experiment.Summarize(results, cr.Runs[0].Rows, bogd.Binary)
 		cr.Majority = atMajorityRate(cr, d)
 		if c.Budget == 0 {
 			cr.Paper, cr.HasPaper = Table2[c.Dataset][c.Algo]

@@ -19,7 +19,7 @@ func fakeTables(t *testing.T) *Tables {
 	mistakes := map[bogd.Algorithm]float64{bogd.RBP: 38, bogd.Forgetron: 37, bogd.Projectron: 36, bogd.ProjectronPP: 35, bogd.BOGD: 31, bogd.BOGDpp: 30, bogd.Perceptron: 35, bogd.OGD: 30}
 	german, _ := Lookup("german")
 	for _, c := range tables.Order {
-		cr := &CellResult{Cell: c, Summary: experiment.Summary{Metric: mistakes[c.Algo] + float64(c.Budget)/1000, MetricStd: 0.5, SupportVectors: 100, Seconds: 0.001}}
+		cr := &CellResult{Outcome: experiment.Outcome{Cell: c, Summary: experiment.Summary{Metric: mistakes[c.Algo] + float64(c.Budget)/1000, MetricStd: 0.5, SupportVectors: 100, Seconds: 0.001}}}
 		if c.Budget == 0 {
 			cr.Paper, cr.HasPaper = Table2[c.Dataset][c.Algo]
 		} else {
@@ -91,7 +91,7 @@ func TestAtMajorityRate(t *testing.T) {
 		{german, 29.72, 0.402, true}, // OGD on german: within its noise of 30%
 		{german, 29.5, 0.402, false},
 	} {
-		cr := &CellResult{Summary: experiment.Summary{Metric: c.mean, MetricStd: c.std}}
+		cr := &CellResult{Outcome: experiment.Outcome{Summary: experiment.Summary{Metric: c.mean, MetricStd: c.std}}}
 		if got := atMajorityRate(cr, c.d); got != c.want {
 			t.Errorf("%s %.3f ± %.3f (majority %.3f): %v, want %v", c.d.Name, c.mean, c.std, c.d.MajorityRate(), got, c.want)
 		}
@@ -109,7 +109,7 @@ func TestRenderDifferences(t *testing.T) {
 		{Params: experiment.Params{Eta: 4, LambdaT2: 2, Gamma: 8}, Mean: 14.418}, // incomplete: ignored
 	}
 	result := func(c experiment.Cell, mean, std, paper float64, grid []experiment.GridMean) *CellResult {
-		return &CellResult{Cell: c, Summary: experiment.Summary{Metric: mean, MetricStd: std}, HasPaper: true, Paper: Published{Mistake: paper}, Grid: grid}
+		return &CellResult{Outcome: experiment.Outcome{Cell: c, Summary: experiment.Summary{Metric: mean, MetricStd: std}, Grid: grid}, HasPaper: true, Paper: Published{Mistake: paper}}
 	}
 	tab := &Tables{
 		Order: []experiment.Cell{near, far, untuned},
