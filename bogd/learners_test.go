@@ -138,7 +138,7 @@ func TestInvariantsOnSyntheticStream(t *testing.T) {
 // raw scales up to a few hundred (as german's), so that σ = 8 makes most
 // kernel values tiny and some queries take the far-query path.
 func TestImplementationsAgree(t *testing.T) {
-	s := rawStream(600, 24, 7)
+	s := rawStream(2000, 24, 7)
 	mistakes := func(a Algorithm) []int {
 		var at []int
 		l := mustNew(t, a, configFor(a, s.dim, 60, 5))
