@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -42,22 +43,33 @@ type Result struct {
 	// error (regression); none when none was asked.
 	Checkpoints      []int     `json:"checkpoints,omitempty"`
 	ErrorCheckpoints []float64 `json:"error_checkpoints,omitempty"`
+	// DivergedAt is the 1-based position of the first prediction whose
+	// squared error was not a finite number, where the pass stopped
+	// (regression; 0: none).
+	// The sums and checkpoints are those before it.
+	DivergedAt int `json:"diverged_at,omitempty"`
 }
 
 // Metric is the figure a pass over rows rows is judged by: the mistake
-// rate in percent (classification) or the mean squared error (regression).
+// rate in percent (classification) or the mean squared error (regression;
+// +Inf for a pass that diverged).
 func (r Result) Metric(rows int, task bogd.Task) float64 {
-	if task == bogd.Regression {
-		return r.SquaredError / float64(rows)
+	switch {
+	case task != bogd.Regression:
+		return 100 * float64(r.Mistakes) / float64(rows)
+	case r.DivergedAt > 0:
+		return math.Inf(1)
 	}
-	return 100 * float64(r.Mistakes) / float64(rows)
+	return r.SquaredError / float64(rows)
 }
 
 // Pass feeds the rows of order to l, one Step each, progressive validation
 // style: every row is predicted before it is learnt. It records the
 // cumulative loss after the first at[k] rows (at increasing, each in
 // 1..len(order)) and stops with ctx's error when ctx is cancelled (checked
-// every 1024 rows, so that a pass costs no time for it).
+// every 1024 rows, so that a pass costs no time for it). A regression pass
+// whose squared error is not a finite number has diverged: it stops there
+// (Result.DivergedAt).
 func Pass(ctx context.Context, l Online, order []int, at []int) (Result, error) {
 	var res Result
 	regression := l.Task() == bogd.Regression
@@ -80,6 +92,10 @@ func Pass(ctx context.Context, l Online, order []int, at []int) (Result, error) 
 		}
 		if loss.Mistake {
 			res.Mistakes++
+		}
+		if math.IsNaN(loss.SquaredError) || math.IsInf(loss.SquaredError, 0) {
+			res.DivergedAt = i + 1
+			break
 		}
 		res.SquaredError += loss.SquaredError
 		for ; next < len(at) && at[next] == i+1; next++ {

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"slices"
@@ -239,5 +240,27 @@ func TestMeanStdAndSummarize(t *testing.T) {
 	s = Summarize([]Result{{SquaredError: 2, Seconds: 1}, {SquaredError: 6, Seconds: 0.5}}, 4, bogd.Regression)
 	if s.Metric != 1 || math.Abs(s.MetricStd-math.Sqrt(0.5)) > 1e-12 || s.MaxSeconds != 1 {
 		t.Errorf("Summarize regression: %+v", s)
+	}
+}
+
+// A regression pass whose predictions blow up stops at the first
+// non-finite error: its metric is +Inf, its record encodes.
+func TestPassStopsWhenDiverged(t *testing.T) {
+	data := regressionData(t)
+	l, err := bogd.NewOnline(bogd.OGD, bogd.Config{Task: bogd.Regression, Dim: data.Dim, Sigma: 1000, Eta: 1e6, Epsilon: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Pass(context.Background(), Bind(l, data), Permutation(1, 0, data.Len()), Checkpoints(data.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.DivergedAt < 2 || res.DivergedAt >= data.Len() || math.IsInf(res.SquaredError, 0) || !math.IsInf(res.Metric(data.Len(), bogd.Regression), 1) ||
+		len(res.ErrorCheckpoints) >= CheckpointCount {
+		t.Fatalf("diverged at %d, error %v, %d checkpoints", res.DivergedAt, res.SquaredError, len(res.ErrorCheckpoints))
+	}
+	rec := &Record{Dataset: "d", Algorithm: "ogd", Stream: StreamSelect, Task: "regression", Rows: data.Len(), Result: res}
+	if _, err := json.Marshal(rec); err != nil {
+		t.Fatal(err)
 	}
 }

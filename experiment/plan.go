@@ -164,16 +164,17 @@ func (p *Plan) GridMeans(c Cell, rs *ResultSet) (means []GridMean, missing int) 
 
 // Select picks the grid point with the lowest mean metric over the
 // selection runs of cell c (the first of equal ones, in the order of
-// Grid.Points); missing counts the selection jobs without a record.
+// Grid.Points, even if every one diverged); missing counts the selection
+// jobs without a record.
 func (p *Plan) Select(c Cell, rs *ResultSet) (sel Selection, missing int) {
 	points := p.Points(c)
 	if len(points) < 2 {
 		return Selection{Params: points[0], Mean: math.NaN()}, 0
 	}
 	means, missing := p.GridMeans(c, rs)
-	sel = Selection{Mean: math.Inf(1), Runs: p.SelectRuns}
+	sel = Selection{Mean: math.NaN(), Runs: p.SelectRuns}
 	for _, g := range means {
-		if g.Complete && g.Mean < sel.Mean {
+		if g.Complete && (math.IsNaN(sel.Mean) || g.Mean < sel.Mean) {
 			sel.Params, sel.Mean = g.Params, g.Mean
 		}
 	}

@@ -104,13 +104,16 @@ const ScalingMinMax = "minmax"
 // deterministic: time and the SIMD implementation may differ.
 func sameOutcome(a, b *Record) bool {
 	return a.Rule == b.Rule && a.Rows == b.Rows && a.Lambda == b.Lambda && a.Mistakes == b.Mistakes &&
-		a.SquaredError == b.SquaredError && a.SupportVectors == b.SupportVectors &&
+		a.SquaredError == b.SquaredError && a.DivergedAt == b.DivergedAt && a.SupportVectors == b.SupportVectors &&
 		slices.Equal(a.Checkpoints, b.Checkpoints) && slices.Equal(a.ErrorCheckpoints, b.ErrorCheckpoints)
 }
 
 // outcome describes a record's result for messages.
 func (r *Record) outcome() string {
 	if r.Task == TaskName(bogd.Regression) {
+		if r.DivergedAt > 0 {
+			return fmt.Sprintf("diverged at row %d, %d support vectors", r.DivergedAt, r.SupportVectors)
+		}
 		return fmt.Sprintf("squared error %g, %d support vectors", r.SquaredError, r.SupportVectors)
 	}
 	return fmt.Sprintf("%d mistakes, %d support vectors", r.Mistakes, r.SupportVectors)
@@ -132,13 +135,14 @@ func (r *Record) validate() error {
 		return fmt.Errorf("stream %q is neither %q nor %q", r.Stream, StreamSelect, StreamReport)
 	case r.Scaling != "" && r.Scaling != ScalingMinMax:
 		return fmt.Errorf("scaling %q is not %q", r.Scaling, ScalingMinMax)
-	case r.Rule < 0 || r.Run < 0 || r.Rows <= 0 || r.Mistakes < 0 || r.Mistakes > r.Rows || r.Budget < 0 || r.Rank < 0 || r.Features < 0:
+	case r.Rule < 0 || r.Run < 0 || r.Rows <= 0 || r.Mistakes < 0 || r.Mistakes > r.Rows || r.Budget < 0 || r.Rank < 0 || r.Features < 0 ||
+		r.DivergedAt < 0 || r.DivergedAt > r.Rows:
 		return errors.New("negative or inconsistent counts")
 	case !(r.SquaredError >= 0):
 		return fmt.Errorf("squared error %v is negative", r.SquaredError)
 	case task == bogd.Regression && (r.Mistakes > 0 || len(r.Checkpoints) > 0):
 		return errors.New("a regression pass with mistakes")
-	case task != bogd.Regression && (r.SquaredError > 0 || len(r.ErrorCheckpoints) > 0):
+	case task != bogd.Regression && (r.SquaredError > 0 || len(r.ErrorCheckpoints) > 0 || r.DivergedAt > 0):
 		return fmt.Errorf("a %v pass with squared errors", task)
 	}
 	return nil

@@ -146,5 +146,12 @@ func (t *Tables) reading(cr *CellResult, d Dataset, lo, hi experiment.GridMean, 
 	if t.near(sel.Metric, theirs) && !t.near(cr.Metric, theirs) {
 		why = append(why, "with σ selected we agree with the paper")
 	}
+	if eq, ok := t.Cells[PaperScaleWidth][cr.Cell]; ok {
+		verdict := "still differs"
+		if t.near(eq.Metric, theirs) {
+			verdict = "agrees with the paper"
+		}
+		why = append(why, fmt.Sprintf("at σ = %g, the paper's σ = 8 on its copy's scale, ours is %s: it %s", d.PaperScale, t.fmtValue(eq.Metric), verdict))
+	}
 	return strings.Join(why, "; ")
 }

@@ -98,13 +98,30 @@ const (
 	// SelectedWidth selects σ among Dataset.Widths with the other
 	// parameters, on the held-out permutations.
 	SelectedWidth
+	// PaperScaleWidth is Dataset.PaperScale, the paper's σ = 8 on its
+	// copy's scale, on the datasets that have one: the paper's setting
+	// where only the feature scale of the copies differs.
+	PaperScaleWidth
 )
 
 func (w Width) String() string {
-	if w == SelectedWidth {
+	switch w {
+	case SelectedWidth:
 		return "σ selected"
+	case PaperScaleWidth:
+		return "σ = 8 on the paper's feature scale"
 	}
 	return "σ = 8"
+}
+
+// widths lists the width settings of the options: PaperScaleWidth only
+// where a dataset has a PaperScale.
+func (o *Options) widths() []Width {
+	ws := []Width{FixedWidth, SelectedWidth}
+	if slices.ContainsFunc(o.Datasets, func(d Dataset) bool { return d.PaperScale != 0 }) {
+		ws = append(ws, PaperScaleWidth)
+	}
+	return ws
 }
 
 // Plan is the job list of one width setting.
@@ -116,19 +133,32 @@ func (o *Options) Plan(w Width) *experiment.Plan {
 		Task: t.Task, Scaling: t.Scaling, Epsilon: t.Epsilon, Nu: t.Nu,
 		RankFactor: t.RankFactor, FeatureFactor: t.FeatureFactor,
 	}
-	if w == SelectedWidth {
+	switch w {
+	case SelectedWidth:
 		p.Widths = map[string][]float64{}
 		for _, d := range o.Datasets {
 			p.Widths[d.Name] = d.Widths()
 		}
+	case PaperScaleWidth:
+		p.Widths = map[string][]float64{}
+		for _, d := range o.Datasets {
+			if d.PaperScale != 0 {
+				p.Widths[d.Name] = []float64{d.PaperScale}
+			}
+		}
+		p.Cells = slices.DeleteFunc(p.Cells, func(c experiment.Cell) bool { return p.Widths[c.Dataset] == nil })
 	}
 	return p
 }
 
-// Plans are both width settings' plans (experiment.Study): their σ = 8
-// jobs are the same jobs, run once.
+// Plans are the width settings' plans (experiment.Study): their shared
+// jobs (σ = 8 in both of the first two) run once.
 func (o *Options) Plans() []*experiment.Plan {
-	return []*experiment.Plan{o.Plan(FixedWidth), o.Plan(SelectedWidth)}
+	var out []*experiment.Plan
+	for _, w := range o.widths() {
+		out = append(out, o.Plan(w))
+	}
+	return out
 }
 
 // ours reports whether algorithm a is one of the table's additions.

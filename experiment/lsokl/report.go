@@ -143,8 +143,11 @@ func WriteReport(opt *Options, t *Tables, replace bool) error {
 		}
 		b.WriteString("## Protocol\n\n")
 		t.renderProtocol(&b)
-		for _, w := range []Width{FixedWidth, SelectedWidth} {
+		for _, w := range opt.widths() {
 			fmt.Fprintf(&b, "## Table %d, %s\n\n", tab.Number, w)
+			if w == PaperScaleWidth {
+				t.renderPaperScale(&b)
+			}
 			t.renderMetricTable(&b, w)
 			t.renderTimeTable(&b, w)
 		}
@@ -154,7 +157,7 @@ func WriteReport(opt *Options, t *Tables, replace bool) error {
 		b.WriteString("## Targets\n\n")
 		t.renderTargets(&b)
 		b.WriteString("## Selected parameters\n\n")
-		for _, w := range []Width{FixedWidth, SelectedWidth} {
+		for _, w := range opt.widths() {
 			t.renderSelected(&b, w)
 		}
 		if len(plots) > 0 {
@@ -165,6 +168,16 @@ func WriteReport(opt *Options, t *Tables, replace bool) error {
 		}
 		return b.Bytes()
 	})
+}
+
+// renderPaperScale introduces the table at the paper's width on the
+// paper's feature scale.
+func (t *Tables) renderPaperScale(b *bytes.Buffer) {
+	var ds []string
+	for _, d := range t.datasets(PaperScaleWidth) {
+		ds = append(ds, fmt.Sprintf("%s at σ = %g", d.Name, d.PaperScale))
+	}
+	fmt.Fprintf(b, "Where our copy differs from the paper's by a scale factor of the features alone, this is the paper's σ = 8 on its copy's scale: %s (a Gaussian kernel of width σ on features x is the kernel of width σ/s on features s·x). Parameters are selected as in the σ = 8 table.\n\n", strings.Join(ds, ", "))
 }
 
 // renderDataNotes lists how the copies here differ from the paper's.

@@ -22,7 +22,7 @@ type CellResult struct {
 // Tables is everything a report shows: both width settings' cells.
 type Tables struct {
 	Opt   *Options
-	Cells [2]map[experiment.Cell]*CellResult // by Width
+	Cells [3]map[experiment.Cell]*CellResult // by Width
 	Order []experiment.Cell
 	SIMD  []string // implementations that produced the reported runs
 }
@@ -32,7 +32,7 @@ type Tables struct {
 // *experiment.IncompleteError).
 func Collect(opt *Options, rs *experiment.ResultSet) (*Tables, error) {
 	t := &Tables{Opt: opt, Order: opt.Cells()}
-	for _, w := range []Width{FixedWidth, SelectedWidth} {
+	for _, w := range opt.widths() {
 		outcomes, simds, err := opt.Plan(w).Outcomes(rs)
 		if err != nil {
 			return nil, err
@@ -175,15 +175,16 @@ func (t *Tables) renderTimeTable(b *bytes.Buffer, w Width) {
 // algorithm, a column per dataset, each cell rendered by text (told
 // whether it is the best budgeted learner of its column).
 func (t *Tables) renderBlocks(b *bytes.Buffer, w Width, title, what string, text func(cr *CellResult, best bool) string) {
+	datasets := t.datasets(w)
 	for _, blk := range t.blocks() {
 		fmt.Fprintf(b, "**%s**: %s, %s\n\n| algorithm |", title, t.blockTitle(blk), what)
-		for _, d := range t.Opt.Datasets {
+		for _, d := range datasets {
 			fmt.Fprintf(b, " %s (B=%d) |", d.Name, t.budgetOf(d, blk))
 		}
-		b.WriteString("\n|---|" + strings.Repeat("---|", len(t.Opt.Datasets)) + "\n")
+		b.WriteString("\n|---|" + strings.Repeat("---|", len(datasets)) + "\n")
 		for _, a := range t.Opt.Algorithms {
 			b.WriteString("| " + t.rowName(a))
-			for _, d := range t.Opt.Datasets {
+			for _, d := range datasets {
 				cr, ok := t.cell(w, d.Name, a, t.budgetOf(d, blk))
 				if !ok {
 					b.WriteString(" | –")
@@ -206,6 +207,13 @@ func fmtRatio(r float64) string {
 		return fmt.Sprintf("%.1f", r)
 	}
 	return fmt.Sprintf("%.2f", r)
+}
+
+// datasets lists the datasets with cells under width w.
+func (t *Tables) datasets(w Width) []Dataset {
+	return slices.DeleteFunc(slices.Clone(t.Opt.Datasets), func(d Dataset) bool {
+		return !slices.ContainsFunc(t.Order, func(c experiment.Cell) bool { return c.Dataset == d.Name && t.Cells[w][c] != nil })
+	})
 }
 
 // rowName is an algorithm's row label: its name, "(ours)" for the table's
@@ -235,7 +243,7 @@ func (t *Tables) renderSelected(b *bytes.Buffer, w Width) {
 	fmt.Fprintf(b, "**%s**\n\n| dataset | algorithm | budget | selected | selection %s |\n|---|---|---|---|---|\n", w, t.shortMetric())
 	for _, c := range t.Order {
 		cr := t.Cells[w][c]
-		if math.IsNaN(cr.Sel.Mean) {
+		if cr == nil || math.IsNaN(cr.Sel.Mean) {
 			continue
 		}
 		budget := "-"
