@@ -1,7 +1,9 @@
 // Package layout stores support vectors for the kernel routines: a tiled
-// structure-of-arrays matrix of float32 in one contiguous allocation.
+// structure-of-arrays matrix of float32 in one contiguous allocation
+// (Matrix), or, when the dimension is too large to store every feature, each
+// vector's non-zero features with an index from feature to vectors (Sparse).
 //
-// Vectors are grouped in tiles of Lanes (16) slots. Inside a tile the storage is
+// A Matrix groups vectors in tiles of Lanes (16) slots. Inside a tile the storage is
 // feature-major: feature j of the 16 vectors of tile t is the run
 //
 //	data[(t*dim + j)*Lanes : (t*dim + j + 1)*Lanes]
@@ -10,7 +12,9 @@
 // AVX2 registers) and never needs a masked tail: slots past Len are kept zero.
 // A swap-remove touches a single tile row per matrix (d×64 contiguous bytes)
 // instead of d columns that are capacity×4 bytes apart, which is what a plain
-// feature-major layout would cost at d ≥ 22.
+// feature-major layout would cost at d ≥ 22. It also costs d float32 per
+// slot whatever the vector: a Sparse stores only the non-zeros, and its
+// swap-remove touches only the entries of the two vectors involved.
 package layout
 
 import "fmt"
@@ -175,6 +179,17 @@ func (m *Matrix) SwapRemove(i int) (moved int) {
 	m.norms[last] = 0
 	m.n = last
 	return moved
+}
+
+// Clone returns a copy of m with room for exactly Padded vectors: a
+// snapshot that will not change.
+func (m *Matrix) Clone() *Matrix {
+	return &Matrix{
+		dim:   m.dim,
+		n:     m.n,
+		data:  append([]float32(nil), m.Tiles()...),
+		norms: append([]float32(nil), m.Norms()...),
+	}
 }
 
 // Reset removes every vector, keeping the allocation.

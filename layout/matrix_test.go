@@ -105,6 +105,15 @@ func TestMatrixAgainstModel(t *testing.T) {
 			}
 		}
 		check(t, m, want)
+		c := m.Clone() // a copy of its own
+		check(t, c, want)
+		if c.Cap() != m.Padded() {
+			t.Fatalf("clone capacity %d, want %d", c.Cap(), m.Padded())
+		}
+		if len(want.rows) > 0 {
+			c.SwapRemove(0)
+			check(t, m, want)
+		}
 		m.Reset()
 		check(t, m, &model{})
 	}
