@@ -202,6 +202,27 @@ func union(order Ranking, lists [][]Job) []Job {
 	return slices.CompactFunc(all, func(a, b Job) bool { return a.Key == b.Key })
 }
 
+// Effort counts the passes of plans (their selection and reported jobs,
+// each once) and sums their seconds, from the records of rs: what the
+// results cost to compute. Every plan's selection must be complete.
+func Effort(plans []*Plan, rs *ResultSet) (passes int, seconds float64, err error) {
+	var lists [][]Job
+	for _, p := range plans {
+		sels, err := p.Selections(rs)
+		if err != nil {
+			return 0, 0, err
+		}
+		lists = append(lists, p.SelectJobs(), p.ReportJobs(sels))
+	}
+	for _, j := range union(plans[0].Order, lists) {
+		if rec, ok := rs.Get(j.Key); ok {
+			passes++
+			seconds += rec.Seconds
+		}
+	}
+	return passes, seconds, nil
+}
+
 // LoadEach calls load for every name concurrently and collects the
 // datasets by name; the error joins those of every load.
 func LoadEach(names []string, load func(name string) (*dataset.Dataset, error)) (map[string]*dataset.Dataset, error) {

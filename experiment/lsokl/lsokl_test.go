@@ -3,6 +3,7 @@ package lsokl
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -270,7 +271,8 @@ func TestRegressionTableEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"## Table 9, σ = 8", "## Table 9, σ selected", "| RBP |", " (0.2) |", "(0.1000, ", "## Differences from the paper",
-		"## Targets", "by at least 20% of its MSE", "## Selected parameters", "BOGD++ (ours)", "german {8, ", "scaled to [0, 1] over the whole file", "online MSE"} {
+		"## Targets", "by at least 20% of its MSE", "## Selected parameters", "BOGD++ (ours)", "german {8, ", "scaled to [0, 1] over the whole file", "online MSE",
+		fmt.Sprintf("- **Effort**: %d passes", stats.Ran)} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("lsokl.md lacks %q", want)
 		}

@@ -100,6 +100,7 @@ func (t *Tables) renderProtocol(b *bytes.Buffer) {
 	fmt.Fprintf(b, "- **Reported runs**: every cell runs its selected parameters on the %d *report* permutations r = 0..%d, PCG (%d, r), learner seed learnerSeed(%d, r): the orders of `bogdbench run --seed %d --runs %d`. Mean ± sample standard deviation (n−1). Selection never sees a reported permutation: the streams' seeds differ (%d vs %d).\n",
 		o.Runs, o.Runs-1, o.Seed, o.Seed, o.Seed, o.Runs, o.SelectSeed, o.Seed)
 	fmt.Fprintf(b, "- **Rule versions** (every record carries the version that computed it): %s.\n", strings.Join(rules, ", "))
+	fmt.Fprintf(b, "- **Effort**: %d passes (selection and reported, every job once), %.2f hours of pass time in all.\n", t.Passes, t.PassSeconds/3600)
 	fmt.Fprintf(b, "- **Timing**: %d passes ran in parallel (--workers) on %s, %d logical cores, SIMD %s, a machine shared with other work; the paper's times are MATLAB R2013b on a 3.0 GHz 6-core machine.\n\n",
 		o.Workers, cpuid.CPU.BrandName, runtime.NumCPU(), strings.Join(t.SIMD, ", "))
 }

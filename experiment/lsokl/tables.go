@@ -25,6 +25,10 @@ type Tables struct {
 	Cells [3]map[experiment.Cell]*CellResult // by Width
 	Order []experiment.Cell
 	SIMD  []string // implementations that produced the reported runs
+	// Passes counts the passes behind the tables (selection and reported,
+	// each job once), PassSeconds their summed time.
+	Passes      int
+	PassSeconds float64
 }
 
 // Collect gathers the selection and the reported runs of every cell of
@@ -49,7 +53,9 @@ func Collect(opt *Options, rs *experiment.ResultSet) (*Tables, error) {
 			t.Cells[w][o.Cell] = cr
 		}
 	}
-	return t, nil
+	var err error
+	t.Passes, t.PassSeconds, err = experiment.Effort(opt.Plans(), rs)
+	return t, err
 }
 
 // published returns the paper's figure of cell c, if the paper has it: its
