@@ -189,26 +189,51 @@ func TestInvalidInput(t *testing.T) {
 	if _, err := New(0, 1, Options{}); err == nil {
 		t.Fatal("dimension 0 accepted")
 	}
-	set, _ := New(3, 1, Options{})
 	bad := []Vector{
+		Dense(nil),
+		Dense([]float32{}),
 		Dense([]float32{1, 2}),
 		Dense([]float32{1, float32(math.NaN()), 2}),
+		{Dense: []float32{1, 2, 3}, Index: []int32{0}, Value: []float32{1}},
+		{Dense: []float32{1, 2, 3}, Value: []float32{}},
 		Sparse([]int32{0, 3}, []float32{1, 1}),
+		Sparse([]int32{-1}, []float32{1}),
 		Sparse([]int32{1, 1}, []float32{1, 1}),
 		Sparse([]int32{2, 1}, []float32{1, 1}),
 		Sparse([]int32{0}, []float32{1, 2}),
 		Sparse([]int32{0}, []float32{float32(math.Inf(-1))}),
 	}
+	set, _ := New(3, 1, Options{})
+	set.Add(Dense([]float32{1, 0, 2}), 1)
+	model, _ := set.Snapshot()
 	for _, v := range bad {
-		if _, err := set.Add(v); err == nil {
-			t.Errorf("Add(%+v) accepted", v)
-		}
-		if _, err := set.Score(v); err == nil {
-			t.Errorf("Score(%+v) accepted", v)
+		for name, call := range map[string]func() error{
+			"Add":              func() error { _, err := set.Add(v); return err },
+			"Replace":          func() error { return set.Replace(0, v) },
+			"Score":            func() error { _, err := set.Score(v); return err },
+			"ScoreColumnsWith": func() error { return set.ScoreColumnsWith(set.Borrow(), v, nil) },
+			"ExactKernels":     func() error { _, err := set.ExactKernels(v, nil); return err },
+			"Model.Score":      func() error { _, err := model.Score(v); return err },
+			"Model.Scores":     func() error { _, err := model.Scores(v, nil); return err },
+			"Model.ScoreBatch": func() error { return model.ScoreBatch([]Vector{v}, make([]float64, 1)) },
+		} {
+			if err := call(); err == nil {
+				t.Errorf("%s(%+v) accepted", name, v)
+			}
 		}
 	}
-	if set.Len() != 0 {
+	if set.Len() != 1 || !slices.Equal(set.Vector(0, nil), []float32{1, 0, 2}) {
 		t.Fatal("a rejected vector was stored")
+	}
+	// The zero Vector is the sparse zero vector, Dense(nil) an error.
+	if !(Vector{}).IsSparse() || Dense(nil).IsSparse() {
+		t.Fatal("the zero Vector must be sparse, Dense(nil) dense")
+	}
+	if err := Dense(nil).Validate(3); err == nil || !strings.Contains(err.Error(), "nil") {
+		t.Fatalf("Dense(nil): %v", err)
+	}
+	if err := (Vector{}).Validate(3); err != nil {
+		t.Fatalf("the zero vector: %v", err)
 	}
 }
 

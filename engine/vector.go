@@ -6,29 +6,44 @@ import (
 )
 
 // Vector is one input point, dense or sparse. Exactly one form is used: a
-// non-nil Dense slice of length Dim, or Index/Value pairs (0-based feature
-// indices, strictly increasing, each below Dim). A sparse vector with no
-// entries is the zero vector.
+// Dense slice of length Dim (Dense), or Index/Value pairs (Sparse). Sparse
+// indices are 0-based (feature j of a point is Index k with Index[k] = j,
+// so the feature a LIBSVM file numbers 1 is index 0), strictly increasing
+// and each below Dim. A sparse vector with no entries, the zero Vector
+// included, is the zero vector; Dense(nil) is a dense vector of length 0,
+// which every method rejects.
 type Vector struct {
 	Dense []float32
 	Index []int32
 	Value []float32
+	// dense marks a Vector made by Dense, so that Dense(nil) is not the
+	// sparse zero vector.
+	dense bool
 }
 
-// Dense wraps a dense point.
-func Dense(x []float32) Vector { return Vector{Dense: x} }
+// Dense wraps a dense point: x[j] is feature j, len(x) must be the
+// dimension.
+func Dense(x []float32) Vector { return Vector{Dense: x, dense: true} }
 
-// Sparse wraps a sparse point given by its non-zero features.
+// Sparse wraps a sparse point given by its non-zero features: value[k] is
+// feature index[k], counted from 0 (LIBSVM's 1-based feature 1 is index
+// 0), indices strictly increasing and below the dimension.
 func Sparse(index []int32, value []float32) Vector { return Vector{Index: index, Value: value} }
 
 // IsSparse reports whether v is given in sparse form.
-func (v Vector) IsSparse() bool { return v.Dense == nil }
+func (v Vector) IsSparse() bool { return v.Dense == nil && !v.dense }
 
 // Validate checks that v is a well-formed point of dimension dim with finite
-// values.
+// values: one form only, a dense slice of length dim, or sparse indices
+// increasing and below dim with one value each.
 func (v Vector) Validate(dim int) error {
 	if !v.IsSparse() {
-		if len(v.Dense) != dim {
+		switch {
+		case v.Index != nil || v.Value != nil:
+			return fmt.Errorf("vector has both a dense form and sparse indices or values")
+		case v.Dense == nil:
+			return fmt.Errorf("dense vector is nil, want dimension %d", dim)
+		case len(v.Dense) != dim:
 			return fmt.Errorf("dense vector of length %d, want dimension %d", len(v.Dense), dim)
 		}
 		for j, x := range v.Dense {
@@ -44,10 +59,10 @@ func (v Vector) Validate(dim int) error {
 	prev := int32(-1)
 	for k, j := range v.Index {
 		if j <= prev {
-			return fmt.Errorf("sparse feature index %d follows %d: indices must increase", j, prev)
+			return fmt.Errorf("sparse feature index %d follows %d: indices must increase from 0", j, prev)
 		}
 		if int(j) >= dim {
-			return fmt.Errorf("sparse feature index %d out of range for dimension %d", j, dim)
+			return fmt.Errorf("sparse feature index %d out of range for dimension %d (indices count from 0)", j, dim)
 		}
 		if !finite(v.Value[k]) {
 			return fmt.Errorf("feature %d is %v", j, v.Value[k])
