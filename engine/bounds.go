@@ -22,14 +22,12 @@ func (s *Set) SetBounds(maxNorm float64, integral bool) error {
 	if !(maxNorm >= 0) || math.IsInf(maxNorm, 0) {
 		return fmt.Errorf("engine: norm bound %v is not a finite non-negative number", maxNorm)
 	}
-	n := s.m.Len()
+	n := s.vs.Len()
 	if n == 0 && (maxNorm != 0 || !integral) {
 		return fmt.Errorf("engine: an empty set has norm bound 0 and integer values, got %v and %v", maxNorm, integral)
 	}
-	row := s.own.dense[:0]
 	for i := range n {
-		row = s.m.Row(i, row)
-		norm, whole := Dense(row).sqNorm()
+		norm, whole := s.vs.sqNorm(i, &s.own)
 		if norm > maxNorm {
 			return fmt.Errorf("engine: norm bound %v is below the squared norm %v of vector %d", maxNorm, norm, i)
 		}

@@ -21,6 +21,13 @@ func eachImpl(t *testing.T, f func(t *testing.T)) {
 	simdtest.ForEachImpl(t, func(t *testing.T, _ simd.Impl) { f(t) })
 }
 
+// eachStorage runs f once per storage, as subtest storage=<name>.
+func eachStorage(t *testing.T, f func(t *testing.T, storage Storage)) {
+	for _, storage := range []Storage{DenseStorage, SparseStorage} {
+		t.Run("storage="+storage.String(), func(t *testing.T) { f(t, storage) })
+	}
+}
+
 // reference computes Σ wᵢ exp(−‖x−sᵢ‖²/(2σ²)) in float64.
 func reference(x []float32, vectors [][]float32, w []float64, sigma float64) (sum float64, k []float64) {
 	k = make([]float64, len(vectors))
@@ -149,32 +156,36 @@ func kernelTol(k float64, dim int, sparse bool) float64 {
 }
 
 func TestRemoveKeepsWeightsAligned(t *testing.T) {
-	set, _ := New(2, 1, Options{Columns: 2})
-	for i := range 40 {
-		set.Add(Dense([]float32{float32(i), 0}), float32(i), float32(-i))
-	}
-	rng := rand.New(rand.NewPCG(1, 1))
-	for set.Len() > 0 {
-		set.Remove(rng.IntN(set.Len()))
-		var buf []float32
-		for i := range set.Len() {
-			buf = set.Vector(i, buf)
-			if set.Weights(0)[i] != buf[0] || set.Weights(1)[i] != -buf[0] {
-				t.Fatalf("vector %v has weights %v, %v", buf, set.Weights(0)[i], set.Weights(1)[i])
+	eachStorage(t, func(t *testing.T, storage Storage) {
+		set, _ := New(2, 1, Options{Columns: 2, Storage: storage})
+		for i := range 40 {
+			set.Add(Dense([]float32{float32(i), 0}), float32(i), float32(-i))
+		}
+		rng := rand.New(rand.NewPCG(1, 1))
+		for set.Len() > 0 {
+			set.Remove(rng.IntN(set.Len()))
+			var buf []float32
+			for i := range set.Len() {
+				buf = set.Vector(i, buf)
+				if set.Weights(0)[i] != buf[0] || set.Weights(1)[i] != -buf[0] {
+					t.Fatalf("vector %v has weights %v, %v", buf, set.Weights(0)[i], set.Weights(1)[i])
+				}
 			}
 		}
-	}
+	})
 }
 
 func TestSumOverSecondColumn(t *testing.T) {
-	set, _ := New(1, 1, Options{Columns: 2})
-	set.Add(Dense([]float32{0}), 1, 2)
-	set.Add(Dense([]float32{1}), 3, -1)
-	f, _ := set.Score(Dense([]float32{0}))
-	k := math.Exp(-0.5)
-	if !closeTo(f, 1+3*k) || !closeTo(set.Sum(1), 2-k) {
-		t.Fatalf("sums %v, %v", f, set.Sum(1))
-	}
+	eachStorage(t, func(t *testing.T, storage Storage) {
+		set, _ := New(1, 1, Options{Columns: 2, Storage: storage})
+		set.Add(Dense([]float32{0}), 1, 2)
+		set.Add(Dense([]float32{1}), 3, -1)
+		f, _ := set.Score(Dense([]float32{0}))
+		k := math.Exp(-0.5)
+		if !closeTo(f, 1+3*k) || !closeTo(set.Sum(1), 2-k) {
+			t.Fatalf("sums %v, %v", f, set.Sum(1))
+		}
+	})
 }
 
 func closeTo(a, b float64) bool { return math.Abs(a-b) <= 1e-6*(1+math.Abs(b)) }
@@ -203,27 +214,29 @@ func TestInvalidInput(t *testing.T) {
 		Sparse([]int32{0}, []float32{1, 2}),
 		Sparse([]int32{0}, []float32{float32(math.Inf(-1))}),
 	}
-	set, _ := New(3, 1, Options{})
-	set.Add(Dense([]float32{1, 0, 2}), 1)
-	model, _ := set.Snapshot()
-	for _, v := range bad {
-		for name, call := range map[string]func() error{
-			"Add":              func() error { _, err := set.Add(v); return err },
-			"Replace":          func() error { return set.Replace(0, v) },
-			"Score":            func() error { _, err := set.Score(v); return err },
-			"ScoreColumnsWith": func() error { return set.ScoreColumnsWith(set.Borrow(), v, nil) },
-			"ExactKernels":     func() error { _, err := set.ExactKernels(v, nil); return err },
-			"Model.Score":      func() error { _, err := model.Score(v); return err },
-			"Model.Scores":     func() error { _, err := model.Scores(v, nil); return err },
-			"Model.ScoreBatch": func() error { return model.ScoreBatch([]Vector{v}, make([]float64, 1)) },
-		} {
-			if err := call(); err == nil {
-				t.Errorf("%s(%+v) accepted", name, v)
+	for _, storage := range []Storage{DenseStorage, SparseStorage} {
+		set, _ := New(3, 1, Options{Storage: storage})
+		set.Add(Dense([]float32{1, 0, 2}), 1)
+		model, _ := set.Snapshot()
+		for _, v := range bad {
+			for name, call := range map[string]func() error{
+				"Add":              func() error { _, err := set.Add(v); return err },
+				"Replace":          func() error { return set.Replace(0, v) },
+				"Score":            func() error { _, err := set.Score(v); return err },
+				"ScoreColumnsWith": func() error { return set.ScoreColumnsWith(set.Borrow(), v, nil) },
+				"ExactKernels":     func() error { _, err := set.ExactKernels(v, nil); return err },
+				"Model.Score":      func() error { _, err := model.Score(v); return err },
+				"Model.Scores":     func() error { _, err := model.Scores(v, nil); return err },
+				"Model.ScoreBatch": func() error { return model.ScoreBatch([]Vector{v}, make([]float64, 1)) },
+			} {
+				if err := call(); err == nil {
+					t.Errorf("%v storage: %s(%+v) accepted", storage, name, v)
+				}
 			}
 		}
-	}
-	if set.Len() != 1 || !slices.Equal(set.Vector(0, nil), []float32{1, 0, 2}) {
-		t.Fatal("a rejected vector was stored")
+		if set.Len() != 1 || !slices.Equal(set.Vector(0, nil), []float32{1, 0, 2}) {
+			t.Fatalf("%v storage: a rejected vector was stored", storage)
+		}
 	}
 	// The zero Vector is the sparse zero vector, Dense(nil) an error.
 	if !(Vector{}).IsSparse() || Dense(nil).IsSparse() {
@@ -238,32 +251,44 @@ func TestInvalidInput(t *testing.T) {
 }
 
 func TestScoreDoesNotAllocate(t *testing.T) {
-	set, _ := New(22, 8, Options{Capacity: 100})
-	rng := rand.New(rand.NewPCG(2, 2))
-	gen := func() float32 { return float32(rng.NormFloat64()) }
-	for range 100 {
-		set.Add(Dense(randomPoint(rng, 22, 1, gen)), 1)
+	if raceEnabled {
+		t.Skip("sync.Pool drops scratch at random under the race detector")
 	}
-	x := Dense(randomPoint(rng, 22, 1, gen))
-	sx := sparseOf(randomPoint(rng, 22, 0.1, gen))
-	model, _ := set.Snapshot()
-	model.Score(x) // fill the scratch pool
-	for name, f := range map[string]func(){
-		"set dense":    func() { set.Score(x) },
-		"set sparse":   func() { set.Score(sx) },
-		"model dense":  func() { model.Score(x) },
-		"model sparse": func() { model.Score(sx) },
-	} {
-		if a := testing.AllocsPerRun(100, f); a != 0 {
-			t.Errorf("%s: %v allocations per score", name, a)
+	for _, storage := range []Storage{DenseStorage, SparseStorage} {
+		set, _ := New(22, 8, Options{Capacity: 100, Storage: storage})
+		rng := rand.New(rand.NewPCG(2, 2))
+		gen := func() float32 { return float32(rng.NormFloat64()) }
+		for range 100 {
+			set.Add(Dense(randomPoint(rng, 22, 1, gen)), 1)
+		}
+		x := Dense(randomPoint(rng, 22, 1, gen))
+		sx := sparseOf(randomPoint(rng, 22, 0.1, gen))
+		model, _ := set.Snapshot()
+		model.Score(x) // fill the scratch pool
+		for name, f := range map[string]func(){
+			"set dense":    func() { set.Score(x) },
+			"set sparse":   func() { set.Score(sx) },
+			"model dense":  func() { model.Score(x) },
+			"model sparse": func() { model.Score(sx) },
+		} {
+			if a := testing.AllocsPerRun(100, f); a != 0 {
+				t.Errorf("%v storage, %s: %v allocations per score", storage, name, a)
+			}
 		}
 	}
 }
 
 // TestModelConcurrentWithTraining scores a snapshot from many goroutines
-// while the set it came from keeps changing (run with -race).
+// while the set it came from keeps changing (run with -race), with either
+// storage.
 func TestModelConcurrentWithTraining(t *testing.T) {
-	set, _ := New(4, 2, Options{Capacity: 50})
+	for _, storage := range []Storage{DenseStorage, SparseStorage} {
+		modelConcurrentWithTraining(t, storage)
+	}
+}
+
+func modelConcurrentWithTraining(t *testing.T, storage Storage) {
+	set, _ := New(4, 2, Options{Capacity: 50, Storage: storage})
 	rng := rand.New(rand.NewPCG(3, 3))
 	gen := func() float32 { return float32(rng.NormFloat64()) }
 	for range 50 {
@@ -312,26 +337,28 @@ func TestModelConcurrentWithTraining(t *testing.T) {
 }
 
 func TestNewModelRoundTrip(t *testing.T) {
-	set, _ := New(3, 2, Options{})
-	set.Add(Dense([]float32{1, 2, 3}), 0.5)
-	set.Add(Sparse([]int32{1}, []float32{-4}), -2)
-	m1, _ := set.Snapshot()
-	var vecs []Vector
-	var ws []float64
-	for i := range m1.Len() {
-		vecs = append(vecs, Dense(m1.Vector(i, nil)))
-		ws = append(ws, float64(m1.Weight(i)))
-	}
-	m2, err := NewModel(3, 2, vecs, ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := Dense([]float32{0.5, -1, 2})
-	a, _ := m1.Score(q)
-	b, _ := m2.Score(q)
-	if a != b {
-		t.Fatalf("scores %v and %v", a, b)
-	}
+	eachStorage(t, func(t *testing.T, storage Storage) {
+		set, _ := New(3, 2, Options{Storage: storage})
+		set.Add(Dense([]float32{1, 2, 3}), 0.5)
+		set.Add(Sparse([]int32{1}, []float32{-4}), -2)
+		m1, _ := set.Snapshot()
+		var vecs []Vector
+		var ws []float64
+		for i := range m1.Len() {
+			vecs = append(vecs, Dense(m1.Vector(i, nil)))
+			ws = append(ws, float64(m1.Weight(i)))
+		}
+		m2, err := NewModel(3, 2, vecs, ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := Dense([]float32{0.5, -1, 2})
+		a, _ := m1.Score(q)
+		b, _ := m2.Score(q)
+		if a != b {
+			t.Fatalf("scores %v and %v", a, b)
+		}
+	})
 }
 
 // TestForcedImplementationErrors runs the test binary again with a bad
@@ -385,66 +412,72 @@ func unsupportedImpl() string {
 // TestFarQueriesKeepTheirSign: every kernel value is below float32's range,
 // yet f keeps its float64 value (here dominated by the nearer vector).
 func TestFarQueriesKeepTheirSign(t *testing.T) {
-	eachImpl(t, func(t *testing.T) {
-		set, _ := New(1, 1, Options{Columns: 2})
-		set.Add(Dense([]float32{0}), 1, 3)
-		set.Add(Dense([]float32{50}), -1, 5)
-		f, err := set.Score(Dense([]float32{30}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := math.Exp(-450) - math.Exp(-200)
-		if !closeTo(f, want) {
-			t.Fatalf("f = %v, want %v", f, want)
-		}
-		if want1 := 3*math.Exp(-450) + 5*math.Exp(-200); !closeTo(set.Sum(1), want1) {
-			t.Fatalf("column 1: %v, want %v", set.Sum(1), want1)
-		}
-		if k := set.KernelFactor() * float64(set.Kernels()[1]); !closeTo(k, math.Exp(-200)) {
-			t.Fatalf("κ = %v", k)
-		}
-		m, _ := set.Snapshot()
-		if g, _ := m.Score(Dense([]float32{30})); !closeTo(g, want) {
-			t.Fatalf("model: f = %v, want %v", g, want)
-		}
+	eachStorage(t, func(t *testing.T, storage Storage) {
+		eachImpl(t, func(t *testing.T) {
+			set, _ := New(1, 1, Options{Columns: 2, Storage: storage})
+			set.Add(Dense([]float32{0}), 1, 3)
+			set.Add(Dense([]float32{50}), -1, 5)
+			f, err := set.Score(Dense([]float32{30}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := math.Exp(-450) - math.Exp(-200)
+			if !closeTo(f, want) {
+				t.Fatalf("f = %v, want %v", f, want)
+			}
+			if want1 := 3*math.Exp(-450) + 5*math.Exp(-200); !closeTo(set.Sum(1), want1) {
+				t.Fatalf("column 1: %v, want %v", set.Sum(1), want1)
+			}
+			if k := set.KernelFactor() * float64(set.Kernels()[1]); !closeTo(k, math.Exp(-200)) {
+				t.Fatalf("κ = %v", k)
+			}
+			m, _ := set.Snapshot()
+			if g, _ := m.Score(Dense([]float32{30})); !closeTo(g, want) {
+				t.Fatalf("model: f = %v, want %v", g, want)
+			}
+		})
 	})
 }
 
 // TestHugeValuesStayFinite: features of 1e30 overflow float32 squared
 // distances; the kernel values must come out 0, never NaN.
 func TestHugeValuesStayFinite(t *testing.T) {
-	eachImpl(t, func(t *testing.T) {
-		set, _ := New(2, 8, Options{})
-		set.Add(Dense([]float32{1e30, -1e30}), 1)
-		set.Add(Dense([]float32{-1e30, 1e30}), -1)
-		for _, q := range [][]float32{{1e30, -1e30}, {0, 0}, {-1e30, -1e30}} {
-			f, err := set.Score(Dense(q))
-			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-				t.Fatalf("query %v: f = %v, %v", q, f, err)
-			}
-			for _, k := range set.Kernels() {
-				if math.IsNaN(float64(k)) {
-					t.Fatalf("query %v: kernel NaN", q)
+	eachStorage(t, func(t *testing.T, storage Storage) {
+		eachImpl(t, func(t *testing.T) {
+			set, _ := New(2, 8, Options{Storage: storage})
+			set.Add(Dense([]float32{1e30, -1e30}), 1)
+			set.Add(Dense([]float32{-1e30, 1e30}), -1)
+			for _, q := range [][]float32{{1e30, -1e30}, {0, 0}, {-1e30, -1e30}} {
+				f, err := set.Score(Dense(q))
+				if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+					t.Fatalf("query %v: f = %v, %v", q, f, err)
+				}
+				for _, k := range set.Kernels() {
+					if math.IsNaN(float64(k)) {
+						t.Fatalf("query %v: kernel NaN", q)
+					}
 				}
 			}
-		}
+		})
 	})
 }
 
 func TestReset(t *testing.T) {
-	set, _ := New(2, 1, Options{Columns: 2})
-	set.Add(Dense([]float32{0.5, 1}), 3, 4)
-	set.Reset()
-	if f, err := set.Score(Dense([]float32{0.5, 1})); err != nil || f != 0 || set.Len() != 0 {
-		t.Fatalf("after Reset: f = %v, %v, %d vectors", f, err, set.Len())
-	}
-	if norm, integral := set.Bounds(); norm != 0 || !integral {
-		t.Fatalf("after Reset: bounds %v, %v", norm, integral)
-	}
-	set.Add(Dense([]float32{0, 0}), 2)
-	if f, _ := set.Score(Dense([]float32{0, 0})); f != 2 || set.Sum(1) != 0 {
-		t.Fatalf("after Reset and Add: f = %v, column 1 %v", f, set.Sum(1))
-	}
+	eachStorage(t, func(t *testing.T, storage Storage) {
+		set, _ := New(2, 1, Options{Columns: 2, Storage: storage})
+		set.Add(Dense([]float32{0.5, 1}), 3, 4)
+		set.Reset()
+		if f, err := set.Score(Dense([]float32{0.5, 1})); err != nil || f != 0 || set.Len() != 0 {
+			t.Fatalf("after Reset: f = %v, %v, %d vectors", f, err, set.Len())
+		}
+		if norm, integral := set.Bounds(); norm != 0 || !integral {
+			t.Fatalf("after Reset: bounds %v, %v", norm, integral)
+		}
+		set.Add(Dense([]float32{0, 0}), 2)
+		if f, _ := set.Score(Dense([]float32{0, 0})); f != 2 || set.Sum(1) != 0 {
+			t.Fatalf("after Reset and Add: f = %v, column 1 %v", f, set.Sum(1))
+		}
+	})
 }
 
 // TestFarBandMatchesFloat64: queries whose nearest support vector lies in
@@ -516,31 +549,33 @@ func checkFarBand(t *testing.T, n, top int) {
 // TestReplaceKeepsOtherSlots: Replace overwrites one slot's vector and
 // weights; the others stay where they were, and scores see the new vector.
 func TestReplaceKeepsOtherSlots(t *testing.T) {
-	set, _ := New(2, 1, Options{Columns: 2})
-	for i := range 20 {
-		set.Add(Dense([]float32{float32(i), 0}), float32(i), float32(-i))
-	}
-	if err := set.Replace(7, Sparse([]int32{1}, []float32{50}), 3); err != nil {
-		t.Fatal(err)
-	}
-	var buf []float32
-	for i := range set.Len() {
-		buf = set.Vector(i, buf)
-		want, w0, w1 := []float32{float32(i), 0}, float32(i), float32(-i)
-		if i == 7 {
-			want, w0, w1 = []float32{0, 50}, 3, 0
+	eachStorage(t, func(t *testing.T, storage Storage) {
+		set, _ := New(2, 1, Options{Columns: 2, Storage: storage})
+		for i := range 20 {
+			set.Add(Dense([]float32{float32(i), 0}), float32(i), float32(-i))
 		}
-		if !slices.Equal(buf, want) || set.Weights(0)[i] != w0 || set.Weights(1)[i] != w1 {
-			t.Fatalf("slot %d: %v with weights %v, %v", i, buf, set.Weights(0)[i], set.Weights(1)[i])
+		if err := set.Replace(7, Sparse([]int32{1}, []float32{50}), 3); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if f, _ := set.Score(Dense([]float32{0, 50})); !closeTo(f, 3) {
-		t.Fatalf("f at the new vector = %v, want 3", f)
-	}
-	if err := set.Replace(20, Dense([]float32{0, 0})); err == nil {
-		t.Fatal("slot 20 of 20 replaced")
-	}
-	if norm, _ := set.Bounds(); norm < 2500 {
-		t.Fatalf("norm bound %v misses the new vector", norm)
-	}
+		var buf []float32
+		for i := range set.Len() {
+			buf = set.Vector(i, buf)
+			want, w0, w1 := []float32{float32(i), 0}, float32(i), float32(-i)
+			if i == 7 {
+				want, w0, w1 = []float32{0, 50}, 3, 0
+			}
+			if !slices.Equal(buf, want) || set.Weights(0)[i] != w0 || set.Weights(1)[i] != w1 {
+				t.Fatalf("slot %d: %v with weights %v, %v", i, buf, set.Weights(0)[i], set.Weights(1)[i])
+			}
+		}
+		if f, _ := set.Score(Dense([]float32{0, 50})); !closeTo(f, 3) {
+			t.Fatalf("f at the new vector = %v, want 3", f)
+		}
+		if err := set.Replace(20, Dense([]float32{0, 0})); err == nil {
+			t.Fatal("slot 20 of 20 replaced")
+		}
+		if norm, _ := set.Bounds(); norm < 2500 {
+			t.Fatalf("norm bound %v misses the new vector", norm)
+		}
+	})
 }

@@ -3,8 +3,6 @@ package engine
 import (
 	"fmt"
 	"sync"
-
-	"github.com/bogd-project/bogd/layout"
 )
 
 // Model is an immutable snapshot of a support set with one weight per vector
@@ -12,14 +10,14 @@ import (
 // or a regressor has one output, a multi-class classifier one per class. A
 // Model is safe for concurrent use by any number of goroutines; each call
 // borrows scratch from a pool, so scoring allocates nothing in steady state.
+// It keeps the storage of the set it came from (Storage) and scores
+// exactly as that set would.
 type Model struct {
 	view
-	n       int
+	vs      vectors
 	outputs int
-	stride  int // slots per weight column: n padded to whole tiles
-	tiles   []float32
-	norms   []float32
-	weights []float32 // column-major, output o at [o*stride, (o+1)*stride), zero past n
+	stride  int       // slots per weight column: Len padded to whole tiles
+	weights []float32 // column-major, output o at [o*stride, (o+1)*stride), zero past Len
 	scratch sync.Pool // of *Scratch
 }
 
@@ -63,10 +61,20 @@ func (s *Set) SnapshotOutputs(k int, scales ...float64) (*Model, error) {
 // linear model into its landmarks' columns this way). Every row of mix
 // has one coefficient per column.
 func (s *Set) SnapshotLinear(mix [][]float64) (*Model, error) {
+	w, err := s.mixWeights(mix)
+	if err != nil {
+		return nil, err
+	}
+	return &Model{view: s.view, vs: s.vs.frozen(), outputs: len(mix), stride: s.vs.Padded(), weights: w}, nil
+}
+
+// mixWeights returns the weights of a Model of len(mix) outputs (see
+// SnapshotLinear), column-major with Padded slots per output.
+func (s *Set) mixWeights(mix [][]float64) ([]float32, error) {
 	if len(mix) == 0 {
 		return nil, fmt.Errorf("engine: snapshot: no outputs")
 	}
-	n, padded := s.m.Len(), s.m.Padded()
+	n, padded := s.vs.Len(), s.vs.Padded()
 	w := make([]float32, len(mix)*padded)
 	for o, row := range mix {
 		if len(row) != s.cols {
@@ -83,19 +91,12 @@ func (s *Set) SnapshotLinear(mix [][]float64) (*Model, error) {
 			out[i] = float32(sum)
 		}
 	}
-	return &Model{
-		view:    s.view,
-		n:       n,
-		outputs: len(mix),
-		stride:  padded,
-		tiles:   append([]float32(nil), s.m.Tiles()...),
-		norms:   append([]float32(nil), s.m.Norms()...),
-		weights: w,
-	}, nil
+	return w, nil
 }
 
 // NewModel builds a single-output Model from explicit support vectors (each
-// of dimension dim) and weights, as a model loader does.
+// of dimension dim) and weights, as a model loader does. The storage is
+// AutoStorage's choice for dim.
 func NewModel(dim int, sigma float64, vectors []Vector, weights []float64) (*Model, error) {
 	if len(vectors) != len(weights) {
 		return nil, fmt.Errorf("engine: %d vectors and %d weights", len(vectors), len(weights))
@@ -113,7 +114,7 @@ func NewModel(dim int, sigma float64, vectors []Vector, weights []float64) (*Mod
 }
 
 // Len returns the number of support vectors.
-func (m *Model) Len() int { return m.n }
+func (m *Model) Len() int { return m.vs.Len() }
 
 // Dim returns the dimension of the vectors.
 func (m *Model) Dim() int { return m.dim }
@@ -124,6 +125,10 @@ func (m *Model) Sigma() float64 { return m.sigma }
 // Outputs returns the number of outputs (scores per query).
 func (m *Model) Outputs() int { return m.outputs }
 
+// Storage returns how the model stores its vectors: DenseStorage or
+// SparseStorage.
+func (m *Model) Storage() Storage { return m.vs.storage() }
+
 // Weight returns the weight of support vector i for output 0.
 func (m *Model) Weight(i int) float32 { return m.OutputWeight(0, i) }
 
@@ -132,30 +137,46 @@ func (m *Model) OutputWeight(o, i int) float32 {
 	if o < 0 || o >= m.outputs {
 		panic(fmt.Sprintf("engine: output %d out of range [0,%d)", o, m.outputs))
 	}
-	return m.weights[o*m.stride : o*m.stride+m.n][i]
+	return m.weights[o*m.stride : o*m.stride+m.vs.Len()][i]
 }
 
-// Vector copies support vector i into dst (resized to Dim) and returns it.
+// Vector copies support vector i into dst (resized to Dim) and returns it:
+// O(Dim) whatever the storage.
 func (m *Model) Vector(i int, dst []float32) []float32 {
-	if i < 0 || i >= m.n {
-		panic(fmt.Sprintf("engine: support vector %d out of range [0,%d)", i, m.n))
-	}
-	if cap(dst) < m.dim {
-		dst = make([]float32, m.dim)
-	}
-	dst = dst[:m.dim]
-	off := (i/layout.Lanes)*m.dim*layout.Lanes + i%layout.Lanes
-	for j := range dst {
-		dst[j] = m.tiles[off+j*layout.Lanes]
-	}
-	return dst
+	m.check(i)
+	return m.vs.dense(i, dst)
 }
 
-// Tiles and Norms expose the frozen storage to the distance kernels.
-func (m *Model) Tiles() []float32 { return m.tiles }
+// SupportVector copies support vector i in the form the model stores it
+// (see Set.SupportVector) and returns it.
+func (m *Model) SupportVector(i int, buf Vector) Vector {
+	m.check(i)
+	return m.vs.supportVector(i, buf)
+}
 
-// Norms returns the squared norms of the frozen slots.
-func (m *Model) Norms() []float32 { return m.norms }
+func (m *Model) check(i int) {
+	if i < 0 || i >= m.vs.Len() {
+		panic(fmt.Sprintf("engine: support vector %d out of range [0,%d)", i, m.vs.Len()))
+	}
+}
+
+// Tiles returns the frozen tiles of a dense-storage model (see
+// layout.Matrix.Tiles), nil with sparse storage.
+func (m *Model) Tiles() []float32 {
+	if d, ok := m.vs.(denseVectors); ok {
+		return d.Tiles()
+	}
+	return nil
+}
+
+// Norms returns the squared norms of the frozen slots of a dense-storage
+// model, nil with sparse storage.
+func (m *Model) Norms() []float32 {
+	if d, ok := m.vs.(denseVectors); ok {
+		return d.Norms()
+	}
+	return nil
+}
 
 // Score returns f(x) of output 0.
 func (m *Model) Score(x Vector) (float64, error) {
@@ -179,11 +200,7 @@ func (m *Model) Scores(x Vector, dst []float64) ([]float64, error) {
 	dst = dst[:m.outputs]
 	sc := m.borrow()
 	defer m.scratch.Put(sc)
-	sums := sc.sumBuf(m.outputs)
-	sc.factor = m.view.evaluate(sc.buf[:m.stride], x, m, sc.dense, m.weights, m.stride, m.n, sums)
-	for o, v := range sums {
-		dst[o] = sc.factor * float64(v)
-	}
+	m.scores(x, sc, dst)
 	return dst, nil
 }
 
@@ -208,8 +225,17 @@ func (m *Model) ScoreBatch(xs []Vector, out []float64) error {
 // score evaluates output 0 of x on sc, leaving the kernel values in sc.
 func (m *Model) score(x Vector, sc *Scratch) float64 {
 	var sum [1]float32
-	sc.factor = m.view.evaluate(sc.buf[:m.stride], x, m, sc.dense, m.weights, m.stride, m.n, sum[:])
+	sc.factor = m.view.evaluate(sc.buf[:m.stride], x, m.vs, sc, m.weights, m.stride, sum[:])
 	return sc.factor * float64(sum[0])
+}
+
+// scores evaluates every output of x on sc into dst.
+func (m *Model) scores(x Vector, sc *Scratch, dst []float64) {
+	sums := sc.sumBuf(m.outputs)
+	sc.factor = m.view.evaluate(sc.buf[:m.stride], x, m.vs, sc, m.weights, m.stride, sums)
+	for o, v := range sums {
+		dst[o] = sc.factor * float64(v)
+	}
 }
 
 func (m *Model) borrow() *Scratch {
@@ -217,6 +243,6 @@ func (m *Model) borrow() *Scratch {
 	if !ok {
 		sc = new(Scratch)
 	}
-	sc.fit(m.stride, m.dim)
+	sc.fit(m.stride)
 	return sc
 }

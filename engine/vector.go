@@ -87,13 +87,12 @@ func (v Vector) sqNorm() (norm float64, integral bool) {
 	return norm, integral
 }
 
-// densify returns v as a dense slice of length dim, using dst as storage for a
-// sparse v.
-func (v Vector) densify(dst []float32, dim int) []float32 {
+// densify returns v as a dense slice of length len(dst), using dst as
+// storage for a sparse v.
+func (v Vector) densify(dst []float32) []float32 {
 	if !v.IsSparse() {
 		return v.Dense
 	}
-	dst = dst[:dim]
 	clear(dst)
 	for k, j := range v.Index {
 		dst[j] = v.Value[k]

@@ -1,0 +1,184 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/bogd-project/bogd/layout"
+	"github.com/bogd-project/bogd/simd"
+)
+
+// Storage says how a Set keeps its support vectors (see the package
+// documentation).
+type Storage uint8
+
+// The storages.
+const (
+	// AutoStorage stores vectors densely below SparseDim features and
+	// sparsely from there on.
+	AutoStorage Storage = iota
+	// DenseStorage keeps every feature of every vector in float32 tiles
+	// (layout.Matrix): Cap·Dim·4 bytes, SIMD distances.
+	DenseStorage
+	// SparseStorage keeps each vector's non-zero features and an index
+	// from features to vectors (layout.Sparse): about 28 bytes per stored
+	// non-zero, updates and sparse queries O(non-zeros) whatever Dim.
+	SparseStorage
+	numStorages
+)
+
+// SparseDim is the dimension from which AutoStorage stores vectors
+// sparsely. The dimension alone cannot tell sparse data from dense, so the
+// rule weighs the two mistakes (BenchmarkStorage, one AVX-512 core):
+//
+//   - sparse data in dense storage: with 20 non-zeros per row, a step of a
+//     learner that updates on every example (score, remove, add) costs
+//     3.6× sparse storage's at 4,096 features, 16–18× at 16,384 and
+//     about 100× at 65,536, because a removal moves Dim floats; and it
+//     holds Dim·4 bytes per slot (64 KB at 16,384). Below 4,096 features
+//     dense storage is as fast or faster (2.5× at w8a's 300).
+//   - dense data in sparse storage: about 10× slower to score and 7× the
+//     memory at any dimension (1,024 features, budget 200).
+//
+// Dense vectors of 16,384 and more features are rare in kernel learning
+// (hashed or bag-of-words features are the usual source of such
+// dimensions), so the rule switches there. A learner that knows its data
+// should choose explicitly.
+const SparseDim = 1 << 14
+
+var storageNames = [numStorages]string{"auto", "dense", "sparse"}
+
+// String returns "auto", "dense" or "sparse".
+func (s Storage) String() string {
+	if s < numStorages {
+		return storageNames[s]
+	}
+	return fmt.Sprintf("Storage(%d)", uint8(s))
+}
+
+// ParseStorage parses a storage name as String writes it.
+func ParseStorage(name string) (Storage, error) {
+	for s, n := range storageNames {
+		if n == name {
+			return Storage(s), nil
+		}
+	}
+	return 0, fmt.Errorf("engine: unknown storage %q (want auto, dense or sparse)", name)
+}
+
+// resolve turns AutoStorage into the storage it picks for dimension dim.
+func (s Storage) resolve(dim int) (Storage, error) {
+	switch {
+	case s >= numStorages:
+		return 0, fmt.Errorf("unknown %v", s)
+	case s != AutoStorage:
+		return s, nil
+	case dim >= SparseDim:
+		return SparseStorage, nil
+	}
+	return DenseStorage, nil
+}
+
+// vectors is where a Set or a Model keeps its support vectors: dense tiles
+// or sparse entries, slots numbered alike. Slots past Len up to Padded are
+// padding that kernels process with weight zero.
+type vectors interface {
+	Len() int
+	Cap() int
+	Padded() int
+	SwapRemove(i int) (moved int)
+	Reset()
+
+	storage() Storage
+	// add stores the valid x and returns its slot; replace overwrites
+	// slot i with it. sc is room for converting x.
+	add(x Vector, sc *Scratch) int
+	replace(i int, x Vector, sc *Scratch)
+	// dense copies vector i into dst, resized to the dimension.
+	dense(i int, dst []float32) []float32
+	// supportVector copies vector i in its stored form into buf's slices.
+	supportVector(i int, buf Vector) Vector
+	// sqNorm is Vector.sqNorm of vector i (sc is room for reading it).
+	sqNorm(i int, sc *Scratch) (norm float64, integral bool)
+	// distances writes ‖x − sᵢ‖² of every slot, padding included, into
+	// buf, choosing the computation by the exactness rules of v.
+	distances(v *view, buf []float32, x Vector, sc *Scratch)
+	// sqDists writes ‖x − sᵢ‖² of every stored vector into dst, computed
+	// in float64 directly from the stored float32 values, feature by
+	// feature in increasing order (ExactKernels).
+	sqDists(x Vector, dst []float64, sc *Scratch)
+	// frozen returns a copy that no later change of the original touches.
+	frozen() vectors
+}
+
+// newVectors returns empty storage s for vectors of dimension dim with
+// room for capacity of them.
+func newVectors(s Storage, dim, capacity int) (vectors, error) {
+	s, err := s.resolve(dim)
+	if err != nil {
+		return nil, err
+	}
+	if s == SparseStorage {
+		m, err := layout.NewSparse(dim, capacity)
+		return sparseVectors{m}, err
+	}
+	m, err := layout.New(dim, capacity)
+	return denseVectors{m}, err
+}
+
+// denseVectors is dense storage.
+type denseVectors struct{ *layout.Matrix }
+
+func (denseVectors) storage() Storage { return DenseStorage }
+
+func (d denseVectors) add(x Vector, _ *Scratch) int {
+	if x.IsSparse() {
+		return d.AppendSparse(x.Index, x.Value)
+	}
+	return d.Append(x.Dense)
+}
+
+func (d denseVectors) replace(i int, x Vector, sc *Scratch) {
+	d.Replace(i, x.densify(sc.denseBuf(d.Dim())))
+}
+
+func (d denseVectors) dense(i int, dst []float32) []float32 { return d.Row(i, dst) }
+
+func (d denseVectors) supportVector(i int, buf Vector) Vector { return Dense(d.Row(i, buf.Dense)) }
+
+func (d denseVectors) sqNorm(i int, sc *Scratch) (float64, bool) {
+	return Dense(d.Row(i, sc.denseBuf(d.Dim()))).sqNorm()
+}
+
+func (d denseVectors) distances(v *view, buf []float32, x Vector, sc *Scratch) {
+	if x.IsSparse() && 2*(len(x.Index)+1) <= v.dim {
+		xnorm, integral := x.sqNorm()
+		// The stored norm, the query norm, nnz products and the sums, each
+		// rounded once in float32.
+		if v.expansionExact(xnorm, integral, len(x.Index)+3, float32Bits) {
+			simd.SqDistSparse(buf, d.Norms(), x.Index, x.Value, float32(xnorm), d.Tiles(), v.dim)
+			return
+		}
+	}
+	simd.SqDist(buf, x.densify(sc.denseBuf(v.dim)), d.Tiles(), v.dim)
+}
+
+func (d denseVectors) sqDists(x Vector, dst []float64, sc *Scratch) {
+	dim := d.Dim()
+	xs := x.densify(sc.denseBuf(dim))
+	tiles := d.Tiles()
+	var acc [layout.Lanes]float64
+	for t := 0; t*layout.Lanes < len(dst); t++ {
+		clear(acc[:])
+		tile := tiles[t*dim*layout.Lanes : (t+1)*dim*layout.Lanes]
+		for j, xj := range xs {
+			lane := tile[j*layout.Lanes : (j+1)*layout.Lanes]
+			for l, v := range lane {
+				diff := float64(v) - float64(xj)
+				acc[l] += diff * diff
+			}
+		}
+		copy(dst[t*layout.Lanes:], acc[:min(layout.Lanes, len(dst)-t*layout.Lanes)])
+	}
+}
+
+func (d denseVectors) frozen() vectors { return denseVectors{d.Clone()} }
