@@ -57,6 +57,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/bits"
@@ -365,6 +366,48 @@ func (s *Set) scoreColumns(sc *Scratch, x Vector, dst []float64) {
 	for c, v := range sums {
 		dst[c] = sc.factor * float64(v)
 	}
+}
+
+// ScoreColumnsBatch writes the sums of every weight column for each query,
+// as ScoreColumnsWith does for one: dst[k*Columns()+c] for query xs[k] and
+// column c (len(dst) ≥ len(xs)·Columns()). It scores on a borrowed scratch,
+// so it may run beside other readers while nothing modifies the set, and
+// stops with ctx's error, which it checks before the first query and every
+// 256 queries (batchCheck). On an error the sums of the queries before the
+// one it names are written.
+func (s *Set) ScoreColumnsBatch(ctx context.Context, xs []Vector, dst []float64) error {
+	if len(dst) < len(xs)*s.cols {
+		return fmt.Errorf("engine: score batch: %d sums for %d queries of %d columns", len(dst), len(xs), s.cols)
+	}
+	sc := s.Borrow()
+	defer s.Release(sc)
+	for k, x := range xs {
+		if err := stopped(ctx, k, len(xs)); err != nil {
+			return err
+		}
+		if err := x.Validate(s.dim); err != nil {
+			return fmt.Errorf("engine: score query %d: %w", k, err)
+		}
+		s.scoreColumns(sc, x, dst[k*s.cols:(k+1)*s.cols])
+	}
+	return nil
+}
+
+// batchCheck is how many queries a batch scores between looks at its
+// context: a few hundred f(x) take tens of microseconds to milliseconds,
+// and a look costs next to nothing at that interval.
+const batchCheck = 256
+
+// stopped returns ctx's error, wrapped with the batch's progress, when
+// query k of n is one at which a batch looks at ctx and ctx is done.
+func stopped(ctx context.Context, k, n int) error {
+	if k%batchCheck != 0 {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("engine: score batch stopped before query %d of %d: %w", k, n, err)
+	}
+	return nil
 }
 
 // OwnScratch returns the scratch of Score, Kernels and Sum, for code that

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -220,14 +221,16 @@ func TestInvalidInput(t *testing.T) {
 		model, _ := set.Snapshot()
 		for _, v := range bad {
 			for name, call := range map[string]func() error{
-				"Add":              func() error { _, err := set.Add(v); return err },
-				"Replace":          func() error { return set.Replace(0, v) },
-				"Score":            func() error { _, err := set.Score(v); return err },
-				"ScoreColumnsWith": func() error { return set.ScoreColumnsWith(set.Borrow(), v, nil) },
-				"ExactKernels":     func() error { _, err := set.ExactKernels(v, nil); return err },
-				"Model.Score":      func() error { _, err := model.Score(v); return err },
-				"Model.Scores":     func() error { _, err := model.Scores(v, nil); return err },
-				"Model.ScoreBatch": func() error { return model.ScoreBatch([]Vector{v}, make([]float64, 1)) },
+				"Add":               func() error { _, err := set.Add(v); return err },
+				"Replace":           func() error { return set.Replace(0, v) },
+				"Score":             func() error { _, err := set.Score(v); return err },
+				"ScoreColumnsWith":  func() error { return set.ScoreColumnsWith(set.Borrow(), v, nil) },
+				"ScoreColumnsBatch": func() error { return set.ScoreColumnsBatch(context.Background(), []Vector{v}, make([]float64, 1)) },
+				"ExactKernels":      func() error { _, err := set.ExactKernels(v, nil); return err },
+				"Model.Score":       func() error { _, err := model.Score(v); return err },
+				"Model.Scores":      func() error { _, err := model.Scores(v, nil); return err },
+				"Model.ScoreBatch":  func() error { return model.ScoreBatch([]Vector{v}, make([]float64, 1)) },
+				"Model.ScoresBatch": func() error { return model.ScoresBatch(context.Background(), []Vector{v}, make([]float64, 1)) },
 			} {
 				if err := call(); err == nil {
 					t.Errorf("%v storage: %s(%+v) accepted", storage, name, v)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"sync"
 )
@@ -218,6 +219,30 @@ func (m *Model) ScoreBatch(xs []Vector, out []float64) error {
 	defer m.scratch.Put(sc)
 	for k, x := range xs {
 		out[k] = m.score(x, sc)
+	}
+	return nil
+}
+
+// ScoresBatch writes f_o(xs[k]) of every output o into
+// dst[k*Outputs()+o] (len(dst) ≥ len(xs)·Outputs()), as Scores does for
+// one query, on one borrowed scratch. It stops with ctx's error, which it
+// checks before the first query and every 256 queries (batchCheck); on an
+// error the scores of the queries before the one it names are written.
+// Goroutines may each score a part of a large batch at once.
+func (m *Model) ScoresBatch(ctx context.Context, xs []Vector, dst []float64) error {
+	if len(dst) < len(xs)*m.outputs {
+		return fmt.Errorf("engine: score batch: %d scores for %d queries of %d outputs", len(dst), len(xs), m.outputs)
+	}
+	sc := m.borrow()
+	defer m.scratch.Put(sc)
+	for k, x := range xs {
+		if err := stopped(ctx, k, len(xs)); err != nil {
+			return err
+		}
+		if err := x.Validate(m.dim); err != nil {
+			return fmt.Errorf("engine: score query %d: %w", k, err)
+		}
+		m.scores(x, sc, dst[k*m.outputs:(k+1)*m.outputs])
 	}
 	return nil
 }

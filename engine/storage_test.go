@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -373,10 +374,9 @@ func TestSparseStorageHoldsNoDenseBuffer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, x := range queries {
-		if _, err := m.Score(x); err != nil {
-			t.Fatal(err)
-		}
+	out := make([]float64, len(queries))
+	if err := m.ScoresBatch(context.Background(), queries, out); err != nil {
+		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)
 	if grown := after.TotalAlloc - before.TotalAlloc; grown > 1<<20 {
