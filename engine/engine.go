@@ -437,7 +437,9 @@ func (s *Set) Kernels() []float32 { return s.own.buf[:s.vs.Len()] }
 func (s *Set) KernelFactor() float64 { return s.own.factor }
 
 // Sum returns Σᵢ wᵢ·κ(x, sᵢ) over weight column c for the x of the last
-// Score; Sum(0) is what Score returned.
+// Score. Sum(0) is what Score returned up to float32 rounding: Score sums
+// inside the fused kernel (simd.GaussianSumColumns), whose vector code
+// adds in another order than simd.Dot.
 func (s *Set) Sum(c int) float64 { return s.SumWith(&s.own, c) }
 
 // SumWith is Sum for the x of the last ScoreWith on sc.
