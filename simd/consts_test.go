@@ -15,18 +15,19 @@ import (
 // exponent bits of its 2ⁿ are 0 and the result is +0.
 const zeroArg = -88
 
-// TestAsmConstants checks that the exp constants assembled into each
-// generated file are, bit for bit, the float32 conversions of the constants
-// of exp32 (asm/gen keeps its own copy of the values: the two must agree;
-// its rounding constant also carries the exponent bias 127), and that
-// zeroArg does what it is for. The table holds each constant 8 times, 32
-// bytes apart, in this order.
+// TestAsmConstants checks that the constants assembled into each generated
+// file are, bit for bit, the float32 conversions of the constants of exp32
+// and sincos32 (asm/gen keeps its own copy of the values: the two must
+// agree; its exp rounding constant also carries the exponent bias 127), and
+// that zeroArg does what it is for. The table holds each constant 8 times,
+// 32 bytes apart, in this order: exp's, then sin's and cos's.
 func TestAsmConstants(t *testing.T) {
 	if n := math.Round(zeroArg * expLog2e); !(zeroArg < ExpMin) || n != -127 {
 		t.Fatalf("zeroArg = %v: round(zeroArg·log2e) = %v, want −127 below ExpMin", zeroArg, n)
 	}
-	want := []float32{ExpMin, ExpMax, zeroArg, expLog2e, expShift + 127, expC1, expC2, expP0, expP1, expP2, expP3, expP4, expP5}
-	data := regexp.MustCompile(`(?m)^DATA expconsts<>\+(\d+)\(SB\)/4, \$\(?([^)\s]+)\)?$`)
+	want := []float32{ExpMin, ExpMax, zeroArg, expLog2e, expShift + 127, expC1, expC2, expP0, expP1, expP2, expP3, expP4, expP5,
+		sinMax, -sinMax, sinInvPi, sinShift, sinPi1, sinPi2, sinS4, sinS3, sinS2, sinS1, sinC5, sinC4, sinC3, sinC2, 0.5, 1}
+	data := regexp.MustCompile(`(?m)^DATA consts<>\+(\d+)\(SB\)/4, \$\(?([^)\s]+)\)?$`)
 	for _, file := range []string{"kernels_avx2_amd64.s", "kernels_avx512_amd64.s"} {
 		src, err := os.ReadFile(file)
 		if errors.Is(err, fs.ErrNotExist) {

@@ -131,6 +131,39 @@ func exp(dst, src []float32) {
 	}
 }
 
+func fourier(cos, sin, x, tiles []float32, dim int) {
+	switch active {
+	case AVX512:
+		fourierAVX512(cos, sin, x, tiles, dim)
+	case AVX2:
+		fourierAVX2(cos, sin, x, tiles, dim)
+	default:
+		fourierGeneric(cos, sin, x, tiles, dim)
+	}
+}
+
+func fourierSparse(cos, sin []float32, idx []int32, val []float32, tiles []float32, dim int) {
+	switch active {
+	case AVX512:
+		fourierSparseAVX512(cos, sin, idx, val, tiles, dim)
+	case AVX2:
+		fourierSparseAVX2(cos, sin, idx, val, tiles, dim)
+	default:
+		fourierSparseGeneric(cos, sin, idx, val, tiles, dim)
+	}
+}
+
+func axpy(y, x []float32, a float32) {
+	switch active {
+	case AVX512:
+		axpyAVX512(y, x, a)
+	case AVX2:
+		axpyAVX2(y, x, a)
+	default:
+		axpyGeneric(y, x, a)
+	}
+}
+
 func fmaLoop(n int, mul, add, seed float32) float32 {
 	switch active {
 	case AVX512:

@@ -31,6 +31,14 @@ func minimum(a []float32) float32 { return minGeneric(a) }
 
 func exp(dst, src []float32) { expGeneric(dst, src) }
 
+func fourier(cos, sin, x, tiles []float32, dim int) { fourierGeneric(cos, sin, x, tiles, dim) }
+
+func fourierSparse(cos, sin []float32, idx []int32, val []float32, tiles []float32, dim int) {
+	fourierSparseGeneric(cos, sin, idx, val, tiles, dim)
+}
+
+func axpy(y, x []float32, a float32) { axpyGeneric(y, x, a) }
+
 func fmaLoop(n int, mul, add, seed float32) float32 { return fmaLoopGeneric(n, mul, add, seed) }
 
 func fmaFlops() int { return fmaFlopsGeneric }

@@ -368,3 +368,77 @@ func FuzzGaussianSumColumns(f *testing.F) {
 		})
 	})
 }
+
+func FuzzFourierFeatures(f *testing.F) {
+	f.Add([]byte{17, 0, 8, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	f.Add([]byte{63, 0, 5, 0, 0xff, 0x7f, 9, 0, 0x80, 9})
+	f.Add([]byte{1, 0, 12, 0, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d := &decoder{b: data}
+		n, dim := d.intn(70), fuzzDims[d.intn(len(fuzzDims))]
+		freqs, x := fuzzFourier(d, n, dim)
+		_, tol := refFourier(padded(freqs, dim), denseIndices(dim), x)
+		extra, skew := d.intn(3), d.intn(4)
+		implsAgree(t, tol, func(t *testing.T) []float32 {
+			return checkFourier(t, "fuzz input", freqs, x, dim, extra, skew)
+		})
+	})
+}
+
+// fuzzFourier decodes n frequencies of dimension dim and a query, with
+// exponents from elo to elo+8 for each: elo from −30 (|p| ≲ 2⁻³⁰) to −14,
+// where the products reach 2¹⁹ and p passes the clamp at 2²⁰.
+func fuzzFourier(d *decoder, n, dim int) (freqs [][]float32, x []float32) {
+	elo := -30 + d.intn(17)
+	return randVecsDec(d, n, dim, elo), randVecsDec(d, 1, dim, elo)[0]
+}
+
+func FuzzFourierFeaturesSparse(f *testing.F) {
+	f.Add([]byte{17, 0, 8, 0, 3, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	f.Add([]byte{40, 0, 11, 0, 9, 0, 0xff, 0x7f, 9, 0, 0x80, 9})
+	f.Add([]byte{0, 0, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d := &decoder{b: data}
+		n, dim := d.intn(70), fuzzDims[d.intn(len(fuzzDims))]
+		freqs, x := fuzzFourier(d, n, dim)
+		nnz := d.intn(min(dim, 20) + 1)
+		idx := make([]int32, nnz)
+		val := make([]float32, nnz)
+		for k := range idx {
+			j := d.intn(dim) // repeats allowed: the terms add up
+			idx[k], val[k] = int32(j), x[j]
+		}
+		_, tol := refFourier(padded(freqs, dim), idx, val)
+		skew := d.intn(4)
+		implsAgree(t, tol, func(t *testing.T) []float32 {
+			return checkFourierSparse(t, "fuzz input", freqs, idx, val, dim, skew)
+		})
+	})
+}
+
+func FuzzAxpy(f *testing.F) {
+	f.Add([]byte{16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	f.Add([]byte{200, 3, 0xff, 0x7f, 30, 0, 0x80, 30})
+	f.Add([]byte{0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d := &decoder{b: data}
+		n := d.intn(300)
+		// Exponents from the denormals to where a·x reaches 2¹²⁴: no
+		// overflow.
+		elo := -150 + d.intn(182)
+		a := d.value(elo, elo+16)
+		x := make([]float32, n)
+		y := make([]float32, n+d.intn(3)) // longer than x
+		for i := range y {
+			if i < n {
+				x[i] = d.value(elo, elo+16)
+			}
+			y[i] = d.value(elo, elo+16)
+		}
+		_, tol := refAxpy(y, x, a)
+		skew := d.intn(4)
+		implsAgree(t, tol, func(t *testing.T) []float32 {
+			return checkAxpy(t, "fuzz input", y, x, a, skew)
+		})
+	})
+}

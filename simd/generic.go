@@ -34,6 +34,30 @@ const (
 	ExpMax = 88.0
 )
 
+// Constants of the float32 sine and cosine shared by every implementation
+// (sincos32). The argument is clamped to ±sinMax and reduced to r = p − q·π
+// with q = round(p/π) (the rounding by adding and subtracting sinShift, as
+// for exp), in two steps: π = sinPi1 + sinPi2 with sinPi1 = float32(π),
+// where p − q·sinPi1 is exact in an FMA. sin r = r + r³·S(r²) and
+// cos r = 1 − r²/2 + r⁴·C(r²) with S and C of degree 3 (coefficients sinS1
+// … sinS4 and sinC2 … sinC5), minimax for the absolute error on
+// |r| ≤ 1.7: π/2 plus the rounding of q at |p| ≤ sinMax.
+const (
+	sinMax           = 1 << 20
+	sinInvPi         = 0.318309886183790671 // 1/π
+	sinShift         = 1.5 * (1 << 23)
+	sinPi1   float32 = math.Pi
+	sinPi2           = float32(math.Pi - float64(sinPi1))
+	sinS1            = -1.6666649282e-01
+	sinS2            = 8.3328289911e-03
+	sinS3            = -1.9794024411e-04
+	sinS4            = 2.5742326670e-06
+	sinC2            = 4.1666645557e-02
+	sinC3            = -1.3888378162e-03
+	sinC4            = 2.4757542633e-05
+	sinC5            = -2.5966829753e-07
+)
+
 // exp32 is the scalar float32 exponential all implementations share: 0
 // below ExpMin, the argument clamped to ExpMax above, relative error about
 // 1 ulp in between; never NaN, Inf or denormal for finite input. Adding and
@@ -69,6 +93,92 @@ func expGeneric(dst, src []float32) {
 	}
 }
 
+// sincos32 is the scalar float32 sine and cosine all implementations
+// share: p is clamped to ±sinMax (2²⁰, where float32's spacing is 1/8: the
+// phase of p is no longer represented), reduced to r = p − q·π, |r| ≤ π/2
+// up to the rounding of q, and sin p = (−1)^q·sin r, cos p = (−1)^q·cos r.
+// The absolute error is a few 2⁻²⁴ (see FourierFeatures); the results are
+// finite for every non-NaN p.
+//
+// The reduction runs in math.FMA, as the assembly's FMAs: the product
+// q·sinPi1 must not be rounded before the subtraction (q·sinPi1 is exact
+// in float64, and so is p − q·sinPi1; only the second step rounds, twice,
+// which differs from one float32 rounding only in ties).
+func sincos32(p float32) (sin, cos float32) {
+	p = max(min(p, sinMax), -sinMax)
+	q := p*sinInvPi + sinShift - sinShift
+	r := float32(math.FMA(float64(-q), float64(sinPi1), float64(p)))
+	r = float32(math.FMA(float64(-q), float64(sinPi2), float64(r)))
+	z := r * r
+	sin = (((sinS4*z+sinS3)*z+sinS2)*z+sinS1)*z*r + r
+	cos = ((((sinC5*z+sinC4)*z+sinC3)*z+sinC2)*z-0.5)*z + 1
+	sign := uint32(int32(q)) << 31 // the parity of q
+	return math.Float32frombits(math.Float32bits(sin) ^ sign), math.Float32frombits(math.Float32bits(cos) ^ sign)
+}
+
+// fourierGeneric writes into cos[t*16+l] and sin[t*16+l] the cosine and
+// sine of the projection Σⱼ x[j]·tiles[(t·dim+j)·16+l] of x on the vector
+// in lane l of tile t. The 16 projections of a tile are summed in lanes.
+func fourierGeneric(cos, sin, x, tiles []float32, dim int) {
+	x = x[:dim]
+	row := dim * lanes
+	for t := 0; t < len(tiles)/row; t++ {
+		tile := tiles[t*row : (t+1)*row]
+		var acc [lanes]float32
+		for j, xj := range x {
+			s := tile[j*lanes : (j+1)*lanes : (j+1)*lanes]
+			for l := range acc {
+				acc[l] += xj * s[l]
+			}
+		}
+		sinCosLanes(cos[t*lanes:(t+1)*lanes], sin[t*lanes:(t+1)*lanes], &acc)
+	}
+}
+
+// fourierSparseGeneric is fourierGeneric for the sparse x with non-zeros
+// val at the feature indices idx.
+func fourierSparseGeneric(cos, sin []float32, idx []int32, val []float32, tiles []float32, dim int) {
+	row := dim * lanes
+	for t := 0; t < len(tiles)/row; t++ {
+		var acc [lanes]float32
+		addRows(&acc, tiles[t*row:(t+1)*row], idx, val, 1)
+		sinCosLanes(cos[t*lanes:(t+1)*lanes], sin[t*lanes:(t+1)*lanes], &acc)
+	}
+}
+
+// sinCosLanes writes the cosine and sine of the 16 values of p into cos
+// and sin.
+func sinCosLanes(cos, sin []float32, p *[lanes]float32) {
+	cos, sin = cos[:lanes], sin[:lanes]
+	for l, v := range p {
+		sin[l], cos[l] = sincos32(v)
+	}
+}
+
+// addRows adds (f·val[k])·tile[idx[k]·16+l] to acc[l] for every non-zero k
+// of a sparse vector, in order: the rows of its features in one tile,
+// scaled (f·val[k] must be exact: f a power of 2).
+func addRows(acc *[lanes]float32, tile []float32, idx []int32, val []float32, f float32) {
+	val = val[:len(idx)]
+	for k, j := range idx {
+		c := f * val[k]
+		s := tile[int(j)*lanes : int(j+1)*lanes : int(j+1)*lanes]
+		for l := range acc {
+			acc[l] += c * s[l]
+		}
+	}
+}
+
+// axpyGeneric adds a·x[i] to y[i] for i < len(x). The compiler may fuse
+// a*x[i] + y[i] into one FMA, as the assembly does, or round the product
+// first.
+func axpyGeneric(y, x []float32, a float32) {
+	y = y[:len(x)]
+	for i, v := range x {
+		y[i] += a * v
+	}
+}
+
 // sqdistGeneric writes into dst[t*16+l] the squared distance from x to the
 // vector in lane l of tile t: Σⱼ (x[j] − tiles[(t·dim+j)·16+l])². Four lanes
 // at a time keep their sums in registers.
@@ -101,22 +211,14 @@ func sqdistGeneric(dst, x, tiles []float32, dim int) {
 // accuracy to cancellation when ‖s‖² is large: package engine decides when
 // it may be used.
 func sqdistSparseGeneric(dst, norms []float32, idx []int32, val []float32, xnorm float32, tiles []float32, dim int) {
-	val = val[:len(idx)]
 	row := dim * lanes
 	for t := 0; t < len(tiles)/row; t++ {
-		tile := tiles[t*row : (t+1)*row]
 		var acc [lanes]float32
 		copy(acc[:], norms[t*lanes:(t+1)*lanes])
 		for l := range acc {
 			acc[l] += xnorm
 		}
-		for k, j := range idx {
-			c := -2 * val[k]
-			s := tile[int(j)*lanes : int(j+1)*lanes : int(j+1)*lanes]
-			for l := range acc {
-				acc[l] += c * s[l]
-			}
-		}
+		addRows(&acc, tiles[t*row:(t+1)*row], idx, val, -2)
 		out := dst[t*lanes : (t+1)*lanes : (t+1)*lanes]
 		for l, a := range acc {
 			out[l] = max(a, 0)

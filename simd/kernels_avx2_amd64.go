@@ -145,6 +145,65 @@ func dotColumnsAVX2(dst []float32, k []float32, w []float32, stride int)
 //go:noescape
 func expAVX2(dst []float32, src []float32)
 
+// fourierAVX2 is fourierGeneric for AVX2 and FMA:
+//
+//	for t := range len(tiles) / (dim * 16) {
+//		for l := range 16 {
+//			var p float32
+//			for j := range dim {
+//				p += x[j] * tiles[(t*dim+j)*16+l]
+//			}
+//			sin[t*16+l], cos[t*16+l] = sincos32(p)
+//		}
+//	}
+//
+// len(tiles) must be a multiple of dim·16 (dim ≥ 1), cos and sin must hold
+// one value per slot and x exactly dim values. Each p is a chain of FMAs.
+// cos and sin must not overlap the inputs: the last block of tiles may
+// overlap the previous one and be computed twice.
+//
+// Requires: AVX, AVX2, FMA3
+//
+//go:noescape
+func fourierAVX2(cos []float32, sin []float32, x []float32, tiles []float32, dim int)
+
+// fourierSparseAVX2 is fourierSparseGeneric for AVX2 and FMA:
+//
+//	for t := range len(tiles) / (dim * 16) {
+//		for l := range 16 {
+//			var p float32
+//			for k, j := range idx {
+//				p += val[k] * tiles[(t*dim+int(j))*16+l]
+//			}
+//			sin[t*16+l], cos[t*16+l] = sincos32(p)
+//		}
+//	}
+//
+// len(tiles) must be a multiple of dim·16 (dim ≥ 1), cos and sin must hold
+// one value per slot, every idx[k] must be in [0, dim) and len(val) ==
+// len(idx). Each p is a chain of FMAs. cos and sin must not overlap the
+// inputs: the last block of tiles may overlap the previous one and be
+// computed twice.
+//
+// Requires: AVX, AVX2, FMA3
+//
+//go:noescape
+func fourierSparseAVX2(cos []float32, sin []float32, idx []int32, val []float32, tiles []float32, dim int)
+
+// axpyAVX2 is axpyGeneric for AVX2 and FMA:
+//
+//	for i := range x {
+//		y[i] += a * x[i]
+//	}
+//
+// len(x) must be a multiple of 16 and len(y) == len(x); y must not overlap x.
+// Each a·x[i] + y[i] is one FMA (one rounding).
+//
+// Requires: AVX, FMA3
+//
+//go:noescape
+func axpyAVX2(y []float32, x []float32, a float32)
+
 // minAVX2 is minGeneric for AVX2 and FMA:
 //
 //	m := float32(math.Inf(1))

@@ -4,126 +4,255 @@
 
 #include "textflag.h"
 
-DATA expconsts<>+0(SB)/4, $(-87.0)
-DATA expconsts<>+4(SB)/4, $(-87.0)
-DATA expconsts<>+8(SB)/4, $(-87.0)
-DATA expconsts<>+12(SB)/4, $(-87.0)
-DATA expconsts<>+16(SB)/4, $(-87.0)
-DATA expconsts<>+20(SB)/4, $(-87.0)
-DATA expconsts<>+24(SB)/4, $(-87.0)
-DATA expconsts<>+28(SB)/4, $(-87.0)
-DATA expconsts<>+32(SB)/4, $(88.0)
-DATA expconsts<>+36(SB)/4, $(88.0)
-DATA expconsts<>+40(SB)/4, $(88.0)
-DATA expconsts<>+44(SB)/4, $(88.0)
-DATA expconsts<>+48(SB)/4, $(88.0)
-DATA expconsts<>+52(SB)/4, $(88.0)
-DATA expconsts<>+56(SB)/4, $(88.0)
-DATA expconsts<>+60(SB)/4, $(88.0)
-DATA expconsts<>+64(SB)/4, $(-88.0)
-DATA expconsts<>+68(SB)/4, $(-88.0)
-DATA expconsts<>+72(SB)/4, $(-88.0)
-DATA expconsts<>+76(SB)/4, $(-88.0)
-DATA expconsts<>+80(SB)/4, $(-88.0)
-DATA expconsts<>+84(SB)/4, $(-88.0)
-DATA expconsts<>+88(SB)/4, $(-88.0)
-DATA expconsts<>+92(SB)/4, $(-88.0)
-DATA expconsts<>+96(SB)/4, $(1.442695)
-DATA expconsts<>+100(SB)/4, $(1.442695)
-DATA expconsts<>+104(SB)/4, $(1.442695)
-DATA expconsts<>+108(SB)/4, $(1.442695)
-DATA expconsts<>+112(SB)/4, $(1.442695)
-DATA expconsts<>+116(SB)/4, $(1.442695)
-DATA expconsts<>+120(SB)/4, $(1.442695)
-DATA expconsts<>+124(SB)/4, $(1.442695)
-DATA expconsts<>+128(SB)/4, $(12583039.0)
-DATA expconsts<>+132(SB)/4, $(12583039.0)
-DATA expconsts<>+136(SB)/4, $(12583039.0)
-DATA expconsts<>+140(SB)/4, $(12583039.0)
-DATA expconsts<>+144(SB)/4, $(12583039.0)
-DATA expconsts<>+148(SB)/4, $(12583039.0)
-DATA expconsts<>+152(SB)/4, $(12583039.0)
-DATA expconsts<>+156(SB)/4, $(12583039.0)
-DATA expconsts<>+160(SB)/4, $(0.6933594)
-DATA expconsts<>+164(SB)/4, $(0.6933594)
-DATA expconsts<>+168(SB)/4, $(0.6933594)
-DATA expconsts<>+172(SB)/4, $(0.6933594)
-DATA expconsts<>+176(SB)/4, $(0.6933594)
-DATA expconsts<>+180(SB)/4, $(0.6933594)
-DATA expconsts<>+184(SB)/4, $(0.6933594)
-DATA expconsts<>+188(SB)/4, $(0.6933594)
-DATA expconsts<>+192(SB)/4, $(-0.00021219444)
-DATA expconsts<>+196(SB)/4, $(-0.00021219444)
-DATA expconsts<>+200(SB)/4, $(-0.00021219444)
-DATA expconsts<>+204(SB)/4, $(-0.00021219444)
-DATA expconsts<>+208(SB)/4, $(-0.00021219444)
-DATA expconsts<>+212(SB)/4, $(-0.00021219444)
-DATA expconsts<>+216(SB)/4, $(-0.00021219444)
-DATA expconsts<>+220(SB)/4, $(-0.00021219444)
-DATA expconsts<>+224(SB)/4, $(0.00019875691)
-DATA expconsts<>+228(SB)/4, $(0.00019875691)
-DATA expconsts<>+232(SB)/4, $(0.00019875691)
-DATA expconsts<>+236(SB)/4, $(0.00019875691)
-DATA expconsts<>+240(SB)/4, $(0.00019875691)
-DATA expconsts<>+244(SB)/4, $(0.00019875691)
-DATA expconsts<>+248(SB)/4, $(0.00019875691)
-DATA expconsts<>+252(SB)/4, $(0.00019875691)
-DATA expconsts<>+256(SB)/4, $(0.0013981999)
-DATA expconsts<>+260(SB)/4, $(0.0013981999)
-DATA expconsts<>+264(SB)/4, $(0.0013981999)
-DATA expconsts<>+268(SB)/4, $(0.0013981999)
-DATA expconsts<>+272(SB)/4, $(0.0013981999)
-DATA expconsts<>+276(SB)/4, $(0.0013981999)
-DATA expconsts<>+280(SB)/4, $(0.0013981999)
-DATA expconsts<>+284(SB)/4, $(0.0013981999)
-DATA expconsts<>+288(SB)/4, $(0.008333452)
-DATA expconsts<>+292(SB)/4, $(0.008333452)
-DATA expconsts<>+296(SB)/4, $(0.008333452)
-DATA expconsts<>+300(SB)/4, $(0.008333452)
-DATA expconsts<>+304(SB)/4, $(0.008333452)
-DATA expconsts<>+308(SB)/4, $(0.008333452)
-DATA expconsts<>+312(SB)/4, $(0.008333452)
-DATA expconsts<>+316(SB)/4, $(0.008333452)
-DATA expconsts<>+320(SB)/4, $(0.041665796)
-DATA expconsts<>+324(SB)/4, $(0.041665796)
-DATA expconsts<>+328(SB)/4, $(0.041665796)
-DATA expconsts<>+332(SB)/4, $(0.041665796)
-DATA expconsts<>+336(SB)/4, $(0.041665796)
-DATA expconsts<>+340(SB)/4, $(0.041665796)
-DATA expconsts<>+344(SB)/4, $(0.041665796)
-DATA expconsts<>+348(SB)/4, $(0.041665796)
-DATA expconsts<>+352(SB)/4, $(0.16666666)
-DATA expconsts<>+356(SB)/4, $(0.16666666)
-DATA expconsts<>+360(SB)/4, $(0.16666666)
-DATA expconsts<>+364(SB)/4, $(0.16666666)
-DATA expconsts<>+368(SB)/4, $(0.16666666)
-DATA expconsts<>+372(SB)/4, $(0.16666666)
-DATA expconsts<>+376(SB)/4, $(0.16666666)
-DATA expconsts<>+380(SB)/4, $(0.16666666)
-DATA expconsts<>+384(SB)/4, $(0.5)
-DATA expconsts<>+388(SB)/4, $(0.5)
-DATA expconsts<>+392(SB)/4, $(0.5)
-DATA expconsts<>+396(SB)/4, $(0.5)
-DATA expconsts<>+400(SB)/4, $(0.5)
-DATA expconsts<>+404(SB)/4, $(0.5)
-DATA expconsts<>+408(SB)/4, $(0.5)
-DATA expconsts<>+412(SB)/4, $(0.5)
-GLOBL expconsts<>(SB), RODATA|NOPTR, $416
+DATA consts<>+0(SB)/4, $(-87.0)
+DATA consts<>+4(SB)/4, $(-87.0)
+DATA consts<>+8(SB)/4, $(-87.0)
+DATA consts<>+12(SB)/4, $(-87.0)
+DATA consts<>+16(SB)/4, $(-87.0)
+DATA consts<>+20(SB)/4, $(-87.0)
+DATA consts<>+24(SB)/4, $(-87.0)
+DATA consts<>+28(SB)/4, $(-87.0)
+DATA consts<>+32(SB)/4, $(88.0)
+DATA consts<>+36(SB)/4, $(88.0)
+DATA consts<>+40(SB)/4, $(88.0)
+DATA consts<>+44(SB)/4, $(88.0)
+DATA consts<>+48(SB)/4, $(88.0)
+DATA consts<>+52(SB)/4, $(88.0)
+DATA consts<>+56(SB)/4, $(88.0)
+DATA consts<>+60(SB)/4, $(88.0)
+DATA consts<>+64(SB)/4, $(-88.0)
+DATA consts<>+68(SB)/4, $(-88.0)
+DATA consts<>+72(SB)/4, $(-88.0)
+DATA consts<>+76(SB)/4, $(-88.0)
+DATA consts<>+80(SB)/4, $(-88.0)
+DATA consts<>+84(SB)/4, $(-88.0)
+DATA consts<>+88(SB)/4, $(-88.0)
+DATA consts<>+92(SB)/4, $(-88.0)
+DATA consts<>+96(SB)/4, $(1.442695)
+DATA consts<>+100(SB)/4, $(1.442695)
+DATA consts<>+104(SB)/4, $(1.442695)
+DATA consts<>+108(SB)/4, $(1.442695)
+DATA consts<>+112(SB)/4, $(1.442695)
+DATA consts<>+116(SB)/4, $(1.442695)
+DATA consts<>+120(SB)/4, $(1.442695)
+DATA consts<>+124(SB)/4, $(1.442695)
+DATA consts<>+128(SB)/4, $(12583039.0)
+DATA consts<>+132(SB)/4, $(12583039.0)
+DATA consts<>+136(SB)/4, $(12583039.0)
+DATA consts<>+140(SB)/4, $(12583039.0)
+DATA consts<>+144(SB)/4, $(12583039.0)
+DATA consts<>+148(SB)/4, $(12583039.0)
+DATA consts<>+152(SB)/4, $(12583039.0)
+DATA consts<>+156(SB)/4, $(12583039.0)
+DATA consts<>+160(SB)/4, $(0.6933594)
+DATA consts<>+164(SB)/4, $(0.6933594)
+DATA consts<>+168(SB)/4, $(0.6933594)
+DATA consts<>+172(SB)/4, $(0.6933594)
+DATA consts<>+176(SB)/4, $(0.6933594)
+DATA consts<>+180(SB)/4, $(0.6933594)
+DATA consts<>+184(SB)/4, $(0.6933594)
+DATA consts<>+188(SB)/4, $(0.6933594)
+DATA consts<>+192(SB)/4, $(-0.00021219444)
+DATA consts<>+196(SB)/4, $(-0.00021219444)
+DATA consts<>+200(SB)/4, $(-0.00021219444)
+DATA consts<>+204(SB)/4, $(-0.00021219444)
+DATA consts<>+208(SB)/4, $(-0.00021219444)
+DATA consts<>+212(SB)/4, $(-0.00021219444)
+DATA consts<>+216(SB)/4, $(-0.00021219444)
+DATA consts<>+220(SB)/4, $(-0.00021219444)
+DATA consts<>+224(SB)/4, $(0.00019875691)
+DATA consts<>+228(SB)/4, $(0.00019875691)
+DATA consts<>+232(SB)/4, $(0.00019875691)
+DATA consts<>+236(SB)/4, $(0.00019875691)
+DATA consts<>+240(SB)/4, $(0.00019875691)
+DATA consts<>+244(SB)/4, $(0.00019875691)
+DATA consts<>+248(SB)/4, $(0.00019875691)
+DATA consts<>+252(SB)/4, $(0.00019875691)
+DATA consts<>+256(SB)/4, $(0.0013981999)
+DATA consts<>+260(SB)/4, $(0.0013981999)
+DATA consts<>+264(SB)/4, $(0.0013981999)
+DATA consts<>+268(SB)/4, $(0.0013981999)
+DATA consts<>+272(SB)/4, $(0.0013981999)
+DATA consts<>+276(SB)/4, $(0.0013981999)
+DATA consts<>+280(SB)/4, $(0.0013981999)
+DATA consts<>+284(SB)/4, $(0.0013981999)
+DATA consts<>+288(SB)/4, $(0.008333452)
+DATA consts<>+292(SB)/4, $(0.008333452)
+DATA consts<>+296(SB)/4, $(0.008333452)
+DATA consts<>+300(SB)/4, $(0.008333452)
+DATA consts<>+304(SB)/4, $(0.008333452)
+DATA consts<>+308(SB)/4, $(0.008333452)
+DATA consts<>+312(SB)/4, $(0.008333452)
+DATA consts<>+316(SB)/4, $(0.008333452)
+DATA consts<>+320(SB)/4, $(0.041665796)
+DATA consts<>+324(SB)/4, $(0.041665796)
+DATA consts<>+328(SB)/4, $(0.041665796)
+DATA consts<>+332(SB)/4, $(0.041665796)
+DATA consts<>+336(SB)/4, $(0.041665796)
+DATA consts<>+340(SB)/4, $(0.041665796)
+DATA consts<>+344(SB)/4, $(0.041665796)
+DATA consts<>+348(SB)/4, $(0.041665796)
+DATA consts<>+352(SB)/4, $(0.16666666)
+DATA consts<>+356(SB)/4, $(0.16666666)
+DATA consts<>+360(SB)/4, $(0.16666666)
+DATA consts<>+364(SB)/4, $(0.16666666)
+DATA consts<>+368(SB)/4, $(0.16666666)
+DATA consts<>+372(SB)/4, $(0.16666666)
+DATA consts<>+376(SB)/4, $(0.16666666)
+DATA consts<>+380(SB)/4, $(0.16666666)
+DATA consts<>+384(SB)/4, $(0.5)
+DATA consts<>+388(SB)/4, $(0.5)
+DATA consts<>+392(SB)/4, $(0.5)
+DATA consts<>+396(SB)/4, $(0.5)
+DATA consts<>+400(SB)/4, $(0.5)
+DATA consts<>+404(SB)/4, $(0.5)
+DATA consts<>+408(SB)/4, $(0.5)
+DATA consts<>+412(SB)/4, $(0.5)
+DATA consts<>+416(SB)/4, $(1048576.0)
+DATA consts<>+420(SB)/4, $(1048576.0)
+DATA consts<>+424(SB)/4, $(1048576.0)
+DATA consts<>+428(SB)/4, $(1048576.0)
+DATA consts<>+432(SB)/4, $(1048576.0)
+DATA consts<>+436(SB)/4, $(1048576.0)
+DATA consts<>+440(SB)/4, $(1048576.0)
+DATA consts<>+444(SB)/4, $(1048576.0)
+DATA consts<>+448(SB)/4, $(-1048576.0)
+DATA consts<>+452(SB)/4, $(-1048576.0)
+DATA consts<>+456(SB)/4, $(-1048576.0)
+DATA consts<>+460(SB)/4, $(-1048576.0)
+DATA consts<>+464(SB)/4, $(-1048576.0)
+DATA consts<>+468(SB)/4, $(-1048576.0)
+DATA consts<>+472(SB)/4, $(-1048576.0)
+DATA consts<>+476(SB)/4, $(-1048576.0)
+DATA consts<>+480(SB)/4, $(0.31830987)
+DATA consts<>+484(SB)/4, $(0.31830987)
+DATA consts<>+488(SB)/4, $(0.31830987)
+DATA consts<>+492(SB)/4, $(0.31830987)
+DATA consts<>+496(SB)/4, $(0.31830987)
+DATA consts<>+500(SB)/4, $(0.31830987)
+DATA consts<>+504(SB)/4, $(0.31830987)
+DATA consts<>+508(SB)/4, $(0.31830987)
+DATA consts<>+512(SB)/4, $(12582912.0)
+DATA consts<>+516(SB)/4, $(12582912.0)
+DATA consts<>+520(SB)/4, $(12582912.0)
+DATA consts<>+524(SB)/4, $(12582912.0)
+DATA consts<>+528(SB)/4, $(12582912.0)
+DATA consts<>+532(SB)/4, $(12582912.0)
+DATA consts<>+536(SB)/4, $(12582912.0)
+DATA consts<>+540(SB)/4, $(12582912.0)
+DATA consts<>+544(SB)/4, $(3.1415927)
+DATA consts<>+548(SB)/4, $(3.1415927)
+DATA consts<>+552(SB)/4, $(3.1415927)
+DATA consts<>+556(SB)/4, $(3.1415927)
+DATA consts<>+560(SB)/4, $(3.1415927)
+DATA consts<>+564(SB)/4, $(3.1415927)
+DATA consts<>+568(SB)/4, $(3.1415927)
+DATA consts<>+572(SB)/4, $(3.1415927)
+DATA consts<>+576(SB)/4, $(-0.00000008742278)
+DATA consts<>+580(SB)/4, $(-0.00000008742278)
+DATA consts<>+584(SB)/4, $(-0.00000008742278)
+DATA consts<>+588(SB)/4, $(-0.00000008742278)
+DATA consts<>+592(SB)/4, $(-0.00000008742278)
+DATA consts<>+596(SB)/4, $(-0.00000008742278)
+DATA consts<>+600(SB)/4, $(-0.00000008742278)
+DATA consts<>+604(SB)/4, $(-0.00000008742278)
+DATA consts<>+608(SB)/4, $(0.0000025742327)
+DATA consts<>+612(SB)/4, $(0.0000025742327)
+DATA consts<>+616(SB)/4, $(0.0000025742327)
+DATA consts<>+620(SB)/4, $(0.0000025742327)
+DATA consts<>+624(SB)/4, $(0.0000025742327)
+DATA consts<>+628(SB)/4, $(0.0000025742327)
+DATA consts<>+632(SB)/4, $(0.0000025742327)
+DATA consts<>+636(SB)/4, $(0.0000025742327)
+DATA consts<>+640(SB)/4, $(-0.00019794024)
+DATA consts<>+644(SB)/4, $(-0.00019794024)
+DATA consts<>+648(SB)/4, $(-0.00019794024)
+DATA consts<>+652(SB)/4, $(-0.00019794024)
+DATA consts<>+656(SB)/4, $(-0.00019794024)
+DATA consts<>+660(SB)/4, $(-0.00019794024)
+DATA consts<>+664(SB)/4, $(-0.00019794024)
+DATA consts<>+668(SB)/4, $(-0.00019794024)
+DATA consts<>+672(SB)/4, $(0.008332829)
+DATA consts<>+676(SB)/4, $(0.008332829)
+DATA consts<>+680(SB)/4, $(0.008332829)
+DATA consts<>+684(SB)/4, $(0.008332829)
+DATA consts<>+688(SB)/4, $(0.008332829)
+DATA consts<>+692(SB)/4, $(0.008332829)
+DATA consts<>+696(SB)/4, $(0.008332829)
+DATA consts<>+700(SB)/4, $(0.008332829)
+DATA consts<>+704(SB)/4, $(-0.1666665)
+DATA consts<>+708(SB)/4, $(-0.1666665)
+DATA consts<>+712(SB)/4, $(-0.1666665)
+DATA consts<>+716(SB)/4, $(-0.1666665)
+DATA consts<>+720(SB)/4, $(-0.1666665)
+DATA consts<>+724(SB)/4, $(-0.1666665)
+DATA consts<>+728(SB)/4, $(-0.1666665)
+DATA consts<>+732(SB)/4, $(-0.1666665)
+DATA consts<>+736(SB)/4, $(-0.0000002596683)
+DATA consts<>+740(SB)/4, $(-0.0000002596683)
+DATA consts<>+744(SB)/4, $(-0.0000002596683)
+DATA consts<>+748(SB)/4, $(-0.0000002596683)
+DATA consts<>+752(SB)/4, $(-0.0000002596683)
+DATA consts<>+756(SB)/4, $(-0.0000002596683)
+DATA consts<>+760(SB)/4, $(-0.0000002596683)
+DATA consts<>+764(SB)/4, $(-0.0000002596683)
+DATA consts<>+768(SB)/4, $(0.000024757543)
+DATA consts<>+772(SB)/4, $(0.000024757543)
+DATA consts<>+776(SB)/4, $(0.000024757543)
+DATA consts<>+780(SB)/4, $(0.000024757543)
+DATA consts<>+784(SB)/4, $(0.000024757543)
+DATA consts<>+788(SB)/4, $(0.000024757543)
+DATA consts<>+792(SB)/4, $(0.000024757543)
+DATA consts<>+796(SB)/4, $(0.000024757543)
+DATA consts<>+800(SB)/4, $(-0.0013888378)
+DATA consts<>+804(SB)/4, $(-0.0013888378)
+DATA consts<>+808(SB)/4, $(-0.0013888378)
+DATA consts<>+812(SB)/4, $(-0.0013888378)
+DATA consts<>+816(SB)/4, $(-0.0013888378)
+DATA consts<>+820(SB)/4, $(-0.0013888378)
+DATA consts<>+824(SB)/4, $(-0.0013888378)
+DATA consts<>+828(SB)/4, $(-0.0013888378)
+DATA consts<>+832(SB)/4, $(0.041666646)
+DATA consts<>+836(SB)/4, $(0.041666646)
+DATA consts<>+840(SB)/4, $(0.041666646)
+DATA consts<>+844(SB)/4, $(0.041666646)
+DATA consts<>+848(SB)/4, $(0.041666646)
+DATA consts<>+852(SB)/4, $(0.041666646)
+DATA consts<>+856(SB)/4, $(0.041666646)
+DATA consts<>+860(SB)/4, $(0.041666646)
+DATA consts<>+864(SB)/4, $(0.5)
+DATA consts<>+868(SB)/4, $(0.5)
+DATA consts<>+872(SB)/4, $(0.5)
+DATA consts<>+876(SB)/4, $(0.5)
+DATA consts<>+880(SB)/4, $(0.5)
+DATA consts<>+884(SB)/4, $(0.5)
+DATA consts<>+888(SB)/4, $(0.5)
+DATA consts<>+892(SB)/4, $(0.5)
+DATA consts<>+896(SB)/4, $(1.0)
+DATA consts<>+900(SB)/4, $(1.0)
+DATA consts<>+904(SB)/4, $(1.0)
+DATA consts<>+908(SB)/4, $(1.0)
+DATA consts<>+912(SB)/4, $(1.0)
+DATA consts<>+916(SB)/4, $(1.0)
+DATA consts<>+920(SB)/4, $(1.0)
+DATA consts<>+924(SB)/4, $(1.0)
+GLOBL consts<>(SB), RODATA|NOPTR, $928
 
 // func sqdistAVX2(dst []float32, x []float32, tiles []float32, dim int)
 // Requires: AVX, FMA3
 TEXT ·sqdistAVX2(SB), NOSPLIT, $0-80
-	MOVQ dst_base+0(FP), AX
-	MOVQ dst_len+8(FP), CX
-	SHLQ $0x02, CX
-	MOVQ tiles_base+48(FP), DX
-	MOVQ dim+72(FP), BX
-	MOVQ x_base+24(FP), SI
-	LEAQ (SI)(BX*4), SI
-	MOVQ BX, DI
-	SHLQ $0x06, DI
-	LEAQ (DI)(DI*2), R8
-	XORQ R9, R9
+	MOVQ   dst_base+0(FP), AX
+	MOVQ   dst_len+8(FP), CX
+	SHLQ   $0x02, CX
+	MOVQ   tiles_base+48(FP), DX
+	MOVQ   dim+72(FP), BX
+	MOVQ   x_base+24(FP), SI
+	LEAQ   (SI)(BX*4), SI
+	MOVQ   BX, DI
+	SHLQ   $0x06, DI
+	LEAQ   (DI)(DI*2), R8
+	VXORPS Y0, Y0, Y0
+	XORQ   R9, R9
 
 	// blocks of 4
 	MOVQ CX, R10
@@ -136,13 +265,13 @@ blocks4_3:
 	IMULQ  BX, R10
 	ADDQ   DX, R10
 	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
+	VXORPS Y0, Y0, Y1
+	VXORPS Y0, Y0, Y2
+	VXORPS Y0, Y0, Y3
+	VXORPS Y0, Y0, Y4
+	VXORPS Y0, Y0, Y5
+	VXORPS Y0, Y0, Y6
+	VXORPS Y0, Y0, Y7
 	MOVQ   BX, R11
 	NEGQ   R11
 
@@ -190,13 +319,13 @@ feature_4:
 	IMULQ  BX, CX
 	ADDQ   DX, CX
 	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
+	VXORPS Y0, Y0, Y1
+	VXORPS Y0, Y0, Y2
+	VXORPS Y0, Y0, Y3
+	VXORPS Y0, Y0, Y4
+	VXORPS Y0, Y0, Y5
+	VXORPS Y0, Y0, Y6
+	VXORPS Y0, Y0, Y7
 	MOVQ   BX, DX
 	NEGQ   DX
 
@@ -243,9 +372,9 @@ blocks2_7:
 	IMULQ  BX, R8
 	ADDQ   DX, R8
 	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
+	VXORPS Y0, Y0, Y1
+	VXORPS Y0, Y0, Y2
+	VXORPS Y0, Y0, Y3
 	MOVQ   BX, R10
 	NEGQ   R10
 
@@ -281,9 +410,9 @@ feature_8:
 	IMULQ  BX, CX
 	ADDQ   DX, CX
 	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
+	VXORPS Y0, Y0, Y1
+	VXORPS Y0, Y0, Y2
+	VXORPS Y0, Y0, Y3
 	MOVQ   BX, DX
 	NEGQ   DX
 
@@ -318,7 +447,7 @@ blocks1_11:
 	IMULQ  BX, DI
 	ADDQ   DX, DI
 	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
+	VXORPS Y0, Y0, Y1
 	MOVQ   BX, R8
 	NEGQ   R8
 
@@ -352,6 +481,8 @@ TEXT ·sqdistSparseAVX2(SB), NOSPLIT, $0-136
 	MOVQ         norms_base+24(FP), CX
 	MOVQ         dst_len+8(FP), DX
 	SHLQ         $0x02, DX
+	VBROADCASTSS xnorm+96(FP), Y0
+	VXORPS       Y1, Y1, Y1
 	MOVQ         dim+128(FP), BX
 	SHLQ         $0x06, BX
 	LEAQ         (BX)(BX*2), SI
@@ -360,8 +491,6 @@ TEXT ·sqdistSparseAVX2(SB), NOSPLIT, $0-136
 	LEAQ         (R8)(DI*4), R8
 	MOVQ         val_base+72(FP), R9
 	LEAQ         (R9)(DI*4), R9
-	VBROADCASTSS xnorm+96(FP), Y0
-	VXORPS       Y1, Y1, Y1
 	XORQ         DI, DI
 
 	// blocks of 4
@@ -619,7 +748,7 @@ done_13:
 TEXT ·gaussianSumColumnsAVX2(SB), NOSPLIT, $0-88
 	MOVQ         dst_len+8(FP), AX
 	VBROADCASTSS scale+80(FP), Y0
-	VBROADCASTSS expconsts<>+32(SB), Y1
+	VBROADCASTSS consts<>+32(SB), Y1
 	CMPQ         AX, $0x00000001
 	JE           columns1_30
 	CMPQ         AX, $0x00000002
@@ -655,68 +784,68 @@ unrolled_37:
 	VFMADD231PS  96(AX), Y0, Y6
 
 	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
-	VCMPPS    $0x11, expconsts<>+0(SB), Y3, Y7
-	VBLENDVPS Y7, expconsts<>+64(SB), Y3, Y3
-	VCMPPS    $0x11, expconsts<>+0(SB), Y4, Y7
-	VBLENDVPS Y7, expconsts<>+64(SB), Y4, Y4
-	VCMPPS    $0x11, expconsts<>+0(SB), Y5, Y7
-	VBLENDVPS Y7, expconsts<>+64(SB), Y5, Y5
-	VCMPPS    $0x11, expconsts<>+0(SB), Y6, Y7
-	VBLENDVPS Y7, expconsts<>+64(SB), Y6, Y6
+	VCMPPS    $0x11, consts<>+0(SB), Y3, Y7
+	VBLENDVPS Y7, consts<>+64(SB), Y3, Y3
+	VCMPPS    $0x11, consts<>+0(SB), Y4, Y7
+	VBLENDVPS Y7, consts<>+64(SB), Y4, Y4
+	VCMPPS    $0x11, consts<>+0(SB), Y5, Y7
+	VBLENDVPS Y7, consts<>+64(SB), Y5, Y5
+	VCMPPS    $0x11, consts<>+0(SB), Y6, Y7
+	VBLENDVPS Y7, consts<>+64(SB), Y6, Y6
 	VMINPS    Y3, Y1, Y3
 	VMINPS    Y4, Y1, Y4
 	VMINPS    Y5, Y1, Y5
 	VMINPS    Y6, Y1, Y6
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Y7
-	VFMADD231PS  expconsts<>+96(SB), Y3, Y7
-	VBROADCASTSS expconsts<>+128(SB), Y8
-	VFMADD231PS  expconsts<>+96(SB), Y4, Y8
-	VBROADCASTSS expconsts<>+128(SB), Y9
-	VFMADD231PS  expconsts<>+96(SB), Y5, Y9
-	VBROADCASTSS expconsts<>+128(SB), Y10
-	VFMADD231PS  expconsts<>+96(SB), Y6, Y10
+	VBROADCASTSS consts<>+128(SB), Y7
+	VFMADD231PS  consts<>+96(SB), Y3, Y7
+	VBROADCASTSS consts<>+128(SB), Y8
+	VFMADD231PS  consts<>+96(SB), Y4, Y8
+	VBROADCASTSS consts<>+128(SB), Y9
+	VFMADD231PS  consts<>+96(SB), Y5, Y9
+	VBROADCASTSS consts<>+128(SB), Y10
+	VFMADD231PS  consts<>+96(SB), Y6, Y10
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+128(SB), Y7, Y11
-	VFNMADD231PS expconsts<>+160(SB), Y11, Y3
-	VFNMADD231PS expconsts<>+192(SB), Y11, Y3
-	VSUBPS       expconsts<>+128(SB), Y8, Y11
-	VFNMADD231PS expconsts<>+160(SB), Y11, Y4
-	VFNMADD231PS expconsts<>+192(SB), Y11, Y4
-	VSUBPS       expconsts<>+128(SB), Y9, Y11
-	VFNMADD231PS expconsts<>+160(SB), Y11, Y5
-	VFNMADD231PS expconsts<>+192(SB), Y11, Y5
-	VSUBPS       expconsts<>+128(SB), Y10, Y11
-	VFNMADD231PS expconsts<>+160(SB), Y11, Y6
-	VFNMADD231PS expconsts<>+192(SB), Y11, Y6
+	VSUBPS       consts<>+128(SB), Y7, Y11
+	VFNMADD231PS consts<>+160(SB), Y11, Y3
+	VFNMADD231PS consts<>+192(SB), Y11, Y3
+	VSUBPS       consts<>+128(SB), Y8, Y11
+	VFNMADD231PS consts<>+160(SB), Y11, Y4
+	VFNMADD231PS consts<>+192(SB), Y11, Y4
+	VSUBPS       consts<>+128(SB), Y9, Y11
+	VFNMADD231PS consts<>+160(SB), Y11, Y5
+	VFNMADD231PS consts<>+192(SB), Y11, Y5
+	VSUBPS       consts<>+128(SB), Y10, Y11
+	VFNMADD231PS consts<>+160(SB), Y11, Y6
+	VFNMADD231PS consts<>+192(SB), Y11, Y6
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Y11
-	VFMADD213PS  expconsts<>+256(SB), Y3, Y11
-	VBROADCASTSS expconsts<>+224(SB), Y12
-	VFMADD213PS  expconsts<>+256(SB), Y4, Y12
-	VBROADCASTSS expconsts<>+224(SB), Y13
-	VFMADD213PS  expconsts<>+256(SB), Y5, Y13
-	VBROADCASTSS expconsts<>+224(SB), Y14
-	VFMADD213PS  expconsts<>+256(SB), Y6, Y14
-	VFMADD213PS  expconsts<>+288(SB), Y3, Y11
-	VFMADD213PS  expconsts<>+288(SB), Y4, Y12
-	VFMADD213PS  expconsts<>+288(SB), Y5, Y13
-	VFMADD213PS  expconsts<>+288(SB), Y6, Y14
-	VFMADD213PS  expconsts<>+320(SB), Y3, Y11
-	VFMADD213PS  expconsts<>+320(SB), Y4, Y12
-	VFMADD213PS  expconsts<>+320(SB), Y5, Y13
-	VFMADD213PS  expconsts<>+320(SB), Y6, Y14
-	VFMADD213PS  expconsts<>+352(SB), Y3, Y11
-	VFMADD213PS  expconsts<>+352(SB), Y4, Y12
-	VFMADD213PS  expconsts<>+352(SB), Y5, Y13
-	VFMADD213PS  expconsts<>+352(SB), Y6, Y14
-	VFMADD213PS  expconsts<>+384(SB), Y3, Y11
-	VFMADD213PS  expconsts<>+384(SB), Y4, Y12
-	VFMADD213PS  expconsts<>+384(SB), Y5, Y13
-	VFMADD213PS  expconsts<>+384(SB), Y6, Y14
+	VBROADCASTSS consts<>+224(SB), Y11
+	VFMADD213PS  consts<>+256(SB), Y3, Y11
+	VBROADCASTSS consts<>+224(SB), Y12
+	VFMADD213PS  consts<>+256(SB), Y4, Y12
+	VBROADCASTSS consts<>+224(SB), Y13
+	VFMADD213PS  consts<>+256(SB), Y5, Y13
+	VBROADCASTSS consts<>+224(SB), Y14
+	VFMADD213PS  consts<>+256(SB), Y6, Y14
+	VFMADD213PS  consts<>+288(SB), Y3, Y11
+	VFMADD213PS  consts<>+288(SB), Y4, Y12
+	VFMADD213PS  consts<>+288(SB), Y5, Y13
+	VFMADD213PS  consts<>+288(SB), Y6, Y14
+	VFMADD213PS  consts<>+320(SB), Y3, Y11
+	VFMADD213PS  consts<>+320(SB), Y4, Y12
+	VFMADD213PS  consts<>+320(SB), Y5, Y13
+	VFMADD213PS  consts<>+320(SB), Y6, Y14
+	VFMADD213PS  consts<>+352(SB), Y3, Y11
+	VFMADD213PS  consts<>+352(SB), Y4, Y12
+	VFMADD213PS  consts<>+352(SB), Y5, Y13
+	VFMADD213PS  consts<>+352(SB), Y6, Y14
+	VFMADD213PS  consts<>+384(SB), Y3, Y11
+	VFMADD213PS  consts<>+384(SB), Y4, Y12
+	VFMADD213PS  consts<>+384(SB), Y5, Y13
+	VFMADD213PS  consts<>+384(SB), Y6, Y14
 
 	// y = (p·r)·r + r
 	VMULPS      Y3, Y11, Y11
@@ -759,26 +888,26 @@ single_39:
 	VFMADD231PS  (AX), Y0, Y3
 
 	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
-	VCMPPS    $0x11, expconsts<>+0(SB), Y3, Y4
-	VBLENDVPS Y4, expconsts<>+64(SB), Y3, Y3
+	VCMPPS    $0x11, consts<>+0(SB), Y3, Y4
+	VBLENDVPS Y4, consts<>+64(SB), Y3, Y3
 	VMINPS    Y3, Y1, Y3
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Y4
-	VFMADD231PS  expconsts<>+96(SB), Y3, Y4
+	VBROADCASTSS consts<>+128(SB), Y4
+	VFMADD231PS  consts<>+96(SB), Y3, Y4
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+128(SB), Y4, Y5
-	VFNMADD231PS expconsts<>+160(SB), Y5, Y3
-	VFNMADD231PS expconsts<>+192(SB), Y5, Y3
+	VSUBPS       consts<>+128(SB), Y4, Y5
+	VFNMADD231PS consts<>+160(SB), Y5, Y3
+	VFNMADD231PS consts<>+192(SB), Y5, Y3
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Y5
-	VFMADD213PS  expconsts<>+256(SB), Y3, Y5
-	VFMADD213PS  expconsts<>+288(SB), Y3, Y5
-	VFMADD213PS  expconsts<>+320(SB), Y3, Y5
-	VFMADD213PS  expconsts<>+352(SB), Y3, Y5
-	VFMADD213PS  expconsts<>+384(SB), Y3, Y5
+	VBROADCASTSS consts<>+224(SB), Y5
+	VFMADD213PS  consts<>+256(SB), Y3, Y5
+	VFMADD213PS  consts<>+288(SB), Y3, Y5
+	VFMADD213PS  consts<>+320(SB), Y3, Y5
+	VFMADD213PS  consts<>+352(SB), Y3, Y5
+	VFMADD213PS  consts<>+384(SB), Y3, Y5
 
 	// y = (p·r)·r + r
 	VMULPS      Y3, Y5, Y5
@@ -831,68 +960,68 @@ unrolled_41:
 	VFMADD231PS  96(AX), Y0, Y7
 
 	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
-	VCMPPS    $0x11, expconsts<>+0(SB), Y4, Y8
-	VBLENDVPS Y8, expconsts<>+64(SB), Y4, Y4
-	VCMPPS    $0x11, expconsts<>+0(SB), Y5, Y8
-	VBLENDVPS Y8, expconsts<>+64(SB), Y5, Y5
-	VCMPPS    $0x11, expconsts<>+0(SB), Y6, Y8
-	VBLENDVPS Y8, expconsts<>+64(SB), Y6, Y6
-	VCMPPS    $0x11, expconsts<>+0(SB), Y7, Y8
-	VBLENDVPS Y8, expconsts<>+64(SB), Y7, Y7
+	VCMPPS    $0x11, consts<>+0(SB), Y4, Y8
+	VBLENDVPS Y8, consts<>+64(SB), Y4, Y4
+	VCMPPS    $0x11, consts<>+0(SB), Y5, Y8
+	VBLENDVPS Y8, consts<>+64(SB), Y5, Y5
+	VCMPPS    $0x11, consts<>+0(SB), Y6, Y8
+	VBLENDVPS Y8, consts<>+64(SB), Y6, Y6
+	VCMPPS    $0x11, consts<>+0(SB), Y7, Y8
+	VBLENDVPS Y8, consts<>+64(SB), Y7, Y7
 	VMINPS    Y4, Y1, Y4
 	VMINPS    Y5, Y1, Y5
 	VMINPS    Y6, Y1, Y6
 	VMINPS    Y7, Y1, Y7
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Y8
-	VFMADD231PS  expconsts<>+96(SB), Y4, Y8
-	VBROADCASTSS expconsts<>+128(SB), Y9
-	VFMADD231PS  expconsts<>+96(SB), Y5, Y9
-	VBROADCASTSS expconsts<>+128(SB), Y10
-	VFMADD231PS  expconsts<>+96(SB), Y6, Y10
-	VBROADCASTSS expconsts<>+128(SB), Y11
-	VFMADD231PS  expconsts<>+96(SB), Y7, Y11
+	VBROADCASTSS consts<>+128(SB), Y8
+	VFMADD231PS  consts<>+96(SB), Y4, Y8
+	VBROADCASTSS consts<>+128(SB), Y9
+	VFMADD231PS  consts<>+96(SB), Y5, Y9
+	VBROADCASTSS consts<>+128(SB), Y10
+	VFMADD231PS  consts<>+96(SB), Y6, Y10
+	VBROADCASTSS consts<>+128(SB), Y11
+	VFMADD231PS  consts<>+96(SB), Y7, Y11
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+128(SB), Y8, Y12
-	VFNMADD231PS expconsts<>+160(SB), Y12, Y4
-	VFNMADD231PS expconsts<>+192(SB), Y12, Y4
-	VSUBPS       expconsts<>+128(SB), Y9, Y12
-	VFNMADD231PS expconsts<>+160(SB), Y12, Y5
-	VFNMADD231PS expconsts<>+192(SB), Y12, Y5
-	VSUBPS       expconsts<>+128(SB), Y10, Y12
-	VFNMADD231PS expconsts<>+160(SB), Y12, Y6
-	VFNMADD231PS expconsts<>+192(SB), Y12, Y6
-	VSUBPS       expconsts<>+128(SB), Y11, Y12
-	VFNMADD231PS expconsts<>+160(SB), Y12, Y7
-	VFNMADD231PS expconsts<>+192(SB), Y12, Y7
+	VSUBPS       consts<>+128(SB), Y8, Y12
+	VFNMADD231PS consts<>+160(SB), Y12, Y4
+	VFNMADD231PS consts<>+192(SB), Y12, Y4
+	VSUBPS       consts<>+128(SB), Y9, Y12
+	VFNMADD231PS consts<>+160(SB), Y12, Y5
+	VFNMADD231PS consts<>+192(SB), Y12, Y5
+	VSUBPS       consts<>+128(SB), Y10, Y12
+	VFNMADD231PS consts<>+160(SB), Y12, Y6
+	VFNMADD231PS consts<>+192(SB), Y12, Y6
+	VSUBPS       consts<>+128(SB), Y11, Y12
+	VFNMADD231PS consts<>+160(SB), Y12, Y7
+	VFNMADD231PS consts<>+192(SB), Y12, Y7
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Y12
-	VFMADD213PS  expconsts<>+256(SB), Y4, Y12
-	VBROADCASTSS expconsts<>+224(SB), Y13
-	VFMADD213PS  expconsts<>+256(SB), Y5, Y13
-	VBROADCASTSS expconsts<>+224(SB), Y14
-	VFMADD213PS  expconsts<>+256(SB), Y6, Y14
-	VBROADCASTSS expconsts<>+224(SB), Y15
-	VFMADD213PS  expconsts<>+256(SB), Y7, Y15
-	VFMADD213PS  expconsts<>+288(SB), Y4, Y12
-	VFMADD213PS  expconsts<>+288(SB), Y5, Y13
-	VFMADD213PS  expconsts<>+288(SB), Y6, Y14
-	VFMADD213PS  expconsts<>+288(SB), Y7, Y15
-	VFMADD213PS  expconsts<>+320(SB), Y4, Y12
-	VFMADD213PS  expconsts<>+320(SB), Y5, Y13
-	VFMADD213PS  expconsts<>+320(SB), Y6, Y14
-	VFMADD213PS  expconsts<>+320(SB), Y7, Y15
-	VFMADD213PS  expconsts<>+352(SB), Y4, Y12
-	VFMADD213PS  expconsts<>+352(SB), Y5, Y13
-	VFMADD213PS  expconsts<>+352(SB), Y6, Y14
-	VFMADD213PS  expconsts<>+352(SB), Y7, Y15
-	VFMADD213PS  expconsts<>+384(SB), Y4, Y12
-	VFMADD213PS  expconsts<>+384(SB), Y5, Y13
-	VFMADD213PS  expconsts<>+384(SB), Y6, Y14
-	VFMADD213PS  expconsts<>+384(SB), Y7, Y15
+	VBROADCASTSS consts<>+224(SB), Y12
+	VFMADD213PS  consts<>+256(SB), Y4, Y12
+	VBROADCASTSS consts<>+224(SB), Y13
+	VFMADD213PS  consts<>+256(SB), Y5, Y13
+	VBROADCASTSS consts<>+224(SB), Y14
+	VFMADD213PS  consts<>+256(SB), Y6, Y14
+	VBROADCASTSS consts<>+224(SB), Y15
+	VFMADD213PS  consts<>+256(SB), Y7, Y15
+	VFMADD213PS  consts<>+288(SB), Y4, Y12
+	VFMADD213PS  consts<>+288(SB), Y5, Y13
+	VFMADD213PS  consts<>+288(SB), Y6, Y14
+	VFMADD213PS  consts<>+288(SB), Y7, Y15
+	VFMADD213PS  consts<>+320(SB), Y4, Y12
+	VFMADD213PS  consts<>+320(SB), Y5, Y13
+	VFMADD213PS  consts<>+320(SB), Y6, Y14
+	VFMADD213PS  consts<>+320(SB), Y7, Y15
+	VFMADD213PS  consts<>+352(SB), Y4, Y12
+	VFMADD213PS  consts<>+352(SB), Y5, Y13
+	VFMADD213PS  consts<>+352(SB), Y6, Y14
+	VFMADD213PS  consts<>+352(SB), Y7, Y15
+	VFMADD213PS  consts<>+384(SB), Y4, Y12
+	VFMADD213PS  consts<>+384(SB), Y5, Y13
+	VFMADD213PS  consts<>+384(SB), Y6, Y14
+	VFMADD213PS  consts<>+384(SB), Y7, Y15
 
 	// y = (p·r)·r + r
 	VMULPS      Y4, Y12, Y12
@@ -939,26 +1068,26 @@ single_43:
 	VFMADD231PS  (AX), Y0, Y4
 
 	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
-	VCMPPS    $0x11, expconsts<>+0(SB), Y4, Y5
-	VBLENDVPS Y5, expconsts<>+64(SB), Y4, Y4
+	VCMPPS    $0x11, consts<>+0(SB), Y4, Y5
+	VBLENDVPS Y5, consts<>+64(SB), Y4, Y4
 	VMINPS    Y4, Y1, Y4
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Y5
-	VFMADD231PS  expconsts<>+96(SB), Y4, Y5
+	VBROADCASTSS consts<>+128(SB), Y5
+	VFMADD231PS  consts<>+96(SB), Y4, Y5
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+128(SB), Y5, Y6
-	VFNMADD231PS expconsts<>+160(SB), Y6, Y4
-	VFNMADD231PS expconsts<>+192(SB), Y6, Y4
+	VSUBPS       consts<>+128(SB), Y5, Y6
+	VFNMADD231PS consts<>+160(SB), Y6, Y4
+	VFNMADD231PS consts<>+192(SB), Y6, Y4
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Y6
-	VFMADD213PS  expconsts<>+256(SB), Y4, Y6
-	VFMADD213PS  expconsts<>+288(SB), Y4, Y6
-	VFMADD213PS  expconsts<>+320(SB), Y4, Y6
-	VFMADD213PS  expconsts<>+352(SB), Y4, Y6
-	VFMADD213PS  expconsts<>+384(SB), Y4, Y6
+	VBROADCASTSS consts<>+224(SB), Y6
+	VFMADD213PS  consts<>+256(SB), Y4, Y6
+	VFMADD213PS  consts<>+288(SB), Y4, Y6
+	VFMADD213PS  consts<>+320(SB), Y4, Y6
+	VFMADD213PS  consts<>+352(SB), Y4, Y6
+	VFMADD213PS  consts<>+384(SB), Y4, Y6
 
 	// y = (p·r)·r + r
 	VMULPS      Y4, Y6, Y6
@@ -1020,54 +1149,54 @@ unrolled_45:
 	VFMADD231PS  64(AX), Y0, Y7
 
 	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
-	VCMPPS    $0x11, expconsts<>+0(SB), Y5, Y8
-	VBLENDVPS Y8, expconsts<>+64(SB), Y5, Y5
-	VCMPPS    $0x11, expconsts<>+0(SB), Y6, Y8
-	VBLENDVPS Y8, expconsts<>+64(SB), Y6, Y6
-	VCMPPS    $0x11, expconsts<>+0(SB), Y7, Y8
-	VBLENDVPS Y8, expconsts<>+64(SB), Y7, Y7
+	VCMPPS    $0x11, consts<>+0(SB), Y5, Y8
+	VBLENDVPS Y8, consts<>+64(SB), Y5, Y5
+	VCMPPS    $0x11, consts<>+0(SB), Y6, Y8
+	VBLENDVPS Y8, consts<>+64(SB), Y6, Y6
+	VCMPPS    $0x11, consts<>+0(SB), Y7, Y8
+	VBLENDVPS Y8, consts<>+64(SB), Y7, Y7
 	VMINPS    Y5, Y1, Y5
 	VMINPS    Y6, Y1, Y6
 	VMINPS    Y7, Y1, Y7
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Y8
-	VFMADD231PS  expconsts<>+96(SB), Y5, Y8
-	VBROADCASTSS expconsts<>+128(SB), Y9
-	VFMADD231PS  expconsts<>+96(SB), Y6, Y9
-	VBROADCASTSS expconsts<>+128(SB), Y10
-	VFMADD231PS  expconsts<>+96(SB), Y7, Y10
+	VBROADCASTSS consts<>+128(SB), Y8
+	VFMADD231PS  consts<>+96(SB), Y5, Y8
+	VBROADCASTSS consts<>+128(SB), Y9
+	VFMADD231PS  consts<>+96(SB), Y6, Y9
+	VBROADCASTSS consts<>+128(SB), Y10
+	VFMADD231PS  consts<>+96(SB), Y7, Y10
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+128(SB), Y8, Y11
-	VFNMADD231PS expconsts<>+160(SB), Y11, Y5
-	VFNMADD231PS expconsts<>+192(SB), Y11, Y5
-	VSUBPS       expconsts<>+128(SB), Y9, Y11
-	VFNMADD231PS expconsts<>+160(SB), Y11, Y6
-	VFNMADD231PS expconsts<>+192(SB), Y11, Y6
-	VSUBPS       expconsts<>+128(SB), Y10, Y11
-	VFNMADD231PS expconsts<>+160(SB), Y11, Y7
-	VFNMADD231PS expconsts<>+192(SB), Y11, Y7
+	VSUBPS       consts<>+128(SB), Y8, Y11
+	VFNMADD231PS consts<>+160(SB), Y11, Y5
+	VFNMADD231PS consts<>+192(SB), Y11, Y5
+	VSUBPS       consts<>+128(SB), Y9, Y11
+	VFNMADD231PS consts<>+160(SB), Y11, Y6
+	VFNMADD231PS consts<>+192(SB), Y11, Y6
+	VSUBPS       consts<>+128(SB), Y10, Y11
+	VFNMADD231PS consts<>+160(SB), Y11, Y7
+	VFNMADD231PS consts<>+192(SB), Y11, Y7
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Y11
-	VFMADD213PS  expconsts<>+256(SB), Y5, Y11
-	VBROADCASTSS expconsts<>+224(SB), Y12
-	VFMADD213PS  expconsts<>+256(SB), Y6, Y12
-	VBROADCASTSS expconsts<>+224(SB), Y13
-	VFMADD213PS  expconsts<>+256(SB), Y7, Y13
-	VFMADD213PS  expconsts<>+288(SB), Y5, Y11
-	VFMADD213PS  expconsts<>+288(SB), Y6, Y12
-	VFMADD213PS  expconsts<>+288(SB), Y7, Y13
-	VFMADD213PS  expconsts<>+320(SB), Y5, Y11
-	VFMADD213PS  expconsts<>+320(SB), Y6, Y12
-	VFMADD213PS  expconsts<>+320(SB), Y7, Y13
-	VFMADD213PS  expconsts<>+352(SB), Y5, Y11
-	VFMADD213PS  expconsts<>+352(SB), Y6, Y12
-	VFMADD213PS  expconsts<>+352(SB), Y7, Y13
-	VFMADD213PS  expconsts<>+384(SB), Y5, Y11
-	VFMADD213PS  expconsts<>+384(SB), Y6, Y12
-	VFMADD213PS  expconsts<>+384(SB), Y7, Y13
+	VBROADCASTSS consts<>+224(SB), Y11
+	VFMADD213PS  consts<>+256(SB), Y5, Y11
+	VBROADCASTSS consts<>+224(SB), Y12
+	VFMADD213PS  consts<>+256(SB), Y6, Y12
+	VBROADCASTSS consts<>+224(SB), Y13
+	VFMADD213PS  consts<>+256(SB), Y7, Y13
+	VFMADD213PS  consts<>+288(SB), Y5, Y11
+	VFMADD213PS  consts<>+288(SB), Y6, Y12
+	VFMADD213PS  consts<>+288(SB), Y7, Y13
+	VFMADD213PS  consts<>+320(SB), Y5, Y11
+	VFMADD213PS  consts<>+320(SB), Y6, Y12
+	VFMADD213PS  consts<>+320(SB), Y7, Y13
+	VFMADD213PS  consts<>+352(SB), Y5, Y11
+	VFMADD213PS  consts<>+352(SB), Y6, Y12
+	VFMADD213PS  consts<>+352(SB), Y7, Y13
+	VFMADD213PS  consts<>+384(SB), Y5, Y11
+	VFMADD213PS  consts<>+384(SB), Y6, Y12
+	VFMADD213PS  consts<>+384(SB), Y7, Y13
 
 	// y = (p·r)·r + r
 	VMULPS      Y5, Y11, Y11
@@ -1110,26 +1239,26 @@ single_47:
 	VFMADD231PS  (AX), Y0, Y5
 
 	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
-	VCMPPS    $0x11, expconsts<>+0(SB), Y5, Y6
-	VBLENDVPS Y6, expconsts<>+64(SB), Y5, Y5
+	VCMPPS    $0x11, consts<>+0(SB), Y5, Y6
+	VBLENDVPS Y6, consts<>+64(SB), Y5, Y5
 	VMINPS    Y5, Y1, Y5
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Y6
-	VFMADD231PS  expconsts<>+96(SB), Y5, Y6
+	VBROADCASTSS consts<>+128(SB), Y6
+	VFMADD231PS  consts<>+96(SB), Y5, Y6
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+128(SB), Y6, Y7
-	VFNMADD231PS expconsts<>+160(SB), Y7, Y5
-	VFNMADD231PS expconsts<>+192(SB), Y7, Y5
+	VSUBPS       consts<>+128(SB), Y6, Y7
+	VFNMADD231PS consts<>+160(SB), Y7, Y5
+	VFNMADD231PS consts<>+192(SB), Y7, Y5
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Y7
-	VFMADD213PS  expconsts<>+256(SB), Y5, Y7
-	VFMADD213PS  expconsts<>+288(SB), Y5, Y7
-	VFMADD213PS  expconsts<>+320(SB), Y5, Y7
-	VFMADD213PS  expconsts<>+352(SB), Y5, Y7
-	VFMADD213PS  expconsts<>+384(SB), Y5, Y7
+	VBROADCASTSS consts<>+224(SB), Y7
+	VFMADD213PS  consts<>+256(SB), Y5, Y7
+	VFMADD213PS  consts<>+288(SB), Y5, Y7
+	VFMADD213PS  consts<>+320(SB), Y5, Y7
+	VFMADD213PS  consts<>+352(SB), Y5, Y7
+	VFMADD213PS  consts<>+384(SB), Y5, Y7
 
 	// y = (p·r)·r + r
 	VMULPS      Y5, Y7, Y7
@@ -1202,54 +1331,54 @@ unrolled_49:
 	VFMADD231PS  64(AX), Y0, Y8
 
 	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
-	VCMPPS    $0x11, expconsts<>+0(SB), Y6, Y9
-	VBLENDVPS Y9, expconsts<>+64(SB), Y6, Y6
-	VCMPPS    $0x11, expconsts<>+0(SB), Y7, Y9
-	VBLENDVPS Y9, expconsts<>+64(SB), Y7, Y7
-	VCMPPS    $0x11, expconsts<>+0(SB), Y8, Y9
-	VBLENDVPS Y9, expconsts<>+64(SB), Y8, Y8
+	VCMPPS    $0x11, consts<>+0(SB), Y6, Y9
+	VBLENDVPS Y9, consts<>+64(SB), Y6, Y6
+	VCMPPS    $0x11, consts<>+0(SB), Y7, Y9
+	VBLENDVPS Y9, consts<>+64(SB), Y7, Y7
+	VCMPPS    $0x11, consts<>+0(SB), Y8, Y9
+	VBLENDVPS Y9, consts<>+64(SB), Y8, Y8
 	VMINPS    Y6, Y1, Y6
 	VMINPS    Y7, Y1, Y7
 	VMINPS    Y8, Y1, Y8
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Y9
-	VFMADD231PS  expconsts<>+96(SB), Y6, Y9
-	VBROADCASTSS expconsts<>+128(SB), Y10
-	VFMADD231PS  expconsts<>+96(SB), Y7, Y10
-	VBROADCASTSS expconsts<>+128(SB), Y11
-	VFMADD231PS  expconsts<>+96(SB), Y8, Y11
+	VBROADCASTSS consts<>+128(SB), Y9
+	VFMADD231PS  consts<>+96(SB), Y6, Y9
+	VBROADCASTSS consts<>+128(SB), Y10
+	VFMADD231PS  consts<>+96(SB), Y7, Y10
+	VBROADCASTSS consts<>+128(SB), Y11
+	VFMADD231PS  consts<>+96(SB), Y8, Y11
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+128(SB), Y9, Y12
-	VFNMADD231PS expconsts<>+160(SB), Y12, Y6
-	VFNMADD231PS expconsts<>+192(SB), Y12, Y6
-	VSUBPS       expconsts<>+128(SB), Y10, Y12
-	VFNMADD231PS expconsts<>+160(SB), Y12, Y7
-	VFNMADD231PS expconsts<>+192(SB), Y12, Y7
-	VSUBPS       expconsts<>+128(SB), Y11, Y12
-	VFNMADD231PS expconsts<>+160(SB), Y12, Y8
-	VFNMADD231PS expconsts<>+192(SB), Y12, Y8
+	VSUBPS       consts<>+128(SB), Y9, Y12
+	VFNMADD231PS consts<>+160(SB), Y12, Y6
+	VFNMADD231PS consts<>+192(SB), Y12, Y6
+	VSUBPS       consts<>+128(SB), Y10, Y12
+	VFNMADD231PS consts<>+160(SB), Y12, Y7
+	VFNMADD231PS consts<>+192(SB), Y12, Y7
+	VSUBPS       consts<>+128(SB), Y11, Y12
+	VFNMADD231PS consts<>+160(SB), Y12, Y8
+	VFNMADD231PS consts<>+192(SB), Y12, Y8
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Y12
-	VFMADD213PS  expconsts<>+256(SB), Y6, Y12
-	VBROADCASTSS expconsts<>+224(SB), Y13
-	VFMADD213PS  expconsts<>+256(SB), Y7, Y13
-	VBROADCASTSS expconsts<>+224(SB), Y14
-	VFMADD213PS  expconsts<>+256(SB), Y8, Y14
-	VFMADD213PS  expconsts<>+288(SB), Y6, Y12
-	VFMADD213PS  expconsts<>+288(SB), Y7, Y13
-	VFMADD213PS  expconsts<>+288(SB), Y8, Y14
-	VFMADD213PS  expconsts<>+320(SB), Y6, Y12
-	VFMADD213PS  expconsts<>+320(SB), Y7, Y13
-	VFMADD213PS  expconsts<>+320(SB), Y8, Y14
-	VFMADD213PS  expconsts<>+352(SB), Y6, Y12
-	VFMADD213PS  expconsts<>+352(SB), Y7, Y13
-	VFMADD213PS  expconsts<>+352(SB), Y8, Y14
-	VFMADD213PS  expconsts<>+384(SB), Y6, Y12
-	VFMADD213PS  expconsts<>+384(SB), Y7, Y13
-	VFMADD213PS  expconsts<>+384(SB), Y8, Y14
+	VBROADCASTSS consts<>+224(SB), Y12
+	VFMADD213PS  consts<>+256(SB), Y6, Y12
+	VBROADCASTSS consts<>+224(SB), Y13
+	VFMADD213PS  consts<>+256(SB), Y7, Y13
+	VBROADCASTSS consts<>+224(SB), Y14
+	VFMADD213PS  consts<>+256(SB), Y8, Y14
+	VFMADD213PS  consts<>+288(SB), Y6, Y12
+	VFMADD213PS  consts<>+288(SB), Y7, Y13
+	VFMADD213PS  consts<>+288(SB), Y8, Y14
+	VFMADD213PS  consts<>+320(SB), Y6, Y12
+	VFMADD213PS  consts<>+320(SB), Y7, Y13
+	VFMADD213PS  consts<>+320(SB), Y8, Y14
+	VFMADD213PS  consts<>+352(SB), Y6, Y12
+	VFMADD213PS  consts<>+352(SB), Y7, Y13
+	VFMADD213PS  consts<>+352(SB), Y8, Y14
+	VFMADD213PS  consts<>+384(SB), Y6, Y12
+	VFMADD213PS  consts<>+384(SB), Y7, Y13
+	VFMADD213PS  consts<>+384(SB), Y8, Y14
 
 	// y = (p·r)·r + r
 	VMULPS      Y6, Y12, Y12
@@ -1295,26 +1424,26 @@ single_51:
 	VFMADD231PS  (AX), Y0, Y6
 
 	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
-	VCMPPS    $0x11, expconsts<>+0(SB), Y6, Y7
-	VBLENDVPS Y7, expconsts<>+64(SB), Y6, Y6
+	VCMPPS    $0x11, consts<>+0(SB), Y6, Y7
+	VBLENDVPS Y7, consts<>+64(SB), Y6, Y6
 	VMINPS    Y6, Y1, Y6
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Y7
-	VFMADD231PS  expconsts<>+96(SB), Y6, Y7
+	VBROADCASTSS consts<>+128(SB), Y7
+	VFMADD231PS  consts<>+96(SB), Y6, Y7
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+128(SB), Y7, Y8
-	VFNMADD231PS expconsts<>+160(SB), Y8, Y6
-	VFNMADD231PS expconsts<>+192(SB), Y8, Y6
+	VSUBPS       consts<>+128(SB), Y7, Y8
+	VFNMADD231PS consts<>+160(SB), Y8, Y6
+	VFNMADD231PS consts<>+192(SB), Y8, Y6
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Y8
-	VFMADD213PS  expconsts<>+256(SB), Y6, Y8
-	VFMADD213PS  expconsts<>+288(SB), Y6, Y8
-	VFMADD213PS  expconsts<>+320(SB), Y6, Y8
-	VFMADD213PS  expconsts<>+352(SB), Y6, Y8
-	VFMADD213PS  expconsts<>+384(SB), Y6, Y8
+	VBROADCASTSS consts<>+224(SB), Y8
+	VFMADD213PS  consts<>+256(SB), Y6, Y8
+	VFMADD213PS  consts<>+288(SB), Y6, Y8
+	VFMADD213PS  consts<>+320(SB), Y6, Y8
+	VFMADD213PS  consts<>+352(SB), Y6, Y8
+	VFMADD213PS  consts<>+384(SB), Y6, Y8
 
 	// y = (p·r)·r + r
 	VMULPS      Y6, Y8, Y8
@@ -1399,54 +1528,54 @@ unrolled_53:
 	VFMADD231PS  64(AX), Y0, Y9
 
 	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
-	VCMPPS    $0x11, expconsts<>+0(SB), Y7, Y10
-	VBLENDVPS Y10, expconsts<>+64(SB), Y7, Y7
-	VCMPPS    $0x11, expconsts<>+0(SB), Y8, Y10
-	VBLENDVPS Y10, expconsts<>+64(SB), Y8, Y8
-	VCMPPS    $0x11, expconsts<>+0(SB), Y9, Y10
-	VBLENDVPS Y10, expconsts<>+64(SB), Y9, Y9
+	VCMPPS    $0x11, consts<>+0(SB), Y7, Y10
+	VBLENDVPS Y10, consts<>+64(SB), Y7, Y7
+	VCMPPS    $0x11, consts<>+0(SB), Y8, Y10
+	VBLENDVPS Y10, consts<>+64(SB), Y8, Y8
+	VCMPPS    $0x11, consts<>+0(SB), Y9, Y10
+	VBLENDVPS Y10, consts<>+64(SB), Y9, Y9
 	VMINPS    Y7, Y1, Y7
 	VMINPS    Y8, Y1, Y8
 	VMINPS    Y9, Y1, Y9
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Y10
-	VFMADD231PS  expconsts<>+96(SB), Y7, Y10
-	VBROADCASTSS expconsts<>+128(SB), Y11
-	VFMADD231PS  expconsts<>+96(SB), Y8, Y11
-	VBROADCASTSS expconsts<>+128(SB), Y12
-	VFMADD231PS  expconsts<>+96(SB), Y9, Y12
+	VBROADCASTSS consts<>+128(SB), Y10
+	VFMADD231PS  consts<>+96(SB), Y7, Y10
+	VBROADCASTSS consts<>+128(SB), Y11
+	VFMADD231PS  consts<>+96(SB), Y8, Y11
+	VBROADCASTSS consts<>+128(SB), Y12
+	VFMADD231PS  consts<>+96(SB), Y9, Y12
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+128(SB), Y10, Y13
-	VFNMADD231PS expconsts<>+160(SB), Y13, Y7
-	VFNMADD231PS expconsts<>+192(SB), Y13, Y7
-	VSUBPS       expconsts<>+128(SB), Y11, Y13
-	VFNMADD231PS expconsts<>+160(SB), Y13, Y8
-	VFNMADD231PS expconsts<>+192(SB), Y13, Y8
-	VSUBPS       expconsts<>+128(SB), Y12, Y13
-	VFNMADD231PS expconsts<>+160(SB), Y13, Y9
-	VFNMADD231PS expconsts<>+192(SB), Y13, Y9
+	VSUBPS       consts<>+128(SB), Y10, Y13
+	VFNMADD231PS consts<>+160(SB), Y13, Y7
+	VFNMADD231PS consts<>+192(SB), Y13, Y7
+	VSUBPS       consts<>+128(SB), Y11, Y13
+	VFNMADD231PS consts<>+160(SB), Y13, Y8
+	VFNMADD231PS consts<>+192(SB), Y13, Y8
+	VSUBPS       consts<>+128(SB), Y12, Y13
+	VFNMADD231PS consts<>+160(SB), Y13, Y9
+	VFNMADD231PS consts<>+192(SB), Y13, Y9
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Y13
-	VFMADD213PS  expconsts<>+256(SB), Y7, Y13
-	VBROADCASTSS expconsts<>+224(SB), Y14
-	VFMADD213PS  expconsts<>+256(SB), Y8, Y14
-	VBROADCASTSS expconsts<>+224(SB), Y15
-	VFMADD213PS  expconsts<>+256(SB), Y9, Y15
-	VFMADD213PS  expconsts<>+288(SB), Y7, Y13
-	VFMADD213PS  expconsts<>+288(SB), Y8, Y14
-	VFMADD213PS  expconsts<>+288(SB), Y9, Y15
-	VFMADD213PS  expconsts<>+320(SB), Y7, Y13
-	VFMADD213PS  expconsts<>+320(SB), Y8, Y14
-	VFMADD213PS  expconsts<>+320(SB), Y9, Y15
-	VFMADD213PS  expconsts<>+352(SB), Y7, Y13
-	VFMADD213PS  expconsts<>+352(SB), Y8, Y14
-	VFMADD213PS  expconsts<>+352(SB), Y9, Y15
-	VFMADD213PS  expconsts<>+384(SB), Y7, Y13
-	VFMADD213PS  expconsts<>+384(SB), Y8, Y14
-	VFMADD213PS  expconsts<>+384(SB), Y9, Y15
+	VBROADCASTSS consts<>+224(SB), Y13
+	VFMADD213PS  consts<>+256(SB), Y7, Y13
+	VBROADCASTSS consts<>+224(SB), Y14
+	VFMADD213PS  consts<>+256(SB), Y8, Y14
+	VBROADCASTSS consts<>+224(SB), Y15
+	VFMADD213PS  consts<>+256(SB), Y9, Y15
+	VFMADD213PS  consts<>+288(SB), Y7, Y13
+	VFMADD213PS  consts<>+288(SB), Y8, Y14
+	VFMADD213PS  consts<>+288(SB), Y9, Y15
+	VFMADD213PS  consts<>+320(SB), Y7, Y13
+	VFMADD213PS  consts<>+320(SB), Y8, Y14
+	VFMADD213PS  consts<>+320(SB), Y9, Y15
+	VFMADD213PS  consts<>+352(SB), Y7, Y13
+	VFMADD213PS  consts<>+352(SB), Y8, Y14
+	VFMADD213PS  consts<>+352(SB), Y9, Y15
+	VFMADD213PS  consts<>+384(SB), Y7, Y13
+	VFMADD213PS  consts<>+384(SB), Y8, Y14
+	VFMADD213PS  consts<>+384(SB), Y9, Y15
 
 	// y = (p·r)·r + r
 	VMULPS      Y7, Y13, Y13
@@ -1496,26 +1625,26 @@ single_55:
 	VFMADD231PS  (AX), Y0, Y7
 
 	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
-	VCMPPS    $0x11, expconsts<>+0(SB), Y7, Y8
-	VBLENDVPS Y8, expconsts<>+64(SB), Y7, Y7
+	VCMPPS    $0x11, consts<>+0(SB), Y7, Y8
+	VBLENDVPS Y8, consts<>+64(SB), Y7, Y7
 	VMINPS    Y7, Y1, Y7
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Y8
-	VFMADD231PS  expconsts<>+96(SB), Y7, Y8
+	VBROADCASTSS consts<>+128(SB), Y8
+	VFMADD231PS  consts<>+96(SB), Y7, Y8
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+128(SB), Y8, Y9
-	VFNMADD231PS expconsts<>+160(SB), Y9, Y7
-	VFNMADD231PS expconsts<>+192(SB), Y9, Y7
+	VSUBPS       consts<>+128(SB), Y8, Y9
+	VFNMADD231PS consts<>+160(SB), Y9, Y7
+	VFNMADD231PS consts<>+192(SB), Y9, Y7
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Y9
-	VFMADD213PS  expconsts<>+256(SB), Y7, Y9
-	VFMADD213PS  expconsts<>+288(SB), Y7, Y9
-	VFMADD213PS  expconsts<>+320(SB), Y7, Y9
-	VFMADD213PS  expconsts<>+352(SB), Y7, Y9
-	VFMADD213PS  expconsts<>+384(SB), Y7, Y9
+	VBROADCASTSS consts<>+224(SB), Y9
+	VFMADD213PS  consts<>+256(SB), Y7, Y9
+	VFMADD213PS  consts<>+288(SB), Y7, Y9
+	VFMADD213PS  consts<>+320(SB), Y7, Y9
+	VFMADD213PS  consts<>+352(SB), Y7, Y9
+	VFMADD213PS  consts<>+384(SB), Y7, Y9
 
 	// y = (p·r)·r + r
 	VMULPS      Y7, Y9, Y9
@@ -1610,40 +1739,40 @@ unrolled_57:
 	VFMADD231PS  32(AX), Y0, Y9
 
 	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
-	VCMPPS    $0x11, expconsts<>+0(SB), Y8, Y10
-	VBLENDVPS Y10, expconsts<>+64(SB), Y8, Y8
-	VCMPPS    $0x11, expconsts<>+0(SB), Y9, Y10
-	VBLENDVPS Y10, expconsts<>+64(SB), Y9, Y9
+	VCMPPS    $0x11, consts<>+0(SB), Y8, Y10
+	VBLENDVPS Y10, consts<>+64(SB), Y8, Y8
+	VCMPPS    $0x11, consts<>+0(SB), Y9, Y10
+	VBLENDVPS Y10, consts<>+64(SB), Y9, Y9
 	VMINPS    Y8, Y1, Y8
 	VMINPS    Y9, Y1, Y9
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Y10
-	VFMADD231PS  expconsts<>+96(SB), Y8, Y10
-	VBROADCASTSS expconsts<>+128(SB), Y11
-	VFMADD231PS  expconsts<>+96(SB), Y9, Y11
+	VBROADCASTSS consts<>+128(SB), Y10
+	VFMADD231PS  consts<>+96(SB), Y8, Y10
+	VBROADCASTSS consts<>+128(SB), Y11
+	VFMADD231PS  consts<>+96(SB), Y9, Y11
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+128(SB), Y10, Y12
-	VFNMADD231PS expconsts<>+160(SB), Y12, Y8
-	VFNMADD231PS expconsts<>+192(SB), Y12, Y8
-	VSUBPS       expconsts<>+128(SB), Y11, Y12
-	VFNMADD231PS expconsts<>+160(SB), Y12, Y9
-	VFNMADD231PS expconsts<>+192(SB), Y12, Y9
+	VSUBPS       consts<>+128(SB), Y10, Y12
+	VFNMADD231PS consts<>+160(SB), Y12, Y8
+	VFNMADD231PS consts<>+192(SB), Y12, Y8
+	VSUBPS       consts<>+128(SB), Y11, Y12
+	VFNMADD231PS consts<>+160(SB), Y12, Y9
+	VFNMADD231PS consts<>+192(SB), Y12, Y9
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Y12
-	VFMADD213PS  expconsts<>+256(SB), Y8, Y12
-	VBROADCASTSS expconsts<>+224(SB), Y13
-	VFMADD213PS  expconsts<>+256(SB), Y9, Y13
-	VFMADD213PS  expconsts<>+288(SB), Y8, Y12
-	VFMADD213PS  expconsts<>+288(SB), Y9, Y13
-	VFMADD213PS  expconsts<>+320(SB), Y8, Y12
-	VFMADD213PS  expconsts<>+320(SB), Y9, Y13
-	VFMADD213PS  expconsts<>+352(SB), Y8, Y12
-	VFMADD213PS  expconsts<>+352(SB), Y9, Y13
-	VFMADD213PS  expconsts<>+384(SB), Y8, Y12
-	VFMADD213PS  expconsts<>+384(SB), Y9, Y13
+	VBROADCASTSS consts<>+224(SB), Y12
+	VFMADD213PS  consts<>+256(SB), Y8, Y12
+	VBROADCASTSS consts<>+224(SB), Y13
+	VFMADD213PS  consts<>+256(SB), Y9, Y13
+	VFMADD213PS  consts<>+288(SB), Y8, Y12
+	VFMADD213PS  consts<>+288(SB), Y9, Y13
+	VFMADD213PS  consts<>+320(SB), Y8, Y12
+	VFMADD213PS  consts<>+320(SB), Y9, Y13
+	VFMADD213PS  consts<>+352(SB), Y8, Y12
+	VFMADD213PS  consts<>+352(SB), Y9, Y13
+	VFMADD213PS  consts<>+384(SB), Y8, Y12
+	VFMADD213PS  consts<>+384(SB), Y9, Y13
 
 	// y = (p·r)·r + r
 	VMULPS      Y8, Y12, Y12
@@ -1685,26 +1814,26 @@ single_59:
 	VFMADD231PS  (AX), Y0, Y8
 
 	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
-	VCMPPS    $0x11, expconsts<>+0(SB), Y8, Y9
-	VBLENDVPS Y9, expconsts<>+64(SB), Y8, Y8
+	VCMPPS    $0x11, consts<>+0(SB), Y8, Y9
+	VBLENDVPS Y9, consts<>+64(SB), Y8, Y8
 	VMINPS    Y8, Y1, Y8
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Y9
-	VFMADD231PS  expconsts<>+96(SB), Y8, Y9
+	VBROADCASTSS consts<>+128(SB), Y9
+	VFMADD231PS  consts<>+96(SB), Y8, Y9
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+128(SB), Y9, Y10
-	VFNMADD231PS expconsts<>+160(SB), Y10, Y8
-	VFNMADD231PS expconsts<>+192(SB), Y10, Y8
+	VSUBPS       consts<>+128(SB), Y9, Y10
+	VFNMADD231PS consts<>+160(SB), Y10, Y8
+	VFNMADD231PS consts<>+192(SB), Y10, Y8
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Y10
-	VFMADD213PS  expconsts<>+256(SB), Y8, Y10
-	VFMADD213PS  expconsts<>+288(SB), Y8, Y10
-	VFMADD213PS  expconsts<>+320(SB), Y8, Y10
-	VFMADD213PS  expconsts<>+352(SB), Y8, Y10
-	VFMADD213PS  expconsts<>+384(SB), Y8, Y10
+	VBROADCASTSS consts<>+224(SB), Y10
+	VFMADD213PS  consts<>+256(SB), Y8, Y10
+	VFMADD213PS  consts<>+288(SB), Y8, Y10
+	VFMADD213PS  consts<>+320(SB), Y8, Y10
+	VFMADD213PS  consts<>+352(SB), Y8, Y10
+	VFMADD213PS  consts<>+384(SB), Y8, Y10
 
 	// y = (p·r)·r + r
 	VMULPS      Y8, Y10, Y10
@@ -1810,40 +1939,40 @@ unrolled_61:
 	VFMADD231PS  32(AX), Y0, Y10
 
 	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
-	VCMPPS    $0x11, expconsts<>+0(SB), Y9, Y11
-	VBLENDVPS Y11, expconsts<>+64(SB), Y9, Y9
-	VCMPPS    $0x11, expconsts<>+0(SB), Y10, Y11
-	VBLENDVPS Y11, expconsts<>+64(SB), Y10, Y10
+	VCMPPS    $0x11, consts<>+0(SB), Y9, Y11
+	VBLENDVPS Y11, consts<>+64(SB), Y9, Y9
+	VCMPPS    $0x11, consts<>+0(SB), Y10, Y11
+	VBLENDVPS Y11, consts<>+64(SB), Y10, Y10
 	VMINPS    Y9, Y1, Y9
 	VMINPS    Y10, Y1, Y10
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Y11
-	VFMADD231PS  expconsts<>+96(SB), Y9, Y11
-	VBROADCASTSS expconsts<>+128(SB), Y12
-	VFMADD231PS  expconsts<>+96(SB), Y10, Y12
+	VBROADCASTSS consts<>+128(SB), Y11
+	VFMADD231PS  consts<>+96(SB), Y9, Y11
+	VBROADCASTSS consts<>+128(SB), Y12
+	VFMADD231PS  consts<>+96(SB), Y10, Y12
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+128(SB), Y11, Y13
-	VFNMADD231PS expconsts<>+160(SB), Y13, Y9
-	VFNMADD231PS expconsts<>+192(SB), Y13, Y9
-	VSUBPS       expconsts<>+128(SB), Y12, Y13
-	VFNMADD231PS expconsts<>+160(SB), Y13, Y10
-	VFNMADD231PS expconsts<>+192(SB), Y13, Y10
+	VSUBPS       consts<>+128(SB), Y11, Y13
+	VFNMADD231PS consts<>+160(SB), Y13, Y9
+	VFNMADD231PS consts<>+192(SB), Y13, Y9
+	VSUBPS       consts<>+128(SB), Y12, Y13
+	VFNMADD231PS consts<>+160(SB), Y13, Y10
+	VFNMADD231PS consts<>+192(SB), Y13, Y10
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Y13
-	VFMADD213PS  expconsts<>+256(SB), Y9, Y13
-	VBROADCASTSS expconsts<>+224(SB), Y14
-	VFMADD213PS  expconsts<>+256(SB), Y10, Y14
-	VFMADD213PS  expconsts<>+288(SB), Y9, Y13
-	VFMADD213PS  expconsts<>+288(SB), Y10, Y14
-	VFMADD213PS  expconsts<>+320(SB), Y9, Y13
-	VFMADD213PS  expconsts<>+320(SB), Y10, Y14
-	VFMADD213PS  expconsts<>+352(SB), Y9, Y13
-	VFMADD213PS  expconsts<>+352(SB), Y10, Y14
-	VFMADD213PS  expconsts<>+384(SB), Y9, Y13
-	VFMADD213PS  expconsts<>+384(SB), Y10, Y14
+	VBROADCASTSS consts<>+224(SB), Y13
+	VFMADD213PS  consts<>+256(SB), Y9, Y13
+	VBROADCASTSS consts<>+224(SB), Y14
+	VFMADD213PS  consts<>+256(SB), Y10, Y14
+	VFMADD213PS  consts<>+288(SB), Y9, Y13
+	VFMADD213PS  consts<>+288(SB), Y10, Y14
+	VFMADD213PS  consts<>+320(SB), Y9, Y13
+	VFMADD213PS  consts<>+320(SB), Y10, Y14
+	VFMADD213PS  consts<>+352(SB), Y9, Y13
+	VFMADD213PS  consts<>+352(SB), Y10, Y14
+	VFMADD213PS  consts<>+384(SB), Y9, Y13
+	VFMADD213PS  consts<>+384(SB), Y10, Y14
 
 	// y = (p·r)·r + r
 	VMULPS      Y9, Y13, Y13
@@ -1887,26 +2016,26 @@ single_63:
 	VFMADD231PS  (AX), Y0, Y9
 
 	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
-	VCMPPS    $0x11, expconsts<>+0(SB), Y9, Y10
-	VBLENDVPS Y10, expconsts<>+64(SB), Y9, Y9
+	VCMPPS    $0x11, consts<>+0(SB), Y9, Y10
+	VBLENDVPS Y10, consts<>+64(SB), Y9, Y9
 	VMINPS    Y9, Y1, Y9
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Y10
-	VFMADD231PS  expconsts<>+96(SB), Y9, Y10
+	VBROADCASTSS consts<>+128(SB), Y10
+	VFMADD231PS  consts<>+96(SB), Y9, Y10
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+128(SB), Y10, Y11
-	VFNMADD231PS expconsts<>+160(SB), Y11, Y9
-	VFNMADD231PS expconsts<>+192(SB), Y11, Y9
+	VSUBPS       consts<>+128(SB), Y10, Y11
+	VFNMADD231PS consts<>+160(SB), Y11, Y9
+	VFNMADD231PS consts<>+192(SB), Y11, Y9
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Y11
-	VFMADD213PS  expconsts<>+256(SB), Y9, Y11
-	VFMADD213PS  expconsts<>+288(SB), Y9, Y11
-	VFMADD213PS  expconsts<>+320(SB), Y9, Y11
-	VFMADD213PS  expconsts<>+352(SB), Y9, Y11
-	VFMADD213PS  expconsts<>+384(SB), Y9, Y11
+	VBROADCASTSS consts<>+224(SB), Y11
+	VFMADD213PS  consts<>+256(SB), Y9, Y11
+	VFMADD213PS  consts<>+288(SB), Y9, Y11
+	VFMADD213PS  consts<>+320(SB), Y9, Y11
+	VFMADD213PS  consts<>+352(SB), Y9, Y11
+	VFMADD213PS  consts<>+384(SB), Y9, Y11
 
 	// y = (p·r)·r + r
 	VMULPS      Y9, Y11, Y11
@@ -2514,7 +2643,7 @@ TEXT ·expAVX2(SB), NOSPLIT, $0-48
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         src_base+24(FP), CX
 	MOVQ         dst_len+8(FP), DX
-	VBROADCASTSS expconsts<>+32(SB), Y0
+	VBROADCASTSS consts<>+32(SB), Y0
 
 unrolled_92:
 	CMPQ    DX, $0x00000020
@@ -2525,68 +2654,68 @@ unrolled_92:
 	VMOVUPS 96(CX), Y4
 
 	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
-	VCMPPS    $0x11, expconsts<>+0(SB), Y1, Y5
-	VBLENDVPS Y5, expconsts<>+64(SB), Y1, Y1
-	VCMPPS    $0x11, expconsts<>+0(SB), Y2, Y5
-	VBLENDVPS Y5, expconsts<>+64(SB), Y2, Y2
-	VCMPPS    $0x11, expconsts<>+0(SB), Y3, Y5
-	VBLENDVPS Y5, expconsts<>+64(SB), Y3, Y3
-	VCMPPS    $0x11, expconsts<>+0(SB), Y4, Y5
-	VBLENDVPS Y5, expconsts<>+64(SB), Y4, Y4
+	VCMPPS    $0x11, consts<>+0(SB), Y1, Y5
+	VBLENDVPS Y5, consts<>+64(SB), Y1, Y1
+	VCMPPS    $0x11, consts<>+0(SB), Y2, Y5
+	VBLENDVPS Y5, consts<>+64(SB), Y2, Y2
+	VCMPPS    $0x11, consts<>+0(SB), Y3, Y5
+	VBLENDVPS Y5, consts<>+64(SB), Y3, Y3
+	VCMPPS    $0x11, consts<>+0(SB), Y4, Y5
+	VBLENDVPS Y5, consts<>+64(SB), Y4, Y4
 	VMINPS    Y1, Y0, Y1
 	VMINPS    Y2, Y0, Y2
 	VMINPS    Y3, Y0, Y3
 	VMINPS    Y4, Y0, Y4
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Y5
-	VFMADD231PS  expconsts<>+96(SB), Y1, Y5
-	VBROADCASTSS expconsts<>+128(SB), Y6
-	VFMADD231PS  expconsts<>+96(SB), Y2, Y6
-	VBROADCASTSS expconsts<>+128(SB), Y7
-	VFMADD231PS  expconsts<>+96(SB), Y3, Y7
-	VBROADCASTSS expconsts<>+128(SB), Y8
-	VFMADD231PS  expconsts<>+96(SB), Y4, Y8
+	VBROADCASTSS consts<>+128(SB), Y5
+	VFMADD231PS  consts<>+96(SB), Y1, Y5
+	VBROADCASTSS consts<>+128(SB), Y6
+	VFMADD231PS  consts<>+96(SB), Y2, Y6
+	VBROADCASTSS consts<>+128(SB), Y7
+	VFMADD231PS  consts<>+96(SB), Y3, Y7
+	VBROADCASTSS consts<>+128(SB), Y8
+	VFMADD231PS  consts<>+96(SB), Y4, Y8
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+128(SB), Y5, Y9
-	VFNMADD231PS expconsts<>+160(SB), Y9, Y1
-	VFNMADD231PS expconsts<>+192(SB), Y9, Y1
-	VSUBPS       expconsts<>+128(SB), Y6, Y9
-	VFNMADD231PS expconsts<>+160(SB), Y9, Y2
-	VFNMADD231PS expconsts<>+192(SB), Y9, Y2
-	VSUBPS       expconsts<>+128(SB), Y7, Y9
-	VFNMADD231PS expconsts<>+160(SB), Y9, Y3
-	VFNMADD231PS expconsts<>+192(SB), Y9, Y3
-	VSUBPS       expconsts<>+128(SB), Y8, Y9
-	VFNMADD231PS expconsts<>+160(SB), Y9, Y4
-	VFNMADD231PS expconsts<>+192(SB), Y9, Y4
+	VSUBPS       consts<>+128(SB), Y5, Y9
+	VFNMADD231PS consts<>+160(SB), Y9, Y1
+	VFNMADD231PS consts<>+192(SB), Y9, Y1
+	VSUBPS       consts<>+128(SB), Y6, Y9
+	VFNMADD231PS consts<>+160(SB), Y9, Y2
+	VFNMADD231PS consts<>+192(SB), Y9, Y2
+	VSUBPS       consts<>+128(SB), Y7, Y9
+	VFNMADD231PS consts<>+160(SB), Y9, Y3
+	VFNMADD231PS consts<>+192(SB), Y9, Y3
+	VSUBPS       consts<>+128(SB), Y8, Y9
+	VFNMADD231PS consts<>+160(SB), Y9, Y4
+	VFNMADD231PS consts<>+192(SB), Y9, Y4
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Y9
-	VFMADD213PS  expconsts<>+256(SB), Y1, Y9
-	VBROADCASTSS expconsts<>+224(SB), Y10
-	VFMADD213PS  expconsts<>+256(SB), Y2, Y10
-	VBROADCASTSS expconsts<>+224(SB), Y11
-	VFMADD213PS  expconsts<>+256(SB), Y3, Y11
-	VBROADCASTSS expconsts<>+224(SB), Y12
-	VFMADD213PS  expconsts<>+256(SB), Y4, Y12
-	VFMADD213PS  expconsts<>+288(SB), Y1, Y9
-	VFMADD213PS  expconsts<>+288(SB), Y2, Y10
-	VFMADD213PS  expconsts<>+288(SB), Y3, Y11
-	VFMADD213PS  expconsts<>+288(SB), Y4, Y12
-	VFMADD213PS  expconsts<>+320(SB), Y1, Y9
-	VFMADD213PS  expconsts<>+320(SB), Y2, Y10
-	VFMADD213PS  expconsts<>+320(SB), Y3, Y11
-	VFMADD213PS  expconsts<>+320(SB), Y4, Y12
-	VFMADD213PS  expconsts<>+352(SB), Y1, Y9
-	VFMADD213PS  expconsts<>+352(SB), Y2, Y10
-	VFMADD213PS  expconsts<>+352(SB), Y3, Y11
-	VFMADD213PS  expconsts<>+352(SB), Y4, Y12
-	VFMADD213PS  expconsts<>+384(SB), Y1, Y9
-	VFMADD213PS  expconsts<>+384(SB), Y2, Y10
-	VFMADD213PS  expconsts<>+384(SB), Y3, Y11
-	VFMADD213PS  expconsts<>+384(SB), Y4, Y12
+	VBROADCASTSS consts<>+224(SB), Y9
+	VFMADD213PS  consts<>+256(SB), Y1, Y9
+	VBROADCASTSS consts<>+224(SB), Y10
+	VFMADD213PS  consts<>+256(SB), Y2, Y10
+	VBROADCASTSS consts<>+224(SB), Y11
+	VFMADD213PS  consts<>+256(SB), Y3, Y11
+	VBROADCASTSS consts<>+224(SB), Y12
+	VFMADD213PS  consts<>+256(SB), Y4, Y12
+	VFMADD213PS  consts<>+288(SB), Y1, Y9
+	VFMADD213PS  consts<>+288(SB), Y2, Y10
+	VFMADD213PS  consts<>+288(SB), Y3, Y11
+	VFMADD213PS  consts<>+288(SB), Y4, Y12
+	VFMADD213PS  consts<>+320(SB), Y1, Y9
+	VFMADD213PS  consts<>+320(SB), Y2, Y10
+	VFMADD213PS  consts<>+320(SB), Y3, Y11
+	VFMADD213PS  consts<>+320(SB), Y4, Y12
+	VFMADD213PS  consts<>+352(SB), Y1, Y9
+	VFMADD213PS  consts<>+352(SB), Y2, Y10
+	VFMADD213PS  consts<>+352(SB), Y3, Y11
+	VFMADD213PS  consts<>+352(SB), Y4, Y12
+	VFMADD213PS  consts<>+384(SB), Y1, Y9
+	VFMADD213PS  consts<>+384(SB), Y2, Y10
+	VFMADD213PS  consts<>+384(SB), Y3, Y11
+	VFMADD213PS  consts<>+384(SB), Y4, Y12
 
 	// y = (p·r)·r + r
 	VMULPS      Y1, Y9, Y9
@@ -2624,26 +2753,26 @@ single_94:
 	VMOVUPS (CX), Y1
 
 	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
-	VCMPPS    $0x11, expconsts<>+0(SB), Y1, Y2
-	VBLENDVPS Y2, expconsts<>+64(SB), Y1, Y1
+	VCMPPS    $0x11, consts<>+0(SB), Y1, Y2
+	VBLENDVPS Y2, consts<>+64(SB), Y1, Y1
 	VMINPS    Y1, Y0, Y1
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Y2
-	VFMADD231PS  expconsts<>+96(SB), Y1, Y2
+	VBROADCASTSS consts<>+128(SB), Y2
+	VFMADD231PS  consts<>+96(SB), Y1, Y2
 
 	// n = t − shift; r = x − n·c1 − n·c2
-	VSUBPS       expconsts<>+128(SB), Y2, Y3
-	VFNMADD231PS expconsts<>+160(SB), Y3, Y1
-	VFNMADD231PS expconsts<>+192(SB), Y3, Y1
+	VSUBPS       consts<>+128(SB), Y2, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y1
+	VFNMADD231PS consts<>+192(SB), Y3, Y1
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Y3
-	VFMADD213PS  expconsts<>+256(SB), Y1, Y3
-	VFMADD213PS  expconsts<>+288(SB), Y1, Y3
-	VFMADD213PS  expconsts<>+320(SB), Y1, Y3
-	VFMADD213PS  expconsts<>+352(SB), Y1, Y3
-	VFMADD213PS  expconsts<>+384(SB), Y1, Y3
+	VBROADCASTSS consts<>+224(SB), Y3
+	VFMADD213PS  consts<>+256(SB), Y1, Y3
+	VFMADD213PS  consts<>+288(SB), Y1, Y3
+	VFMADD213PS  consts<>+320(SB), Y1, Y3
+	VFMADD213PS  consts<>+352(SB), Y1, Y3
+	VFMADD213PS  consts<>+384(SB), Y1, Y3
 
 	// y = (p·r)·r + r
 	VMULPS      Y1, Y3, Y3
@@ -2662,6 +2791,2287 @@ done_95:
 	VZEROUPPER
 	RET
 
+// func fourierAVX2(cos []float32, sin []float32, x []float32, tiles []float32, dim int)
+// Requires: AVX, AVX2, FMA3
+TEXT ·fourierAVX2(SB), NOSPLIT, $0-104
+	VBROADCASTSS consts<>+416(SB), Y0
+	VBROADCASTSS consts<>+448(SB), Y1
+	MOVQ         cos_len+8(FP), AX
+	SHLQ         $0x02, AX
+	MOVQ         tiles_base+72(FP), CX
+	MOVQ         dim+96(FP), DX
+	MOVQ         x_base+48(FP), BX
+	LEAQ         (BX)(DX*4), BX
+	MOVQ         DX, SI
+	SHLQ         $0x06, SI
+	LEAQ         (SI)(SI*2), DI
+	VXORPS       Y2, Y2, Y2
+	XORQ         R8, R8
+
+	// blocks of 4
+	MOVQ AX, R9
+	SUBQ R8, R9
+	CMPQ R9, $0x00000100
+	JB   below4_97
+
+blocks4_98:
+	MOVQ   R8, R9
+	IMULQ  DX, R9
+	ADDQ   CX, R9
+	VXORPS Y2, Y2, Y2
+	VXORPS Y2, Y2, Y3
+	VXORPS Y2, Y2, Y4
+	VXORPS Y2, Y2, Y5
+	VXORPS Y2, Y2, Y6
+	VXORPS Y2, Y2, Y7
+	VXORPS Y2, Y2, Y8
+	VXORPS Y2, Y2, Y9
+	MOVQ   DX, R10
+	NEGQ   R10
+
+feature_99:
+	VBROADCASTSS (BX)(R10*4), Y10
+	VFMADD231PS  (R9), Y10, Y2
+	VFMADD231PS  32(R9), Y10, Y3
+	VFMADD231PS  (R9)(SI*1), Y10, Y4
+	VFMADD231PS  32(R9)(SI*1), Y10, Y5
+	VFMADD231PS  (R9)(SI*2), Y10, Y6
+	VFMADD231PS  32(R9)(SI*2), Y10, Y7
+	VFMADD231PS  (R9)(DI*1), Y10, Y8
+	VFMADD231PS  32(R9)(DI*1), Y10, Y9
+	ADDQ         $0x40, R9
+	INCQ         R10
+	JNZ          feature_99
+	MOVQ         cos_base+0(FP), R9
+	MOVQ         sin_base+24(FP), R10
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y2, Y0, Y2
+	VMAXPS Y2, Y1, Y2
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y10
+	VFMADD231PS  consts<>+480(SB), Y2, Y10
+	VSUBPS       consts<>+512(SB), Y10, Y11
+	VFNMADD231PS consts<>+544(SB), Y11, Y2
+	VFNMADD231PS consts<>+576(SB), Y11, Y2
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y2, Y2, Y11
+	VBROADCASTSS consts<>+608(SB), Y12
+	VFMADD213PS  consts<>+640(SB), Y11, Y12
+	VFMADD213PS  consts<>+672(SB), Y11, Y12
+	VFMADD213PS  consts<>+704(SB), Y11, Y12
+	VMULPS       Y11, Y12, Y12
+	VFMADD213PS  Y2, Y2, Y12
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y2
+	VFMADD213PS  consts<>+768(SB), Y11, Y2
+	VFMADD213PS  consts<>+800(SB), Y11, Y2
+	VFMADD213PS  consts<>+832(SB), Y11, Y2
+	VFMSUB213PS  consts<>+864(SB), Y11, Y2
+	VFMADD213PS  consts<>+896(SB), Y11, Y2
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y10, Y10
+	VXORPS  Y10, Y12, Y12
+	VXORPS  Y10, Y2, Y2
+	VMOVUPS Y2, (R9)(R8*1)
+	VMOVUPS Y12, (R10)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y3, Y0, Y3
+	VMAXPS Y3, Y1, Y3
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y3, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y10
+	VFNMADD231PS consts<>+544(SB), Y10, Y3
+	VFNMADD231PS consts<>+576(SB), Y10, Y3
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y3, Y3, Y10
+	VBROADCASTSS consts<>+608(SB), Y11
+	VFMADD213PS  consts<>+640(SB), Y10, Y11
+	VFMADD213PS  consts<>+672(SB), Y10, Y11
+	VFMADD213PS  consts<>+704(SB), Y10, Y11
+	VMULPS       Y10, Y11, Y11
+	VFMADD213PS  Y3, Y3, Y11
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y3
+	VFMADD213PS  consts<>+768(SB), Y10, Y3
+	VFMADD213PS  consts<>+800(SB), Y10, Y3
+	VFMADD213PS  consts<>+832(SB), Y10, Y3
+	VFMSUB213PS  consts<>+864(SB), Y10, Y3
+	VFMADD213PS  consts<>+896(SB), Y10, Y3
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y11, Y11
+	VXORPS  Y2, Y3, Y3
+	VMOVUPS Y3, 32(R9)(R8*1)
+	VMOVUPS Y11, 32(R10)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y4, Y0, Y4
+	VMAXPS Y4, Y1, Y4
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y4, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y3
+	VFNMADD231PS consts<>+544(SB), Y3, Y4
+	VFNMADD231PS consts<>+576(SB), Y3, Y4
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y4, Y4, Y3
+	VBROADCASTSS consts<>+608(SB), Y10
+	VFMADD213PS  consts<>+640(SB), Y3, Y10
+	VFMADD213PS  consts<>+672(SB), Y3, Y10
+	VFMADD213PS  consts<>+704(SB), Y3, Y10
+	VMULPS       Y3, Y10, Y10
+	VFMADD213PS  Y4, Y4, Y10
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y4
+	VFMADD213PS  consts<>+768(SB), Y3, Y4
+	VFMADD213PS  consts<>+800(SB), Y3, Y4
+	VFMADD213PS  consts<>+832(SB), Y3, Y4
+	VFMSUB213PS  consts<>+864(SB), Y3, Y4
+	VFMADD213PS  consts<>+896(SB), Y3, Y4
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y10, Y10
+	VXORPS  Y2, Y4, Y4
+	VMOVUPS Y4, 64(R9)(R8*1)
+	VMOVUPS Y10, 64(R10)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y5, Y0, Y5
+	VMAXPS Y5, Y1, Y5
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y5, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y3
+	VFNMADD231PS consts<>+544(SB), Y3, Y5
+	VFNMADD231PS consts<>+576(SB), Y3, Y5
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y5, Y5, Y3
+	VBROADCASTSS consts<>+608(SB), Y4
+	VFMADD213PS  consts<>+640(SB), Y3, Y4
+	VFMADD213PS  consts<>+672(SB), Y3, Y4
+	VFMADD213PS  consts<>+704(SB), Y3, Y4
+	VMULPS       Y3, Y4, Y4
+	VFMADD213PS  Y5, Y5, Y4
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y5
+	VFMADD213PS  consts<>+768(SB), Y3, Y5
+	VFMADD213PS  consts<>+800(SB), Y3, Y5
+	VFMADD213PS  consts<>+832(SB), Y3, Y5
+	VFMSUB213PS  consts<>+864(SB), Y3, Y5
+	VFMADD213PS  consts<>+896(SB), Y3, Y5
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y4, Y4
+	VXORPS  Y2, Y5, Y5
+	VMOVUPS Y5, 96(R9)(R8*1)
+	VMOVUPS Y4, 96(R10)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y6, Y0, Y6
+	VMAXPS Y6, Y1, Y6
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y6, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y3
+	VFNMADD231PS consts<>+544(SB), Y3, Y6
+	VFNMADD231PS consts<>+576(SB), Y3, Y6
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y6, Y6, Y3
+	VBROADCASTSS consts<>+608(SB), Y4
+	VFMADD213PS  consts<>+640(SB), Y3, Y4
+	VFMADD213PS  consts<>+672(SB), Y3, Y4
+	VFMADD213PS  consts<>+704(SB), Y3, Y4
+	VMULPS       Y3, Y4, Y4
+	VFMADD213PS  Y6, Y6, Y4
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y5
+	VFMADD213PS  consts<>+768(SB), Y3, Y5
+	VFMADD213PS  consts<>+800(SB), Y3, Y5
+	VFMADD213PS  consts<>+832(SB), Y3, Y5
+	VFMSUB213PS  consts<>+864(SB), Y3, Y5
+	VFMADD213PS  consts<>+896(SB), Y3, Y5
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y4, Y4
+	VXORPS  Y2, Y5, Y5
+	VMOVUPS Y5, 128(R9)(R8*1)
+	VMOVUPS Y4, 128(R10)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y7, Y0, Y7
+	VMAXPS Y7, Y1, Y7
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y7, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y3
+	VFNMADD231PS consts<>+544(SB), Y3, Y7
+	VFNMADD231PS consts<>+576(SB), Y3, Y7
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y7, Y7, Y3
+	VBROADCASTSS consts<>+608(SB), Y4
+	VFMADD213PS  consts<>+640(SB), Y3, Y4
+	VFMADD213PS  consts<>+672(SB), Y3, Y4
+	VFMADD213PS  consts<>+704(SB), Y3, Y4
+	VMULPS       Y3, Y4, Y4
+	VFMADD213PS  Y7, Y7, Y4
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y5
+	VFMADD213PS  consts<>+768(SB), Y3, Y5
+	VFMADD213PS  consts<>+800(SB), Y3, Y5
+	VFMADD213PS  consts<>+832(SB), Y3, Y5
+	VFMSUB213PS  consts<>+864(SB), Y3, Y5
+	VFMADD213PS  consts<>+896(SB), Y3, Y5
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y4, Y4
+	VXORPS  Y2, Y5, Y5
+	VMOVUPS Y5, 160(R9)(R8*1)
+	VMOVUPS Y4, 160(R10)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y8, Y0, Y8
+	VMAXPS Y8, Y1, Y8
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y8, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y3
+	VFNMADD231PS consts<>+544(SB), Y3, Y8
+	VFNMADD231PS consts<>+576(SB), Y3, Y8
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y8, Y8, Y3
+	VBROADCASTSS consts<>+608(SB), Y4
+	VFMADD213PS  consts<>+640(SB), Y3, Y4
+	VFMADD213PS  consts<>+672(SB), Y3, Y4
+	VFMADD213PS  consts<>+704(SB), Y3, Y4
+	VMULPS       Y3, Y4, Y4
+	VFMADD213PS  Y8, Y8, Y4
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y5
+	VFMADD213PS  consts<>+768(SB), Y3, Y5
+	VFMADD213PS  consts<>+800(SB), Y3, Y5
+	VFMADD213PS  consts<>+832(SB), Y3, Y5
+	VFMSUB213PS  consts<>+864(SB), Y3, Y5
+	VFMADD213PS  consts<>+896(SB), Y3, Y5
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y4, Y4
+	VXORPS  Y2, Y5, Y5
+	VMOVUPS Y5, 192(R9)(R8*1)
+	VMOVUPS Y4, 192(R10)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y9, Y0, Y9
+	VMAXPS Y9, Y1, Y9
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y9, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y3
+	VFNMADD231PS consts<>+544(SB), Y3, Y9
+	VFNMADD231PS consts<>+576(SB), Y3, Y9
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y9, Y9, Y3
+	VBROADCASTSS consts<>+608(SB), Y4
+	VFMADD213PS  consts<>+640(SB), Y3, Y4
+	VFMADD213PS  consts<>+672(SB), Y3, Y4
+	VFMADD213PS  consts<>+704(SB), Y3, Y4
+	VMULPS       Y3, Y4, Y4
+	VFMADD213PS  Y9, Y9, Y4
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y5
+	VFMADD213PS  consts<>+768(SB), Y3, Y5
+	VFMADD213PS  consts<>+800(SB), Y3, Y5
+	VFMADD213PS  consts<>+832(SB), Y3, Y5
+	VFMSUB213PS  consts<>+864(SB), Y3, Y5
+	VFMADD213PS  consts<>+896(SB), Y3, Y5
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y4, Y4
+	VXORPS  Y2, Y5, Y5
+	VMOVUPS Y5, 224(R9)(R8*1)
+	VMOVUPS Y4, 224(R10)(R8*1)
+	ADDQ    $0x00000100, R8
+	MOVQ    AX, R9
+	SUBQ    R8, R9
+	CMPQ    R9, $0x00000100
+	JAE     blocks4_98
+	TESTQ   R9, R9
+	JZ      done_96
+
+	// last 4, overlapping the previous block
+	MOVQ   AX, R8
+	SUBQ   $0x00000100, R8
+	MOVQ   R8, AX
+	IMULQ  DX, AX
+	ADDQ   CX, AX
+	VXORPS Y2, Y2, Y2
+	VXORPS Y2, Y2, Y3
+	VXORPS Y2, Y2, Y4
+	VXORPS Y2, Y2, Y5
+	VXORPS Y2, Y2, Y6
+	VXORPS Y2, Y2, Y7
+	VXORPS Y2, Y2, Y8
+	VXORPS Y2, Y2, Y9
+	MOVQ   DX, CX
+	NEGQ   CX
+
+feature_100:
+	VBROADCASTSS (BX)(CX*4), Y10
+	VFMADD231PS  (AX), Y10, Y2
+	VFMADD231PS  32(AX), Y10, Y3
+	VFMADD231PS  (AX)(SI*1), Y10, Y4
+	VFMADD231PS  32(AX)(SI*1), Y10, Y5
+	VFMADD231PS  (AX)(SI*2), Y10, Y6
+	VFMADD231PS  32(AX)(SI*2), Y10, Y7
+	VFMADD231PS  (AX)(DI*1), Y10, Y8
+	VFMADD231PS  32(AX)(DI*1), Y10, Y9
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_100
+	MOVQ         cos_base+0(FP), AX
+	MOVQ         sin_base+24(FP), CX
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y2, Y0, Y2
+	VMAXPS Y2, Y1, Y2
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y10
+	VFMADD231PS  consts<>+480(SB), Y2, Y10
+	VSUBPS       consts<>+512(SB), Y10, Y11
+	VFNMADD231PS consts<>+544(SB), Y11, Y2
+	VFNMADD231PS consts<>+576(SB), Y11, Y2
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y2, Y2, Y11
+	VBROADCASTSS consts<>+608(SB), Y12
+	VFMADD213PS  consts<>+640(SB), Y11, Y12
+	VFMADD213PS  consts<>+672(SB), Y11, Y12
+	VFMADD213PS  consts<>+704(SB), Y11, Y12
+	VMULPS       Y11, Y12, Y12
+	VFMADD213PS  Y2, Y2, Y12
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y2
+	VFMADD213PS  consts<>+768(SB), Y11, Y2
+	VFMADD213PS  consts<>+800(SB), Y11, Y2
+	VFMADD213PS  consts<>+832(SB), Y11, Y2
+	VFMSUB213PS  consts<>+864(SB), Y11, Y2
+	VFMADD213PS  consts<>+896(SB), Y11, Y2
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y10, Y10
+	VXORPS  Y10, Y12, Y12
+	VXORPS  Y10, Y2, Y2
+	VMOVUPS Y2, (AX)(R8*1)
+	VMOVUPS Y12, (CX)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y3, Y0, Y3
+	VMAXPS Y3, Y1, Y3
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y3, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y10
+	VFNMADD231PS consts<>+544(SB), Y10, Y3
+	VFNMADD231PS consts<>+576(SB), Y10, Y3
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y3, Y3, Y10
+	VBROADCASTSS consts<>+608(SB), Y11
+	VFMADD213PS  consts<>+640(SB), Y10, Y11
+	VFMADD213PS  consts<>+672(SB), Y10, Y11
+	VFMADD213PS  consts<>+704(SB), Y10, Y11
+	VMULPS       Y10, Y11, Y11
+	VFMADD213PS  Y3, Y3, Y11
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y3
+	VFMADD213PS  consts<>+768(SB), Y10, Y3
+	VFMADD213PS  consts<>+800(SB), Y10, Y3
+	VFMADD213PS  consts<>+832(SB), Y10, Y3
+	VFMSUB213PS  consts<>+864(SB), Y10, Y3
+	VFMADD213PS  consts<>+896(SB), Y10, Y3
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y11, Y11
+	VXORPS  Y2, Y3, Y3
+	VMOVUPS Y3, 32(AX)(R8*1)
+	VMOVUPS Y11, 32(CX)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y4, Y0, Y4
+	VMAXPS Y4, Y1, Y4
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y4, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y3
+	VFNMADD231PS consts<>+544(SB), Y3, Y4
+	VFNMADD231PS consts<>+576(SB), Y3, Y4
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y4, Y4, Y3
+	VBROADCASTSS consts<>+608(SB), Y10
+	VFMADD213PS  consts<>+640(SB), Y3, Y10
+	VFMADD213PS  consts<>+672(SB), Y3, Y10
+	VFMADD213PS  consts<>+704(SB), Y3, Y10
+	VMULPS       Y3, Y10, Y10
+	VFMADD213PS  Y4, Y4, Y10
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y4
+	VFMADD213PS  consts<>+768(SB), Y3, Y4
+	VFMADD213PS  consts<>+800(SB), Y3, Y4
+	VFMADD213PS  consts<>+832(SB), Y3, Y4
+	VFMSUB213PS  consts<>+864(SB), Y3, Y4
+	VFMADD213PS  consts<>+896(SB), Y3, Y4
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y10, Y10
+	VXORPS  Y2, Y4, Y4
+	VMOVUPS Y4, 64(AX)(R8*1)
+	VMOVUPS Y10, 64(CX)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y5, Y0, Y5
+	VMAXPS Y5, Y1, Y5
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y5, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y3
+	VFNMADD231PS consts<>+544(SB), Y3, Y5
+	VFNMADD231PS consts<>+576(SB), Y3, Y5
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y5, Y5, Y3
+	VBROADCASTSS consts<>+608(SB), Y4
+	VFMADD213PS  consts<>+640(SB), Y3, Y4
+	VFMADD213PS  consts<>+672(SB), Y3, Y4
+	VFMADD213PS  consts<>+704(SB), Y3, Y4
+	VMULPS       Y3, Y4, Y4
+	VFMADD213PS  Y5, Y5, Y4
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y5
+	VFMADD213PS  consts<>+768(SB), Y3, Y5
+	VFMADD213PS  consts<>+800(SB), Y3, Y5
+	VFMADD213PS  consts<>+832(SB), Y3, Y5
+	VFMSUB213PS  consts<>+864(SB), Y3, Y5
+	VFMADD213PS  consts<>+896(SB), Y3, Y5
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y4, Y4
+	VXORPS  Y2, Y5, Y5
+	VMOVUPS Y5, 96(AX)(R8*1)
+	VMOVUPS Y4, 96(CX)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y6, Y0, Y6
+	VMAXPS Y6, Y1, Y6
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y6, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y3
+	VFNMADD231PS consts<>+544(SB), Y3, Y6
+	VFNMADD231PS consts<>+576(SB), Y3, Y6
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y6, Y6, Y3
+	VBROADCASTSS consts<>+608(SB), Y4
+	VFMADD213PS  consts<>+640(SB), Y3, Y4
+	VFMADD213PS  consts<>+672(SB), Y3, Y4
+	VFMADD213PS  consts<>+704(SB), Y3, Y4
+	VMULPS       Y3, Y4, Y4
+	VFMADD213PS  Y6, Y6, Y4
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y5
+	VFMADD213PS  consts<>+768(SB), Y3, Y5
+	VFMADD213PS  consts<>+800(SB), Y3, Y5
+	VFMADD213PS  consts<>+832(SB), Y3, Y5
+	VFMSUB213PS  consts<>+864(SB), Y3, Y5
+	VFMADD213PS  consts<>+896(SB), Y3, Y5
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y4, Y4
+	VXORPS  Y2, Y5, Y5
+	VMOVUPS Y5, 128(AX)(R8*1)
+	VMOVUPS Y4, 128(CX)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y7, Y0, Y7
+	VMAXPS Y7, Y1, Y7
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y7, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y3
+	VFNMADD231PS consts<>+544(SB), Y3, Y7
+	VFNMADD231PS consts<>+576(SB), Y3, Y7
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y7, Y7, Y3
+	VBROADCASTSS consts<>+608(SB), Y4
+	VFMADD213PS  consts<>+640(SB), Y3, Y4
+	VFMADD213PS  consts<>+672(SB), Y3, Y4
+	VFMADD213PS  consts<>+704(SB), Y3, Y4
+	VMULPS       Y3, Y4, Y4
+	VFMADD213PS  Y7, Y7, Y4
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y5
+	VFMADD213PS  consts<>+768(SB), Y3, Y5
+	VFMADD213PS  consts<>+800(SB), Y3, Y5
+	VFMADD213PS  consts<>+832(SB), Y3, Y5
+	VFMSUB213PS  consts<>+864(SB), Y3, Y5
+	VFMADD213PS  consts<>+896(SB), Y3, Y5
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y4, Y4
+	VXORPS  Y2, Y5, Y5
+	VMOVUPS Y5, 160(AX)(R8*1)
+	VMOVUPS Y4, 160(CX)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y8, Y0, Y8
+	VMAXPS Y8, Y1, Y8
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y8, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y3
+	VFNMADD231PS consts<>+544(SB), Y3, Y8
+	VFNMADD231PS consts<>+576(SB), Y3, Y8
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y8, Y8, Y3
+	VBROADCASTSS consts<>+608(SB), Y4
+	VFMADD213PS  consts<>+640(SB), Y3, Y4
+	VFMADD213PS  consts<>+672(SB), Y3, Y4
+	VFMADD213PS  consts<>+704(SB), Y3, Y4
+	VMULPS       Y3, Y4, Y4
+	VFMADD213PS  Y8, Y8, Y4
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y5
+	VFMADD213PS  consts<>+768(SB), Y3, Y5
+	VFMADD213PS  consts<>+800(SB), Y3, Y5
+	VFMADD213PS  consts<>+832(SB), Y3, Y5
+	VFMSUB213PS  consts<>+864(SB), Y3, Y5
+	VFMADD213PS  consts<>+896(SB), Y3, Y5
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y4, Y4
+	VXORPS  Y2, Y5, Y5
+	VMOVUPS Y5, 192(AX)(R8*1)
+	VMOVUPS Y4, 192(CX)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y9, Y0, Y9
+	VMAXPS Y9, Y1, Y9
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y0
+	VFMADD231PS  consts<>+480(SB), Y9, Y0
+	VSUBPS       consts<>+512(SB), Y0, Y1
+	VFNMADD231PS consts<>+544(SB), Y1, Y9
+	VFNMADD231PS consts<>+576(SB), Y1, Y9
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y9, Y9, Y1
+	VBROADCASTSS consts<>+608(SB), Y2
+	VFMADD213PS  consts<>+640(SB), Y1, Y2
+	VFMADD213PS  consts<>+672(SB), Y1, Y2
+	VFMADD213PS  consts<>+704(SB), Y1, Y2
+	VMULPS       Y1, Y2, Y2
+	VFMADD213PS  Y9, Y9, Y2
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y3
+	VFMADD213PS  consts<>+768(SB), Y1, Y3
+	VFMADD213PS  consts<>+800(SB), Y1, Y3
+	VFMADD213PS  consts<>+832(SB), Y1, Y3
+	VFMSUB213PS  consts<>+864(SB), Y1, Y3
+	VFMADD213PS  consts<>+896(SB), Y1, Y3
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y0, Y0
+	VXORPS  Y0, Y2, Y2
+	VXORPS  Y0, Y3, Y3
+	VMOVUPS Y3, 224(AX)(R8*1)
+	VMOVUPS Y2, 224(CX)(R8*1)
+	JMP     done_96
+
+below4_97:
+	// blocks of 2
+	MOVQ AX, R9
+	SUBQ R8, R9
+	CMPQ R9, $0x00000080
+	JB   below2_101
+
+blocks2_102:
+	MOVQ   R8, DI
+	IMULQ  DX, DI
+	ADDQ   CX, DI
+	VXORPS Y2, Y2, Y2
+	VXORPS Y2, Y2, Y3
+	VXORPS Y2, Y2, Y4
+	VXORPS Y2, Y2, Y5
+	MOVQ   DX, R9
+	NEGQ   R9
+
+feature_103:
+	VBROADCASTSS (BX)(R9*4), Y6
+	VFMADD231PS  (DI), Y6, Y2
+	VFMADD231PS  32(DI), Y6, Y3
+	VFMADD231PS  (DI)(SI*1), Y6, Y4
+	VFMADD231PS  32(DI)(SI*1), Y6, Y5
+	ADDQ         $0x40, DI
+	INCQ         R9
+	JNZ          feature_103
+	MOVQ         cos_base+0(FP), DI
+	MOVQ         sin_base+24(FP), R9
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y2, Y0, Y2
+	VMAXPS Y2, Y1, Y2
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y6
+	VFMADD231PS  consts<>+480(SB), Y2, Y6
+	VSUBPS       consts<>+512(SB), Y6, Y7
+	VFNMADD231PS consts<>+544(SB), Y7, Y2
+	VFNMADD231PS consts<>+576(SB), Y7, Y2
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y2, Y2, Y7
+	VBROADCASTSS consts<>+608(SB), Y8
+	VFMADD213PS  consts<>+640(SB), Y7, Y8
+	VFMADD213PS  consts<>+672(SB), Y7, Y8
+	VFMADD213PS  consts<>+704(SB), Y7, Y8
+	VMULPS       Y7, Y8, Y8
+	VFMADD213PS  Y2, Y2, Y8
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y2
+	VFMADD213PS  consts<>+768(SB), Y7, Y2
+	VFMADD213PS  consts<>+800(SB), Y7, Y2
+	VFMADD213PS  consts<>+832(SB), Y7, Y2
+	VFMSUB213PS  consts<>+864(SB), Y7, Y2
+	VFMADD213PS  consts<>+896(SB), Y7, Y2
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y6, Y6
+	VXORPS  Y6, Y8, Y8
+	VXORPS  Y6, Y2, Y2
+	VMOVUPS Y2, (DI)(R8*1)
+	VMOVUPS Y8, (R9)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y3, Y0, Y3
+	VMAXPS Y3, Y1, Y3
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y3, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y6
+	VFNMADD231PS consts<>+544(SB), Y6, Y3
+	VFNMADD231PS consts<>+576(SB), Y6, Y3
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y3, Y3, Y6
+	VBROADCASTSS consts<>+608(SB), Y7
+	VFMADD213PS  consts<>+640(SB), Y6, Y7
+	VFMADD213PS  consts<>+672(SB), Y6, Y7
+	VFMADD213PS  consts<>+704(SB), Y6, Y7
+	VMULPS       Y6, Y7, Y7
+	VFMADD213PS  Y3, Y3, Y7
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y3
+	VFMADD213PS  consts<>+768(SB), Y6, Y3
+	VFMADD213PS  consts<>+800(SB), Y6, Y3
+	VFMADD213PS  consts<>+832(SB), Y6, Y3
+	VFMSUB213PS  consts<>+864(SB), Y6, Y3
+	VFMADD213PS  consts<>+896(SB), Y6, Y3
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y7, Y7
+	VXORPS  Y2, Y3, Y3
+	VMOVUPS Y3, 32(DI)(R8*1)
+	VMOVUPS Y7, 32(R9)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y4, Y0, Y4
+	VMAXPS Y4, Y1, Y4
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y4, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y3
+	VFNMADD231PS consts<>+544(SB), Y3, Y4
+	VFNMADD231PS consts<>+576(SB), Y3, Y4
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y4, Y4, Y3
+	VBROADCASTSS consts<>+608(SB), Y6
+	VFMADD213PS  consts<>+640(SB), Y3, Y6
+	VFMADD213PS  consts<>+672(SB), Y3, Y6
+	VFMADD213PS  consts<>+704(SB), Y3, Y6
+	VMULPS       Y3, Y6, Y6
+	VFMADD213PS  Y4, Y4, Y6
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y4
+	VFMADD213PS  consts<>+768(SB), Y3, Y4
+	VFMADD213PS  consts<>+800(SB), Y3, Y4
+	VFMADD213PS  consts<>+832(SB), Y3, Y4
+	VFMSUB213PS  consts<>+864(SB), Y3, Y4
+	VFMADD213PS  consts<>+896(SB), Y3, Y4
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y6, Y6
+	VXORPS  Y2, Y4, Y4
+	VMOVUPS Y4, 64(DI)(R8*1)
+	VMOVUPS Y6, 64(R9)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y5, Y0, Y5
+	VMAXPS Y5, Y1, Y5
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y5, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y3
+	VFNMADD231PS consts<>+544(SB), Y3, Y5
+	VFNMADD231PS consts<>+576(SB), Y3, Y5
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y5, Y5, Y3
+	VBROADCASTSS consts<>+608(SB), Y4
+	VFMADD213PS  consts<>+640(SB), Y3, Y4
+	VFMADD213PS  consts<>+672(SB), Y3, Y4
+	VFMADD213PS  consts<>+704(SB), Y3, Y4
+	VMULPS       Y3, Y4, Y4
+	VFMADD213PS  Y5, Y5, Y4
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y5
+	VFMADD213PS  consts<>+768(SB), Y3, Y5
+	VFMADD213PS  consts<>+800(SB), Y3, Y5
+	VFMADD213PS  consts<>+832(SB), Y3, Y5
+	VFMSUB213PS  consts<>+864(SB), Y3, Y5
+	VFMADD213PS  consts<>+896(SB), Y3, Y5
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y4, Y4
+	VXORPS  Y2, Y5, Y5
+	VMOVUPS Y5, 96(DI)(R8*1)
+	VMOVUPS Y4, 96(R9)(R8*1)
+	ADDQ    $0x00000080, R8
+	MOVQ    AX, R9
+	SUBQ    R8, R9
+	CMPQ    R9, $0x00000080
+	JAE     blocks2_102
+	TESTQ   R9, R9
+	JZ      done_96
+
+	// last 2, overlapping the previous block
+	MOVQ   AX, R8
+	SUBQ   $0x00000080, R8
+	MOVQ   R8, AX
+	IMULQ  DX, AX
+	ADDQ   CX, AX
+	VXORPS Y2, Y2, Y2
+	VXORPS Y2, Y2, Y3
+	VXORPS Y2, Y2, Y4
+	VXORPS Y2, Y2, Y5
+	MOVQ   DX, CX
+	NEGQ   CX
+
+feature_104:
+	VBROADCASTSS (BX)(CX*4), Y6
+	VFMADD231PS  (AX), Y6, Y2
+	VFMADD231PS  32(AX), Y6, Y3
+	VFMADD231PS  (AX)(SI*1), Y6, Y4
+	VFMADD231PS  32(AX)(SI*1), Y6, Y5
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_104
+	MOVQ         cos_base+0(FP), AX
+	MOVQ         sin_base+24(FP), CX
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y2, Y0, Y2
+	VMAXPS Y2, Y1, Y2
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y6
+	VFMADD231PS  consts<>+480(SB), Y2, Y6
+	VSUBPS       consts<>+512(SB), Y6, Y7
+	VFNMADD231PS consts<>+544(SB), Y7, Y2
+	VFNMADD231PS consts<>+576(SB), Y7, Y2
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y2, Y2, Y7
+	VBROADCASTSS consts<>+608(SB), Y8
+	VFMADD213PS  consts<>+640(SB), Y7, Y8
+	VFMADD213PS  consts<>+672(SB), Y7, Y8
+	VFMADD213PS  consts<>+704(SB), Y7, Y8
+	VMULPS       Y7, Y8, Y8
+	VFMADD213PS  Y2, Y2, Y8
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y2
+	VFMADD213PS  consts<>+768(SB), Y7, Y2
+	VFMADD213PS  consts<>+800(SB), Y7, Y2
+	VFMADD213PS  consts<>+832(SB), Y7, Y2
+	VFMSUB213PS  consts<>+864(SB), Y7, Y2
+	VFMADD213PS  consts<>+896(SB), Y7, Y2
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y6, Y6
+	VXORPS  Y6, Y8, Y8
+	VXORPS  Y6, Y2, Y2
+	VMOVUPS Y2, (AX)(R8*1)
+	VMOVUPS Y8, (CX)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y3, Y0, Y3
+	VMAXPS Y3, Y1, Y3
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y3, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y6
+	VFNMADD231PS consts<>+544(SB), Y6, Y3
+	VFNMADD231PS consts<>+576(SB), Y6, Y3
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y3, Y3, Y6
+	VBROADCASTSS consts<>+608(SB), Y7
+	VFMADD213PS  consts<>+640(SB), Y6, Y7
+	VFMADD213PS  consts<>+672(SB), Y6, Y7
+	VFMADD213PS  consts<>+704(SB), Y6, Y7
+	VMULPS       Y6, Y7, Y7
+	VFMADD213PS  Y3, Y3, Y7
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y3
+	VFMADD213PS  consts<>+768(SB), Y6, Y3
+	VFMADD213PS  consts<>+800(SB), Y6, Y3
+	VFMADD213PS  consts<>+832(SB), Y6, Y3
+	VFMSUB213PS  consts<>+864(SB), Y6, Y3
+	VFMADD213PS  consts<>+896(SB), Y6, Y3
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y7, Y7
+	VXORPS  Y2, Y3, Y3
+	VMOVUPS Y3, 32(AX)(R8*1)
+	VMOVUPS Y7, 32(CX)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y4, Y0, Y4
+	VMAXPS Y4, Y1, Y4
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y4, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y3
+	VFNMADD231PS consts<>+544(SB), Y3, Y4
+	VFNMADD231PS consts<>+576(SB), Y3, Y4
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y4, Y4, Y3
+	VBROADCASTSS consts<>+608(SB), Y6
+	VFMADD213PS  consts<>+640(SB), Y3, Y6
+	VFMADD213PS  consts<>+672(SB), Y3, Y6
+	VFMADD213PS  consts<>+704(SB), Y3, Y6
+	VMULPS       Y3, Y6, Y6
+	VFMADD213PS  Y4, Y4, Y6
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y4
+	VFMADD213PS  consts<>+768(SB), Y3, Y4
+	VFMADD213PS  consts<>+800(SB), Y3, Y4
+	VFMADD213PS  consts<>+832(SB), Y3, Y4
+	VFMSUB213PS  consts<>+864(SB), Y3, Y4
+	VFMADD213PS  consts<>+896(SB), Y3, Y4
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y6, Y6
+	VXORPS  Y2, Y4, Y4
+	VMOVUPS Y4, 64(AX)(R8*1)
+	VMOVUPS Y6, 64(CX)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y5, Y0, Y5
+	VMAXPS Y5, Y1, Y5
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y0
+	VFMADD231PS  consts<>+480(SB), Y5, Y0
+	VSUBPS       consts<>+512(SB), Y0, Y1
+	VFNMADD231PS consts<>+544(SB), Y1, Y5
+	VFNMADD231PS consts<>+576(SB), Y1, Y5
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y5, Y5, Y1
+	VBROADCASTSS consts<>+608(SB), Y2
+	VFMADD213PS  consts<>+640(SB), Y1, Y2
+	VFMADD213PS  consts<>+672(SB), Y1, Y2
+	VFMADD213PS  consts<>+704(SB), Y1, Y2
+	VMULPS       Y1, Y2, Y2
+	VFMADD213PS  Y5, Y5, Y2
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y3
+	VFMADD213PS  consts<>+768(SB), Y1, Y3
+	VFMADD213PS  consts<>+800(SB), Y1, Y3
+	VFMADD213PS  consts<>+832(SB), Y1, Y3
+	VFMSUB213PS  consts<>+864(SB), Y1, Y3
+	VFMADD213PS  consts<>+896(SB), Y1, Y3
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y0, Y0
+	VXORPS  Y0, Y2, Y2
+	VXORPS  Y0, Y3, Y3
+	VMOVUPS Y3, 96(AX)(R8*1)
+	VMOVUPS Y2, 96(CX)(R8*1)
+	JMP     done_96
+
+below2_101:
+	// blocks of 1
+	MOVQ AX, R9
+	SUBQ R8, R9
+	CMPQ R9, $0x00000040
+	JB   below1_105
+
+blocks1_106:
+	MOVQ   R8, SI
+	IMULQ  DX, SI
+	ADDQ   CX, SI
+	VXORPS Y2, Y2, Y2
+	VXORPS Y2, Y2, Y3
+	MOVQ   DX, DI
+	NEGQ   DI
+
+feature_107:
+	VBROADCASTSS (BX)(DI*4), Y4
+	VFMADD231PS  (SI), Y4, Y2
+	VFMADD231PS  32(SI), Y4, Y3
+	ADDQ         $0x40, SI
+	INCQ         DI
+	JNZ          feature_107
+	MOVQ         cos_base+0(FP), SI
+	MOVQ         sin_base+24(FP), DI
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y2, Y0, Y2
+	VMAXPS Y2, Y1, Y2
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y4
+	VFMADD231PS  consts<>+480(SB), Y2, Y4
+	VSUBPS       consts<>+512(SB), Y4, Y5
+	VFNMADD231PS consts<>+544(SB), Y5, Y2
+	VFNMADD231PS consts<>+576(SB), Y5, Y2
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y2, Y2, Y5
+	VBROADCASTSS consts<>+608(SB), Y6
+	VFMADD213PS  consts<>+640(SB), Y5, Y6
+	VFMADD213PS  consts<>+672(SB), Y5, Y6
+	VFMADD213PS  consts<>+704(SB), Y5, Y6
+	VMULPS       Y5, Y6, Y6
+	VFMADD213PS  Y2, Y2, Y6
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y2
+	VFMADD213PS  consts<>+768(SB), Y5, Y2
+	VFMADD213PS  consts<>+800(SB), Y5, Y2
+	VFMADD213PS  consts<>+832(SB), Y5, Y2
+	VFMSUB213PS  consts<>+864(SB), Y5, Y2
+	VFMADD213PS  consts<>+896(SB), Y5, Y2
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y4, Y4
+	VXORPS  Y4, Y6, Y6
+	VXORPS  Y4, Y2, Y2
+	VMOVUPS Y2, (SI)(R8*1)
+	VMOVUPS Y6, (DI)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y3, Y0, Y3
+	VMAXPS Y3, Y1, Y3
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y3, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y4
+	VFNMADD231PS consts<>+544(SB), Y4, Y3
+	VFNMADD231PS consts<>+576(SB), Y4, Y3
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y3, Y3, Y4
+	VBROADCASTSS consts<>+608(SB), Y5
+	VFMADD213PS  consts<>+640(SB), Y4, Y5
+	VFMADD213PS  consts<>+672(SB), Y4, Y5
+	VFMADD213PS  consts<>+704(SB), Y4, Y5
+	VMULPS       Y4, Y5, Y5
+	VFMADD213PS  Y3, Y3, Y5
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y3
+	VFMADD213PS  consts<>+768(SB), Y4, Y3
+	VFMADD213PS  consts<>+800(SB), Y4, Y3
+	VFMADD213PS  consts<>+832(SB), Y4, Y3
+	VFMSUB213PS  consts<>+864(SB), Y4, Y3
+	VFMADD213PS  consts<>+896(SB), Y4, Y3
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y5, Y5
+	VXORPS  Y2, Y3, Y3
+	VMOVUPS Y3, 32(SI)(R8*1)
+	VMOVUPS Y5, 32(DI)(R8*1)
+	ADDQ    $0x00000040, R8
+	MOVQ    AX, R9
+	SUBQ    R8, R9
+	CMPQ    R9, $0x00000040
+	JAE     blocks1_106
+	JMP     done_96
+
+below1_105:
+done_96:
+	VZEROUPPER
+	RET
+
+// func fourierSparseAVX2(cos []float32, sin []float32, idx []int32, val []float32, tiles []float32, dim int)
+// Requires: AVX, AVX2, FMA3
+TEXT ·fourierSparseAVX2(SB), NOSPLIT, $0-128
+	VBROADCASTSS consts<>+416(SB), Y0
+	VBROADCASTSS consts<>+448(SB), Y1
+	MOVQ         cos_len+8(FP), AX
+	SHLQ         $0x02, AX
+	VXORPS       Y2, Y2, Y2
+	MOVQ         dim+120(FP), CX
+	SHLQ         $0x06, CX
+	LEAQ         (CX)(CX*2), DX
+	MOVQ         idx_len+56(FP), BX
+	MOVQ         idx_base+48(FP), SI
+	LEAQ         (SI)(BX*4), SI
+	MOVQ         val_base+72(FP), DI
+	LEAQ         (DI)(BX*4), DI
+	XORQ         BX, BX
+
+	// blocks of 4
+	MOVQ AX, R8
+	SUBQ BX, R8
+	CMPQ R8, $0x00000100
+	JB   below4_109
+
+blocks4_110:
+	MOVQ   dim+120(FP), R8
+	IMULQ  BX, R8
+	ADDQ   tiles_base+96(FP), R8
+	VXORPS Y2, Y2, Y2
+	VXORPS Y2, Y2, Y3
+	VXORPS Y2, Y2, Y4
+	VXORPS Y2, Y2, Y5
+	VXORPS Y2, Y2, Y6
+	VXORPS Y2, Y2, Y7
+	VXORPS Y2, Y2, Y8
+	VXORPS Y2, Y2, Y9
+	MOVQ   idx_len+56(FP), R9
+	NEGQ   R9
+	JZ     store_111
+
+nonzero_112:
+	MOVLQSX      (SI)(R9*4), R10
+	SHLQ         $0x06, R10
+	ADDQ         R8, R10
+	VBROADCASTSS (DI)(R9*4), Y10
+	VFMADD231PS  (R10), Y10, Y2
+	VFMADD231PS  32(R10), Y10, Y3
+	VFMADD231PS  (R10)(CX*1), Y10, Y4
+	VFMADD231PS  32(R10)(CX*1), Y10, Y5
+	VFMADD231PS  (R10)(CX*2), Y10, Y6
+	VFMADD231PS  32(R10)(CX*2), Y10, Y7
+	VFMADD231PS  (R10)(DX*1), Y10, Y8
+	VFMADD231PS  32(R10)(DX*1), Y10, Y9
+	INCQ         R9
+	JNZ          nonzero_112
+
+store_111:
+	MOVQ cos_base+0(FP), R8
+	MOVQ sin_base+24(FP), R9
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y2, Y0, Y2
+	VMAXPS Y2, Y1, Y2
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y10
+	VFMADD231PS  consts<>+480(SB), Y2, Y10
+	VSUBPS       consts<>+512(SB), Y10, Y11
+	VFNMADD231PS consts<>+544(SB), Y11, Y2
+	VFNMADD231PS consts<>+576(SB), Y11, Y2
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y2, Y2, Y11
+	VBROADCASTSS consts<>+608(SB), Y12
+	VFMADD213PS  consts<>+640(SB), Y11, Y12
+	VFMADD213PS  consts<>+672(SB), Y11, Y12
+	VFMADD213PS  consts<>+704(SB), Y11, Y12
+	VMULPS       Y11, Y12, Y12
+	VFMADD213PS  Y2, Y2, Y12
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y2
+	VFMADD213PS  consts<>+768(SB), Y11, Y2
+	VFMADD213PS  consts<>+800(SB), Y11, Y2
+	VFMADD213PS  consts<>+832(SB), Y11, Y2
+	VFMSUB213PS  consts<>+864(SB), Y11, Y2
+	VFMADD213PS  consts<>+896(SB), Y11, Y2
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y10, Y10
+	VXORPS  Y10, Y12, Y12
+	VXORPS  Y10, Y2, Y2
+	VMOVUPS Y2, (R8)(BX*1)
+	VMOVUPS Y12, (R9)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y3, Y0, Y3
+	VMAXPS Y3, Y1, Y3
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y3, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y10
+	VFNMADD231PS consts<>+544(SB), Y10, Y3
+	VFNMADD231PS consts<>+576(SB), Y10, Y3
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y3, Y3, Y10
+	VBROADCASTSS consts<>+608(SB), Y11
+	VFMADD213PS  consts<>+640(SB), Y10, Y11
+	VFMADD213PS  consts<>+672(SB), Y10, Y11
+	VFMADD213PS  consts<>+704(SB), Y10, Y11
+	VMULPS       Y10, Y11, Y11
+	VFMADD213PS  Y3, Y3, Y11
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y3
+	VFMADD213PS  consts<>+768(SB), Y10, Y3
+	VFMADD213PS  consts<>+800(SB), Y10, Y3
+	VFMADD213PS  consts<>+832(SB), Y10, Y3
+	VFMSUB213PS  consts<>+864(SB), Y10, Y3
+	VFMADD213PS  consts<>+896(SB), Y10, Y3
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y11, Y11
+	VXORPS  Y2, Y3, Y3
+	VMOVUPS Y3, 32(R8)(BX*1)
+	VMOVUPS Y11, 32(R9)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y4, Y0, Y4
+	VMAXPS Y4, Y1, Y4
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y4, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y3
+	VFNMADD231PS consts<>+544(SB), Y3, Y4
+	VFNMADD231PS consts<>+576(SB), Y3, Y4
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y4, Y4, Y3
+	VBROADCASTSS consts<>+608(SB), Y10
+	VFMADD213PS  consts<>+640(SB), Y3, Y10
+	VFMADD213PS  consts<>+672(SB), Y3, Y10
+	VFMADD213PS  consts<>+704(SB), Y3, Y10
+	VMULPS       Y3, Y10, Y10
+	VFMADD213PS  Y4, Y4, Y10
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y4
+	VFMADD213PS  consts<>+768(SB), Y3, Y4
+	VFMADD213PS  consts<>+800(SB), Y3, Y4
+	VFMADD213PS  consts<>+832(SB), Y3, Y4
+	VFMSUB213PS  consts<>+864(SB), Y3, Y4
+	VFMADD213PS  consts<>+896(SB), Y3, Y4
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y10, Y10
+	VXORPS  Y2, Y4, Y4
+	VMOVUPS Y4, 64(R8)(BX*1)
+	VMOVUPS Y10, 64(R9)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y5, Y0, Y5
+	VMAXPS Y5, Y1, Y5
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y5, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y3
+	VFNMADD231PS consts<>+544(SB), Y3, Y5
+	VFNMADD231PS consts<>+576(SB), Y3, Y5
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y5, Y5, Y3
+	VBROADCASTSS consts<>+608(SB), Y4
+	VFMADD213PS  consts<>+640(SB), Y3, Y4
+	VFMADD213PS  consts<>+672(SB), Y3, Y4
+	VFMADD213PS  consts<>+704(SB), Y3, Y4
+	VMULPS       Y3, Y4, Y4
+	VFMADD213PS  Y5, Y5, Y4
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y5
+	VFMADD213PS  consts<>+768(SB), Y3, Y5
+	VFMADD213PS  consts<>+800(SB), Y3, Y5
+	VFMADD213PS  consts<>+832(SB), Y3, Y5
+	VFMSUB213PS  consts<>+864(SB), Y3, Y5
+	VFMADD213PS  consts<>+896(SB), Y3, Y5
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y4, Y4
+	VXORPS  Y2, Y5, Y5
+	VMOVUPS Y5, 96(R8)(BX*1)
+	VMOVUPS Y4, 96(R9)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y6, Y0, Y6
+	VMAXPS Y6, Y1, Y6
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y6, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y3
+	VFNMADD231PS consts<>+544(SB), Y3, Y6
+	VFNMADD231PS consts<>+576(SB), Y3, Y6
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y6, Y6, Y3
+	VBROADCASTSS consts<>+608(SB), Y4
+	VFMADD213PS  consts<>+640(SB), Y3, Y4
+	VFMADD213PS  consts<>+672(SB), Y3, Y4
+	VFMADD213PS  consts<>+704(SB), Y3, Y4
+	VMULPS       Y3, Y4, Y4
+	VFMADD213PS  Y6, Y6, Y4
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y5
+	VFMADD213PS  consts<>+768(SB), Y3, Y5
+	VFMADD213PS  consts<>+800(SB), Y3, Y5
+	VFMADD213PS  consts<>+832(SB), Y3, Y5
+	VFMSUB213PS  consts<>+864(SB), Y3, Y5
+	VFMADD213PS  consts<>+896(SB), Y3, Y5
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y4, Y4
+	VXORPS  Y2, Y5, Y5
+	VMOVUPS Y5, 128(R8)(BX*1)
+	VMOVUPS Y4, 128(R9)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y7, Y0, Y7
+	VMAXPS Y7, Y1, Y7
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y7, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y3
+	VFNMADD231PS consts<>+544(SB), Y3, Y7
+	VFNMADD231PS consts<>+576(SB), Y3, Y7
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y7, Y7, Y3
+	VBROADCASTSS consts<>+608(SB), Y4
+	VFMADD213PS  consts<>+640(SB), Y3, Y4
+	VFMADD213PS  consts<>+672(SB), Y3, Y4
+	VFMADD213PS  consts<>+704(SB), Y3, Y4
+	VMULPS       Y3, Y4, Y4
+	VFMADD213PS  Y7, Y7, Y4
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y5
+	VFMADD213PS  consts<>+768(SB), Y3, Y5
+	VFMADD213PS  consts<>+800(SB), Y3, Y5
+	VFMADD213PS  consts<>+832(SB), Y3, Y5
+	VFMSUB213PS  consts<>+864(SB), Y3, Y5
+	VFMADD213PS  consts<>+896(SB), Y3, Y5
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y4, Y4
+	VXORPS  Y2, Y5, Y5
+	VMOVUPS Y5, 160(R8)(BX*1)
+	VMOVUPS Y4, 160(R9)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y8, Y0, Y8
+	VMAXPS Y8, Y1, Y8
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y8, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y3
+	VFNMADD231PS consts<>+544(SB), Y3, Y8
+	VFNMADD231PS consts<>+576(SB), Y3, Y8
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y8, Y8, Y3
+	VBROADCASTSS consts<>+608(SB), Y4
+	VFMADD213PS  consts<>+640(SB), Y3, Y4
+	VFMADD213PS  consts<>+672(SB), Y3, Y4
+	VFMADD213PS  consts<>+704(SB), Y3, Y4
+	VMULPS       Y3, Y4, Y4
+	VFMADD213PS  Y8, Y8, Y4
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y5
+	VFMADD213PS  consts<>+768(SB), Y3, Y5
+	VFMADD213PS  consts<>+800(SB), Y3, Y5
+	VFMADD213PS  consts<>+832(SB), Y3, Y5
+	VFMSUB213PS  consts<>+864(SB), Y3, Y5
+	VFMADD213PS  consts<>+896(SB), Y3, Y5
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y4, Y4
+	VXORPS  Y2, Y5, Y5
+	VMOVUPS Y5, 192(R8)(BX*1)
+	VMOVUPS Y4, 192(R9)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y9, Y0, Y9
+	VMAXPS Y9, Y1, Y9
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y9, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y3
+	VFNMADD231PS consts<>+544(SB), Y3, Y9
+	VFNMADD231PS consts<>+576(SB), Y3, Y9
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y9, Y9, Y3
+	VBROADCASTSS consts<>+608(SB), Y4
+	VFMADD213PS  consts<>+640(SB), Y3, Y4
+	VFMADD213PS  consts<>+672(SB), Y3, Y4
+	VFMADD213PS  consts<>+704(SB), Y3, Y4
+	VMULPS       Y3, Y4, Y4
+	VFMADD213PS  Y9, Y9, Y4
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y5
+	VFMADD213PS  consts<>+768(SB), Y3, Y5
+	VFMADD213PS  consts<>+800(SB), Y3, Y5
+	VFMADD213PS  consts<>+832(SB), Y3, Y5
+	VFMSUB213PS  consts<>+864(SB), Y3, Y5
+	VFMADD213PS  consts<>+896(SB), Y3, Y5
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y4, Y4
+	VXORPS  Y2, Y5, Y5
+	VMOVUPS Y5, 224(R8)(BX*1)
+	VMOVUPS Y4, 224(R9)(BX*1)
+	ADDQ    $0x00000100, BX
+	MOVQ    AX, R8
+	SUBQ    BX, R8
+	CMPQ    R8, $0x00000100
+	JAE     blocks4_110
+	TESTQ   R8, R8
+	JZ      done_108
+
+	// last 4, overlapping the previous block
+	MOVQ   AX, BX
+	SUBQ   $0x00000100, BX
+	MOVQ   dim+120(FP), AX
+	IMULQ  BX, AX
+	ADDQ   tiles_base+96(FP), AX
+	VXORPS Y2, Y2, Y2
+	VXORPS Y2, Y2, Y3
+	VXORPS Y2, Y2, Y4
+	VXORPS Y2, Y2, Y5
+	VXORPS Y2, Y2, Y6
+	VXORPS Y2, Y2, Y7
+	VXORPS Y2, Y2, Y8
+	VXORPS Y2, Y2, Y9
+	MOVQ   idx_len+56(FP), R8
+	NEGQ   R8
+	JZ     store_113
+
+nonzero_114:
+	MOVLQSX      (SI)(R8*4), R9
+	SHLQ         $0x06, R9
+	ADDQ         AX, R9
+	VBROADCASTSS (DI)(R8*4), Y10
+	VFMADD231PS  (R9), Y10, Y2
+	VFMADD231PS  32(R9), Y10, Y3
+	VFMADD231PS  (R9)(CX*1), Y10, Y4
+	VFMADD231PS  32(R9)(CX*1), Y10, Y5
+	VFMADD231PS  (R9)(CX*2), Y10, Y6
+	VFMADD231PS  32(R9)(CX*2), Y10, Y7
+	VFMADD231PS  (R9)(DX*1), Y10, Y8
+	VFMADD231PS  32(R9)(DX*1), Y10, Y9
+	INCQ         R8
+	JNZ          nonzero_114
+
+store_113:
+	MOVQ cos_base+0(FP), AX
+	MOVQ sin_base+24(FP), CX
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y2, Y0, Y2
+	VMAXPS Y2, Y1, Y2
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y10
+	VFMADD231PS  consts<>+480(SB), Y2, Y10
+	VSUBPS       consts<>+512(SB), Y10, Y11
+	VFNMADD231PS consts<>+544(SB), Y11, Y2
+	VFNMADD231PS consts<>+576(SB), Y11, Y2
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y2, Y2, Y11
+	VBROADCASTSS consts<>+608(SB), Y12
+	VFMADD213PS  consts<>+640(SB), Y11, Y12
+	VFMADD213PS  consts<>+672(SB), Y11, Y12
+	VFMADD213PS  consts<>+704(SB), Y11, Y12
+	VMULPS       Y11, Y12, Y12
+	VFMADD213PS  Y2, Y2, Y12
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y2
+	VFMADD213PS  consts<>+768(SB), Y11, Y2
+	VFMADD213PS  consts<>+800(SB), Y11, Y2
+	VFMADD213PS  consts<>+832(SB), Y11, Y2
+	VFMSUB213PS  consts<>+864(SB), Y11, Y2
+	VFMADD213PS  consts<>+896(SB), Y11, Y2
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y10, Y10
+	VXORPS  Y10, Y12, Y12
+	VXORPS  Y10, Y2, Y2
+	VMOVUPS Y2, (AX)(BX*1)
+	VMOVUPS Y12, (CX)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y3, Y0, Y3
+	VMAXPS Y3, Y1, Y3
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y3, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y10
+	VFNMADD231PS consts<>+544(SB), Y10, Y3
+	VFNMADD231PS consts<>+576(SB), Y10, Y3
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y3, Y3, Y10
+	VBROADCASTSS consts<>+608(SB), Y11
+	VFMADD213PS  consts<>+640(SB), Y10, Y11
+	VFMADD213PS  consts<>+672(SB), Y10, Y11
+	VFMADD213PS  consts<>+704(SB), Y10, Y11
+	VMULPS       Y10, Y11, Y11
+	VFMADD213PS  Y3, Y3, Y11
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y3
+	VFMADD213PS  consts<>+768(SB), Y10, Y3
+	VFMADD213PS  consts<>+800(SB), Y10, Y3
+	VFMADD213PS  consts<>+832(SB), Y10, Y3
+	VFMSUB213PS  consts<>+864(SB), Y10, Y3
+	VFMADD213PS  consts<>+896(SB), Y10, Y3
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y11, Y11
+	VXORPS  Y2, Y3, Y3
+	VMOVUPS Y3, 32(AX)(BX*1)
+	VMOVUPS Y11, 32(CX)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y4, Y0, Y4
+	VMAXPS Y4, Y1, Y4
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y4, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y3
+	VFNMADD231PS consts<>+544(SB), Y3, Y4
+	VFNMADD231PS consts<>+576(SB), Y3, Y4
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y4, Y4, Y3
+	VBROADCASTSS consts<>+608(SB), Y10
+	VFMADD213PS  consts<>+640(SB), Y3, Y10
+	VFMADD213PS  consts<>+672(SB), Y3, Y10
+	VFMADD213PS  consts<>+704(SB), Y3, Y10
+	VMULPS       Y3, Y10, Y10
+	VFMADD213PS  Y4, Y4, Y10
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y4
+	VFMADD213PS  consts<>+768(SB), Y3, Y4
+	VFMADD213PS  consts<>+800(SB), Y3, Y4
+	VFMADD213PS  consts<>+832(SB), Y3, Y4
+	VFMSUB213PS  consts<>+864(SB), Y3, Y4
+	VFMADD213PS  consts<>+896(SB), Y3, Y4
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y10, Y10
+	VXORPS  Y2, Y4, Y4
+	VMOVUPS Y4, 64(AX)(BX*1)
+	VMOVUPS Y10, 64(CX)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y5, Y0, Y5
+	VMAXPS Y5, Y1, Y5
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y5, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y3
+	VFNMADD231PS consts<>+544(SB), Y3, Y5
+	VFNMADD231PS consts<>+576(SB), Y3, Y5
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y5, Y5, Y3
+	VBROADCASTSS consts<>+608(SB), Y4
+	VFMADD213PS  consts<>+640(SB), Y3, Y4
+	VFMADD213PS  consts<>+672(SB), Y3, Y4
+	VFMADD213PS  consts<>+704(SB), Y3, Y4
+	VMULPS       Y3, Y4, Y4
+	VFMADD213PS  Y5, Y5, Y4
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y5
+	VFMADD213PS  consts<>+768(SB), Y3, Y5
+	VFMADD213PS  consts<>+800(SB), Y3, Y5
+	VFMADD213PS  consts<>+832(SB), Y3, Y5
+	VFMSUB213PS  consts<>+864(SB), Y3, Y5
+	VFMADD213PS  consts<>+896(SB), Y3, Y5
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y4, Y4
+	VXORPS  Y2, Y5, Y5
+	VMOVUPS Y5, 96(AX)(BX*1)
+	VMOVUPS Y4, 96(CX)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y6, Y0, Y6
+	VMAXPS Y6, Y1, Y6
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y6, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y3
+	VFNMADD231PS consts<>+544(SB), Y3, Y6
+	VFNMADD231PS consts<>+576(SB), Y3, Y6
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y6, Y6, Y3
+	VBROADCASTSS consts<>+608(SB), Y4
+	VFMADD213PS  consts<>+640(SB), Y3, Y4
+	VFMADD213PS  consts<>+672(SB), Y3, Y4
+	VFMADD213PS  consts<>+704(SB), Y3, Y4
+	VMULPS       Y3, Y4, Y4
+	VFMADD213PS  Y6, Y6, Y4
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y5
+	VFMADD213PS  consts<>+768(SB), Y3, Y5
+	VFMADD213PS  consts<>+800(SB), Y3, Y5
+	VFMADD213PS  consts<>+832(SB), Y3, Y5
+	VFMSUB213PS  consts<>+864(SB), Y3, Y5
+	VFMADD213PS  consts<>+896(SB), Y3, Y5
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y4, Y4
+	VXORPS  Y2, Y5, Y5
+	VMOVUPS Y5, 128(AX)(BX*1)
+	VMOVUPS Y4, 128(CX)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y7, Y0, Y7
+	VMAXPS Y7, Y1, Y7
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y7, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y3
+	VFNMADD231PS consts<>+544(SB), Y3, Y7
+	VFNMADD231PS consts<>+576(SB), Y3, Y7
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y7, Y7, Y3
+	VBROADCASTSS consts<>+608(SB), Y4
+	VFMADD213PS  consts<>+640(SB), Y3, Y4
+	VFMADD213PS  consts<>+672(SB), Y3, Y4
+	VFMADD213PS  consts<>+704(SB), Y3, Y4
+	VMULPS       Y3, Y4, Y4
+	VFMADD213PS  Y7, Y7, Y4
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y5
+	VFMADD213PS  consts<>+768(SB), Y3, Y5
+	VFMADD213PS  consts<>+800(SB), Y3, Y5
+	VFMADD213PS  consts<>+832(SB), Y3, Y5
+	VFMSUB213PS  consts<>+864(SB), Y3, Y5
+	VFMADD213PS  consts<>+896(SB), Y3, Y5
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y4, Y4
+	VXORPS  Y2, Y5, Y5
+	VMOVUPS Y5, 160(AX)(BX*1)
+	VMOVUPS Y4, 160(CX)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y8, Y0, Y8
+	VMAXPS Y8, Y1, Y8
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y8, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y3
+	VFNMADD231PS consts<>+544(SB), Y3, Y8
+	VFNMADD231PS consts<>+576(SB), Y3, Y8
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y8, Y8, Y3
+	VBROADCASTSS consts<>+608(SB), Y4
+	VFMADD213PS  consts<>+640(SB), Y3, Y4
+	VFMADD213PS  consts<>+672(SB), Y3, Y4
+	VFMADD213PS  consts<>+704(SB), Y3, Y4
+	VMULPS       Y3, Y4, Y4
+	VFMADD213PS  Y8, Y8, Y4
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y5
+	VFMADD213PS  consts<>+768(SB), Y3, Y5
+	VFMADD213PS  consts<>+800(SB), Y3, Y5
+	VFMADD213PS  consts<>+832(SB), Y3, Y5
+	VFMSUB213PS  consts<>+864(SB), Y3, Y5
+	VFMADD213PS  consts<>+896(SB), Y3, Y5
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y4, Y4
+	VXORPS  Y2, Y5, Y5
+	VMOVUPS Y5, 192(AX)(BX*1)
+	VMOVUPS Y4, 192(CX)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y9, Y0, Y9
+	VMAXPS Y9, Y1, Y9
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y0
+	VFMADD231PS  consts<>+480(SB), Y9, Y0
+	VSUBPS       consts<>+512(SB), Y0, Y1
+	VFNMADD231PS consts<>+544(SB), Y1, Y9
+	VFNMADD231PS consts<>+576(SB), Y1, Y9
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y9, Y9, Y1
+	VBROADCASTSS consts<>+608(SB), Y2
+	VFMADD213PS  consts<>+640(SB), Y1, Y2
+	VFMADD213PS  consts<>+672(SB), Y1, Y2
+	VFMADD213PS  consts<>+704(SB), Y1, Y2
+	VMULPS       Y1, Y2, Y2
+	VFMADD213PS  Y9, Y9, Y2
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y3
+	VFMADD213PS  consts<>+768(SB), Y1, Y3
+	VFMADD213PS  consts<>+800(SB), Y1, Y3
+	VFMADD213PS  consts<>+832(SB), Y1, Y3
+	VFMSUB213PS  consts<>+864(SB), Y1, Y3
+	VFMADD213PS  consts<>+896(SB), Y1, Y3
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y0, Y0
+	VXORPS  Y0, Y2, Y2
+	VXORPS  Y0, Y3, Y3
+	VMOVUPS Y3, 224(AX)(BX*1)
+	VMOVUPS Y2, 224(CX)(BX*1)
+	JMP     done_108
+
+below4_109:
+	// blocks of 2
+	MOVQ AX, R8
+	SUBQ BX, R8
+	CMPQ R8, $0x00000080
+	JB   below2_115
+
+blocks2_116:
+	MOVQ   dim+120(FP), DX
+	IMULQ  BX, DX
+	ADDQ   tiles_base+96(FP), DX
+	VXORPS Y2, Y2, Y2
+	VXORPS Y2, Y2, Y3
+	VXORPS Y2, Y2, Y4
+	VXORPS Y2, Y2, Y5
+	MOVQ   idx_len+56(FP), R8
+	NEGQ   R8
+	JZ     store_117
+
+nonzero_118:
+	MOVLQSX      (SI)(R8*4), R9
+	SHLQ         $0x06, R9
+	ADDQ         DX, R9
+	VBROADCASTSS (DI)(R8*4), Y6
+	VFMADD231PS  (R9), Y6, Y2
+	VFMADD231PS  32(R9), Y6, Y3
+	VFMADD231PS  (R9)(CX*1), Y6, Y4
+	VFMADD231PS  32(R9)(CX*1), Y6, Y5
+	INCQ         R8
+	JNZ          nonzero_118
+
+store_117:
+	MOVQ cos_base+0(FP), DX
+	MOVQ sin_base+24(FP), R8
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y2, Y0, Y2
+	VMAXPS Y2, Y1, Y2
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y6
+	VFMADD231PS  consts<>+480(SB), Y2, Y6
+	VSUBPS       consts<>+512(SB), Y6, Y7
+	VFNMADD231PS consts<>+544(SB), Y7, Y2
+	VFNMADD231PS consts<>+576(SB), Y7, Y2
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y2, Y2, Y7
+	VBROADCASTSS consts<>+608(SB), Y8
+	VFMADD213PS  consts<>+640(SB), Y7, Y8
+	VFMADD213PS  consts<>+672(SB), Y7, Y8
+	VFMADD213PS  consts<>+704(SB), Y7, Y8
+	VMULPS       Y7, Y8, Y8
+	VFMADD213PS  Y2, Y2, Y8
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y2
+	VFMADD213PS  consts<>+768(SB), Y7, Y2
+	VFMADD213PS  consts<>+800(SB), Y7, Y2
+	VFMADD213PS  consts<>+832(SB), Y7, Y2
+	VFMSUB213PS  consts<>+864(SB), Y7, Y2
+	VFMADD213PS  consts<>+896(SB), Y7, Y2
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y6, Y6
+	VXORPS  Y6, Y8, Y8
+	VXORPS  Y6, Y2, Y2
+	VMOVUPS Y2, (DX)(BX*1)
+	VMOVUPS Y8, (R8)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y3, Y0, Y3
+	VMAXPS Y3, Y1, Y3
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y3, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y6
+	VFNMADD231PS consts<>+544(SB), Y6, Y3
+	VFNMADD231PS consts<>+576(SB), Y6, Y3
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y3, Y3, Y6
+	VBROADCASTSS consts<>+608(SB), Y7
+	VFMADD213PS  consts<>+640(SB), Y6, Y7
+	VFMADD213PS  consts<>+672(SB), Y6, Y7
+	VFMADD213PS  consts<>+704(SB), Y6, Y7
+	VMULPS       Y6, Y7, Y7
+	VFMADD213PS  Y3, Y3, Y7
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y3
+	VFMADD213PS  consts<>+768(SB), Y6, Y3
+	VFMADD213PS  consts<>+800(SB), Y6, Y3
+	VFMADD213PS  consts<>+832(SB), Y6, Y3
+	VFMSUB213PS  consts<>+864(SB), Y6, Y3
+	VFMADD213PS  consts<>+896(SB), Y6, Y3
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y7, Y7
+	VXORPS  Y2, Y3, Y3
+	VMOVUPS Y3, 32(DX)(BX*1)
+	VMOVUPS Y7, 32(R8)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y4, Y0, Y4
+	VMAXPS Y4, Y1, Y4
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y4, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y3
+	VFNMADD231PS consts<>+544(SB), Y3, Y4
+	VFNMADD231PS consts<>+576(SB), Y3, Y4
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y4, Y4, Y3
+	VBROADCASTSS consts<>+608(SB), Y6
+	VFMADD213PS  consts<>+640(SB), Y3, Y6
+	VFMADD213PS  consts<>+672(SB), Y3, Y6
+	VFMADD213PS  consts<>+704(SB), Y3, Y6
+	VMULPS       Y3, Y6, Y6
+	VFMADD213PS  Y4, Y4, Y6
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y4
+	VFMADD213PS  consts<>+768(SB), Y3, Y4
+	VFMADD213PS  consts<>+800(SB), Y3, Y4
+	VFMADD213PS  consts<>+832(SB), Y3, Y4
+	VFMSUB213PS  consts<>+864(SB), Y3, Y4
+	VFMADD213PS  consts<>+896(SB), Y3, Y4
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y6, Y6
+	VXORPS  Y2, Y4, Y4
+	VMOVUPS Y4, 64(DX)(BX*1)
+	VMOVUPS Y6, 64(R8)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y5, Y0, Y5
+	VMAXPS Y5, Y1, Y5
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y5, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y3
+	VFNMADD231PS consts<>+544(SB), Y3, Y5
+	VFNMADD231PS consts<>+576(SB), Y3, Y5
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y5, Y5, Y3
+	VBROADCASTSS consts<>+608(SB), Y4
+	VFMADD213PS  consts<>+640(SB), Y3, Y4
+	VFMADD213PS  consts<>+672(SB), Y3, Y4
+	VFMADD213PS  consts<>+704(SB), Y3, Y4
+	VMULPS       Y3, Y4, Y4
+	VFMADD213PS  Y5, Y5, Y4
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y5
+	VFMADD213PS  consts<>+768(SB), Y3, Y5
+	VFMADD213PS  consts<>+800(SB), Y3, Y5
+	VFMADD213PS  consts<>+832(SB), Y3, Y5
+	VFMSUB213PS  consts<>+864(SB), Y3, Y5
+	VFMADD213PS  consts<>+896(SB), Y3, Y5
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y4, Y4
+	VXORPS  Y2, Y5, Y5
+	VMOVUPS Y5, 96(DX)(BX*1)
+	VMOVUPS Y4, 96(R8)(BX*1)
+	ADDQ    $0x00000080, BX
+	MOVQ    AX, R8
+	SUBQ    BX, R8
+	CMPQ    R8, $0x00000080
+	JAE     blocks2_116
+	TESTQ   R8, R8
+	JZ      done_108
+
+	// last 2, overlapping the previous block
+	MOVQ   AX, BX
+	SUBQ   $0x00000080, BX
+	MOVQ   dim+120(FP), AX
+	IMULQ  BX, AX
+	ADDQ   tiles_base+96(FP), AX
+	VXORPS Y2, Y2, Y2
+	VXORPS Y2, Y2, Y3
+	VXORPS Y2, Y2, Y4
+	VXORPS Y2, Y2, Y5
+	MOVQ   idx_len+56(FP), DX
+	NEGQ   DX
+	JZ     store_119
+
+nonzero_120:
+	MOVLQSX      (SI)(DX*4), R8
+	SHLQ         $0x06, R8
+	ADDQ         AX, R8
+	VBROADCASTSS (DI)(DX*4), Y6
+	VFMADD231PS  (R8), Y6, Y2
+	VFMADD231PS  32(R8), Y6, Y3
+	VFMADD231PS  (R8)(CX*1), Y6, Y4
+	VFMADD231PS  32(R8)(CX*1), Y6, Y5
+	INCQ         DX
+	JNZ          nonzero_120
+
+store_119:
+	MOVQ cos_base+0(FP), AX
+	MOVQ sin_base+24(FP), CX
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y2, Y0, Y2
+	VMAXPS Y2, Y1, Y2
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y6
+	VFMADD231PS  consts<>+480(SB), Y2, Y6
+	VSUBPS       consts<>+512(SB), Y6, Y7
+	VFNMADD231PS consts<>+544(SB), Y7, Y2
+	VFNMADD231PS consts<>+576(SB), Y7, Y2
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y2, Y2, Y7
+	VBROADCASTSS consts<>+608(SB), Y8
+	VFMADD213PS  consts<>+640(SB), Y7, Y8
+	VFMADD213PS  consts<>+672(SB), Y7, Y8
+	VFMADD213PS  consts<>+704(SB), Y7, Y8
+	VMULPS       Y7, Y8, Y8
+	VFMADD213PS  Y2, Y2, Y8
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y2
+	VFMADD213PS  consts<>+768(SB), Y7, Y2
+	VFMADD213PS  consts<>+800(SB), Y7, Y2
+	VFMADD213PS  consts<>+832(SB), Y7, Y2
+	VFMSUB213PS  consts<>+864(SB), Y7, Y2
+	VFMADD213PS  consts<>+896(SB), Y7, Y2
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y6, Y6
+	VXORPS  Y6, Y8, Y8
+	VXORPS  Y6, Y2, Y2
+	VMOVUPS Y2, (AX)(BX*1)
+	VMOVUPS Y8, (CX)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y3, Y0, Y3
+	VMAXPS Y3, Y1, Y3
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y3, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y6
+	VFNMADD231PS consts<>+544(SB), Y6, Y3
+	VFNMADD231PS consts<>+576(SB), Y6, Y3
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y3, Y3, Y6
+	VBROADCASTSS consts<>+608(SB), Y7
+	VFMADD213PS  consts<>+640(SB), Y6, Y7
+	VFMADD213PS  consts<>+672(SB), Y6, Y7
+	VFMADD213PS  consts<>+704(SB), Y6, Y7
+	VMULPS       Y6, Y7, Y7
+	VFMADD213PS  Y3, Y3, Y7
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y3
+	VFMADD213PS  consts<>+768(SB), Y6, Y3
+	VFMADD213PS  consts<>+800(SB), Y6, Y3
+	VFMADD213PS  consts<>+832(SB), Y6, Y3
+	VFMSUB213PS  consts<>+864(SB), Y6, Y3
+	VFMADD213PS  consts<>+896(SB), Y6, Y3
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y7, Y7
+	VXORPS  Y2, Y3, Y3
+	VMOVUPS Y3, 32(AX)(BX*1)
+	VMOVUPS Y7, 32(CX)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y4, Y0, Y4
+	VMAXPS Y4, Y1, Y4
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y4, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y3
+	VFNMADD231PS consts<>+544(SB), Y3, Y4
+	VFNMADD231PS consts<>+576(SB), Y3, Y4
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y4, Y4, Y3
+	VBROADCASTSS consts<>+608(SB), Y6
+	VFMADD213PS  consts<>+640(SB), Y3, Y6
+	VFMADD213PS  consts<>+672(SB), Y3, Y6
+	VFMADD213PS  consts<>+704(SB), Y3, Y6
+	VMULPS       Y3, Y6, Y6
+	VFMADD213PS  Y4, Y4, Y6
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y4
+	VFMADD213PS  consts<>+768(SB), Y3, Y4
+	VFMADD213PS  consts<>+800(SB), Y3, Y4
+	VFMADD213PS  consts<>+832(SB), Y3, Y4
+	VFMSUB213PS  consts<>+864(SB), Y3, Y4
+	VFMADD213PS  consts<>+896(SB), Y3, Y4
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y6, Y6
+	VXORPS  Y2, Y4, Y4
+	VMOVUPS Y4, 64(AX)(BX*1)
+	VMOVUPS Y6, 64(CX)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y5, Y0, Y5
+	VMAXPS Y5, Y1, Y5
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y0
+	VFMADD231PS  consts<>+480(SB), Y5, Y0
+	VSUBPS       consts<>+512(SB), Y0, Y1
+	VFNMADD231PS consts<>+544(SB), Y1, Y5
+	VFNMADD231PS consts<>+576(SB), Y1, Y5
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y5, Y5, Y1
+	VBROADCASTSS consts<>+608(SB), Y2
+	VFMADD213PS  consts<>+640(SB), Y1, Y2
+	VFMADD213PS  consts<>+672(SB), Y1, Y2
+	VFMADD213PS  consts<>+704(SB), Y1, Y2
+	VMULPS       Y1, Y2, Y2
+	VFMADD213PS  Y5, Y5, Y2
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y3
+	VFMADD213PS  consts<>+768(SB), Y1, Y3
+	VFMADD213PS  consts<>+800(SB), Y1, Y3
+	VFMADD213PS  consts<>+832(SB), Y1, Y3
+	VFMSUB213PS  consts<>+864(SB), Y1, Y3
+	VFMADD213PS  consts<>+896(SB), Y1, Y3
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y0, Y0
+	VXORPS  Y0, Y2, Y2
+	VXORPS  Y0, Y3, Y3
+	VMOVUPS Y3, 96(AX)(BX*1)
+	VMOVUPS Y2, 96(CX)(BX*1)
+	JMP     done_108
+
+below2_115:
+	// blocks of 1
+	MOVQ AX, R8
+	SUBQ BX, R8
+	CMPQ R8, $0x00000040
+	JB   below1_121
+
+blocks1_122:
+	MOVQ   dim+120(FP), CX
+	IMULQ  BX, CX
+	ADDQ   tiles_base+96(FP), CX
+	VXORPS Y2, Y2, Y2
+	VXORPS Y2, Y2, Y3
+	MOVQ   idx_len+56(FP), DX
+	NEGQ   DX
+	JZ     store_123
+
+nonzero_124:
+	MOVLQSX      (SI)(DX*4), R8
+	SHLQ         $0x06, R8
+	ADDQ         CX, R8
+	VBROADCASTSS (DI)(DX*4), Y4
+	VFMADD231PS  (R8), Y4, Y2
+	VFMADD231PS  32(R8), Y4, Y3
+	INCQ         DX
+	JNZ          nonzero_124
+
+store_123:
+	MOVQ cos_base+0(FP), CX
+	MOVQ sin_base+24(FP), DX
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y2, Y0, Y2
+	VMAXPS Y2, Y1, Y2
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y4
+	VFMADD231PS  consts<>+480(SB), Y2, Y4
+	VSUBPS       consts<>+512(SB), Y4, Y5
+	VFNMADD231PS consts<>+544(SB), Y5, Y2
+	VFNMADD231PS consts<>+576(SB), Y5, Y2
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y2, Y2, Y5
+	VBROADCASTSS consts<>+608(SB), Y6
+	VFMADD213PS  consts<>+640(SB), Y5, Y6
+	VFMADD213PS  consts<>+672(SB), Y5, Y6
+	VFMADD213PS  consts<>+704(SB), Y5, Y6
+	VMULPS       Y5, Y6, Y6
+	VFMADD213PS  Y2, Y2, Y6
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y2
+	VFMADD213PS  consts<>+768(SB), Y5, Y2
+	VFMADD213PS  consts<>+800(SB), Y5, Y2
+	VFMADD213PS  consts<>+832(SB), Y5, Y2
+	VFMSUB213PS  consts<>+864(SB), Y5, Y2
+	VFMADD213PS  consts<>+896(SB), Y5, Y2
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y4, Y4
+	VXORPS  Y4, Y6, Y6
+	VXORPS  Y4, Y2, Y2
+	VMOVUPS Y2, (CX)(BX*1)
+	VMOVUPS Y6, (DX)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Y3, Y0, Y3
+	VMAXPS Y3, Y1, Y3
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Y2
+	VFMADD231PS  consts<>+480(SB), Y3, Y2
+	VSUBPS       consts<>+512(SB), Y2, Y4
+	VFNMADD231PS consts<>+544(SB), Y4, Y3
+	VFNMADD231PS consts<>+576(SB), Y4, Y3
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Y3, Y3, Y4
+	VBROADCASTSS consts<>+608(SB), Y5
+	VFMADD213PS  consts<>+640(SB), Y4, Y5
+	VFMADD213PS  consts<>+672(SB), Y4, Y5
+	VFMADD213PS  consts<>+704(SB), Y4, Y5
+	VMULPS       Y4, Y5, Y5
+	VFMADD213PS  Y3, Y3, Y5
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Y3
+	VFMADD213PS  consts<>+768(SB), Y4, Y3
+	VFMADD213PS  consts<>+800(SB), Y4, Y3
+	VFMADD213PS  consts<>+832(SB), Y4, Y3
+	VFMSUB213PS  consts<>+864(SB), Y4, Y3
+	VFMADD213PS  consts<>+896(SB), Y4, Y3
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Y2, Y2
+	VXORPS  Y2, Y5, Y5
+	VXORPS  Y2, Y3, Y3
+	VMOVUPS Y3, 32(CX)(BX*1)
+	VMOVUPS Y5, 32(DX)(BX*1)
+	ADDQ    $0x00000040, BX
+	MOVQ    AX, R8
+	SUBQ    BX, R8
+	CMPQ    R8, $0x00000040
+	JAE     blocks1_122
+	JMP     done_108
+
+below1_121:
+done_108:
+	VZEROUPPER
+	RET
+
+// func axpyAVX2(y []float32, x []float32, a float32)
+// Requires: AVX, FMA3
+TEXT ·axpyAVX2(SB), NOSPLIT, $0-52
+	MOVQ         y_base+0(FP), AX
+	MOVQ         x_base+24(FP), CX
+	MOVQ         x_len+32(FP), DX
+	VBROADCASTSS a+48(FP), Y0
+
+unrolled_125:
+	CMPQ        DX, $0x00000020
+	JB          tail_126
+	VMOVUPS     (CX), Y1
+	VFMADD213PS (AX), Y0, Y1
+	VMOVUPS     Y1, (AX)
+	VMOVUPS     32(CX), Y1
+	VFMADD213PS 32(AX), Y0, Y1
+	VMOVUPS     Y1, 32(AX)
+	VMOVUPS     64(CX), Y1
+	VFMADD213PS 64(AX), Y0, Y1
+	VMOVUPS     Y1, 64(AX)
+	VMOVUPS     96(CX), Y1
+	VFMADD213PS 96(AX), Y0, Y1
+	VMOVUPS     Y1, 96(AX)
+	ADDQ        $0x00000080, CX
+	ADDQ        $0x00000080, AX
+	SUBQ        $0x00000020, DX
+	JMP         unrolled_125
+
+tail_126:
+	TESTQ DX, DX
+	JZ    done_128
+
+single_127:
+	VMOVUPS     (CX), Y1
+	VFMADD213PS (AX), Y0, Y1
+	VMOVUPS     Y1, (AX)
+	ADDQ        $0x00000020, CX
+	ADDQ        $0x00000020, AX
+	SUBQ        $0x00000008, DX
+	JNZ         single_127
+
+done_128:
+	VZEROUPPER
+	RET
+
 // func minAVX2(a []float32) float32
 // Requires: AVX
 TEXT ·minAVX2(SB), NOSPLIT, $0-28
@@ -2672,28 +5082,28 @@ TEXT ·minAVX2(SB), NOSPLIT, $0-28
 	VMOVUPS (AX), Y2
 	VMOVUPS (AX), Y3
 
-unrolled_96:
+unrolled_129:
 	CMPQ   CX, $0x00000020
-	JB     tail_97
+	JB     tail_130
 	VMINPS (AX), Y0, Y0
 	VMINPS 32(AX), Y1, Y1
 	VMINPS 64(AX), Y2, Y2
 	VMINPS 96(AX), Y3, Y3
 	ADDQ   $0x00000080, AX
 	SUBQ   $0x00000020, CX
-	JMP    unrolled_96
+	JMP    unrolled_129
 
-tail_97:
+tail_130:
 	TESTQ CX, CX
-	JZ    done_99
+	JZ    done_132
 
-single_98:
+single_131:
 	VMINPS (AX), Y0, Y0
 	ADDQ   $0x00000020, AX
 	SUBQ   $0x00000008, CX
-	JNZ    single_98
+	JNZ    single_131
 
-done_99:
+done_132:
 	// horizontal min
 	VMINPS       Y1, Y0, Y0
 	VMINPS       Y3, Y2, Y2
@@ -2727,9 +5137,9 @@ TEXT ·fmaLoopAVX2(SB), NOSPLIT, $0-28
 	VADDPS       Y1, Y11, Y12
 	VADDPS       Y1, Y12, Y13
 	TESTQ        AX, AX
-	JZ           done_100
+	JZ           done_133
 
-fma_101:
+fma_134:
 	VFMADD213PS Y1, Y0, Y2
 	VFMADD213PS Y1, Y0, Y3
 	VFMADD213PS Y1, Y0, Y4
@@ -2743,9 +5153,9 @@ fma_101:
 	VFMADD213PS Y1, Y0, Y12
 	VFMADD213PS Y1, Y0, Y13
 	DECQ        AX
-	JNZ         fma_101
+	JNZ         fma_134
 
-done_100:
+done_133:
 	// horizontal sum
 	VADDPS       Y3, Y2, Y2
 	VADDPS       Y5, Y4, Y4

@@ -145,6 +145,65 @@ func dotColumnsAVX512(dst []float32, k []float32, w []float32, stride int)
 //go:noescape
 func expAVX512(dst []float32, src []float32)
 
+// fourierAVX512 is fourierGeneric for AVX-512F:
+//
+//	for t := range len(tiles) / (dim * 16) {
+//		for l := range 16 {
+//			var p float32
+//			for j := range dim {
+//				p += x[j] * tiles[(t*dim+j)*16+l]
+//			}
+//			sin[t*16+l], cos[t*16+l] = sincos32(p)
+//		}
+//	}
+//
+// len(tiles) must be a multiple of dim·16 (dim ≥ 1), cos and sin must hold
+// one value per slot and x exactly dim values. Each p is a chain of FMAs.
+// cos and sin must not overlap the inputs: the last block of tiles may
+// overlap the previous one and be computed twice.
+//
+// Requires: AVX, AVX512F
+//
+//go:noescape
+func fourierAVX512(cos []float32, sin []float32, x []float32, tiles []float32, dim int)
+
+// fourierSparseAVX512 is fourierSparseGeneric for AVX-512F:
+//
+//	for t := range len(tiles) / (dim * 16) {
+//		for l := range 16 {
+//			var p float32
+//			for k, j := range idx {
+//				p += val[k] * tiles[(t*dim+int(j))*16+l]
+//			}
+//			sin[t*16+l], cos[t*16+l] = sincos32(p)
+//		}
+//	}
+//
+// len(tiles) must be a multiple of dim·16 (dim ≥ 1), cos and sin must hold
+// one value per slot, every idx[k] must be in [0, dim) and len(val) ==
+// len(idx). Each p is a chain of FMAs. cos and sin must not overlap the
+// inputs: the last block of tiles may overlap the previous one and be
+// computed twice.
+//
+// Requires: AVX, AVX512F
+//
+//go:noescape
+func fourierSparseAVX512(cos []float32, sin []float32, idx []int32, val []float32, tiles []float32, dim int)
+
+// axpyAVX512 is axpyGeneric for AVX-512F:
+//
+//	for i := range x {
+//		y[i] += a * x[i]
+//	}
+//
+// len(x) must be a multiple of 16 and len(y) == len(x); y must not overlap x.
+// Each a·x[i] + y[i] is one FMA (one rounding).
+//
+// Requires: AVX, AVX512F
+//
+//go:noescape
+func axpyAVX512(y []float32, x []float32, a float32)
+
 // minAVX512 is minGeneric for AVX-512F:
 //
 //	m := float32(math.Inf(1))

@@ -4,126 +4,255 @@
 
 #include "textflag.h"
 
-DATA expconsts<>+0(SB)/4, $(-87.0)
-DATA expconsts<>+4(SB)/4, $(-87.0)
-DATA expconsts<>+8(SB)/4, $(-87.0)
-DATA expconsts<>+12(SB)/4, $(-87.0)
-DATA expconsts<>+16(SB)/4, $(-87.0)
-DATA expconsts<>+20(SB)/4, $(-87.0)
-DATA expconsts<>+24(SB)/4, $(-87.0)
-DATA expconsts<>+28(SB)/4, $(-87.0)
-DATA expconsts<>+32(SB)/4, $(88.0)
-DATA expconsts<>+36(SB)/4, $(88.0)
-DATA expconsts<>+40(SB)/4, $(88.0)
-DATA expconsts<>+44(SB)/4, $(88.0)
-DATA expconsts<>+48(SB)/4, $(88.0)
-DATA expconsts<>+52(SB)/4, $(88.0)
-DATA expconsts<>+56(SB)/4, $(88.0)
-DATA expconsts<>+60(SB)/4, $(88.0)
-DATA expconsts<>+64(SB)/4, $(-88.0)
-DATA expconsts<>+68(SB)/4, $(-88.0)
-DATA expconsts<>+72(SB)/4, $(-88.0)
-DATA expconsts<>+76(SB)/4, $(-88.0)
-DATA expconsts<>+80(SB)/4, $(-88.0)
-DATA expconsts<>+84(SB)/4, $(-88.0)
-DATA expconsts<>+88(SB)/4, $(-88.0)
-DATA expconsts<>+92(SB)/4, $(-88.0)
-DATA expconsts<>+96(SB)/4, $(1.442695)
-DATA expconsts<>+100(SB)/4, $(1.442695)
-DATA expconsts<>+104(SB)/4, $(1.442695)
-DATA expconsts<>+108(SB)/4, $(1.442695)
-DATA expconsts<>+112(SB)/4, $(1.442695)
-DATA expconsts<>+116(SB)/4, $(1.442695)
-DATA expconsts<>+120(SB)/4, $(1.442695)
-DATA expconsts<>+124(SB)/4, $(1.442695)
-DATA expconsts<>+128(SB)/4, $(12583039.0)
-DATA expconsts<>+132(SB)/4, $(12583039.0)
-DATA expconsts<>+136(SB)/4, $(12583039.0)
-DATA expconsts<>+140(SB)/4, $(12583039.0)
-DATA expconsts<>+144(SB)/4, $(12583039.0)
-DATA expconsts<>+148(SB)/4, $(12583039.0)
-DATA expconsts<>+152(SB)/4, $(12583039.0)
-DATA expconsts<>+156(SB)/4, $(12583039.0)
-DATA expconsts<>+160(SB)/4, $(0.6933594)
-DATA expconsts<>+164(SB)/4, $(0.6933594)
-DATA expconsts<>+168(SB)/4, $(0.6933594)
-DATA expconsts<>+172(SB)/4, $(0.6933594)
-DATA expconsts<>+176(SB)/4, $(0.6933594)
-DATA expconsts<>+180(SB)/4, $(0.6933594)
-DATA expconsts<>+184(SB)/4, $(0.6933594)
-DATA expconsts<>+188(SB)/4, $(0.6933594)
-DATA expconsts<>+192(SB)/4, $(-0.00021219444)
-DATA expconsts<>+196(SB)/4, $(-0.00021219444)
-DATA expconsts<>+200(SB)/4, $(-0.00021219444)
-DATA expconsts<>+204(SB)/4, $(-0.00021219444)
-DATA expconsts<>+208(SB)/4, $(-0.00021219444)
-DATA expconsts<>+212(SB)/4, $(-0.00021219444)
-DATA expconsts<>+216(SB)/4, $(-0.00021219444)
-DATA expconsts<>+220(SB)/4, $(-0.00021219444)
-DATA expconsts<>+224(SB)/4, $(0.00019875691)
-DATA expconsts<>+228(SB)/4, $(0.00019875691)
-DATA expconsts<>+232(SB)/4, $(0.00019875691)
-DATA expconsts<>+236(SB)/4, $(0.00019875691)
-DATA expconsts<>+240(SB)/4, $(0.00019875691)
-DATA expconsts<>+244(SB)/4, $(0.00019875691)
-DATA expconsts<>+248(SB)/4, $(0.00019875691)
-DATA expconsts<>+252(SB)/4, $(0.00019875691)
-DATA expconsts<>+256(SB)/4, $(0.0013981999)
-DATA expconsts<>+260(SB)/4, $(0.0013981999)
-DATA expconsts<>+264(SB)/4, $(0.0013981999)
-DATA expconsts<>+268(SB)/4, $(0.0013981999)
-DATA expconsts<>+272(SB)/4, $(0.0013981999)
-DATA expconsts<>+276(SB)/4, $(0.0013981999)
-DATA expconsts<>+280(SB)/4, $(0.0013981999)
-DATA expconsts<>+284(SB)/4, $(0.0013981999)
-DATA expconsts<>+288(SB)/4, $(0.008333452)
-DATA expconsts<>+292(SB)/4, $(0.008333452)
-DATA expconsts<>+296(SB)/4, $(0.008333452)
-DATA expconsts<>+300(SB)/4, $(0.008333452)
-DATA expconsts<>+304(SB)/4, $(0.008333452)
-DATA expconsts<>+308(SB)/4, $(0.008333452)
-DATA expconsts<>+312(SB)/4, $(0.008333452)
-DATA expconsts<>+316(SB)/4, $(0.008333452)
-DATA expconsts<>+320(SB)/4, $(0.041665796)
-DATA expconsts<>+324(SB)/4, $(0.041665796)
-DATA expconsts<>+328(SB)/4, $(0.041665796)
-DATA expconsts<>+332(SB)/4, $(0.041665796)
-DATA expconsts<>+336(SB)/4, $(0.041665796)
-DATA expconsts<>+340(SB)/4, $(0.041665796)
-DATA expconsts<>+344(SB)/4, $(0.041665796)
-DATA expconsts<>+348(SB)/4, $(0.041665796)
-DATA expconsts<>+352(SB)/4, $(0.16666666)
-DATA expconsts<>+356(SB)/4, $(0.16666666)
-DATA expconsts<>+360(SB)/4, $(0.16666666)
-DATA expconsts<>+364(SB)/4, $(0.16666666)
-DATA expconsts<>+368(SB)/4, $(0.16666666)
-DATA expconsts<>+372(SB)/4, $(0.16666666)
-DATA expconsts<>+376(SB)/4, $(0.16666666)
-DATA expconsts<>+380(SB)/4, $(0.16666666)
-DATA expconsts<>+384(SB)/4, $(0.5)
-DATA expconsts<>+388(SB)/4, $(0.5)
-DATA expconsts<>+392(SB)/4, $(0.5)
-DATA expconsts<>+396(SB)/4, $(0.5)
-DATA expconsts<>+400(SB)/4, $(0.5)
-DATA expconsts<>+404(SB)/4, $(0.5)
-DATA expconsts<>+408(SB)/4, $(0.5)
-DATA expconsts<>+412(SB)/4, $(0.5)
-GLOBL expconsts<>(SB), RODATA|NOPTR, $416
+DATA consts<>+0(SB)/4, $(-87.0)
+DATA consts<>+4(SB)/4, $(-87.0)
+DATA consts<>+8(SB)/4, $(-87.0)
+DATA consts<>+12(SB)/4, $(-87.0)
+DATA consts<>+16(SB)/4, $(-87.0)
+DATA consts<>+20(SB)/4, $(-87.0)
+DATA consts<>+24(SB)/4, $(-87.0)
+DATA consts<>+28(SB)/4, $(-87.0)
+DATA consts<>+32(SB)/4, $(88.0)
+DATA consts<>+36(SB)/4, $(88.0)
+DATA consts<>+40(SB)/4, $(88.0)
+DATA consts<>+44(SB)/4, $(88.0)
+DATA consts<>+48(SB)/4, $(88.0)
+DATA consts<>+52(SB)/4, $(88.0)
+DATA consts<>+56(SB)/4, $(88.0)
+DATA consts<>+60(SB)/4, $(88.0)
+DATA consts<>+64(SB)/4, $(-88.0)
+DATA consts<>+68(SB)/4, $(-88.0)
+DATA consts<>+72(SB)/4, $(-88.0)
+DATA consts<>+76(SB)/4, $(-88.0)
+DATA consts<>+80(SB)/4, $(-88.0)
+DATA consts<>+84(SB)/4, $(-88.0)
+DATA consts<>+88(SB)/4, $(-88.0)
+DATA consts<>+92(SB)/4, $(-88.0)
+DATA consts<>+96(SB)/4, $(1.442695)
+DATA consts<>+100(SB)/4, $(1.442695)
+DATA consts<>+104(SB)/4, $(1.442695)
+DATA consts<>+108(SB)/4, $(1.442695)
+DATA consts<>+112(SB)/4, $(1.442695)
+DATA consts<>+116(SB)/4, $(1.442695)
+DATA consts<>+120(SB)/4, $(1.442695)
+DATA consts<>+124(SB)/4, $(1.442695)
+DATA consts<>+128(SB)/4, $(12583039.0)
+DATA consts<>+132(SB)/4, $(12583039.0)
+DATA consts<>+136(SB)/4, $(12583039.0)
+DATA consts<>+140(SB)/4, $(12583039.0)
+DATA consts<>+144(SB)/4, $(12583039.0)
+DATA consts<>+148(SB)/4, $(12583039.0)
+DATA consts<>+152(SB)/4, $(12583039.0)
+DATA consts<>+156(SB)/4, $(12583039.0)
+DATA consts<>+160(SB)/4, $(0.6933594)
+DATA consts<>+164(SB)/4, $(0.6933594)
+DATA consts<>+168(SB)/4, $(0.6933594)
+DATA consts<>+172(SB)/4, $(0.6933594)
+DATA consts<>+176(SB)/4, $(0.6933594)
+DATA consts<>+180(SB)/4, $(0.6933594)
+DATA consts<>+184(SB)/4, $(0.6933594)
+DATA consts<>+188(SB)/4, $(0.6933594)
+DATA consts<>+192(SB)/4, $(-0.00021219444)
+DATA consts<>+196(SB)/4, $(-0.00021219444)
+DATA consts<>+200(SB)/4, $(-0.00021219444)
+DATA consts<>+204(SB)/4, $(-0.00021219444)
+DATA consts<>+208(SB)/4, $(-0.00021219444)
+DATA consts<>+212(SB)/4, $(-0.00021219444)
+DATA consts<>+216(SB)/4, $(-0.00021219444)
+DATA consts<>+220(SB)/4, $(-0.00021219444)
+DATA consts<>+224(SB)/4, $(0.00019875691)
+DATA consts<>+228(SB)/4, $(0.00019875691)
+DATA consts<>+232(SB)/4, $(0.00019875691)
+DATA consts<>+236(SB)/4, $(0.00019875691)
+DATA consts<>+240(SB)/4, $(0.00019875691)
+DATA consts<>+244(SB)/4, $(0.00019875691)
+DATA consts<>+248(SB)/4, $(0.00019875691)
+DATA consts<>+252(SB)/4, $(0.00019875691)
+DATA consts<>+256(SB)/4, $(0.0013981999)
+DATA consts<>+260(SB)/4, $(0.0013981999)
+DATA consts<>+264(SB)/4, $(0.0013981999)
+DATA consts<>+268(SB)/4, $(0.0013981999)
+DATA consts<>+272(SB)/4, $(0.0013981999)
+DATA consts<>+276(SB)/4, $(0.0013981999)
+DATA consts<>+280(SB)/4, $(0.0013981999)
+DATA consts<>+284(SB)/4, $(0.0013981999)
+DATA consts<>+288(SB)/4, $(0.008333452)
+DATA consts<>+292(SB)/4, $(0.008333452)
+DATA consts<>+296(SB)/4, $(0.008333452)
+DATA consts<>+300(SB)/4, $(0.008333452)
+DATA consts<>+304(SB)/4, $(0.008333452)
+DATA consts<>+308(SB)/4, $(0.008333452)
+DATA consts<>+312(SB)/4, $(0.008333452)
+DATA consts<>+316(SB)/4, $(0.008333452)
+DATA consts<>+320(SB)/4, $(0.041665796)
+DATA consts<>+324(SB)/4, $(0.041665796)
+DATA consts<>+328(SB)/4, $(0.041665796)
+DATA consts<>+332(SB)/4, $(0.041665796)
+DATA consts<>+336(SB)/4, $(0.041665796)
+DATA consts<>+340(SB)/4, $(0.041665796)
+DATA consts<>+344(SB)/4, $(0.041665796)
+DATA consts<>+348(SB)/4, $(0.041665796)
+DATA consts<>+352(SB)/4, $(0.16666666)
+DATA consts<>+356(SB)/4, $(0.16666666)
+DATA consts<>+360(SB)/4, $(0.16666666)
+DATA consts<>+364(SB)/4, $(0.16666666)
+DATA consts<>+368(SB)/4, $(0.16666666)
+DATA consts<>+372(SB)/4, $(0.16666666)
+DATA consts<>+376(SB)/4, $(0.16666666)
+DATA consts<>+380(SB)/4, $(0.16666666)
+DATA consts<>+384(SB)/4, $(0.5)
+DATA consts<>+388(SB)/4, $(0.5)
+DATA consts<>+392(SB)/4, $(0.5)
+DATA consts<>+396(SB)/4, $(0.5)
+DATA consts<>+400(SB)/4, $(0.5)
+DATA consts<>+404(SB)/4, $(0.5)
+DATA consts<>+408(SB)/4, $(0.5)
+DATA consts<>+412(SB)/4, $(0.5)
+DATA consts<>+416(SB)/4, $(1048576.0)
+DATA consts<>+420(SB)/4, $(1048576.0)
+DATA consts<>+424(SB)/4, $(1048576.0)
+DATA consts<>+428(SB)/4, $(1048576.0)
+DATA consts<>+432(SB)/4, $(1048576.0)
+DATA consts<>+436(SB)/4, $(1048576.0)
+DATA consts<>+440(SB)/4, $(1048576.0)
+DATA consts<>+444(SB)/4, $(1048576.0)
+DATA consts<>+448(SB)/4, $(-1048576.0)
+DATA consts<>+452(SB)/4, $(-1048576.0)
+DATA consts<>+456(SB)/4, $(-1048576.0)
+DATA consts<>+460(SB)/4, $(-1048576.0)
+DATA consts<>+464(SB)/4, $(-1048576.0)
+DATA consts<>+468(SB)/4, $(-1048576.0)
+DATA consts<>+472(SB)/4, $(-1048576.0)
+DATA consts<>+476(SB)/4, $(-1048576.0)
+DATA consts<>+480(SB)/4, $(0.31830987)
+DATA consts<>+484(SB)/4, $(0.31830987)
+DATA consts<>+488(SB)/4, $(0.31830987)
+DATA consts<>+492(SB)/4, $(0.31830987)
+DATA consts<>+496(SB)/4, $(0.31830987)
+DATA consts<>+500(SB)/4, $(0.31830987)
+DATA consts<>+504(SB)/4, $(0.31830987)
+DATA consts<>+508(SB)/4, $(0.31830987)
+DATA consts<>+512(SB)/4, $(12582912.0)
+DATA consts<>+516(SB)/4, $(12582912.0)
+DATA consts<>+520(SB)/4, $(12582912.0)
+DATA consts<>+524(SB)/4, $(12582912.0)
+DATA consts<>+528(SB)/4, $(12582912.0)
+DATA consts<>+532(SB)/4, $(12582912.0)
+DATA consts<>+536(SB)/4, $(12582912.0)
+DATA consts<>+540(SB)/4, $(12582912.0)
+DATA consts<>+544(SB)/4, $(3.1415927)
+DATA consts<>+548(SB)/4, $(3.1415927)
+DATA consts<>+552(SB)/4, $(3.1415927)
+DATA consts<>+556(SB)/4, $(3.1415927)
+DATA consts<>+560(SB)/4, $(3.1415927)
+DATA consts<>+564(SB)/4, $(3.1415927)
+DATA consts<>+568(SB)/4, $(3.1415927)
+DATA consts<>+572(SB)/4, $(3.1415927)
+DATA consts<>+576(SB)/4, $(-0.00000008742278)
+DATA consts<>+580(SB)/4, $(-0.00000008742278)
+DATA consts<>+584(SB)/4, $(-0.00000008742278)
+DATA consts<>+588(SB)/4, $(-0.00000008742278)
+DATA consts<>+592(SB)/4, $(-0.00000008742278)
+DATA consts<>+596(SB)/4, $(-0.00000008742278)
+DATA consts<>+600(SB)/4, $(-0.00000008742278)
+DATA consts<>+604(SB)/4, $(-0.00000008742278)
+DATA consts<>+608(SB)/4, $(0.0000025742327)
+DATA consts<>+612(SB)/4, $(0.0000025742327)
+DATA consts<>+616(SB)/4, $(0.0000025742327)
+DATA consts<>+620(SB)/4, $(0.0000025742327)
+DATA consts<>+624(SB)/4, $(0.0000025742327)
+DATA consts<>+628(SB)/4, $(0.0000025742327)
+DATA consts<>+632(SB)/4, $(0.0000025742327)
+DATA consts<>+636(SB)/4, $(0.0000025742327)
+DATA consts<>+640(SB)/4, $(-0.00019794024)
+DATA consts<>+644(SB)/4, $(-0.00019794024)
+DATA consts<>+648(SB)/4, $(-0.00019794024)
+DATA consts<>+652(SB)/4, $(-0.00019794024)
+DATA consts<>+656(SB)/4, $(-0.00019794024)
+DATA consts<>+660(SB)/4, $(-0.00019794024)
+DATA consts<>+664(SB)/4, $(-0.00019794024)
+DATA consts<>+668(SB)/4, $(-0.00019794024)
+DATA consts<>+672(SB)/4, $(0.008332829)
+DATA consts<>+676(SB)/4, $(0.008332829)
+DATA consts<>+680(SB)/4, $(0.008332829)
+DATA consts<>+684(SB)/4, $(0.008332829)
+DATA consts<>+688(SB)/4, $(0.008332829)
+DATA consts<>+692(SB)/4, $(0.008332829)
+DATA consts<>+696(SB)/4, $(0.008332829)
+DATA consts<>+700(SB)/4, $(0.008332829)
+DATA consts<>+704(SB)/4, $(-0.1666665)
+DATA consts<>+708(SB)/4, $(-0.1666665)
+DATA consts<>+712(SB)/4, $(-0.1666665)
+DATA consts<>+716(SB)/4, $(-0.1666665)
+DATA consts<>+720(SB)/4, $(-0.1666665)
+DATA consts<>+724(SB)/4, $(-0.1666665)
+DATA consts<>+728(SB)/4, $(-0.1666665)
+DATA consts<>+732(SB)/4, $(-0.1666665)
+DATA consts<>+736(SB)/4, $(-0.0000002596683)
+DATA consts<>+740(SB)/4, $(-0.0000002596683)
+DATA consts<>+744(SB)/4, $(-0.0000002596683)
+DATA consts<>+748(SB)/4, $(-0.0000002596683)
+DATA consts<>+752(SB)/4, $(-0.0000002596683)
+DATA consts<>+756(SB)/4, $(-0.0000002596683)
+DATA consts<>+760(SB)/4, $(-0.0000002596683)
+DATA consts<>+764(SB)/4, $(-0.0000002596683)
+DATA consts<>+768(SB)/4, $(0.000024757543)
+DATA consts<>+772(SB)/4, $(0.000024757543)
+DATA consts<>+776(SB)/4, $(0.000024757543)
+DATA consts<>+780(SB)/4, $(0.000024757543)
+DATA consts<>+784(SB)/4, $(0.000024757543)
+DATA consts<>+788(SB)/4, $(0.000024757543)
+DATA consts<>+792(SB)/4, $(0.000024757543)
+DATA consts<>+796(SB)/4, $(0.000024757543)
+DATA consts<>+800(SB)/4, $(-0.0013888378)
+DATA consts<>+804(SB)/4, $(-0.0013888378)
+DATA consts<>+808(SB)/4, $(-0.0013888378)
+DATA consts<>+812(SB)/4, $(-0.0013888378)
+DATA consts<>+816(SB)/4, $(-0.0013888378)
+DATA consts<>+820(SB)/4, $(-0.0013888378)
+DATA consts<>+824(SB)/4, $(-0.0013888378)
+DATA consts<>+828(SB)/4, $(-0.0013888378)
+DATA consts<>+832(SB)/4, $(0.041666646)
+DATA consts<>+836(SB)/4, $(0.041666646)
+DATA consts<>+840(SB)/4, $(0.041666646)
+DATA consts<>+844(SB)/4, $(0.041666646)
+DATA consts<>+848(SB)/4, $(0.041666646)
+DATA consts<>+852(SB)/4, $(0.041666646)
+DATA consts<>+856(SB)/4, $(0.041666646)
+DATA consts<>+860(SB)/4, $(0.041666646)
+DATA consts<>+864(SB)/4, $(0.5)
+DATA consts<>+868(SB)/4, $(0.5)
+DATA consts<>+872(SB)/4, $(0.5)
+DATA consts<>+876(SB)/4, $(0.5)
+DATA consts<>+880(SB)/4, $(0.5)
+DATA consts<>+884(SB)/4, $(0.5)
+DATA consts<>+888(SB)/4, $(0.5)
+DATA consts<>+892(SB)/4, $(0.5)
+DATA consts<>+896(SB)/4, $(1.0)
+DATA consts<>+900(SB)/4, $(1.0)
+DATA consts<>+904(SB)/4, $(1.0)
+DATA consts<>+908(SB)/4, $(1.0)
+DATA consts<>+912(SB)/4, $(1.0)
+DATA consts<>+916(SB)/4, $(1.0)
+DATA consts<>+920(SB)/4, $(1.0)
+DATA consts<>+924(SB)/4, $(1.0)
+GLOBL consts<>(SB), RODATA|NOPTR, $928
 
 // func sqdistAVX512(dst []float32, x []float32, tiles []float32, dim int)
 // Requires: AVX, AVX512F
 TEXT ·sqdistAVX512(SB), NOSPLIT, $0-80
-	MOVQ dst_base+0(FP), AX
-	MOVQ dst_len+8(FP), CX
-	SHLQ $0x02, CX
-	MOVQ tiles_base+48(FP), DX
-	MOVQ dim+72(FP), BX
-	MOVQ x_base+24(FP), SI
-	LEAQ (SI)(BX*4), SI
-	MOVQ BX, DI
-	SHLQ $0x06, DI
-	LEAQ (DI)(DI*2), R8
-	XORQ R9, R9
+	MOVQ   dst_base+0(FP), AX
+	MOVQ   dst_len+8(FP), CX
+	SHLQ   $0x02, CX
+	MOVQ   tiles_base+48(FP), DX
+	MOVQ   dim+72(FP), BX
+	MOVQ   x_base+24(FP), SI
+	LEAQ   (SI)(BX*4), SI
+	MOVQ   BX, DI
+	SHLQ   $0x06, DI
+	LEAQ   (DI)(DI*2), R8
+	VPXORD Z0, Z0, Z0
+	XORQ   R9, R9
 
 	// blocks of 8
 	MOVQ CX, R10
@@ -136,47 +265,47 @@ blocks8_3:
 	IMULQ  BX, R10
 	ADDQ   DX, R10
 	LEAQ   (R10)(DI*4), R11
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
-	VPXORD Z4, Z4, Z4
-	VPXORD Z5, Z5, Z5
-	VPXORD Z6, Z6, Z6
-	VPXORD Z7, Z7, Z7
+	VPXORD Z0, Z0, Z1
+	VPXORD Z0, Z0, Z2
+	VPXORD Z0, Z0, Z3
+	VPXORD Z0, Z0, Z4
+	VPXORD Z0, Z0, Z5
+	VPXORD Z0, Z0, Z6
+	VPXORD Z0, Z0, Z7
+	VPXORD Z0, Z0, Z8
 	MOVQ   BX, R12
 	NEGQ   R12
 
 feature_4:
-	VBROADCASTSS (SI)(R12*4), Z8
-	VSUBPS       (R10), Z8, Z9
-	VFMADD231PS  Z9, Z9, Z0
-	VSUBPS       (R10)(DI*1), Z8, Z9
-	VFMADD231PS  Z9, Z9, Z1
-	VSUBPS       (R10)(DI*2), Z8, Z9
-	VFMADD231PS  Z9, Z9, Z2
-	VSUBPS       (R10)(R8*1), Z8, Z9
-	VFMADD231PS  Z9, Z9, Z3
-	VSUBPS       (R11), Z8, Z9
-	VFMADD231PS  Z9, Z9, Z4
-	VSUBPS       (R11)(DI*1), Z8, Z9
-	VFMADD231PS  Z9, Z9, Z5
-	VSUBPS       (R11)(DI*2), Z8, Z9
-	VFMADD231PS  Z9, Z9, Z6
-	VSUBPS       (R11)(R8*1), Z8, Z8
-	VFMADD231PS  Z8, Z8, Z7
+	VBROADCASTSS (SI)(R12*4), Z9
+	VSUBPS       (R10), Z9, Z10
+	VFMADD231PS  Z10, Z10, Z1
+	VSUBPS       (R10)(DI*1), Z9, Z10
+	VFMADD231PS  Z10, Z10, Z2
+	VSUBPS       (R10)(DI*2), Z9, Z10
+	VFMADD231PS  Z10, Z10, Z3
+	VSUBPS       (R10)(R8*1), Z9, Z10
+	VFMADD231PS  Z10, Z10, Z4
+	VSUBPS       (R11), Z9, Z10
+	VFMADD231PS  Z10, Z10, Z5
+	VSUBPS       (R11)(DI*1), Z9, Z10
+	VFMADD231PS  Z10, Z10, Z6
+	VSUBPS       (R11)(DI*2), Z9, Z10
+	VFMADD231PS  Z10, Z10, Z7
+	VSUBPS       (R11)(R8*1), Z9, Z9
+	VFMADD231PS  Z9, Z9, Z8
 	ADDQ         $0x40, R10
 	ADDQ         $0x40, R11
 	INCQ         R12
 	JNZ          feature_4
-	VMOVUPS      Z0, (AX)(R9*1)
-	VMOVUPS      Z1, 64(AX)(R9*1)
-	VMOVUPS      Z2, 128(AX)(R9*1)
-	VMOVUPS      Z3, 192(AX)(R9*1)
-	VMOVUPS      Z4, 256(AX)(R9*1)
-	VMOVUPS      Z5, 320(AX)(R9*1)
-	VMOVUPS      Z6, 384(AX)(R9*1)
-	VMOVUPS      Z7, 448(AX)(R9*1)
+	VMOVUPS      Z1, (AX)(R9*1)
+	VMOVUPS      Z2, 64(AX)(R9*1)
+	VMOVUPS      Z3, 128(AX)(R9*1)
+	VMOVUPS      Z4, 192(AX)(R9*1)
+	VMOVUPS      Z5, 256(AX)(R9*1)
+	VMOVUPS      Z6, 320(AX)(R9*1)
+	VMOVUPS      Z7, 384(AX)(R9*1)
+	VMOVUPS      Z8, 448(AX)(R9*1)
 	ADDQ         $0x00000200, R9
 	MOVQ         CX, R10
 	SUBQ         R9, R10
@@ -192,46 +321,46 @@ feature_4:
 	IMULQ  BX, CX
 	ADDQ   DX, CX
 	LEAQ   (CX)(DI*4), DX
-	VPXORD Z10, Z10, Z10
-	VPXORD Z11, Z11, Z11
-	VPXORD Z12, Z12, Z12
-	VPXORD Z13, Z13, Z13
-	VPXORD Z14, Z14, Z14
-	VPXORD Z15, Z15, Z15
-	VPXORD Z16, Z16, Z16
-	VPXORD Z17, Z17, Z17
+	VPXORD Z0, Z0, Z1
+	VPXORD Z0, Z0, Z2
+	VPXORD Z0, Z0, Z3
+	VPXORD Z0, Z0, Z4
+	VPXORD Z0, Z0, Z5
+	VPXORD Z0, Z0, Z6
+	VPXORD Z0, Z0, Z7
+	VPXORD Z0, Z0, Z0
 	NEGQ   BX
 
 feature_5:
-	VBROADCASTSS (SI)(BX*4), Z0
-	VSUBPS       (CX), Z0, Z1
-	VFMADD231PS  Z1, Z1, Z10
-	VSUBPS       (CX)(DI*1), Z0, Z1
-	VFMADD231PS  Z1, Z1, Z11
-	VSUBPS       (CX)(DI*2), Z0, Z1
-	VFMADD231PS  Z1, Z1, Z12
-	VSUBPS       (CX)(R8*1), Z0, Z1
-	VFMADD231PS  Z1, Z1, Z13
-	VSUBPS       (DX), Z0, Z1
-	VFMADD231PS  Z1, Z1, Z14
-	VSUBPS       (DX)(DI*1), Z0, Z1
-	VFMADD231PS  Z1, Z1, Z15
-	VSUBPS       (DX)(DI*2), Z0, Z1
-	VFMADD231PS  Z1, Z1, Z16
-	VSUBPS       (DX)(R8*1), Z0, Z0
-	VFMADD231PS  Z0, Z0, Z17
+	VBROADCASTSS (SI)(BX*4), Z8
+	VSUBPS       (CX), Z8, Z9
+	VFMADD231PS  Z9, Z9, Z1
+	VSUBPS       (CX)(DI*1), Z8, Z9
+	VFMADD231PS  Z9, Z9, Z2
+	VSUBPS       (CX)(DI*2), Z8, Z9
+	VFMADD231PS  Z9, Z9, Z3
+	VSUBPS       (CX)(R8*1), Z8, Z9
+	VFMADD231PS  Z9, Z9, Z4
+	VSUBPS       (DX), Z8, Z9
+	VFMADD231PS  Z9, Z9, Z5
+	VSUBPS       (DX)(DI*1), Z8, Z9
+	VFMADD231PS  Z9, Z9, Z6
+	VSUBPS       (DX)(DI*2), Z8, Z9
+	VFMADD231PS  Z9, Z9, Z7
+	VSUBPS       (DX)(R8*1), Z8, Z8
+	VFMADD231PS  Z8, Z8, Z0
 	ADDQ         $0x40, CX
 	ADDQ         $0x40, DX
 	INCQ         BX
 	JNZ          feature_5
-	VMOVUPS      Z10, (AX)(R9*1)
-	VMOVUPS      Z11, 64(AX)(R9*1)
-	VMOVUPS      Z12, 128(AX)(R9*1)
-	VMOVUPS      Z13, 192(AX)(R9*1)
-	VMOVUPS      Z14, 256(AX)(R9*1)
-	VMOVUPS      Z15, 320(AX)(R9*1)
-	VMOVUPS      Z16, 384(AX)(R9*1)
-	VMOVUPS      Z17, 448(AX)(R9*1)
+	VMOVUPS      Z1, (AX)(R9*1)
+	VMOVUPS      Z2, 64(AX)(R9*1)
+	VMOVUPS      Z3, 128(AX)(R9*1)
+	VMOVUPS      Z4, 192(AX)(R9*1)
+	VMOVUPS      Z5, 256(AX)(R9*1)
+	VMOVUPS      Z6, 320(AX)(R9*1)
+	VMOVUPS      Z7, 384(AX)(R9*1)
+	VMOVUPS      Z0, 448(AX)(R9*1)
 	JMP          done_1
 
 below8_2:
@@ -245,30 +374,30 @@ blocks4_7:
 	MOVQ   R9, R10
 	IMULQ  BX, R10
 	ADDQ   DX, R10
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
+	VPXORD Z0, Z0, Z1
+	VPXORD Z0, Z0, Z2
+	VPXORD Z0, Z0, Z3
+	VPXORD Z0, Z0, Z4
 	MOVQ   BX, R11
 	NEGQ   R11
 
 feature_8:
-	VBROADCASTSS (SI)(R11*4), Z4
-	VSUBPS       (R10), Z4, Z5
-	VFMADD231PS  Z5, Z5, Z0
-	VSUBPS       (R10)(DI*1), Z4, Z5
-	VFMADD231PS  Z5, Z5, Z1
-	VSUBPS       (R10)(DI*2), Z4, Z5
-	VFMADD231PS  Z5, Z5, Z2
-	VSUBPS       (R10)(R8*1), Z4, Z4
-	VFMADD231PS  Z4, Z4, Z3
+	VBROADCASTSS (SI)(R11*4), Z5
+	VSUBPS       (R10), Z5, Z6
+	VFMADD231PS  Z6, Z6, Z1
+	VSUBPS       (R10)(DI*1), Z5, Z6
+	VFMADD231PS  Z6, Z6, Z2
+	VSUBPS       (R10)(DI*2), Z5, Z6
+	VFMADD231PS  Z6, Z6, Z3
+	VSUBPS       (R10)(R8*1), Z5, Z5
+	VFMADD231PS  Z5, Z5, Z4
 	ADDQ         $0x40, R10
 	INCQ         R11
 	JNZ          feature_8
-	VMOVUPS      Z0, (AX)(R9*1)
-	VMOVUPS      Z1, 64(AX)(R9*1)
-	VMOVUPS      Z2, 128(AX)(R9*1)
-	VMOVUPS      Z3, 192(AX)(R9*1)
+	VMOVUPS      Z1, (AX)(R9*1)
+	VMOVUPS      Z2, 64(AX)(R9*1)
+	VMOVUPS      Z3, 128(AX)(R9*1)
+	VMOVUPS      Z4, 192(AX)(R9*1)
 	ADDQ         $0x00000100, R9
 	MOVQ         CX, R10
 	SUBQ         R9, R10
@@ -283,30 +412,30 @@ feature_8:
 	MOVQ   R9, CX
 	IMULQ  BX, CX
 	ADDQ   DX, CX
-	VPXORD Z6, Z6, Z6
-	VPXORD Z7, Z7, Z7
-	VPXORD Z8, Z8, Z8
-	VPXORD Z9, Z9, Z9
+	VPXORD Z0, Z0, Z1
+	VPXORD Z0, Z0, Z2
+	VPXORD Z0, Z0, Z3
+	VPXORD Z0, Z0, Z0
 	MOVQ   BX, DX
 	NEGQ   DX
 
 feature_9:
-	VBROADCASTSS (SI)(DX*4), Z0
-	VSUBPS       (CX), Z0, Z1
-	VFMADD231PS  Z1, Z1, Z6
-	VSUBPS       (CX)(DI*1), Z0, Z1
-	VFMADD231PS  Z1, Z1, Z7
-	VSUBPS       (CX)(DI*2), Z0, Z1
-	VFMADD231PS  Z1, Z1, Z8
-	VSUBPS       (CX)(R8*1), Z0, Z0
-	VFMADD231PS  Z0, Z0, Z9
+	VBROADCASTSS (SI)(DX*4), Z4
+	VSUBPS       (CX), Z4, Z5
+	VFMADD231PS  Z5, Z5, Z1
+	VSUBPS       (CX)(DI*1), Z4, Z5
+	VFMADD231PS  Z5, Z5, Z2
+	VSUBPS       (CX)(DI*2), Z4, Z5
+	VFMADD231PS  Z5, Z5, Z3
+	VSUBPS       (CX)(R8*1), Z4, Z4
+	VFMADD231PS  Z4, Z4, Z0
 	ADDQ         $0x40, CX
 	INCQ         DX
 	JNZ          feature_9
-	VMOVUPS      Z6, (AX)(R9*1)
-	VMOVUPS      Z7, 64(AX)(R9*1)
-	VMOVUPS      Z8, 128(AX)(R9*1)
-	VMOVUPS      Z9, 192(AX)(R9*1)
+	VMOVUPS      Z1, (AX)(R9*1)
+	VMOVUPS      Z2, 64(AX)(R9*1)
+	VMOVUPS      Z3, 128(AX)(R9*1)
+	VMOVUPS      Z0, 192(AX)(R9*1)
 	JMP          done_1
 
 below4_6:
@@ -320,22 +449,22 @@ blocks2_11:
 	MOVQ   R9, R8
 	IMULQ  BX, R8
 	ADDQ   DX, R8
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
+	VPXORD Z0, Z0, Z1
+	VPXORD Z0, Z0, Z2
 	MOVQ   BX, R10
 	NEGQ   R10
 
 feature_12:
-	VBROADCASTSS (SI)(R10*4), Z2
-	VSUBPS       (R8), Z2, Z3
-	VFMADD231PS  Z3, Z3, Z0
-	VSUBPS       (R8)(DI*1), Z2, Z2
-	VFMADD231PS  Z2, Z2, Z1
+	VBROADCASTSS (SI)(R10*4), Z3
+	VSUBPS       (R8), Z3, Z4
+	VFMADD231PS  Z4, Z4, Z1
+	VSUBPS       (R8)(DI*1), Z3, Z3
+	VFMADD231PS  Z3, Z3, Z2
 	ADDQ         $0x40, R8
 	INCQ         R10
 	JNZ          feature_12
-	VMOVUPS      Z0, (AX)(R9*1)
-	VMOVUPS      Z1, 64(AX)(R9*1)
+	VMOVUPS      Z1, (AX)(R9*1)
+	VMOVUPS      Z2, 64(AX)(R9*1)
 	ADDQ         $0x00000080, R9
 	MOVQ         CX, R10
 	SUBQ         R9, R10
@@ -350,22 +479,22 @@ feature_12:
 	MOVQ   R9, CX
 	IMULQ  BX, CX
 	ADDQ   DX, CX
-	VPXORD Z4, Z4, Z4
-	VPXORD Z5, Z5, Z5
+	VPXORD Z0, Z0, Z1
+	VPXORD Z0, Z0, Z0
 	MOVQ   BX, DX
 	NEGQ   DX
 
 feature_13:
-	VBROADCASTSS (SI)(DX*4), Z0
-	VSUBPS       (CX), Z0, Z1
-	VFMADD231PS  Z1, Z1, Z4
-	VSUBPS       (CX)(DI*1), Z0, Z0
-	VFMADD231PS  Z0, Z0, Z5
+	VBROADCASTSS (SI)(DX*4), Z2
+	VSUBPS       (CX), Z2, Z3
+	VFMADD231PS  Z3, Z3, Z1
+	VSUBPS       (CX)(DI*1), Z2, Z2
+	VFMADD231PS  Z2, Z2, Z0
 	ADDQ         $0x40, CX
 	INCQ         DX
 	JNZ          feature_13
-	VMOVUPS      Z4, (AX)(R9*1)
-	VMOVUPS      Z5, 64(AX)(R9*1)
+	VMOVUPS      Z1, (AX)(R9*1)
+	VMOVUPS      Z0, 64(AX)(R9*1)
 	JMP          done_1
 
 below2_10:
@@ -379,18 +508,18 @@ blocks1_15:
 	MOVQ   R9, DI
 	IMULQ  BX, DI
 	ADDQ   DX, DI
-	VPXORD Z0, Z0, Z0
+	VPXORD Z0, Z0, Z1
 	MOVQ   BX, R8
 	NEGQ   R8
 
 feature_16:
-	VBROADCASTSS (SI)(R8*4), Z1
-	VSUBPS       (DI), Z1, Z1
-	VFMADD231PS  Z1, Z1, Z0
+	VBROADCASTSS (SI)(R8*4), Z2
+	VSUBPS       (DI), Z2, Z2
+	VFMADD231PS  Z2, Z2, Z1
 	ADDQ         $0x40, DI
 	INCQ         R8
 	JNZ          feature_16
-	VMOVUPS      Z0, (AX)(R9*1)
+	VMOVUPS      Z1, (AX)(R9*1)
 	ADDQ         $0x00000040, R9
 	MOVQ         CX, R10
 	SUBQ         R9, R10
@@ -410,6 +539,8 @@ TEXT ·sqdistSparseAVX512(SB), NOSPLIT, $0-136
 	MOVQ         norms_base+24(FP), CX
 	MOVQ         dst_len+8(FP), DX
 	SHLQ         $0x02, DX
+	VBROADCASTSS xnorm+96(FP), Z0
+	VPXORD       Z1, Z1, Z1
 	MOVQ         dim+128(FP), BX
 	SHLQ         $0x06, BX
 	LEAQ         (BX)(BX*2), SI
@@ -418,8 +549,6 @@ TEXT ·sqdistSparseAVX512(SB), NOSPLIT, $0-136
 	LEAQ         (R8)(DI*4), R8
 	MOVQ         val_base+72(FP), R9
 	LEAQ         (R9)(DI*4), R9
-	VBROADCASTSS xnorm+96(FP), Z0
-	VPXORD       Z1, Z1, Z1
 	XORQ         DI, DI
 
 	// blocks of 8
@@ -746,17 +875,17 @@ done_17:
 TEXT ·gaussianSumColumnsAVX512(SB), NOSPLIT, $0-88
 	MOVQ         dst_len+8(FP), AX
 	VBROADCASTSS scale+80(FP), Z0
-	VBROADCASTSS expconsts<>+0(SB), Z1
-	VBROADCASTSS expconsts<>+32(SB), Z2
-	VBROADCASTSS expconsts<>+96(SB), Z3
-	VBROADCASTSS expconsts<>+128(SB), Z4
-	VBROADCASTSS expconsts<>+160(SB), Z5
-	VBROADCASTSS expconsts<>+192(SB), Z6
-	VBROADCASTSS expconsts<>+256(SB), Z7
-	VBROADCASTSS expconsts<>+288(SB), Z8
-	VBROADCASTSS expconsts<>+320(SB), Z9
-	VBROADCASTSS expconsts<>+352(SB), Z10
-	VBROADCASTSS expconsts<>+384(SB), Z11
+	VBROADCASTSS consts<>+0(SB), Z1
+	VBROADCASTSS consts<>+32(SB), Z2
+	VBROADCASTSS consts<>+96(SB), Z3
+	VBROADCASTSS consts<>+128(SB), Z4
+	VBROADCASTSS consts<>+160(SB), Z5
+	VBROADCASTSS consts<>+192(SB), Z6
+	VBROADCASTSS consts<>+256(SB), Z7
+	VBROADCASTSS consts<>+288(SB), Z8
+	VBROADCASTSS consts<>+320(SB), Z9
+	VBROADCASTSS consts<>+352(SB), Z10
+	VBROADCASTSS consts<>+384(SB), Z11
 	CMPQ         AX, $0x00000001
 	JE           columns1_40
 	CMPQ         AX, $0x00000002
@@ -811,13 +940,13 @@ unrolled_50:
 	VMINPS Z19, Z2, Z19
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Z20
+	VBROADCASTSS consts<>+128(SB), Z20
 	VFMADD231PS  Z3, Z16, Z20
-	VBROADCASTSS expconsts<>+128(SB), Z21
+	VBROADCASTSS consts<>+128(SB), Z21
 	VFMADD231PS  Z3, Z17, Z21
-	VBROADCASTSS expconsts<>+128(SB), Z22
+	VBROADCASTSS consts<>+128(SB), Z22
 	VFMADD231PS  Z3, Z18, Z22
-	VBROADCASTSS expconsts<>+128(SB), Z23
+	VBROADCASTSS consts<>+128(SB), Z23
 	VFMADD231PS  Z3, Z19, Z23
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -835,13 +964,13 @@ unrolled_50:
 	VFNMADD231PS Z6, Z24, Z19
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Z24
+	VBROADCASTSS consts<>+224(SB), Z24
 	VFMADD213PS  Z7, Z16, Z24
-	VBROADCASTSS expconsts<>+224(SB), Z25
+	VBROADCASTSS consts<>+224(SB), Z25
 	VFMADD213PS  Z7, Z17, Z25
-	VBROADCASTSS expconsts<>+224(SB), Z26
+	VBROADCASTSS consts<>+224(SB), Z26
 	VFMADD213PS  Z7, Z18, Z26
-	VBROADCASTSS expconsts<>+224(SB), Z27
+	VBROADCASTSS consts<>+224(SB), Z27
 	VFMADD213PS  Z7, Z19, Z27
 	VFMADD213PS  Z8, Z16, Z24
 	VFMADD213PS  Z8, Z17, Z25
@@ -905,7 +1034,7 @@ single_52:
 	VMINPS Z16, Z2, Z16
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Z17
+	VBROADCASTSS consts<>+128(SB), Z17
 	VFMADD231PS  Z3, Z16, Z17
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -914,7 +1043,7 @@ single_52:
 	VFNMADD231PS Z6, Z18, Z16
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Z18
+	VBROADCASTSS consts<>+224(SB), Z18
 	VFMADD213PS  Z7, Z16, Z18
 	VFMADD213PS  Z8, Z16, Z18
 	VFMADD213PS  Z9, Z16, Z18
@@ -987,13 +1116,13 @@ unrolled_54:
 	VMINPS Z17, Z2, Z17
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Z18
+	VBROADCASTSS consts<>+128(SB), Z18
 	VFMADD231PS  Z3, Z14, Z18
-	VBROADCASTSS expconsts<>+128(SB), Z19
+	VBROADCASTSS consts<>+128(SB), Z19
 	VFMADD231PS  Z3, Z15, Z19
-	VBROADCASTSS expconsts<>+128(SB), Z20
+	VBROADCASTSS consts<>+128(SB), Z20
 	VFMADD231PS  Z3, Z16, Z20
-	VBROADCASTSS expconsts<>+128(SB), Z21
+	VBROADCASTSS consts<>+128(SB), Z21
 	VFMADD231PS  Z3, Z17, Z21
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -1011,13 +1140,13 @@ unrolled_54:
 	VFNMADD231PS Z6, Z22, Z17
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Z22
+	VBROADCASTSS consts<>+224(SB), Z22
 	VFMADD213PS  Z7, Z14, Z22
-	VBROADCASTSS expconsts<>+224(SB), Z23
+	VBROADCASTSS consts<>+224(SB), Z23
 	VFMADD213PS  Z7, Z15, Z23
-	VBROADCASTSS expconsts<>+224(SB), Z24
+	VBROADCASTSS consts<>+224(SB), Z24
 	VFMADD213PS  Z7, Z16, Z24
-	VBROADCASTSS expconsts<>+224(SB), Z25
+	VBROADCASTSS consts<>+224(SB), Z25
 	VFMADD213PS  Z7, Z17, Z25
 	VFMADD213PS  Z8, Z14, Z22
 	VFMADD213PS  Z8, Z15, Z23
@@ -1085,7 +1214,7 @@ single_56:
 	VMINPS Z14, Z2, Z14
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Z15
+	VBROADCASTSS consts<>+128(SB), Z15
 	VFMADD231PS  Z3, Z14, Z15
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -1094,7 +1223,7 @@ single_56:
 	VFNMADD231PS Z6, Z16, Z14
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Z16
+	VBROADCASTSS consts<>+224(SB), Z16
 	VFMADD213PS  Z7, Z14, Z16
 	VFMADD213PS  Z8, Z14, Z16
 	VFMADD213PS  Z9, Z14, Z16
@@ -1177,13 +1306,13 @@ unrolled_58:
 	VMINPS Z18, Z2, Z18
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Z19
+	VBROADCASTSS consts<>+128(SB), Z19
 	VFMADD231PS  Z3, Z15, Z19
-	VBROADCASTSS expconsts<>+128(SB), Z20
+	VBROADCASTSS consts<>+128(SB), Z20
 	VFMADD231PS  Z3, Z16, Z20
-	VBROADCASTSS expconsts<>+128(SB), Z21
+	VBROADCASTSS consts<>+128(SB), Z21
 	VFMADD231PS  Z3, Z17, Z21
-	VBROADCASTSS expconsts<>+128(SB), Z22
+	VBROADCASTSS consts<>+128(SB), Z22
 	VFMADD231PS  Z3, Z18, Z22
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -1201,13 +1330,13 @@ unrolled_58:
 	VFNMADD231PS Z6, Z23, Z18
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Z23
+	VBROADCASTSS consts<>+224(SB), Z23
 	VFMADD213PS  Z7, Z15, Z23
-	VBROADCASTSS expconsts<>+224(SB), Z24
+	VBROADCASTSS consts<>+224(SB), Z24
 	VFMADD213PS  Z7, Z16, Z24
-	VBROADCASTSS expconsts<>+224(SB), Z25
+	VBROADCASTSS consts<>+224(SB), Z25
 	VFMADD213PS  Z7, Z17, Z25
-	VBROADCASTSS expconsts<>+224(SB), Z26
+	VBROADCASTSS consts<>+224(SB), Z26
 	VFMADD213PS  Z7, Z18, Z26
 	VFMADD213PS  Z8, Z15, Z23
 	VFMADD213PS  Z8, Z16, Z24
@@ -1279,7 +1408,7 @@ single_60:
 	VMINPS Z15, Z2, Z15
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Z16
+	VBROADCASTSS consts<>+128(SB), Z16
 	VFMADD231PS  Z3, Z15, Z16
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -1288,7 +1417,7 @@ single_60:
 	VFNMADD231PS Z6, Z17, Z15
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Z17
+	VBROADCASTSS consts<>+224(SB), Z17
 	VFMADD213PS  Z7, Z15, Z17
 	VFMADD213PS  Z8, Z15, Z17
 	VFMADD213PS  Z9, Z15, Z17
@@ -1384,13 +1513,13 @@ unrolled_62:
 	VMINPS Z19, Z2, Z19
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Z20
+	VBROADCASTSS consts<>+128(SB), Z20
 	VFMADD231PS  Z3, Z16, Z20
-	VBROADCASTSS expconsts<>+128(SB), Z21
+	VBROADCASTSS consts<>+128(SB), Z21
 	VFMADD231PS  Z3, Z17, Z21
-	VBROADCASTSS expconsts<>+128(SB), Z22
+	VBROADCASTSS consts<>+128(SB), Z22
 	VFMADD231PS  Z3, Z18, Z22
-	VBROADCASTSS expconsts<>+128(SB), Z23
+	VBROADCASTSS consts<>+128(SB), Z23
 	VFMADD231PS  Z3, Z19, Z23
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -1408,13 +1537,13 @@ unrolled_62:
 	VFNMADD231PS Z6, Z24, Z19
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Z24
+	VBROADCASTSS consts<>+224(SB), Z24
 	VFMADD213PS  Z7, Z16, Z24
-	VBROADCASTSS expconsts<>+224(SB), Z25
+	VBROADCASTSS consts<>+224(SB), Z25
 	VFMADD213PS  Z7, Z17, Z25
-	VBROADCASTSS expconsts<>+224(SB), Z26
+	VBROADCASTSS consts<>+224(SB), Z26
 	VFMADD213PS  Z7, Z18, Z26
-	VBROADCASTSS expconsts<>+224(SB), Z27
+	VBROADCASTSS consts<>+224(SB), Z27
 	VFMADD213PS  Z7, Z19, Z27
 	VFMADD213PS  Z8, Z16, Z24
 	VFMADD213PS  Z8, Z17, Z25
@@ -1490,7 +1619,7 @@ single_64:
 	VMINPS Z16, Z2, Z16
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Z17
+	VBROADCASTSS consts<>+128(SB), Z17
 	VFMADD231PS  Z3, Z16, Z17
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -1499,7 +1628,7 @@ single_64:
 	VFNMADD231PS Z6, Z18, Z16
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Z18
+	VBROADCASTSS consts<>+224(SB), Z18
 	VFMADD213PS  Z7, Z16, Z18
 	VFMADD213PS  Z8, Z16, Z18
 	VFMADD213PS  Z9, Z16, Z18
@@ -1609,13 +1738,13 @@ unrolled_66:
 	VMINPS Z20, Z2, Z20
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Z21
+	VBROADCASTSS consts<>+128(SB), Z21
 	VFMADD231PS  Z3, Z17, Z21
-	VBROADCASTSS expconsts<>+128(SB), Z22
+	VBROADCASTSS consts<>+128(SB), Z22
 	VFMADD231PS  Z3, Z18, Z22
-	VBROADCASTSS expconsts<>+128(SB), Z23
+	VBROADCASTSS consts<>+128(SB), Z23
 	VFMADD231PS  Z3, Z19, Z23
-	VBROADCASTSS expconsts<>+128(SB), Z24
+	VBROADCASTSS consts<>+128(SB), Z24
 	VFMADD231PS  Z3, Z20, Z24
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -1633,13 +1762,13 @@ unrolled_66:
 	VFNMADD231PS Z6, Z25, Z20
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Z25
+	VBROADCASTSS consts<>+224(SB), Z25
 	VFMADD213PS  Z7, Z17, Z25
-	VBROADCASTSS expconsts<>+224(SB), Z26
+	VBROADCASTSS consts<>+224(SB), Z26
 	VFMADD213PS  Z7, Z18, Z26
-	VBROADCASTSS expconsts<>+224(SB), Z27
+	VBROADCASTSS consts<>+224(SB), Z27
 	VFMADD213PS  Z7, Z19, Z27
-	VBROADCASTSS expconsts<>+224(SB), Z28
+	VBROADCASTSS consts<>+224(SB), Z28
 	VFMADD213PS  Z7, Z20, Z28
 	VFMADD213PS  Z8, Z17, Z25
 	VFMADD213PS  Z8, Z18, Z26
@@ -1720,7 +1849,7 @@ single_68:
 	VMINPS Z17, Z2, Z17
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Z18
+	VBROADCASTSS consts<>+128(SB), Z18
 	VFMADD231PS  Z3, Z17, Z18
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -1729,7 +1858,7 @@ single_68:
 	VFNMADD231PS Z6, Z19, Z17
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Z19
+	VBROADCASTSS consts<>+224(SB), Z19
 	VFMADD213PS  Z7, Z17, Z19
 	VFMADD213PS  Z8, Z17, Z19
 	VFMADD213PS  Z9, Z17, Z19
@@ -1853,13 +1982,13 @@ unrolled_70:
 	VMINPS Z21, Z2, Z21
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Z22
+	VBROADCASTSS consts<>+128(SB), Z22
 	VFMADD231PS  Z3, Z18, Z22
-	VBROADCASTSS expconsts<>+128(SB), Z23
+	VBROADCASTSS consts<>+128(SB), Z23
 	VFMADD231PS  Z3, Z19, Z23
-	VBROADCASTSS expconsts<>+128(SB), Z24
+	VBROADCASTSS consts<>+128(SB), Z24
 	VFMADD231PS  Z3, Z20, Z24
-	VBROADCASTSS expconsts<>+128(SB), Z25
+	VBROADCASTSS consts<>+128(SB), Z25
 	VFMADD231PS  Z3, Z21, Z25
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -1877,13 +2006,13 @@ unrolled_70:
 	VFNMADD231PS Z6, Z26, Z21
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Z26
+	VBROADCASTSS consts<>+224(SB), Z26
 	VFMADD213PS  Z7, Z18, Z26
-	VBROADCASTSS expconsts<>+224(SB), Z27
+	VBROADCASTSS consts<>+224(SB), Z27
 	VFMADD213PS  Z7, Z19, Z27
-	VBROADCASTSS expconsts<>+224(SB), Z28
+	VBROADCASTSS consts<>+224(SB), Z28
 	VFMADD213PS  Z7, Z20, Z28
-	VBROADCASTSS expconsts<>+224(SB), Z29
+	VBROADCASTSS consts<>+224(SB), Z29
 	VFMADD213PS  Z7, Z21, Z29
 	VFMADD213PS  Z8, Z18, Z26
 	VFMADD213PS  Z8, Z19, Z27
@@ -1968,7 +2097,7 @@ single_72:
 	VMINPS Z18, Z2, Z18
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Z19
+	VBROADCASTSS consts<>+128(SB), Z19
 	VFMADD231PS  Z3, Z18, Z19
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -1977,7 +2106,7 @@ single_72:
 	VFNMADD231PS Z6, Z20, Z18
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Z20
+	VBROADCASTSS consts<>+224(SB), Z20
 	VFMADD213PS  Z7, Z18, Z20
 	VFMADD213PS  Z8, Z18, Z20
 	VFMADD213PS  Z9, Z18, Z20
@@ -2114,13 +2243,13 @@ unrolled_74:
 	VMINPS Z22, Z2, Z22
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Z23
+	VBROADCASTSS consts<>+128(SB), Z23
 	VFMADD231PS  Z3, Z19, Z23
-	VBROADCASTSS expconsts<>+128(SB), Z24
+	VBROADCASTSS consts<>+128(SB), Z24
 	VFMADD231PS  Z3, Z20, Z24
-	VBROADCASTSS expconsts<>+128(SB), Z25
+	VBROADCASTSS consts<>+128(SB), Z25
 	VFMADD231PS  Z3, Z21, Z25
-	VBROADCASTSS expconsts<>+128(SB), Z26
+	VBROADCASTSS consts<>+128(SB), Z26
 	VFMADD231PS  Z3, Z22, Z26
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -2138,13 +2267,13 @@ unrolled_74:
 	VFNMADD231PS Z6, Z27, Z22
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Z27
+	VBROADCASTSS consts<>+224(SB), Z27
 	VFMADD213PS  Z7, Z19, Z27
-	VBROADCASTSS expconsts<>+224(SB), Z28
+	VBROADCASTSS consts<>+224(SB), Z28
 	VFMADD213PS  Z7, Z20, Z28
-	VBROADCASTSS expconsts<>+224(SB), Z29
+	VBROADCASTSS consts<>+224(SB), Z29
 	VFMADD213PS  Z7, Z21, Z29
-	VBROADCASTSS expconsts<>+224(SB), Z30
+	VBROADCASTSS consts<>+224(SB), Z30
 	VFMADD213PS  Z7, Z22, Z30
 	VFMADD213PS  Z8, Z19, Z27
 	VFMADD213PS  Z8, Z20, Z28
@@ -2233,7 +2362,7 @@ single_76:
 	VMINPS Z19, Z2, Z19
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Z20
+	VBROADCASTSS consts<>+128(SB), Z20
 	VFMADD231PS  Z3, Z19, Z20
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -2242,7 +2371,7 @@ single_76:
 	VFNMADD231PS Z6, Z21, Z19
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Z21
+	VBROADCASTSS consts<>+224(SB), Z21
 	VFMADD213PS  Z7, Z19, Z21
 	VFMADD213PS  Z8, Z19, Z21
 	VFMADD213PS  Z9, Z19, Z21
@@ -2392,13 +2521,13 @@ unrolled_78:
 	VMINPS Z23, Z2, Z23
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Z24
+	VBROADCASTSS consts<>+128(SB), Z24
 	VFMADD231PS  Z3, Z20, Z24
-	VBROADCASTSS expconsts<>+128(SB), Z25
+	VBROADCASTSS consts<>+128(SB), Z25
 	VFMADD231PS  Z3, Z21, Z25
-	VBROADCASTSS expconsts<>+128(SB), Z26
+	VBROADCASTSS consts<>+128(SB), Z26
 	VFMADD231PS  Z3, Z22, Z26
-	VBROADCASTSS expconsts<>+128(SB), Z27
+	VBROADCASTSS consts<>+128(SB), Z27
 	VFMADD231PS  Z3, Z23, Z27
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -2416,13 +2545,13 @@ unrolled_78:
 	VFNMADD231PS Z6, Z28, Z23
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Z28
+	VBROADCASTSS consts<>+224(SB), Z28
 	VFMADD213PS  Z7, Z20, Z28
-	VBROADCASTSS expconsts<>+224(SB), Z29
+	VBROADCASTSS consts<>+224(SB), Z29
 	VFMADD213PS  Z7, Z21, Z29
-	VBROADCASTSS expconsts<>+224(SB), Z30
+	VBROADCASTSS consts<>+224(SB), Z30
 	VFMADD213PS  Z7, Z22, Z30
-	VBROADCASTSS expconsts<>+224(SB), Z31
+	VBROADCASTSS consts<>+224(SB), Z31
 	VFMADD213PS  Z7, Z23, Z31
 	VFMADD213PS  Z8, Z20, Z28
 	VFMADD213PS  Z8, Z21, Z29
@@ -2515,7 +2644,7 @@ single_80:
 	VMINPS Z20, Z2, Z20
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Z21
+	VBROADCASTSS consts<>+128(SB), Z21
 	VFMADD231PS  Z3, Z20, Z21
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -2524,7 +2653,7 @@ single_80:
 	VFNMADD231PS Z6, Z22, Z20
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Z22
+	VBROADCASTSS consts<>+224(SB), Z22
 	VFMADD213PS  Z7, Z20, Z22
 	VFMADD213PS  Z8, Z20, Z22
 	VFMADD213PS  Z9, Z20, Z22
@@ -2684,11 +2813,11 @@ unrolled_82:
 	VMINPS Z23, Z2, Z23
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Z24
+	VBROADCASTSS consts<>+128(SB), Z24
 	VFMADD231PS  Z3, Z21, Z24
-	VBROADCASTSS expconsts<>+128(SB), Z25
+	VBROADCASTSS consts<>+128(SB), Z25
 	VFMADD231PS  Z3, Z22, Z25
-	VBROADCASTSS expconsts<>+128(SB), Z26
+	VBROADCASTSS consts<>+128(SB), Z26
 	VFMADD231PS  Z3, Z23, Z26
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -2703,11 +2832,11 @@ unrolled_82:
 	VFNMADD231PS Z6, Z27, Z23
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Z27
+	VBROADCASTSS consts<>+224(SB), Z27
 	VFMADD213PS  Z7, Z21, Z27
-	VBROADCASTSS expconsts<>+224(SB), Z28
+	VBROADCASTSS consts<>+224(SB), Z28
 	VFMADD213PS  Z7, Z22, Z28
-	VBROADCASTSS expconsts<>+224(SB), Z29
+	VBROADCASTSS consts<>+224(SB), Z29
 	VFMADD213PS  Z7, Z23, Z29
 	VFMADD213PS  Z8, Z21, Z27
 	VFMADD213PS  Z8, Z22, Z28
@@ -2787,7 +2916,7 @@ single_84:
 	VMINPS Z21, Z2, Z21
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Z22
+	VBROADCASTSS consts<>+128(SB), Z22
 	VFMADD231PS  Z3, Z21, Z22
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -2796,7 +2925,7 @@ single_84:
 	VFNMADD231PS Z6, Z23, Z21
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Z23
+	VBROADCASTSS consts<>+224(SB), Z23
 	VFMADD213PS  Z7, Z21, Z23
 	VFMADD213PS  Z8, Z21, Z23
 	VFMADD213PS  Z9, Z21, Z23
@@ -2970,11 +3099,11 @@ unrolled_86:
 	VMINPS Z24, Z2, Z24
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Z25
+	VBROADCASTSS consts<>+128(SB), Z25
 	VFMADD231PS  Z3, Z22, Z25
-	VBROADCASTSS expconsts<>+128(SB), Z26
+	VBROADCASTSS consts<>+128(SB), Z26
 	VFMADD231PS  Z3, Z23, Z26
-	VBROADCASTSS expconsts<>+128(SB), Z27
+	VBROADCASTSS consts<>+128(SB), Z27
 	VFMADD231PS  Z3, Z24, Z27
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -2989,11 +3118,11 @@ unrolled_86:
 	VFNMADD231PS Z6, Z28, Z24
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Z28
+	VBROADCASTSS consts<>+224(SB), Z28
 	VFMADD213PS  Z7, Z22, Z28
-	VBROADCASTSS expconsts<>+224(SB), Z29
+	VBROADCASTSS consts<>+224(SB), Z29
 	VFMADD213PS  Z7, Z23, Z29
-	VBROADCASTSS expconsts<>+224(SB), Z30
+	VBROADCASTSS consts<>+224(SB), Z30
 	VFMADD213PS  Z7, Z24, Z30
 	VFMADD213PS  Z8, Z22, Z28
 	VFMADD213PS  Z8, Z23, Z29
@@ -3076,7 +3205,7 @@ single_88:
 	VMINPS Z22, Z2, Z22
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Z23
+	VBROADCASTSS consts<>+128(SB), Z23
 	VFMADD231PS  Z3, Z22, Z23
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -3085,7 +3214,7 @@ single_88:
 	VFNMADD231PS Z6, Z24, Z22
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Z24
+	VBROADCASTSS consts<>+224(SB), Z24
 	VFMADD213PS  Z7, Z22, Z24
 	VFMADD213PS  Z8, Z22, Z24
 	VFMADD213PS  Z9, Z22, Z24
@@ -3796,17 +3925,17 @@ TEXT ·expAVX512(SB), NOSPLIT, $0-48
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         src_base+24(FP), CX
 	MOVQ         dst_len+8(FP), DX
-	VBROADCASTSS expconsts<>+0(SB), Z0
-	VBROADCASTSS expconsts<>+32(SB), Z1
-	VBROADCASTSS expconsts<>+96(SB), Z2
-	VBROADCASTSS expconsts<>+128(SB), Z3
-	VBROADCASTSS expconsts<>+160(SB), Z4
-	VBROADCASTSS expconsts<>+192(SB), Z5
-	VBROADCASTSS expconsts<>+256(SB), Z6
-	VBROADCASTSS expconsts<>+288(SB), Z7
-	VBROADCASTSS expconsts<>+320(SB), Z8
-	VBROADCASTSS expconsts<>+352(SB), Z9
-	VBROADCASTSS expconsts<>+384(SB), Z10
+	VBROADCASTSS consts<>+0(SB), Z0
+	VBROADCASTSS consts<>+32(SB), Z1
+	VBROADCASTSS consts<>+96(SB), Z2
+	VBROADCASTSS consts<>+128(SB), Z3
+	VBROADCASTSS consts<>+160(SB), Z4
+	VBROADCASTSS consts<>+192(SB), Z5
+	VBROADCASTSS consts<>+256(SB), Z6
+	VBROADCASTSS consts<>+288(SB), Z7
+	VBROADCASTSS consts<>+320(SB), Z8
+	VBROADCASTSS consts<>+352(SB), Z9
+	VBROADCASTSS consts<>+384(SB), Z10
 
 unrolled_123:
 	CMPQ    DX, $0x00000040
@@ -3827,13 +3956,13 @@ unrolled_123:
 	VMINPS Z14, Z1, Z14
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Z15
+	VBROADCASTSS consts<>+128(SB), Z15
 	VFMADD231PS  Z2, Z11, Z15
-	VBROADCASTSS expconsts<>+128(SB), Z16
+	VBROADCASTSS consts<>+128(SB), Z16
 	VFMADD231PS  Z2, Z12, Z16
-	VBROADCASTSS expconsts<>+128(SB), Z17
+	VBROADCASTSS consts<>+128(SB), Z17
 	VFMADD231PS  Z2, Z13, Z17
-	VBROADCASTSS expconsts<>+128(SB), Z18
+	VBROADCASTSS consts<>+128(SB), Z18
 	VFMADD231PS  Z2, Z14, Z18
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -3851,13 +3980,13 @@ unrolled_123:
 	VFNMADD231PS Z5, Z19, Z14
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Z19
+	VBROADCASTSS consts<>+224(SB), Z19
 	VFMADD213PS  Z6, Z11, Z19
-	VBROADCASTSS expconsts<>+224(SB), Z20
+	VBROADCASTSS consts<>+224(SB), Z20
 	VFMADD213PS  Z6, Z12, Z20
-	VBROADCASTSS expconsts<>+224(SB), Z21
+	VBROADCASTSS consts<>+224(SB), Z21
 	VFMADD213PS  Z6, Z13, Z21
-	VBROADCASTSS expconsts<>+224(SB), Z22
+	VBROADCASTSS consts<>+224(SB), Z22
 	VFMADD213PS  Z6, Z14, Z22
 	VFMADD213PS  Z7, Z11, Z19
 	VFMADD213PS  Z7, Z12, Z20
@@ -3916,7 +4045,7 @@ single_125:
 	VMINPS Z11, Z1, Z11
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
-	VBROADCASTSS expconsts<>+128(SB), Z12
+	VBROADCASTSS consts<>+128(SB), Z12
 	VFMADD231PS  Z2, Z11, Z12
 
 	// n = t − shift; r = x − n·c1 − n·c2
@@ -3925,7 +4054,7 @@ single_125:
 	VFNMADD231PS Z5, Z13, Z11
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
-	VBROADCASTSS expconsts<>+224(SB), Z13
+	VBROADCASTSS consts<>+224(SB), Z13
 	VFMADD213PS  Z6, Z11, Z13
 	VFMADD213PS  Z7, Z11, Z13
 	VFMADD213PS  Z8, Z11, Z13
@@ -3949,6 +4078,2642 @@ done_126:
 	VZEROUPPER
 	RET
 
+// func fourierAVX512(cos []float32, sin []float32, x []float32, tiles []float32, dim int)
+// Requires: AVX, AVX512F
+TEXT ·fourierAVX512(SB), NOSPLIT, $0-104
+	VBROADCASTSS consts<>+416(SB), Z0
+	VBROADCASTSS consts<>+448(SB), Z1
+	VBROADCASTSS consts<>+480(SB), Z2
+	VBROADCASTSS consts<>+512(SB), Z3
+	VBROADCASTSS consts<>+544(SB), Z4
+	VBROADCASTSS consts<>+576(SB), Z5
+	VBROADCASTSS consts<>+640(SB), Z6
+	VBROADCASTSS consts<>+672(SB), Z7
+	VBROADCASTSS consts<>+704(SB), Z8
+	VBROADCASTSS consts<>+768(SB), Z9
+	VBROADCASTSS consts<>+800(SB), Z10
+	VBROADCASTSS consts<>+832(SB), Z11
+	VBROADCASTSS consts<>+864(SB), Z12
+	VBROADCASTSS consts<>+896(SB), Z13
+	MOVQ         cos_len+8(FP), AX
+	SHLQ         $0x02, AX
+	MOVQ         tiles_base+72(FP), CX
+	MOVQ         dim+96(FP), DX
+	MOVQ         x_base+48(FP), BX
+	LEAQ         (BX)(DX*4), BX
+	MOVQ         DX, SI
+	SHLQ         $0x06, SI
+	LEAQ         (SI)(SI*2), DI
+	VPXORD       Z14, Z14, Z14
+	XORQ         R8, R8
+
+	// blocks of 8
+	MOVQ AX, R9
+	SUBQ R8, R9
+	CMPQ R9, $0x00000200
+	JB   below8_128
+
+blocks8_129:
+	MOVQ   R8, R9
+	IMULQ  DX, R9
+	ADDQ   CX, R9
+	LEAQ   (R9)(SI*4), R10
+	VPXORD Z14, Z14, Z15
+	VPXORD Z14, Z14, Z16
+	VPXORD Z14, Z14, Z17
+	VPXORD Z14, Z14, Z18
+	VPXORD Z14, Z14, Z19
+	VPXORD Z14, Z14, Z20
+	VPXORD Z14, Z14, Z21
+	VPXORD Z14, Z14, Z22
+	MOVQ   DX, R11
+	NEGQ   R11
+
+feature_130:
+	VBROADCASTSS (BX)(R11*4), Z23
+	VFMADD231PS  (R9), Z23, Z15
+	VFMADD231PS  (R9)(SI*1), Z23, Z16
+	VFMADD231PS  (R9)(SI*2), Z23, Z17
+	VFMADD231PS  (R9)(DI*1), Z23, Z18
+	VFMADD231PS  (R10), Z23, Z19
+	VFMADD231PS  (R10)(SI*1), Z23, Z20
+	VFMADD231PS  (R10)(SI*2), Z23, Z21
+	VFMADD231PS  (R10)(DI*1), Z23, Z22
+	ADDQ         $0x40, R9
+	ADDQ         $0x40, R10
+	INCQ         R11
+	JNZ          feature_130
+	MOVQ         cos_base+0(FP), R9
+	MOVQ         sin_base+24(FP), R10
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z15, Z0, Z15
+	VMAXPS Z15, Z1, Z15
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z23
+	VFMADD231PS  Z2, Z15, Z23
+	VSUBPS       Z3, Z23, Z24
+	VFNMADD231PS Z4, Z24, Z15
+	VFNMADD231PS Z5, Z24, Z15
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z15, Z15, Z24
+	VBROADCASTSS consts<>+608(SB), Z25
+	VFMADD213PS  Z6, Z24, Z25
+	VFMADD213PS  Z7, Z24, Z25
+	VFMADD213PS  Z8, Z24, Z25
+	VMULPS       Z24, Z25, Z25
+	VFMADD213PS  Z15, Z15, Z25
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z15
+	VFMADD213PS  Z9, Z24, Z15
+	VFMADD213PS  Z10, Z24, Z15
+	VFMADD213PS  Z11, Z24, Z15
+	VFMSUB213PS  Z12, Z24, Z15
+	VFMADD213PS  Z13, Z24, Z15
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z23, Z23
+	VPXORD  Z23, Z25, Z25
+	VPXORD  Z23, Z15, Z15
+	VMOVUPS Z15, (R9)(R8*1)
+	VMOVUPS Z25, (R10)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z16, Z0, Z16
+	VMAXPS Z16, Z1, Z16
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z16, Z15
+	VSUBPS       Z3, Z15, Z23
+	VFNMADD231PS Z4, Z23, Z16
+	VFNMADD231PS Z5, Z23, Z16
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z16, Z16, Z23
+	VBROADCASTSS consts<>+608(SB), Z24
+	VFMADD213PS  Z6, Z23, Z24
+	VFMADD213PS  Z7, Z23, Z24
+	VFMADD213PS  Z8, Z23, Z24
+	VMULPS       Z23, Z24, Z24
+	VFMADD213PS  Z16, Z16, Z24
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z16
+	VFMADD213PS  Z9, Z23, Z16
+	VFMADD213PS  Z10, Z23, Z16
+	VFMADD213PS  Z11, Z23, Z16
+	VFMSUB213PS  Z12, Z23, Z16
+	VFMADD213PS  Z13, Z23, Z16
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z24, Z24
+	VPXORD  Z15, Z16, Z16
+	VMOVUPS Z16, 64(R9)(R8*1)
+	VMOVUPS Z24, 64(R10)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z17, Z0, Z17
+	VMAXPS Z17, Z1, Z17
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z17, Z15
+	VSUBPS       Z3, Z15, Z16
+	VFNMADD231PS Z4, Z16, Z17
+	VFNMADD231PS Z5, Z16, Z17
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z17, Z17, Z16
+	VBROADCASTSS consts<>+608(SB), Z23
+	VFMADD213PS  Z6, Z16, Z23
+	VFMADD213PS  Z7, Z16, Z23
+	VFMADD213PS  Z8, Z16, Z23
+	VMULPS       Z16, Z23, Z23
+	VFMADD213PS  Z17, Z17, Z23
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z17
+	VFMADD213PS  Z9, Z16, Z17
+	VFMADD213PS  Z10, Z16, Z17
+	VFMADD213PS  Z11, Z16, Z17
+	VFMSUB213PS  Z12, Z16, Z17
+	VFMADD213PS  Z13, Z16, Z17
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z23, Z23
+	VPXORD  Z15, Z17, Z17
+	VMOVUPS Z17, 128(R9)(R8*1)
+	VMOVUPS Z23, 128(R10)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z18, Z0, Z18
+	VMAXPS Z18, Z1, Z18
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z18, Z15
+	VSUBPS       Z3, Z15, Z16
+	VFNMADD231PS Z4, Z16, Z18
+	VFNMADD231PS Z5, Z16, Z18
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z18, Z18, Z16
+	VBROADCASTSS consts<>+608(SB), Z17
+	VFMADD213PS  Z6, Z16, Z17
+	VFMADD213PS  Z7, Z16, Z17
+	VFMADD213PS  Z8, Z16, Z17
+	VMULPS       Z16, Z17, Z17
+	VFMADD213PS  Z18, Z18, Z17
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z18
+	VFMADD213PS  Z9, Z16, Z18
+	VFMADD213PS  Z10, Z16, Z18
+	VFMADD213PS  Z11, Z16, Z18
+	VFMSUB213PS  Z12, Z16, Z18
+	VFMADD213PS  Z13, Z16, Z18
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z17, Z17
+	VPXORD  Z15, Z18, Z18
+	VMOVUPS Z18, 192(R9)(R8*1)
+	VMOVUPS Z17, 192(R10)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z19, Z0, Z19
+	VMAXPS Z19, Z1, Z19
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z19, Z15
+	VSUBPS       Z3, Z15, Z16
+	VFNMADD231PS Z4, Z16, Z19
+	VFNMADD231PS Z5, Z16, Z19
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z19, Z19, Z16
+	VBROADCASTSS consts<>+608(SB), Z17
+	VFMADD213PS  Z6, Z16, Z17
+	VFMADD213PS  Z7, Z16, Z17
+	VFMADD213PS  Z8, Z16, Z17
+	VMULPS       Z16, Z17, Z17
+	VFMADD213PS  Z19, Z19, Z17
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z18
+	VFMADD213PS  Z9, Z16, Z18
+	VFMADD213PS  Z10, Z16, Z18
+	VFMADD213PS  Z11, Z16, Z18
+	VFMSUB213PS  Z12, Z16, Z18
+	VFMADD213PS  Z13, Z16, Z18
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z17, Z17
+	VPXORD  Z15, Z18, Z18
+	VMOVUPS Z18, 256(R9)(R8*1)
+	VMOVUPS Z17, 256(R10)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z20, Z0, Z20
+	VMAXPS Z20, Z1, Z20
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z20, Z15
+	VSUBPS       Z3, Z15, Z16
+	VFNMADD231PS Z4, Z16, Z20
+	VFNMADD231PS Z5, Z16, Z20
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z20, Z20, Z16
+	VBROADCASTSS consts<>+608(SB), Z17
+	VFMADD213PS  Z6, Z16, Z17
+	VFMADD213PS  Z7, Z16, Z17
+	VFMADD213PS  Z8, Z16, Z17
+	VMULPS       Z16, Z17, Z17
+	VFMADD213PS  Z20, Z20, Z17
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z18
+	VFMADD213PS  Z9, Z16, Z18
+	VFMADD213PS  Z10, Z16, Z18
+	VFMADD213PS  Z11, Z16, Z18
+	VFMSUB213PS  Z12, Z16, Z18
+	VFMADD213PS  Z13, Z16, Z18
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z17, Z17
+	VPXORD  Z15, Z18, Z18
+	VMOVUPS Z18, 320(R9)(R8*1)
+	VMOVUPS Z17, 320(R10)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z21, Z0, Z21
+	VMAXPS Z21, Z1, Z21
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z21, Z15
+	VSUBPS       Z3, Z15, Z16
+	VFNMADD231PS Z4, Z16, Z21
+	VFNMADD231PS Z5, Z16, Z21
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z21, Z21, Z16
+	VBROADCASTSS consts<>+608(SB), Z17
+	VFMADD213PS  Z6, Z16, Z17
+	VFMADD213PS  Z7, Z16, Z17
+	VFMADD213PS  Z8, Z16, Z17
+	VMULPS       Z16, Z17, Z17
+	VFMADD213PS  Z21, Z21, Z17
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z18
+	VFMADD213PS  Z9, Z16, Z18
+	VFMADD213PS  Z10, Z16, Z18
+	VFMADD213PS  Z11, Z16, Z18
+	VFMSUB213PS  Z12, Z16, Z18
+	VFMADD213PS  Z13, Z16, Z18
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z17, Z17
+	VPXORD  Z15, Z18, Z18
+	VMOVUPS Z18, 384(R9)(R8*1)
+	VMOVUPS Z17, 384(R10)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z22, Z0, Z22
+	VMAXPS Z22, Z1, Z22
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z22, Z15
+	VSUBPS       Z3, Z15, Z16
+	VFNMADD231PS Z4, Z16, Z22
+	VFNMADD231PS Z5, Z16, Z22
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z22, Z22, Z16
+	VBROADCASTSS consts<>+608(SB), Z17
+	VFMADD213PS  Z6, Z16, Z17
+	VFMADD213PS  Z7, Z16, Z17
+	VFMADD213PS  Z8, Z16, Z17
+	VMULPS       Z16, Z17, Z17
+	VFMADD213PS  Z22, Z22, Z17
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z18
+	VFMADD213PS  Z9, Z16, Z18
+	VFMADD213PS  Z10, Z16, Z18
+	VFMADD213PS  Z11, Z16, Z18
+	VFMSUB213PS  Z12, Z16, Z18
+	VFMADD213PS  Z13, Z16, Z18
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z17, Z17
+	VPXORD  Z15, Z18, Z18
+	VMOVUPS Z18, 448(R9)(R8*1)
+	VMOVUPS Z17, 448(R10)(R8*1)
+	ADDQ    $0x00000200, R8
+	MOVQ    AX, R9
+	SUBQ    R8, R9
+	CMPQ    R9, $0x00000200
+	JAE     blocks8_129
+	TESTQ   R9, R9
+	JZ      done_127
+
+	// last 8, overlapping the previous block
+	MOVQ   AX, R8
+	SUBQ   $0x00000200, R8
+	MOVQ   R8, AX
+	IMULQ  DX, AX
+	ADDQ   CX, AX
+	LEAQ   (AX)(SI*4), CX
+	VPXORD Z14, Z14, Z15
+	VPXORD Z14, Z14, Z16
+	VPXORD Z14, Z14, Z17
+	VPXORD Z14, Z14, Z18
+	VPXORD Z14, Z14, Z19
+	VPXORD Z14, Z14, Z20
+	VPXORD Z14, Z14, Z21
+	VPXORD Z14, Z14, Z14
+	NEGQ   DX
+
+feature_131:
+	VBROADCASTSS (BX)(DX*4), Z22
+	VFMADD231PS  (AX), Z22, Z15
+	VFMADD231PS  (AX)(SI*1), Z22, Z16
+	VFMADD231PS  (AX)(SI*2), Z22, Z17
+	VFMADD231PS  (AX)(DI*1), Z22, Z18
+	VFMADD231PS  (CX), Z22, Z19
+	VFMADD231PS  (CX)(SI*1), Z22, Z20
+	VFMADD231PS  (CX)(SI*2), Z22, Z21
+	VFMADD231PS  (CX)(DI*1), Z22, Z14
+	ADDQ         $0x40, AX
+	ADDQ         $0x40, CX
+	INCQ         DX
+	JNZ          feature_131
+	MOVQ         cos_base+0(FP), AX
+	MOVQ         sin_base+24(FP), CX
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z15, Z0, Z15
+	VMAXPS Z15, Z1, Z15
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z22
+	VFMADD231PS  Z2, Z15, Z22
+	VSUBPS       Z3, Z22, Z23
+	VFNMADD231PS Z4, Z23, Z15
+	VFNMADD231PS Z5, Z23, Z15
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z15, Z15, Z23
+	VBROADCASTSS consts<>+608(SB), Z24
+	VFMADD213PS  Z6, Z23, Z24
+	VFMADD213PS  Z7, Z23, Z24
+	VFMADD213PS  Z8, Z23, Z24
+	VMULPS       Z23, Z24, Z24
+	VFMADD213PS  Z15, Z15, Z24
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z15
+	VFMADD213PS  Z9, Z23, Z15
+	VFMADD213PS  Z10, Z23, Z15
+	VFMADD213PS  Z11, Z23, Z15
+	VFMSUB213PS  Z12, Z23, Z15
+	VFMADD213PS  Z13, Z23, Z15
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z22, Z22
+	VPXORD  Z22, Z24, Z24
+	VPXORD  Z22, Z15, Z15
+	VMOVUPS Z15, (AX)(R8*1)
+	VMOVUPS Z24, (CX)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z16, Z0, Z16
+	VMAXPS Z16, Z1, Z16
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z16, Z15
+	VSUBPS       Z3, Z15, Z22
+	VFNMADD231PS Z4, Z22, Z16
+	VFNMADD231PS Z5, Z22, Z16
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z16, Z16, Z22
+	VBROADCASTSS consts<>+608(SB), Z23
+	VFMADD213PS  Z6, Z22, Z23
+	VFMADD213PS  Z7, Z22, Z23
+	VFMADD213PS  Z8, Z22, Z23
+	VMULPS       Z22, Z23, Z23
+	VFMADD213PS  Z16, Z16, Z23
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z16
+	VFMADD213PS  Z9, Z22, Z16
+	VFMADD213PS  Z10, Z22, Z16
+	VFMADD213PS  Z11, Z22, Z16
+	VFMSUB213PS  Z12, Z22, Z16
+	VFMADD213PS  Z13, Z22, Z16
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z23, Z23
+	VPXORD  Z15, Z16, Z16
+	VMOVUPS Z16, 64(AX)(R8*1)
+	VMOVUPS Z23, 64(CX)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z17, Z0, Z17
+	VMAXPS Z17, Z1, Z17
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z17, Z15
+	VSUBPS       Z3, Z15, Z16
+	VFNMADD231PS Z4, Z16, Z17
+	VFNMADD231PS Z5, Z16, Z17
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z17, Z17, Z16
+	VBROADCASTSS consts<>+608(SB), Z22
+	VFMADD213PS  Z6, Z16, Z22
+	VFMADD213PS  Z7, Z16, Z22
+	VFMADD213PS  Z8, Z16, Z22
+	VMULPS       Z16, Z22, Z22
+	VFMADD213PS  Z17, Z17, Z22
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z17
+	VFMADD213PS  Z9, Z16, Z17
+	VFMADD213PS  Z10, Z16, Z17
+	VFMADD213PS  Z11, Z16, Z17
+	VFMSUB213PS  Z12, Z16, Z17
+	VFMADD213PS  Z13, Z16, Z17
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z22, Z22
+	VPXORD  Z15, Z17, Z17
+	VMOVUPS Z17, 128(AX)(R8*1)
+	VMOVUPS Z22, 128(CX)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z18, Z0, Z18
+	VMAXPS Z18, Z1, Z18
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z18, Z15
+	VSUBPS       Z3, Z15, Z16
+	VFNMADD231PS Z4, Z16, Z18
+	VFNMADD231PS Z5, Z16, Z18
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z18, Z18, Z16
+	VBROADCASTSS consts<>+608(SB), Z17
+	VFMADD213PS  Z6, Z16, Z17
+	VFMADD213PS  Z7, Z16, Z17
+	VFMADD213PS  Z8, Z16, Z17
+	VMULPS       Z16, Z17, Z17
+	VFMADD213PS  Z18, Z18, Z17
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z18
+	VFMADD213PS  Z9, Z16, Z18
+	VFMADD213PS  Z10, Z16, Z18
+	VFMADD213PS  Z11, Z16, Z18
+	VFMSUB213PS  Z12, Z16, Z18
+	VFMADD213PS  Z13, Z16, Z18
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z17, Z17
+	VPXORD  Z15, Z18, Z18
+	VMOVUPS Z18, 192(AX)(R8*1)
+	VMOVUPS Z17, 192(CX)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z19, Z0, Z19
+	VMAXPS Z19, Z1, Z19
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z19, Z15
+	VSUBPS       Z3, Z15, Z16
+	VFNMADD231PS Z4, Z16, Z19
+	VFNMADD231PS Z5, Z16, Z19
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z19, Z19, Z16
+	VBROADCASTSS consts<>+608(SB), Z17
+	VFMADD213PS  Z6, Z16, Z17
+	VFMADD213PS  Z7, Z16, Z17
+	VFMADD213PS  Z8, Z16, Z17
+	VMULPS       Z16, Z17, Z17
+	VFMADD213PS  Z19, Z19, Z17
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z18
+	VFMADD213PS  Z9, Z16, Z18
+	VFMADD213PS  Z10, Z16, Z18
+	VFMADD213PS  Z11, Z16, Z18
+	VFMSUB213PS  Z12, Z16, Z18
+	VFMADD213PS  Z13, Z16, Z18
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z17, Z17
+	VPXORD  Z15, Z18, Z18
+	VMOVUPS Z18, 256(AX)(R8*1)
+	VMOVUPS Z17, 256(CX)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z20, Z0, Z20
+	VMAXPS Z20, Z1, Z20
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z20, Z15
+	VSUBPS       Z3, Z15, Z16
+	VFNMADD231PS Z4, Z16, Z20
+	VFNMADD231PS Z5, Z16, Z20
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z20, Z20, Z16
+	VBROADCASTSS consts<>+608(SB), Z17
+	VFMADD213PS  Z6, Z16, Z17
+	VFMADD213PS  Z7, Z16, Z17
+	VFMADD213PS  Z8, Z16, Z17
+	VMULPS       Z16, Z17, Z17
+	VFMADD213PS  Z20, Z20, Z17
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z18
+	VFMADD213PS  Z9, Z16, Z18
+	VFMADD213PS  Z10, Z16, Z18
+	VFMADD213PS  Z11, Z16, Z18
+	VFMSUB213PS  Z12, Z16, Z18
+	VFMADD213PS  Z13, Z16, Z18
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z17, Z17
+	VPXORD  Z15, Z18, Z18
+	VMOVUPS Z18, 320(AX)(R8*1)
+	VMOVUPS Z17, 320(CX)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z21, Z0, Z21
+	VMAXPS Z21, Z1, Z21
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z21, Z15
+	VSUBPS       Z3, Z15, Z16
+	VFNMADD231PS Z4, Z16, Z21
+	VFNMADD231PS Z5, Z16, Z21
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z21, Z21, Z16
+	VBROADCASTSS consts<>+608(SB), Z17
+	VFMADD213PS  Z6, Z16, Z17
+	VFMADD213PS  Z7, Z16, Z17
+	VFMADD213PS  Z8, Z16, Z17
+	VMULPS       Z16, Z17, Z17
+	VFMADD213PS  Z21, Z21, Z17
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z18
+	VFMADD213PS  Z9, Z16, Z18
+	VFMADD213PS  Z10, Z16, Z18
+	VFMADD213PS  Z11, Z16, Z18
+	VFMSUB213PS  Z12, Z16, Z18
+	VFMADD213PS  Z13, Z16, Z18
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z17, Z17
+	VPXORD  Z15, Z18, Z18
+	VMOVUPS Z18, 384(AX)(R8*1)
+	VMOVUPS Z17, 384(CX)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z14, Z0, Z14
+	VMAXPS Z14, Z1, Z14
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z0
+	VFMADD231PS  Z2, Z14, Z0
+	VSUBPS       Z3, Z0, Z1
+	VFNMADD231PS Z4, Z1, Z14
+	VFNMADD231PS Z5, Z1, Z14
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z14, Z14, Z1
+	VBROADCASTSS consts<>+608(SB), Z2
+	VFMADD213PS  Z6, Z1, Z2
+	VFMADD213PS  Z7, Z1, Z2
+	VFMADD213PS  Z8, Z1, Z2
+	VMULPS       Z1, Z2, Z2
+	VFMADD213PS  Z14, Z14, Z2
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z3
+	VFMADD213PS  Z9, Z1, Z3
+	VFMADD213PS  Z10, Z1, Z3
+	VFMADD213PS  Z11, Z1, Z3
+	VFMSUB213PS  Z12, Z1, Z3
+	VFMADD213PS  Z13, Z1, Z3
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z0, Z0
+	VPXORD  Z0, Z2, Z2
+	VPXORD  Z0, Z3, Z3
+	VMOVUPS Z3, 448(AX)(R8*1)
+	VMOVUPS Z2, 448(CX)(R8*1)
+	JMP     done_127
+
+below8_128:
+	// blocks of 4
+	MOVQ AX, R9
+	SUBQ R8, R9
+	CMPQ R9, $0x00000100
+	JB   below4_132
+
+blocks4_133:
+	MOVQ   R8, R9
+	IMULQ  DX, R9
+	ADDQ   CX, R9
+	VPXORD Z14, Z14, Z15
+	VPXORD Z14, Z14, Z16
+	VPXORD Z14, Z14, Z17
+	VPXORD Z14, Z14, Z18
+	MOVQ   DX, R10
+	NEGQ   R10
+
+feature_134:
+	VBROADCASTSS (BX)(R10*4), Z19
+	VFMADD231PS  (R9), Z19, Z15
+	VFMADD231PS  (R9)(SI*1), Z19, Z16
+	VFMADD231PS  (R9)(SI*2), Z19, Z17
+	VFMADD231PS  (R9)(DI*1), Z19, Z18
+	ADDQ         $0x40, R9
+	INCQ         R10
+	JNZ          feature_134
+	MOVQ         cos_base+0(FP), R9
+	MOVQ         sin_base+24(FP), R10
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z15, Z0, Z15
+	VMAXPS Z15, Z1, Z15
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z19
+	VFMADD231PS  Z2, Z15, Z19
+	VSUBPS       Z3, Z19, Z20
+	VFNMADD231PS Z4, Z20, Z15
+	VFNMADD231PS Z5, Z20, Z15
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z15, Z15, Z20
+	VBROADCASTSS consts<>+608(SB), Z21
+	VFMADD213PS  Z6, Z20, Z21
+	VFMADD213PS  Z7, Z20, Z21
+	VFMADD213PS  Z8, Z20, Z21
+	VMULPS       Z20, Z21, Z21
+	VFMADD213PS  Z15, Z15, Z21
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z15
+	VFMADD213PS  Z9, Z20, Z15
+	VFMADD213PS  Z10, Z20, Z15
+	VFMADD213PS  Z11, Z20, Z15
+	VFMSUB213PS  Z12, Z20, Z15
+	VFMADD213PS  Z13, Z20, Z15
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z19, Z19
+	VPXORD  Z19, Z21, Z21
+	VPXORD  Z19, Z15, Z15
+	VMOVUPS Z15, (R9)(R8*1)
+	VMOVUPS Z21, (R10)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z16, Z0, Z16
+	VMAXPS Z16, Z1, Z16
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z16, Z15
+	VSUBPS       Z3, Z15, Z19
+	VFNMADD231PS Z4, Z19, Z16
+	VFNMADD231PS Z5, Z19, Z16
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z16, Z16, Z19
+	VBROADCASTSS consts<>+608(SB), Z20
+	VFMADD213PS  Z6, Z19, Z20
+	VFMADD213PS  Z7, Z19, Z20
+	VFMADD213PS  Z8, Z19, Z20
+	VMULPS       Z19, Z20, Z20
+	VFMADD213PS  Z16, Z16, Z20
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z16
+	VFMADD213PS  Z9, Z19, Z16
+	VFMADD213PS  Z10, Z19, Z16
+	VFMADD213PS  Z11, Z19, Z16
+	VFMSUB213PS  Z12, Z19, Z16
+	VFMADD213PS  Z13, Z19, Z16
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z20, Z20
+	VPXORD  Z15, Z16, Z16
+	VMOVUPS Z16, 64(R9)(R8*1)
+	VMOVUPS Z20, 64(R10)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z17, Z0, Z17
+	VMAXPS Z17, Z1, Z17
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z17, Z15
+	VSUBPS       Z3, Z15, Z16
+	VFNMADD231PS Z4, Z16, Z17
+	VFNMADD231PS Z5, Z16, Z17
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z17, Z17, Z16
+	VBROADCASTSS consts<>+608(SB), Z19
+	VFMADD213PS  Z6, Z16, Z19
+	VFMADD213PS  Z7, Z16, Z19
+	VFMADD213PS  Z8, Z16, Z19
+	VMULPS       Z16, Z19, Z19
+	VFMADD213PS  Z17, Z17, Z19
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z17
+	VFMADD213PS  Z9, Z16, Z17
+	VFMADD213PS  Z10, Z16, Z17
+	VFMADD213PS  Z11, Z16, Z17
+	VFMSUB213PS  Z12, Z16, Z17
+	VFMADD213PS  Z13, Z16, Z17
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z19, Z19
+	VPXORD  Z15, Z17, Z17
+	VMOVUPS Z17, 128(R9)(R8*1)
+	VMOVUPS Z19, 128(R10)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z18, Z0, Z18
+	VMAXPS Z18, Z1, Z18
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z18, Z15
+	VSUBPS       Z3, Z15, Z16
+	VFNMADD231PS Z4, Z16, Z18
+	VFNMADD231PS Z5, Z16, Z18
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z18, Z18, Z16
+	VBROADCASTSS consts<>+608(SB), Z17
+	VFMADD213PS  Z6, Z16, Z17
+	VFMADD213PS  Z7, Z16, Z17
+	VFMADD213PS  Z8, Z16, Z17
+	VMULPS       Z16, Z17, Z17
+	VFMADD213PS  Z18, Z18, Z17
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z18
+	VFMADD213PS  Z9, Z16, Z18
+	VFMADD213PS  Z10, Z16, Z18
+	VFMADD213PS  Z11, Z16, Z18
+	VFMSUB213PS  Z12, Z16, Z18
+	VFMADD213PS  Z13, Z16, Z18
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z17, Z17
+	VPXORD  Z15, Z18, Z18
+	VMOVUPS Z18, 192(R9)(R8*1)
+	VMOVUPS Z17, 192(R10)(R8*1)
+	ADDQ    $0x00000100, R8
+	MOVQ    AX, R9
+	SUBQ    R8, R9
+	CMPQ    R9, $0x00000100
+	JAE     blocks4_133
+	TESTQ   R9, R9
+	JZ      done_127
+
+	// last 4, overlapping the previous block
+	MOVQ   AX, R8
+	SUBQ   $0x00000100, R8
+	MOVQ   R8, AX
+	IMULQ  DX, AX
+	ADDQ   CX, AX
+	VPXORD Z14, Z14, Z15
+	VPXORD Z14, Z14, Z16
+	VPXORD Z14, Z14, Z17
+	VPXORD Z14, Z14, Z14
+	MOVQ   DX, CX
+	NEGQ   CX
+
+feature_135:
+	VBROADCASTSS (BX)(CX*4), Z18
+	VFMADD231PS  (AX), Z18, Z15
+	VFMADD231PS  (AX)(SI*1), Z18, Z16
+	VFMADD231PS  (AX)(SI*2), Z18, Z17
+	VFMADD231PS  (AX)(DI*1), Z18, Z14
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_135
+	MOVQ         cos_base+0(FP), AX
+	MOVQ         sin_base+24(FP), CX
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z15, Z0, Z15
+	VMAXPS Z15, Z1, Z15
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z18
+	VFMADD231PS  Z2, Z15, Z18
+	VSUBPS       Z3, Z18, Z19
+	VFNMADD231PS Z4, Z19, Z15
+	VFNMADD231PS Z5, Z19, Z15
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z15, Z15, Z19
+	VBROADCASTSS consts<>+608(SB), Z20
+	VFMADD213PS  Z6, Z19, Z20
+	VFMADD213PS  Z7, Z19, Z20
+	VFMADD213PS  Z8, Z19, Z20
+	VMULPS       Z19, Z20, Z20
+	VFMADD213PS  Z15, Z15, Z20
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z15
+	VFMADD213PS  Z9, Z19, Z15
+	VFMADD213PS  Z10, Z19, Z15
+	VFMADD213PS  Z11, Z19, Z15
+	VFMSUB213PS  Z12, Z19, Z15
+	VFMADD213PS  Z13, Z19, Z15
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z18, Z18
+	VPXORD  Z18, Z20, Z20
+	VPXORD  Z18, Z15, Z15
+	VMOVUPS Z15, (AX)(R8*1)
+	VMOVUPS Z20, (CX)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z16, Z0, Z16
+	VMAXPS Z16, Z1, Z16
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z16, Z15
+	VSUBPS       Z3, Z15, Z18
+	VFNMADD231PS Z4, Z18, Z16
+	VFNMADD231PS Z5, Z18, Z16
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z16, Z16, Z18
+	VBROADCASTSS consts<>+608(SB), Z19
+	VFMADD213PS  Z6, Z18, Z19
+	VFMADD213PS  Z7, Z18, Z19
+	VFMADD213PS  Z8, Z18, Z19
+	VMULPS       Z18, Z19, Z19
+	VFMADD213PS  Z16, Z16, Z19
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z16
+	VFMADD213PS  Z9, Z18, Z16
+	VFMADD213PS  Z10, Z18, Z16
+	VFMADD213PS  Z11, Z18, Z16
+	VFMSUB213PS  Z12, Z18, Z16
+	VFMADD213PS  Z13, Z18, Z16
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z19, Z19
+	VPXORD  Z15, Z16, Z16
+	VMOVUPS Z16, 64(AX)(R8*1)
+	VMOVUPS Z19, 64(CX)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z17, Z0, Z17
+	VMAXPS Z17, Z1, Z17
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z17, Z15
+	VSUBPS       Z3, Z15, Z16
+	VFNMADD231PS Z4, Z16, Z17
+	VFNMADD231PS Z5, Z16, Z17
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z17, Z17, Z16
+	VBROADCASTSS consts<>+608(SB), Z18
+	VFMADD213PS  Z6, Z16, Z18
+	VFMADD213PS  Z7, Z16, Z18
+	VFMADD213PS  Z8, Z16, Z18
+	VMULPS       Z16, Z18, Z18
+	VFMADD213PS  Z17, Z17, Z18
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z17
+	VFMADD213PS  Z9, Z16, Z17
+	VFMADD213PS  Z10, Z16, Z17
+	VFMADD213PS  Z11, Z16, Z17
+	VFMSUB213PS  Z12, Z16, Z17
+	VFMADD213PS  Z13, Z16, Z17
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z18, Z18
+	VPXORD  Z15, Z17, Z17
+	VMOVUPS Z17, 128(AX)(R8*1)
+	VMOVUPS Z18, 128(CX)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z14, Z0, Z14
+	VMAXPS Z14, Z1, Z14
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z0
+	VFMADD231PS  Z2, Z14, Z0
+	VSUBPS       Z3, Z0, Z1
+	VFNMADD231PS Z4, Z1, Z14
+	VFNMADD231PS Z5, Z1, Z14
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z14, Z14, Z1
+	VBROADCASTSS consts<>+608(SB), Z2
+	VFMADD213PS  Z6, Z1, Z2
+	VFMADD213PS  Z7, Z1, Z2
+	VFMADD213PS  Z8, Z1, Z2
+	VMULPS       Z1, Z2, Z2
+	VFMADD213PS  Z14, Z14, Z2
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z3
+	VFMADD213PS  Z9, Z1, Z3
+	VFMADD213PS  Z10, Z1, Z3
+	VFMADD213PS  Z11, Z1, Z3
+	VFMSUB213PS  Z12, Z1, Z3
+	VFMADD213PS  Z13, Z1, Z3
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z0, Z0
+	VPXORD  Z0, Z2, Z2
+	VPXORD  Z0, Z3, Z3
+	VMOVUPS Z3, 192(AX)(R8*1)
+	VMOVUPS Z2, 192(CX)(R8*1)
+	JMP     done_127
+
+below4_132:
+	// blocks of 2
+	MOVQ AX, R9
+	SUBQ R8, R9
+	CMPQ R9, $0x00000080
+	JB   below2_136
+
+blocks2_137:
+	MOVQ   R8, DI
+	IMULQ  DX, DI
+	ADDQ   CX, DI
+	VPXORD Z14, Z14, Z15
+	VPXORD Z14, Z14, Z16
+	MOVQ   DX, R9
+	NEGQ   R9
+
+feature_138:
+	VBROADCASTSS (BX)(R9*4), Z17
+	VFMADD231PS  (DI), Z17, Z15
+	VFMADD231PS  (DI)(SI*1), Z17, Z16
+	ADDQ         $0x40, DI
+	INCQ         R9
+	JNZ          feature_138
+	MOVQ         cos_base+0(FP), DI
+	MOVQ         sin_base+24(FP), R9
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z15, Z0, Z15
+	VMAXPS Z15, Z1, Z15
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z17
+	VFMADD231PS  Z2, Z15, Z17
+	VSUBPS       Z3, Z17, Z18
+	VFNMADD231PS Z4, Z18, Z15
+	VFNMADD231PS Z5, Z18, Z15
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z15, Z15, Z18
+	VBROADCASTSS consts<>+608(SB), Z19
+	VFMADD213PS  Z6, Z18, Z19
+	VFMADD213PS  Z7, Z18, Z19
+	VFMADD213PS  Z8, Z18, Z19
+	VMULPS       Z18, Z19, Z19
+	VFMADD213PS  Z15, Z15, Z19
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z15
+	VFMADD213PS  Z9, Z18, Z15
+	VFMADD213PS  Z10, Z18, Z15
+	VFMADD213PS  Z11, Z18, Z15
+	VFMSUB213PS  Z12, Z18, Z15
+	VFMADD213PS  Z13, Z18, Z15
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z17, Z17
+	VPXORD  Z17, Z19, Z19
+	VPXORD  Z17, Z15, Z15
+	VMOVUPS Z15, (DI)(R8*1)
+	VMOVUPS Z19, (R9)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z16, Z0, Z16
+	VMAXPS Z16, Z1, Z16
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z16, Z15
+	VSUBPS       Z3, Z15, Z17
+	VFNMADD231PS Z4, Z17, Z16
+	VFNMADD231PS Z5, Z17, Z16
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z16, Z16, Z17
+	VBROADCASTSS consts<>+608(SB), Z18
+	VFMADD213PS  Z6, Z17, Z18
+	VFMADD213PS  Z7, Z17, Z18
+	VFMADD213PS  Z8, Z17, Z18
+	VMULPS       Z17, Z18, Z18
+	VFMADD213PS  Z16, Z16, Z18
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z16
+	VFMADD213PS  Z9, Z17, Z16
+	VFMADD213PS  Z10, Z17, Z16
+	VFMADD213PS  Z11, Z17, Z16
+	VFMSUB213PS  Z12, Z17, Z16
+	VFMADD213PS  Z13, Z17, Z16
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z18, Z18
+	VPXORD  Z15, Z16, Z16
+	VMOVUPS Z16, 64(DI)(R8*1)
+	VMOVUPS Z18, 64(R9)(R8*1)
+	ADDQ    $0x00000080, R8
+	MOVQ    AX, R9
+	SUBQ    R8, R9
+	CMPQ    R9, $0x00000080
+	JAE     blocks2_137
+	TESTQ   R9, R9
+	JZ      done_127
+
+	// last 2, overlapping the previous block
+	MOVQ   AX, R8
+	SUBQ   $0x00000080, R8
+	MOVQ   R8, AX
+	IMULQ  DX, AX
+	ADDQ   CX, AX
+	VPXORD Z14, Z14, Z15
+	VPXORD Z14, Z14, Z14
+	MOVQ   DX, CX
+	NEGQ   CX
+
+feature_139:
+	VBROADCASTSS (BX)(CX*4), Z16
+	VFMADD231PS  (AX), Z16, Z15
+	VFMADD231PS  (AX)(SI*1), Z16, Z14
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_139
+	MOVQ         cos_base+0(FP), AX
+	MOVQ         sin_base+24(FP), CX
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z15, Z0, Z15
+	VMAXPS Z15, Z1, Z15
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z16
+	VFMADD231PS  Z2, Z15, Z16
+	VSUBPS       Z3, Z16, Z17
+	VFNMADD231PS Z4, Z17, Z15
+	VFNMADD231PS Z5, Z17, Z15
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z15, Z15, Z17
+	VBROADCASTSS consts<>+608(SB), Z18
+	VFMADD213PS  Z6, Z17, Z18
+	VFMADD213PS  Z7, Z17, Z18
+	VFMADD213PS  Z8, Z17, Z18
+	VMULPS       Z17, Z18, Z18
+	VFMADD213PS  Z15, Z15, Z18
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z15
+	VFMADD213PS  Z9, Z17, Z15
+	VFMADD213PS  Z10, Z17, Z15
+	VFMADD213PS  Z11, Z17, Z15
+	VFMSUB213PS  Z12, Z17, Z15
+	VFMADD213PS  Z13, Z17, Z15
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z16, Z16
+	VPXORD  Z16, Z18, Z18
+	VPXORD  Z16, Z15, Z15
+	VMOVUPS Z15, (AX)(R8*1)
+	VMOVUPS Z18, (CX)(R8*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z14, Z0, Z14
+	VMAXPS Z14, Z1, Z14
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z0
+	VFMADD231PS  Z2, Z14, Z0
+	VSUBPS       Z3, Z0, Z1
+	VFNMADD231PS Z4, Z1, Z14
+	VFNMADD231PS Z5, Z1, Z14
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z14, Z14, Z1
+	VBROADCASTSS consts<>+608(SB), Z2
+	VFMADD213PS  Z6, Z1, Z2
+	VFMADD213PS  Z7, Z1, Z2
+	VFMADD213PS  Z8, Z1, Z2
+	VMULPS       Z1, Z2, Z2
+	VFMADD213PS  Z14, Z14, Z2
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z3
+	VFMADD213PS  Z9, Z1, Z3
+	VFMADD213PS  Z10, Z1, Z3
+	VFMADD213PS  Z11, Z1, Z3
+	VFMSUB213PS  Z12, Z1, Z3
+	VFMADD213PS  Z13, Z1, Z3
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z0, Z0
+	VPXORD  Z0, Z2, Z2
+	VPXORD  Z0, Z3, Z3
+	VMOVUPS Z3, 64(AX)(R8*1)
+	VMOVUPS Z2, 64(CX)(R8*1)
+	JMP     done_127
+
+below2_136:
+	// blocks of 1
+	MOVQ AX, R9
+	SUBQ R8, R9
+	CMPQ R9, $0x00000040
+	JB   below1_140
+
+blocks1_141:
+	MOVQ   R8, SI
+	IMULQ  DX, SI
+	ADDQ   CX, SI
+	VPXORD Z14, Z14, Z15
+	MOVQ   DX, DI
+	NEGQ   DI
+
+feature_142:
+	VBROADCASTSS (BX)(DI*4), Z16
+	VFMADD231PS  (SI), Z16, Z15
+	ADDQ         $0x40, SI
+	INCQ         DI
+	JNZ          feature_142
+	MOVQ         cos_base+0(FP), SI
+	MOVQ         sin_base+24(FP), DI
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z15, Z0, Z15
+	VMAXPS Z15, Z1, Z15
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z16
+	VFMADD231PS  Z2, Z15, Z16
+	VSUBPS       Z3, Z16, Z17
+	VFNMADD231PS Z4, Z17, Z15
+	VFNMADD231PS Z5, Z17, Z15
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z15, Z15, Z17
+	VBROADCASTSS consts<>+608(SB), Z18
+	VFMADD213PS  Z6, Z17, Z18
+	VFMADD213PS  Z7, Z17, Z18
+	VFMADD213PS  Z8, Z17, Z18
+	VMULPS       Z17, Z18, Z18
+	VFMADD213PS  Z15, Z15, Z18
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z15
+	VFMADD213PS  Z9, Z17, Z15
+	VFMADD213PS  Z10, Z17, Z15
+	VFMADD213PS  Z11, Z17, Z15
+	VFMSUB213PS  Z12, Z17, Z15
+	VFMADD213PS  Z13, Z17, Z15
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z16, Z16
+	VPXORD  Z16, Z18, Z18
+	VPXORD  Z16, Z15, Z15
+	VMOVUPS Z15, (SI)(R8*1)
+	VMOVUPS Z18, (DI)(R8*1)
+	ADDQ    $0x00000040, R8
+	MOVQ    AX, R9
+	SUBQ    R8, R9
+	CMPQ    R9, $0x00000040
+	JAE     blocks1_141
+	JMP     done_127
+
+below1_140:
+done_127:
+	VZEROUPPER
+	RET
+
+// func fourierSparseAVX512(cos []float32, sin []float32, idx []int32, val []float32, tiles []float32, dim int)
+// Requires: AVX, AVX512F
+TEXT ·fourierSparseAVX512(SB), NOSPLIT, $0-128
+	VBROADCASTSS consts<>+416(SB), Z0
+	VBROADCASTSS consts<>+448(SB), Z1
+	VBROADCASTSS consts<>+480(SB), Z2
+	VBROADCASTSS consts<>+512(SB), Z3
+	VBROADCASTSS consts<>+544(SB), Z4
+	VBROADCASTSS consts<>+576(SB), Z5
+	VBROADCASTSS consts<>+640(SB), Z6
+	VBROADCASTSS consts<>+672(SB), Z7
+	VBROADCASTSS consts<>+704(SB), Z8
+	VBROADCASTSS consts<>+768(SB), Z9
+	VBROADCASTSS consts<>+800(SB), Z10
+	VBROADCASTSS consts<>+832(SB), Z11
+	VBROADCASTSS consts<>+864(SB), Z12
+	VBROADCASTSS consts<>+896(SB), Z13
+	MOVQ         cos_len+8(FP), AX
+	SHLQ         $0x02, AX
+	VPXORD       Z14, Z14, Z14
+	MOVQ         dim+120(FP), CX
+	SHLQ         $0x06, CX
+	LEAQ         (CX)(CX*2), DX
+	MOVQ         idx_len+56(FP), BX
+	MOVQ         idx_base+48(FP), SI
+	LEAQ         (SI)(BX*4), SI
+	MOVQ         val_base+72(FP), DI
+	LEAQ         (DI)(BX*4), DI
+	XORQ         BX, BX
+
+	// blocks of 8
+	MOVQ AX, R8
+	SUBQ BX, R8
+	CMPQ R8, $0x00000200
+	JB   below8_144
+
+blocks8_145:
+	MOVQ   dim+120(FP), R8
+	IMULQ  BX, R8
+	ADDQ   tiles_base+96(FP), R8
+	VPXORD Z14, Z14, Z15
+	VPXORD Z14, Z14, Z16
+	VPXORD Z14, Z14, Z17
+	VPXORD Z14, Z14, Z18
+	VPXORD Z14, Z14, Z19
+	VPXORD Z14, Z14, Z20
+	VPXORD Z14, Z14, Z21
+	VPXORD Z14, Z14, Z22
+	MOVQ   idx_len+56(FP), R9
+	NEGQ   R9
+	JZ     store_146
+
+nonzero_147:
+	MOVLQSX      (SI)(R9*4), R10
+	SHLQ         $0x06, R10
+	ADDQ         R8, R10
+	LEAQ         (R10)(CX*4), R11
+	VBROADCASTSS (DI)(R9*4), Z23
+	VFMADD231PS  (R10), Z23, Z15
+	VFMADD231PS  (R10)(CX*1), Z23, Z16
+	VFMADD231PS  (R10)(CX*2), Z23, Z17
+	VFMADD231PS  (R10)(DX*1), Z23, Z18
+	VFMADD231PS  (R11), Z23, Z19
+	VFMADD231PS  (R11)(CX*1), Z23, Z20
+	VFMADD231PS  (R11)(CX*2), Z23, Z21
+	VFMADD231PS  (R11)(DX*1), Z23, Z22
+	INCQ         R9
+	JNZ          nonzero_147
+
+store_146:
+	MOVQ cos_base+0(FP), R8
+	MOVQ sin_base+24(FP), R9
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z15, Z0, Z15
+	VMAXPS Z15, Z1, Z15
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z23
+	VFMADD231PS  Z2, Z15, Z23
+	VSUBPS       Z3, Z23, Z24
+	VFNMADD231PS Z4, Z24, Z15
+	VFNMADD231PS Z5, Z24, Z15
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z15, Z15, Z24
+	VBROADCASTSS consts<>+608(SB), Z25
+	VFMADD213PS  Z6, Z24, Z25
+	VFMADD213PS  Z7, Z24, Z25
+	VFMADD213PS  Z8, Z24, Z25
+	VMULPS       Z24, Z25, Z25
+	VFMADD213PS  Z15, Z15, Z25
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z15
+	VFMADD213PS  Z9, Z24, Z15
+	VFMADD213PS  Z10, Z24, Z15
+	VFMADD213PS  Z11, Z24, Z15
+	VFMSUB213PS  Z12, Z24, Z15
+	VFMADD213PS  Z13, Z24, Z15
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z23, Z23
+	VPXORD  Z23, Z25, Z25
+	VPXORD  Z23, Z15, Z15
+	VMOVUPS Z15, (R8)(BX*1)
+	VMOVUPS Z25, (R9)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z16, Z0, Z16
+	VMAXPS Z16, Z1, Z16
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z16, Z15
+	VSUBPS       Z3, Z15, Z23
+	VFNMADD231PS Z4, Z23, Z16
+	VFNMADD231PS Z5, Z23, Z16
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z16, Z16, Z23
+	VBROADCASTSS consts<>+608(SB), Z24
+	VFMADD213PS  Z6, Z23, Z24
+	VFMADD213PS  Z7, Z23, Z24
+	VFMADD213PS  Z8, Z23, Z24
+	VMULPS       Z23, Z24, Z24
+	VFMADD213PS  Z16, Z16, Z24
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z16
+	VFMADD213PS  Z9, Z23, Z16
+	VFMADD213PS  Z10, Z23, Z16
+	VFMADD213PS  Z11, Z23, Z16
+	VFMSUB213PS  Z12, Z23, Z16
+	VFMADD213PS  Z13, Z23, Z16
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z24, Z24
+	VPXORD  Z15, Z16, Z16
+	VMOVUPS Z16, 64(R8)(BX*1)
+	VMOVUPS Z24, 64(R9)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z17, Z0, Z17
+	VMAXPS Z17, Z1, Z17
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z17, Z15
+	VSUBPS       Z3, Z15, Z16
+	VFNMADD231PS Z4, Z16, Z17
+	VFNMADD231PS Z5, Z16, Z17
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z17, Z17, Z16
+	VBROADCASTSS consts<>+608(SB), Z23
+	VFMADD213PS  Z6, Z16, Z23
+	VFMADD213PS  Z7, Z16, Z23
+	VFMADD213PS  Z8, Z16, Z23
+	VMULPS       Z16, Z23, Z23
+	VFMADD213PS  Z17, Z17, Z23
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z17
+	VFMADD213PS  Z9, Z16, Z17
+	VFMADD213PS  Z10, Z16, Z17
+	VFMADD213PS  Z11, Z16, Z17
+	VFMSUB213PS  Z12, Z16, Z17
+	VFMADD213PS  Z13, Z16, Z17
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z23, Z23
+	VPXORD  Z15, Z17, Z17
+	VMOVUPS Z17, 128(R8)(BX*1)
+	VMOVUPS Z23, 128(R9)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z18, Z0, Z18
+	VMAXPS Z18, Z1, Z18
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z18, Z15
+	VSUBPS       Z3, Z15, Z16
+	VFNMADD231PS Z4, Z16, Z18
+	VFNMADD231PS Z5, Z16, Z18
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z18, Z18, Z16
+	VBROADCASTSS consts<>+608(SB), Z17
+	VFMADD213PS  Z6, Z16, Z17
+	VFMADD213PS  Z7, Z16, Z17
+	VFMADD213PS  Z8, Z16, Z17
+	VMULPS       Z16, Z17, Z17
+	VFMADD213PS  Z18, Z18, Z17
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z18
+	VFMADD213PS  Z9, Z16, Z18
+	VFMADD213PS  Z10, Z16, Z18
+	VFMADD213PS  Z11, Z16, Z18
+	VFMSUB213PS  Z12, Z16, Z18
+	VFMADD213PS  Z13, Z16, Z18
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z17, Z17
+	VPXORD  Z15, Z18, Z18
+	VMOVUPS Z18, 192(R8)(BX*1)
+	VMOVUPS Z17, 192(R9)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z19, Z0, Z19
+	VMAXPS Z19, Z1, Z19
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z19, Z15
+	VSUBPS       Z3, Z15, Z16
+	VFNMADD231PS Z4, Z16, Z19
+	VFNMADD231PS Z5, Z16, Z19
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z19, Z19, Z16
+	VBROADCASTSS consts<>+608(SB), Z17
+	VFMADD213PS  Z6, Z16, Z17
+	VFMADD213PS  Z7, Z16, Z17
+	VFMADD213PS  Z8, Z16, Z17
+	VMULPS       Z16, Z17, Z17
+	VFMADD213PS  Z19, Z19, Z17
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z18
+	VFMADD213PS  Z9, Z16, Z18
+	VFMADD213PS  Z10, Z16, Z18
+	VFMADD213PS  Z11, Z16, Z18
+	VFMSUB213PS  Z12, Z16, Z18
+	VFMADD213PS  Z13, Z16, Z18
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z17, Z17
+	VPXORD  Z15, Z18, Z18
+	VMOVUPS Z18, 256(R8)(BX*1)
+	VMOVUPS Z17, 256(R9)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z20, Z0, Z20
+	VMAXPS Z20, Z1, Z20
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z20, Z15
+	VSUBPS       Z3, Z15, Z16
+	VFNMADD231PS Z4, Z16, Z20
+	VFNMADD231PS Z5, Z16, Z20
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z20, Z20, Z16
+	VBROADCASTSS consts<>+608(SB), Z17
+	VFMADD213PS  Z6, Z16, Z17
+	VFMADD213PS  Z7, Z16, Z17
+	VFMADD213PS  Z8, Z16, Z17
+	VMULPS       Z16, Z17, Z17
+	VFMADD213PS  Z20, Z20, Z17
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z18
+	VFMADD213PS  Z9, Z16, Z18
+	VFMADD213PS  Z10, Z16, Z18
+	VFMADD213PS  Z11, Z16, Z18
+	VFMSUB213PS  Z12, Z16, Z18
+	VFMADD213PS  Z13, Z16, Z18
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z17, Z17
+	VPXORD  Z15, Z18, Z18
+	VMOVUPS Z18, 320(R8)(BX*1)
+	VMOVUPS Z17, 320(R9)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z21, Z0, Z21
+	VMAXPS Z21, Z1, Z21
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z21, Z15
+	VSUBPS       Z3, Z15, Z16
+	VFNMADD231PS Z4, Z16, Z21
+	VFNMADD231PS Z5, Z16, Z21
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z21, Z21, Z16
+	VBROADCASTSS consts<>+608(SB), Z17
+	VFMADD213PS  Z6, Z16, Z17
+	VFMADD213PS  Z7, Z16, Z17
+	VFMADD213PS  Z8, Z16, Z17
+	VMULPS       Z16, Z17, Z17
+	VFMADD213PS  Z21, Z21, Z17
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z18
+	VFMADD213PS  Z9, Z16, Z18
+	VFMADD213PS  Z10, Z16, Z18
+	VFMADD213PS  Z11, Z16, Z18
+	VFMSUB213PS  Z12, Z16, Z18
+	VFMADD213PS  Z13, Z16, Z18
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z17, Z17
+	VPXORD  Z15, Z18, Z18
+	VMOVUPS Z18, 384(R8)(BX*1)
+	VMOVUPS Z17, 384(R9)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z22, Z0, Z22
+	VMAXPS Z22, Z1, Z22
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z22, Z15
+	VSUBPS       Z3, Z15, Z16
+	VFNMADD231PS Z4, Z16, Z22
+	VFNMADD231PS Z5, Z16, Z22
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z22, Z22, Z16
+	VBROADCASTSS consts<>+608(SB), Z17
+	VFMADD213PS  Z6, Z16, Z17
+	VFMADD213PS  Z7, Z16, Z17
+	VFMADD213PS  Z8, Z16, Z17
+	VMULPS       Z16, Z17, Z17
+	VFMADD213PS  Z22, Z22, Z17
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z18
+	VFMADD213PS  Z9, Z16, Z18
+	VFMADD213PS  Z10, Z16, Z18
+	VFMADD213PS  Z11, Z16, Z18
+	VFMSUB213PS  Z12, Z16, Z18
+	VFMADD213PS  Z13, Z16, Z18
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z17, Z17
+	VPXORD  Z15, Z18, Z18
+	VMOVUPS Z18, 448(R8)(BX*1)
+	VMOVUPS Z17, 448(R9)(BX*1)
+	ADDQ    $0x00000200, BX
+	MOVQ    AX, R8
+	SUBQ    BX, R8
+	CMPQ    R8, $0x00000200
+	JAE     blocks8_145
+	TESTQ   R8, R8
+	JZ      done_143
+
+	// last 8, overlapping the previous block
+	MOVQ   AX, BX
+	SUBQ   $0x00000200, BX
+	MOVQ   dim+120(FP), AX
+	IMULQ  BX, AX
+	ADDQ   tiles_base+96(FP), AX
+	VPXORD Z14, Z14, Z15
+	VPXORD Z14, Z14, Z16
+	VPXORD Z14, Z14, Z17
+	VPXORD Z14, Z14, Z18
+	VPXORD Z14, Z14, Z19
+	VPXORD Z14, Z14, Z20
+	VPXORD Z14, Z14, Z21
+	VPXORD Z14, Z14, Z14
+	MOVQ   idx_len+56(FP), R8
+	NEGQ   R8
+	JZ     store_148
+
+nonzero_149:
+	MOVLQSX      (SI)(R8*4), R9
+	SHLQ         $0x06, R9
+	ADDQ         AX, R9
+	LEAQ         (R9)(CX*4), R10
+	VBROADCASTSS (DI)(R8*4), Z22
+	VFMADD231PS  (R9), Z22, Z15
+	VFMADD231PS  (R9)(CX*1), Z22, Z16
+	VFMADD231PS  (R9)(CX*2), Z22, Z17
+	VFMADD231PS  (R9)(DX*1), Z22, Z18
+	VFMADD231PS  (R10), Z22, Z19
+	VFMADD231PS  (R10)(CX*1), Z22, Z20
+	VFMADD231PS  (R10)(CX*2), Z22, Z21
+	VFMADD231PS  (R10)(DX*1), Z22, Z14
+	INCQ         R8
+	JNZ          nonzero_149
+
+store_148:
+	MOVQ cos_base+0(FP), AX
+	MOVQ sin_base+24(FP), CX
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z15, Z0, Z15
+	VMAXPS Z15, Z1, Z15
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z22
+	VFMADD231PS  Z2, Z15, Z22
+	VSUBPS       Z3, Z22, Z23
+	VFNMADD231PS Z4, Z23, Z15
+	VFNMADD231PS Z5, Z23, Z15
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z15, Z15, Z23
+	VBROADCASTSS consts<>+608(SB), Z24
+	VFMADD213PS  Z6, Z23, Z24
+	VFMADD213PS  Z7, Z23, Z24
+	VFMADD213PS  Z8, Z23, Z24
+	VMULPS       Z23, Z24, Z24
+	VFMADD213PS  Z15, Z15, Z24
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z15
+	VFMADD213PS  Z9, Z23, Z15
+	VFMADD213PS  Z10, Z23, Z15
+	VFMADD213PS  Z11, Z23, Z15
+	VFMSUB213PS  Z12, Z23, Z15
+	VFMADD213PS  Z13, Z23, Z15
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z22, Z22
+	VPXORD  Z22, Z24, Z24
+	VPXORD  Z22, Z15, Z15
+	VMOVUPS Z15, (AX)(BX*1)
+	VMOVUPS Z24, (CX)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z16, Z0, Z16
+	VMAXPS Z16, Z1, Z16
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z16, Z15
+	VSUBPS       Z3, Z15, Z22
+	VFNMADD231PS Z4, Z22, Z16
+	VFNMADD231PS Z5, Z22, Z16
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z16, Z16, Z22
+	VBROADCASTSS consts<>+608(SB), Z23
+	VFMADD213PS  Z6, Z22, Z23
+	VFMADD213PS  Z7, Z22, Z23
+	VFMADD213PS  Z8, Z22, Z23
+	VMULPS       Z22, Z23, Z23
+	VFMADD213PS  Z16, Z16, Z23
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z16
+	VFMADD213PS  Z9, Z22, Z16
+	VFMADD213PS  Z10, Z22, Z16
+	VFMADD213PS  Z11, Z22, Z16
+	VFMSUB213PS  Z12, Z22, Z16
+	VFMADD213PS  Z13, Z22, Z16
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z23, Z23
+	VPXORD  Z15, Z16, Z16
+	VMOVUPS Z16, 64(AX)(BX*1)
+	VMOVUPS Z23, 64(CX)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z17, Z0, Z17
+	VMAXPS Z17, Z1, Z17
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z17, Z15
+	VSUBPS       Z3, Z15, Z16
+	VFNMADD231PS Z4, Z16, Z17
+	VFNMADD231PS Z5, Z16, Z17
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z17, Z17, Z16
+	VBROADCASTSS consts<>+608(SB), Z22
+	VFMADD213PS  Z6, Z16, Z22
+	VFMADD213PS  Z7, Z16, Z22
+	VFMADD213PS  Z8, Z16, Z22
+	VMULPS       Z16, Z22, Z22
+	VFMADD213PS  Z17, Z17, Z22
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z17
+	VFMADD213PS  Z9, Z16, Z17
+	VFMADD213PS  Z10, Z16, Z17
+	VFMADD213PS  Z11, Z16, Z17
+	VFMSUB213PS  Z12, Z16, Z17
+	VFMADD213PS  Z13, Z16, Z17
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z22, Z22
+	VPXORD  Z15, Z17, Z17
+	VMOVUPS Z17, 128(AX)(BX*1)
+	VMOVUPS Z22, 128(CX)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z18, Z0, Z18
+	VMAXPS Z18, Z1, Z18
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z18, Z15
+	VSUBPS       Z3, Z15, Z16
+	VFNMADD231PS Z4, Z16, Z18
+	VFNMADD231PS Z5, Z16, Z18
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z18, Z18, Z16
+	VBROADCASTSS consts<>+608(SB), Z17
+	VFMADD213PS  Z6, Z16, Z17
+	VFMADD213PS  Z7, Z16, Z17
+	VFMADD213PS  Z8, Z16, Z17
+	VMULPS       Z16, Z17, Z17
+	VFMADD213PS  Z18, Z18, Z17
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z18
+	VFMADD213PS  Z9, Z16, Z18
+	VFMADD213PS  Z10, Z16, Z18
+	VFMADD213PS  Z11, Z16, Z18
+	VFMSUB213PS  Z12, Z16, Z18
+	VFMADD213PS  Z13, Z16, Z18
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z17, Z17
+	VPXORD  Z15, Z18, Z18
+	VMOVUPS Z18, 192(AX)(BX*1)
+	VMOVUPS Z17, 192(CX)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z19, Z0, Z19
+	VMAXPS Z19, Z1, Z19
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z19, Z15
+	VSUBPS       Z3, Z15, Z16
+	VFNMADD231PS Z4, Z16, Z19
+	VFNMADD231PS Z5, Z16, Z19
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z19, Z19, Z16
+	VBROADCASTSS consts<>+608(SB), Z17
+	VFMADD213PS  Z6, Z16, Z17
+	VFMADD213PS  Z7, Z16, Z17
+	VFMADD213PS  Z8, Z16, Z17
+	VMULPS       Z16, Z17, Z17
+	VFMADD213PS  Z19, Z19, Z17
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z18
+	VFMADD213PS  Z9, Z16, Z18
+	VFMADD213PS  Z10, Z16, Z18
+	VFMADD213PS  Z11, Z16, Z18
+	VFMSUB213PS  Z12, Z16, Z18
+	VFMADD213PS  Z13, Z16, Z18
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z17, Z17
+	VPXORD  Z15, Z18, Z18
+	VMOVUPS Z18, 256(AX)(BX*1)
+	VMOVUPS Z17, 256(CX)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z20, Z0, Z20
+	VMAXPS Z20, Z1, Z20
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z20, Z15
+	VSUBPS       Z3, Z15, Z16
+	VFNMADD231PS Z4, Z16, Z20
+	VFNMADD231PS Z5, Z16, Z20
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z20, Z20, Z16
+	VBROADCASTSS consts<>+608(SB), Z17
+	VFMADD213PS  Z6, Z16, Z17
+	VFMADD213PS  Z7, Z16, Z17
+	VFMADD213PS  Z8, Z16, Z17
+	VMULPS       Z16, Z17, Z17
+	VFMADD213PS  Z20, Z20, Z17
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z18
+	VFMADD213PS  Z9, Z16, Z18
+	VFMADD213PS  Z10, Z16, Z18
+	VFMADD213PS  Z11, Z16, Z18
+	VFMSUB213PS  Z12, Z16, Z18
+	VFMADD213PS  Z13, Z16, Z18
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z17, Z17
+	VPXORD  Z15, Z18, Z18
+	VMOVUPS Z18, 320(AX)(BX*1)
+	VMOVUPS Z17, 320(CX)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z21, Z0, Z21
+	VMAXPS Z21, Z1, Z21
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z21, Z15
+	VSUBPS       Z3, Z15, Z16
+	VFNMADD231PS Z4, Z16, Z21
+	VFNMADD231PS Z5, Z16, Z21
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z21, Z21, Z16
+	VBROADCASTSS consts<>+608(SB), Z17
+	VFMADD213PS  Z6, Z16, Z17
+	VFMADD213PS  Z7, Z16, Z17
+	VFMADD213PS  Z8, Z16, Z17
+	VMULPS       Z16, Z17, Z17
+	VFMADD213PS  Z21, Z21, Z17
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z18
+	VFMADD213PS  Z9, Z16, Z18
+	VFMADD213PS  Z10, Z16, Z18
+	VFMADD213PS  Z11, Z16, Z18
+	VFMSUB213PS  Z12, Z16, Z18
+	VFMADD213PS  Z13, Z16, Z18
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z17, Z17
+	VPXORD  Z15, Z18, Z18
+	VMOVUPS Z18, 384(AX)(BX*1)
+	VMOVUPS Z17, 384(CX)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z14, Z0, Z14
+	VMAXPS Z14, Z1, Z14
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z0
+	VFMADD231PS  Z2, Z14, Z0
+	VSUBPS       Z3, Z0, Z1
+	VFNMADD231PS Z4, Z1, Z14
+	VFNMADD231PS Z5, Z1, Z14
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z14, Z14, Z1
+	VBROADCASTSS consts<>+608(SB), Z2
+	VFMADD213PS  Z6, Z1, Z2
+	VFMADD213PS  Z7, Z1, Z2
+	VFMADD213PS  Z8, Z1, Z2
+	VMULPS       Z1, Z2, Z2
+	VFMADD213PS  Z14, Z14, Z2
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z3
+	VFMADD213PS  Z9, Z1, Z3
+	VFMADD213PS  Z10, Z1, Z3
+	VFMADD213PS  Z11, Z1, Z3
+	VFMSUB213PS  Z12, Z1, Z3
+	VFMADD213PS  Z13, Z1, Z3
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z0, Z0
+	VPXORD  Z0, Z2, Z2
+	VPXORD  Z0, Z3, Z3
+	VMOVUPS Z3, 448(AX)(BX*1)
+	VMOVUPS Z2, 448(CX)(BX*1)
+	JMP     done_143
+
+below8_144:
+	// blocks of 4
+	MOVQ AX, R8
+	SUBQ BX, R8
+	CMPQ R8, $0x00000100
+	JB   below4_150
+
+blocks4_151:
+	MOVQ   dim+120(FP), R8
+	IMULQ  BX, R8
+	ADDQ   tiles_base+96(FP), R8
+	VPXORD Z14, Z14, Z15
+	VPXORD Z14, Z14, Z16
+	VPXORD Z14, Z14, Z17
+	VPXORD Z14, Z14, Z18
+	MOVQ   idx_len+56(FP), R9
+	NEGQ   R9
+	JZ     store_152
+
+nonzero_153:
+	MOVLQSX      (SI)(R9*4), R10
+	SHLQ         $0x06, R10
+	ADDQ         R8, R10
+	VBROADCASTSS (DI)(R9*4), Z19
+	VFMADD231PS  (R10), Z19, Z15
+	VFMADD231PS  (R10)(CX*1), Z19, Z16
+	VFMADD231PS  (R10)(CX*2), Z19, Z17
+	VFMADD231PS  (R10)(DX*1), Z19, Z18
+	INCQ         R9
+	JNZ          nonzero_153
+
+store_152:
+	MOVQ cos_base+0(FP), R8
+	MOVQ sin_base+24(FP), R9
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z15, Z0, Z15
+	VMAXPS Z15, Z1, Z15
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z19
+	VFMADD231PS  Z2, Z15, Z19
+	VSUBPS       Z3, Z19, Z20
+	VFNMADD231PS Z4, Z20, Z15
+	VFNMADD231PS Z5, Z20, Z15
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z15, Z15, Z20
+	VBROADCASTSS consts<>+608(SB), Z21
+	VFMADD213PS  Z6, Z20, Z21
+	VFMADD213PS  Z7, Z20, Z21
+	VFMADD213PS  Z8, Z20, Z21
+	VMULPS       Z20, Z21, Z21
+	VFMADD213PS  Z15, Z15, Z21
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z15
+	VFMADD213PS  Z9, Z20, Z15
+	VFMADD213PS  Z10, Z20, Z15
+	VFMADD213PS  Z11, Z20, Z15
+	VFMSUB213PS  Z12, Z20, Z15
+	VFMADD213PS  Z13, Z20, Z15
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z19, Z19
+	VPXORD  Z19, Z21, Z21
+	VPXORD  Z19, Z15, Z15
+	VMOVUPS Z15, (R8)(BX*1)
+	VMOVUPS Z21, (R9)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z16, Z0, Z16
+	VMAXPS Z16, Z1, Z16
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z16, Z15
+	VSUBPS       Z3, Z15, Z19
+	VFNMADD231PS Z4, Z19, Z16
+	VFNMADD231PS Z5, Z19, Z16
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z16, Z16, Z19
+	VBROADCASTSS consts<>+608(SB), Z20
+	VFMADD213PS  Z6, Z19, Z20
+	VFMADD213PS  Z7, Z19, Z20
+	VFMADD213PS  Z8, Z19, Z20
+	VMULPS       Z19, Z20, Z20
+	VFMADD213PS  Z16, Z16, Z20
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z16
+	VFMADD213PS  Z9, Z19, Z16
+	VFMADD213PS  Z10, Z19, Z16
+	VFMADD213PS  Z11, Z19, Z16
+	VFMSUB213PS  Z12, Z19, Z16
+	VFMADD213PS  Z13, Z19, Z16
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z20, Z20
+	VPXORD  Z15, Z16, Z16
+	VMOVUPS Z16, 64(R8)(BX*1)
+	VMOVUPS Z20, 64(R9)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z17, Z0, Z17
+	VMAXPS Z17, Z1, Z17
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z17, Z15
+	VSUBPS       Z3, Z15, Z16
+	VFNMADD231PS Z4, Z16, Z17
+	VFNMADD231PS Z5, Z16, Z17
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z17, Z17, Z16
+	VBROADCASTSS consts<>+608(SB), Z19
+	VFMADD213PS  Z6, Z16, Z19
+	VFMADD213PS  Z7, Z16, Z19
+	VFMADD213PS  Z8, Z16, Z19
+	VMULPS       Z16, Z19, Z19
+	VFMADD213PS  Z17, Z17, Z19
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z17
+	VFMADD213PS  Z9, Z16, Z17
+	VFMADD213PS  Z10, Z16, Z17
+	VFMADD213PS  Z11, Z16, Z17
+	VFMSUB213PS  Z12, Z16, Z17
+	VFMADD213PS  Z13, Z16, Z17
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z19, Z19
+	VPXORD  Z15, Z17, Z17
+	VMOVUPS Z17, 128(R8)(BX*1)
+	VMOVUPS Z19, 128(R9)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z18, Z0, Z18
+	VMAXPS Z18, Z1, Z18
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z18, Z15
+	VSUBPS       Z3, Z15, Z16
+	VFNMADD231PS Z4, Z16, Z18
+	VFNMADD231PS Z5, Z16, Z18
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z18, Z18, Z16
+	VBROADCASTSS consts<>+608(SB), Z17
+	VFMADD213PS  Z6, Z16, Z17
+	VFMADD213PS  Z7, Z16, Z17
+	VFMADD213PS  Z8, Z16, Z17
+	VMULPS       Z16, Z17, Z17
+	VFMADD213PS  Z18, Z18, Z17
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z18
+	VFMADD213PS  Z9, Z16, Z18
+	VFMADD213PS  Z10, Z16, Z18
+	VFMADD213PS  Z11, Z16, Z18
+	VFMSUB213PS  Z12, Z16, Z18
+	VFMADD213PS  Z13, Z16, Z18
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z17, Z17
+	VPXORD  Z15, Z18, Z18
+	VMOVUPS Z18, 192(R8)(BX*1)
+	VMOVUPS Z17, 192(R9)(BX*1)
+	ADDQ    $0x00000100, BX
+	MOVQ    AX, R8
+	SUBQ    BX, R8
+	CMPQ    R8, $0x00000100
+	JAE     blocks4_151
+	TESTQ   R8, R8
+	JZ      done_143
+
+	// last 4, overlapping the previous block
+	MOVQ   AX, BX
+	SUBQ   $0x00000100, BX
+	MOVQ   dim+120(FP), AX
+	IMULQ  BX, AX
+	ADDQ   tiles_base+96(FP), AX
+	VPXORD Z14, Z14, Z15
+	VPXORD Z14, Z14, Z16
+	VPXORD Z14, Z14, Z17
+	VPXORD Z14, Z14, Z14
+	MOVQ   idx_len+56(FP), R8
+	NEGQ   R8
+	JZ     store_154
+
+nonzero_155:
+	MOVLQSX      (SI)(R8*4), R9
+	SHLQ         $0x06, R9
+	ADDQ         AX, R9
+	VBROADCASTSS (DI)(R8*4), Z18
+	VFMADD231PS  (R9), Z18, Z15
+	VFMADD231PS  (R9)(CX*1), Z18, Z16
+	VFMADD231PS  (R9)(CX*2), Z18, Z17
+	VFMADD231PS  (R9)(DX*1), Z18, Z14
+	INCQ         R8
+	JNZ          nonzero_155
+
+store_154:
+	MOVQ cos_base+0(FP), AX
+	MOVQ sin_base+24(FP), CX
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z15, Z0, Z15
+	VMAXPS Z15, Z1, Z15
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z18
+	VFMADD231PS  Z2, Z15, Z18
+	VSUBPS       Z3, Z18, Z19
+	VFNMADD231PS Z4, Z19, Z15
+	VFNMADD231PS Z5, Z19, Z15
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z15, Z15, Z19
+	VBROADCASTSS consts<>+608(SB), Z20
+	VFMADD213PS  Z6, Z19, Z20
+	VFMADD213PS  Z7, Z19, Z20
+	VFMADD213PS  Z8, Z19, Z20
+	VMULPS       Z19, Z20, Z20
+	VFMADD213PS  Z15, Z15, Z20
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z15
+	VFMADD213PS  Z9, Z19, Z15
+	VFMADD213PS  Z10, Z19, Z15
+	VFMADD213PS  Z11, Z19, Z15
+	VFMSUB213PS  Z12, Z19, Z15
+	VFMADD213PS  Z13, Z19, Z15
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z18, Z18
+	VPXORD  Z18, Z20, Z20
+	VPXORD  Z18, Z15, Z15
+	VMOVUPS Z15, (AX)(BX*1)
+	VMOVUPS Z20, (CX)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z16, Z0, Z16
+	VMAXPS Z16, Z1, Z16
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z16, Z15
+	VSUBPS       Z3, Z15, Z18
+	VFNMADD231PS Z4, Z18, Z16
+	VFNMADD231PS Z5, Z18, Z16
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z16, Z16, Z18
+	VBROADCASTSS consts<>+608(SB), Z19
+	VFMADD213PS  Z6, Z18, Z19
+	VFMADD213PS  Z7, Z18, Z19
+	VFMADD213PS  Z8, Z18, Z19
+	VMULPS       Z18, Z19, Z19
+	VFMADD213PS  Z16, Z16, Z19
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z16
+	VFMADD213PS  Z9, Z18, Z16
+	VFMADD213PS  Z10, Z18, Z16
+	VFMADD213PS  Z11, Z18, Z16
+	VFMSUB213PS  Z12, Z18, Z16
+	VFMADD213PS  Z13, Z18, Z16
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z19, Z19
+	VPXORD  Z15, Z16, Z16
+	VMOVUPS Z16, 64(AX)(BX*1)
+	VMOVUPS Z19, 64(CX)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z17, Z0, Z17
+	VMAXPS Z17, Z1, Z17
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z17, Z15
+	VSUBPS       Z3, Z15, Z16
+	VFNMADD231PS Z4, Z16, Z17
+	VFNMADD231PS Z5, Z16, Z17
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z17, Z17, Z16
+	VBROADCASTSS consts<>+608(SB), Z18
+	VFMADD213PS  Z6, Z16, Z18
+	VFMADD213PS  Z7, Z16, Z18
+	VFMADD213PS  Z8, Z16, Z18
+	VMULPS       Z16, Z18, Z18
+	VFMADD213PS  Z17, Z17, Z18
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z17
+	VFMADD213PS  Z9, Z16, Z17
+	VFMADD213PS  Z10, Z16, Z17
+	VFMADD213PS  Z11, Z16, Z17
+	VFMSUB213PS  Z12, Z16, Z17
+	VFMADD213PS  Z13, Z16, Z17
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z18, Z18
+	VPXORD  Z15, Z17, Z17
+	VMOVUPS Z17, 128(AX)(BX*1)
+	VMOVUPS Z18, 128(CX)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z14, Z0, Z14
+	VMAXPS Z14, Z1, Z14
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z0
+	VFMADD231PS  Z2, Z14, Z0
+	VSUBPS       Z3, Z0, Z1
+	VFNMADD231PS Z4, Z1, Z14
+	VFNMADD231PS Z5, Z1, Z14
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z14, Z14, Z1
+	VBROADCASTSS consts<>+608(SB), Z2
+	VFMADD213PS  Z6, Z1, Z2
+	VFMADD213PS  Z7, Z1, Z2
+	VFMADD213PS  Z8, Z1, Z2
+	VMULPS       Z1, Z2, Z2
+	VFMADD213PS  Z14, Z14, Z2
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z3
+	VFMADD213PS  Z9, Z1, Z3
+	VFMADD213PS  Z10, Z1, Z3
+	VFMADD213PS  Z11, Z1, Z3
+	VFMSUB213PS  Z12, Z1, Z3
+	VFMADD213PS  Z13, Z1, Z3
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z0, Z0
+	VPXORD  Z0, Z2, Z2
+	VPXORD  Z0, Z3, Z3
+	VMOVUPS Z3, 192(AX)(BX*1)
+	VMOVUPS Z2, 192(CX)(BX*1)
+	JMP     done_143
+
+below4_150:
+	// blocks of 2
+	MOVQ AX, R8
+	SUBQ BX, R8
+	CMPQ R8, $0x00000080
+	JB   below2_156
+
+blocks2_157:
+	MOVQ   dim+120(FP), DX
+	IMULQ  BX, DX
+	ADDQ   tiles_base+96(FP), DX
+	VPXORD Z14, Z14, Z15
+	VPXORD Z14, Z14, Z16
+	MOVQ   idx_len+56(FP), R8
+	NEGQ   R8
+	JZ     store_158
+
+nonzero_159:
+	MOVLQSX      (SI)(R8*4), R9
+	SHLQ         $0x06, R9
+	ADDQ         DX, R9
+	VBROADCASTSS (DI)(R8*4), Z17
+	VFMADD231PS  (R9), Z17, Z15
+	VFMADD231PS  (R9)(CX*1), Z17, Z16
+	INCQ         R8
+	JNZ          nonzero_159
+
+store_158:
+	MOVQ cos_base+0(FP), DX
+	MOVQ sin_base+24(FP), R8
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z15, Z0, Z15
+	VMAXPS Z15, Z1, Z15
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z17
+	VFMADD231PS  Z2, Z15, Z17
+	VSUBPS       Z3, Z17, Z18
+	VFNMADD231PS Z4, Z18, Z15
+	VFNMADD231PS Z5, Z18, Z15
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z15, Z15, Z18
+	VBROADCASTSS consts<>+608(SB), Z19
+	VFMADD213PS  Z6, Z18, Z19
+	VFMADD213PS  Z7, Z18, Z19
+	VFMADD213PS  Z8, Z18, Z19
+	VMULPS       Z18, Z19, Z19
+	VFMADD213PS  Z15, Z15, Z19
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z15
+	VFMADD213PS  Z9, Z18, Z15
+	VFMADD213PS  Z10, Z18, Z15
+	VFMADD213PS  Z11, Z18, Z15
+	VFMSUB213PS  Z12, Z18, Z15
+	VFMADD213PS  Z13, Z18, Z15
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z17, Z17
+	VPXORD  Z17, Z19, Z19
+	VPXORD  Z17, Z15, Z15
+	VMOVUPS Z15, (DX)(BX*1)
+	VMOVUPS Z19, (R8)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z16, Z0, Z16
+	VMAXPS Z16, Z1, Z16
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z15
+	VFMADD231PS  Z2, Z16, Z15
+	VSUBPS       Z3, Z15, Z17
+	VFNMADD231PS Z4, Z17, Z16
+	VFNMADD231PS Z5, Z17, Z16
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z16, Z16, Z17
+	VBROADCASTSS consts<>+608(SB), Z18
+	VFMADD213PS  Z6, Z17, Z18
+	VFMADD213PS  Z7, Z17, Z18
+	VFMADD213PS  Z8, Z17, Z18
+	VMULPS       Z17, Z18, Z18
+	VFMADD213PS  Z16, Z16, Z18
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z16
+	VFMADD213PS  Z9, Z17, Z16
+	VFMADD213PS  Z10, Z17, Z16
+	VFMADD213PS  Z11, Z17, Z16
+	VFMSUB213PS  Z12, Z17, Z16
+	VFMADD213PS  Z13, Z17, Z16
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z15, Z15
+	VPXORD  Z15, Z18, Z18
+	VPXORD  Z15, Z16, Z16
+	VMOVUPS Z16, 64(DX)(BX*1)
+	VMOVUPS Z18, 64(R8)(BX*1)
+	ADDQ    $0x00000080, BX
+	MOVQ    AX, R8
+	SUBQ    BX, R8
+	CMPQ    R8, $0x00000080
+	JAE     blocks2_157
+	TESTQ   R8, R8
+	JZ      done_143
+
+	// last 2, overlapping the previous block
+	MOVQ   AX, BX
+	SUBQ   $0x00000080, BX
+	MOVQ   dim+120(FP), AX
+	IMULQ  BX, AX
+	ADDQ   tiles_base+96(FP), AX
+	VPXORD Z14, Z14, Z15
+	VPXORD Z14, Z14, Z14
+	MOVQ   idx_len+56(FP), DX
+	NEGQ   DX
+	JZ     store_160
+
+nonzero_161:
+	MOVLQSX      (SI)(DX*4), R8
+	SHLQ         $0x06, R8
+	ADDQ         AX, R8
+	VBROADCASTSS (DI)(DX*4), Z16
+	VFMADD231PS  (R8), Z16, Z15
+	VFMADD231PS  (R8)(CX*1), Z16, Z14
+	INCQ         DX
+	JNZ          nonzero_161
+
+store_160:
+	MOVQ cos_base+0(FP), AX
+	MOVQ sin_base+24(FP), CX
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z15, Z0, Z15
+	VMAXPS Z15, Z1, Z15
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z16
+	VFMADD231PS  Z2, Z15, Z16
+	VSUBPS       Z3, Z16, Z17
+	VFNMADD231PS Z4, Z17, Z15
+	VFNMADD231PS Z5, Z17, Z15
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z15, Z15, Z17
+	VBROADCASTSS consts<>+608(SB), Z18
+	VFMADD213PS  Z6, Z17, Z18
+	VFMADD213PS  Z7, Z17, Z18
+	VFMADD213PS  Z8, Z17, Z18
+	VMULPS       Z17, Z18, Z18
+	VFMADD213PS  Z15, Z15, Z18
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z15
+	VFMADD213PS  Z9, Z17, Z15
+	VFMADD213PS  Z10, Z17, Z15
+	VFMADD213PS  Z11, Z17, Z15
+	VFMSUB213PS  Z12, Z17, Z15
+	VFMADD213PS  Z13, Z17, Z15
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z16, Z16
+	VPXORD  Z16, Z18, Z18
+	VPXORD  Z16, Z15, Z15
+	VMOVUPS Z15, (AX)(BX*1)
+	VMOVUPS Z18, (CX)(BX*1)
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z14, Z0, Z14
+	VMAXPS Z14, Z1, Z14
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z0
+	VFMADD231PS  Z2, Z14, Z0
+	VSUBPS       Z3, Z0, Z1
+	VFNMADD231PS Z4, Z1, Z14
+	VFNMADD231PS Z5, Z1, Z14
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z14, Z14, Z1
+	VBROADCASTSS consts<>+608(SB), Z2
+	VFMADD213PS  Z6, Z1, Z2
+	VFMADD213PS  Z7, Z1, Z2
+	VFMADD213PS  Z8, Z1, Z2
+	VMULPS       Z1, Z2, Z2
+	VFMADD213PS  Z14, Z14, Z2
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z3
+	VFMADD213PS  Z9, Z1, Z3
+	VFMADD213PS  Z10, Z1, Z3
+	VFMADD213PS  Z11, Z1, Z3
+	VFMSUB213PS  Z12, Z1, Z3
+	VFMADD213PS  Z13, Z1, Z3
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z0, Z0
+	VPXORD  Z0, Z2, Z2
+	VPXORD  Z0, Z3, Z3
+	VMOVUPS Z3, 64(AX)(BX*1)
+	VMOVUPS Z2, 64(CX)(BX*1)
+	JMP     done_143
+
+below2_156:
+	// blocks of 1
+	MOVQ AX, R8
+	SUBQ BX, R8
+	CMPQ R8, $0x00000040
+	JB   below1_162
+
+blocks1_163:
+	MOVQ   dim+120(FP), CX
+	IMULQ  BX, CX
+	ADDQ   tiles_base+96(FP), CX
+	VPXORD Z14, Z14, Z15
+	MOVQ   idx_len+56(FP), DX
+	NEGQ   DX
+	JZ     store_164
+
+nonzero_165:
+	MOVLQSX      (SI)(DX*4), R8
+	SHLQ         $0x06, R8
+	ADDQ         CX, R8
+	VBROADCASTSS (DI)(DX*4), Z16
+	VFMADD231PS  (R8), Z16, Z15
+	INCQ         DX
+	JNZ          nonzero_165
+
+store_164:
+	MOVQ cos_base+0(FP), CX
+	MOVQ sin_base+24(FP), DX
+
+	// p = max(min(p, 2²⁰), −2²⁰), p the second source so that NaN stays NaN
+	VMINPS Z15, Z0, Z15
+	VMAXPS Z15, Z1, Z15
+
+	// t = p·(1/π) + 1.5·2²³: q = round(p/π) = t − 1.5·2²³; r = p − q·pi1 − q·pi2
+	VBROADCASTSS consts<>+512(SB), Z16
+	VFMADD231PS  Z2, Z15, Z16
+	VSUBPS       Z3, Z16, Z17
+	VFNMADD231PS Z4, Z17, Z15
+	VFNMADD231PS Z5, Z17, Z15
+
+	// z = r²; sin r = (S(z)·z)·r + r
+	VMULPS       Z15, Z15, Z17
+	VBROADCASTSS consts<>+608(SB), Z18
+	VFMADD213PS  Z6, Z17, Z18
+	VFMADD213PS  Z7, Z17, Z18
+	VFMADD213PS  Z8, Z17, Z18
+	VMULPS       Z17, Z18, Z18
+	VFMADD213PS  Z15, Z15, Z18
+
+	// cos r = (C(z)·z − ½)·z + 1
+	VBROADCASTSS consts<>+736(SB), Z15
+	VFMADD213PS  Z9, Z17, Z15
+	VFMADD213PS  Z10, Z17, Z15
+	VFMADD213PS  Z11, Z17, Z15
+	VFMSUB213PS  Z12, Z17, Z15
+	VFMADD213PS  Z13, Z17, Z15
+
+	// both signs flip when q is odd: the lowest bit of t, moved to the sign
+	VPSLLD  $0x1f, Z16, Z16
+	VPXORD  Z16, Z18, Z18
+	VPXORD  Z16, Z15, Z15
+	VMOVUPS Z15, (CX)(BX*1)
+	VMOVUPS Z18, (DX)(BX*1)
+	ADDQ    $0x00000040, BX
+	MOVQ    AX, R8
+	SUBQ    BX, R8
+	CMPQ    R8, $0x00000040
+	JAE     blocks1_163
+	JMP     done_143
+
+below1_162:
+done_143:
+	VZEROUPPER
+	RET
+
+// func axpyAVX512(y []float32, x []float32, a float32)
+// Requires: AVX, AVX512F
+TEXT ·axpyAVX512(SB), NOSPLIT, $0-52
+	MOVQ         y_base+0(FP), AX
+	MOVQ         x_base+24(FP), CX
+	MOVQ         x_len+32(FP), DX
+	VBROADCASTSS a+48(FP), Z0
+
+unrolled_166:
+	CMPQ        DX, $0x00000040
+	JB          tail_167
+	VMOVUPS     (CX), Z1
+	VFMADD213PS (AX), Z0, Z1
+	VMOVUPS     Z1, (AX)
+	VMOVUPS     64(CX), Z1
+	VFMADD213PS 64(AX), Z0, Z1
+	VMOVUPS     Z1, 64(AX)
+	VMOVUPS     128(CX), Z1
+	VFMADD213PS 128(AX), Z0, Z1
+	VMOVUPS     Z1, 128(AX)
+	VMOVUPS     192(CX), Z1
+	VFMADD213PS 192(AX), Z0, Z1
+	VMOVUPS     Z1, 192(AX)
+	ADDQ        $0x00000100, CX
+	ADDQ        $0x00000100, AX
+	SUBQ        $0x00000040, DX
+	JMP         unrolled_166
+
+tail_167:
+	TESTQ DX, DX
+	JZ    done_169
+
+single_168:
+	VMOVUPS     (CX), Z1
+	VFMADD213PS (AX), Z0, Z1
+	VMOVUPS     Z1, (AX)
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, AX
+	SUBQ        $0x00000010, DX
+	JNZ         single_168
+
+done_169:
+	VZEROUPPER
+	RET
+
 // func minAVX512(a []float32) float32
 // Requires: AVX, AVX512F
 TEXT ·minAVX512(SB), NOSPLIT, $0-28
@@ -3959,28 +6724,28 @@ TEXT ·minAVX512(SB), NOSPLIT, $0-28
 	VMOVUPS (AX), Z2
 	VMOVUPS (AX), Z3
 
-unrolled_127:
+unrolled_170:
 	CMPQ   CX, $0x00000040
-	JB     tail_128
+	JB     tail_171
 	VMINPS (AX), Z0, Z0
 	VMINPS 64(AX), Z1, Z1
 	VMINPS 128(AX), Z2, Z2
 	VMINPS 192(AX), Z3, Z3
 	ADDQ   $0x00000100, AX
 	SUBQ   $0x00000040, CX
-	JMP    unrolled_127
+	JMP    unrolled_170
 
-tail_128:
+tail_171:
 	TESTQ CX, CX
-	JZ    done_130
+	JZ    done_173
 
-single_129:
+single_172:
 	VMINPS (AX), Z0, Z0
 	ADDQ   $0x00000040, AX
 	SUBQ   $0x00000010, CX
-	JNZ    single_129
+	JNZ    single_172
 
-done_130:
+done_173:
 	// horizontal min
 	VMINPS     Z1, Z0, Z0
 	VMINPS     Z3, Z2, Z2
@@ -4032,9 +6797,9 @@ TEXT ·fmaLoopAVX512(SB), NOSPLIT, $0-28
 	VADDPS       Z1, Z27, Z28
 	VADDPS       Z1, Z28, Z29
 	TESTQ        AX, AX
-	JZ           done_131
+	JZ           done_174
 
-fma_132:
+fma_175:
 	VFMADD213PS Z1, Z0, Z2
 	VFMADD213PS Z1, Z0, Z3
 	VFMADD213PS Z1, Z0, Z4
@@ -4064,9 +6829,9 @@ fma_132:
 	VFMADD213PS Z1, Z0, Z28
 	VFMADD213PS Z1, Z0, Z29
 	DECQ        AX
-	JNZ         fma_132
+	JNZ         fma_175
 
-done_131:
+done_174:
 	// horizontal sum
 	VADDPS     Z3, Z2, Z2
 	VADDPS     Z5, Z4, Z4

@@ -26,10 +26,9 @@ type backend struct {
 	vecRegs int
 	// vec allocates a virtual vector register of the backend's width.
 	vec func(*build.Context) reg.VecVirtual
-	// zeroFrom clears the vector register v by the XOR of src with
-	// itself (a zeroing idiom: no dependency on src). VXORPS on zmm is
+	// xor sets dst to the bitwise XOR of a and b. VXORPS on zmm is
 	// AVX512DQ, so the AVX-512F code uses VPXORD.
-	zeroFrom func(g *gen, src, v reg.VecVirtual)
+	xor func(g *gen, a, b, dst reg.VecVirtual)
 
 	// opmask is set when the instruction set has opmask registers
 	// (AVX-512): exp zeroes the lanes below ExpMin by masking its last
@@ -82,7 +81,7 @@ var backends = []*backend{
 		lanes:        8,
 		vecRegs:      16,
 		vec:          (*build.Context).YMM,
-		zeroFrom:     func(g *gen, src, v reg.VecVirtual) { g.VXORPS(src, src, v) },
+		xor:          func(g *gen, a, b, dst reg.VecVirtual) { g.VXORPS(a, b, dst) },
 		constsInRegs: false,
 		tileBlock:    4, // 8 ymm accumulators
 		expUnroll:    4,
@@ -99,7 +98,7 @@ var backends = []*backend{
 		lanes:        16,
 		vecRegs:      32,
 		vec:          (*build.Context).ZMM,
-		zeroFrom:     func(g *gen, src, v reg.VecVirtual) { g.VPXORD(src, src, v) },
+		xor:          func(g *gen, a, b, dst reg.VecVirtual) { g.VPXORD(a, b, dst) },
 		opmask:       true,
 		constsInRegs: true,
 		tileBlock:    8, // 8 zmm accumulators
@@ -160,6 +159,10 @@ func newGen(ctx *build.Context, be *backend) *gen {
 // vec allocates a vector register of the backend's width.
 func (g *gen) vec() reg.VecVirtual { return g.be.vec(g.Context) }
 
+// zeroFrom clears the vector register v by the XOR of src with itself (a
+// zeroing idiom: no dependency on src).
+func (be *backend) zeroFrom(g *gen, src, v reg.VecVirtual) { be.xor(g, src, src, v) }
+
 // zero clears the vector register v.
 func (be *backend) zero(g *gen, v reg.VecVirtual) { be.zeroFrom(g, v, v) }
 
@@ -194,6 +197,9 @@ func (g *gen) all() {
 	g.dotAxpy()
 	g.dotColumns()
 	g.exp()
+	g.fourier()
+	g.fourierSparse()
+	g.axpy()
 	g.min()
 	g.fmaLoop()
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
 )
@@ -48,108 +47,43 @@ import (
 // AVX2 cannot afford with four blocks in flight; the difference is a
 // rounding of a term below 0.06, far below the final ulp.
 
-// expConsts are the constants of the exponential, the single definition
-// both backends use. The values are those of simd/generic.go (the simd
-// tests check them against it); they are converted to float32 exactly as Go
-// converts the untyped constants there.
-var expConsts = []struct {
-	name  string
-	value float32
-}{
-	{"min", -87},                   // ExpMin: e^−87 ≈ 1.6e−38 is still normal
-	{"max", 88},                    // ExpMax: e^88 ≈ 1.7e38 < MaxFloat32
-	{"zeroarg", -88},               // AVX2's stand-in below ExpMin: 2ⁿ = +0
-	{"log2e", 1.44269504088896341}, // expLog2e
-	{"shift", 1.5*(1<<23) + 127},   // expShift + 127: rounds; low bits n + 127
-	{"c1", 0.693359375},            // expC1
-	{"c2", -2.12194440e-4},         // expC2
-	{"p0", 1.9875691500e-4},        // expP0 … expP5, highest degree first
-	{"p1", 1.3981999507e-3},
-	{"p2", 8.3334519073e-3},
-	{"p3", 4.1665795894e-2},
-	{"p4", 1.6666665459e-1},
-	{"p5", 5.0000001201e-1},
+// expConsts are the constants of the exponential. The values are those of
+// simd/generic.go (the simd tests check them against it); they are
+// converted to float32 exactly as Go converts the untyped constants there.
+var expConsts = []constant{
+	{"min", -87, false},                   // ExpMin: e^−87 ≈ 1.6e−38 is still normal
+	{"max", 88, true},                     // ExpMax: e^88 ≈ 1.7e38 < MaxFloat32; VMINPS's first source
+	{"zeroarg", -88, false},               // AVX2's stand-in below ExpMin: 2ⁿ = +0
+	{"log2e", 1.44269504088896341, false}, // expLog2e
+	{"shift", 1.5*(1<<23) + 127, false},   // expShift + 127: rounds; low bits n + 127
+	{"c1", 0.693359375, false},            // expC1
+	{"c2", -2.12194440e-4, false},         // expC2
+	{"p0", 1.9875691500e-4, false},        // expP0 … expP5, highest degree first
+	{"p1", 1.3981999507e-3, false},
+	{"p2", 8.3334519073e-3, false},
+	{"p3", 4.1665795894e-2, false},
+	{"p4", 1.6666665459e-1, false},
+	{"p5", 5.0000001201e-1, false},
 }
 
-// constRepeat is the number of copies of each constant in the table: a
-// full ymm register, so that AVX2 can use an entry as a memory operand.
-// AVX-512 broadcasts the first copy.
-const constRepeat = 8
-
-// constTable emits the table of exp constants, one constRepeat·4-byte entry
-// per constant. It is file-local (<>) so both backends can have one.
-func (g *gen) constTable() operand.Mem {
-	m := g.StaticGlobal("expconsts")
-	g.DataAttributes(attr.RODATA | attr.NOPTR)
-	for i, c := range expConsts {
-		for r := 0; r < constRepeat; r++ {
-			g.AddDatum(4*(i*constRepeat+r), operand.F32(c.value))
-		}
-	}
-	return m
-}
-
-// constEntry returns the table entry of the named constant.
-func (g *gen) constEntry(name string) operand.Mem {
-	for i, c := range expConsts {
-		if c.name == name {
-			return g.table.Offset(4 * constRepeat * i)
-		}
-	}
-	panic("unknown exp constant " + name)
-}
-
-// expK gives the exp code its constants: registers where the backend keeps
-// them there, full-width table entries otherwise.
-type expK struct {
-	g    *gen
-	regs map[string]reg.VecVirtual
-}
-
-// loadExpConsts broadcasts the constants that live in registers for the
-// whole kernel. Call it once, before the loop.
-func (g *gen) loadExpConsts() *expK {
-	k := &expK{g: g, regs: map[string]reg.VecVirtual{}}
+// loadExpConsts loads the constants of expBlocks (see loadConsts): p0
+// starts each Horner chain from memory, and AVX-512 masks the lanes below
+// ExpMin instead of using zeroarg.
+func (g *gen) loadExpConsts() *constK {
+	var names []string
 	for _, c := range expConsts {
-		switch {
-		case c.name == "p0":
-			continue // loaded afresh as the start of each Horner chain
-		case c.name == "zeroarg" && g.be.opmask:
-			continue // AVX-512 masks the lanes below ExpMin instead
-		case g.be.constsInRegs, c.name == "max":
-			// max is VMINPS's first source: the second, the NaN-winning
-			// one, must be the argument, so max cannot be a memory
-			// operand.
-			r := g.vec()
-			g.VBROADCASTSS(g.constEntry(c.name), r)
-			k.regs[c.name] = r
+		if c.name != "p0" && !(c.name == "zeroarg" && g.be.opmask) {
+			names = append(names, c.name)
 		}
 	}
-	return k
-}
-
-// op returns the named constant as a source operand.
-func (k *expK) op(name string) operand.Op {
-	if r, ok := k.regs[name]; ok {
-		return r
-	}
-	return k.g.constEntry(name)
-}
-
-// reg returns a constant that must be in a register.
-func (k *expK) reg(name string) reg.VecVirtual {
-	r, ok := k.regs[name]
-	if !ok {
-		panic("exp constant " + name + " is not in a register")
-	}
-	return r
+	return g.loadConsts(names...)
 }
 
 // expBlocks computes e^x for every register of xs and returns the registers
 // holding the results; xs are clobbered. Each step is emitted for all blocks
 // before the next one, so independent instructions sit next to each other
 // and the live registers per block stay at three (x/r, t, p).
-func (g *gen) expBlocks(k *expK, xs []reg.VecVirtual) []reg.VecVirtual {
+func (g *gen) expBlocks(k *constK, xs []reg.VecVirtual) []reg.VecVirtual {
 	// keep[i] marks the lanes of xs[i] at or above ExpMin (or NaN), on
 	// AVX-512; AVX2 substitutes zeroArg for the others.
 	var keep []reg.OpmaskVirtual

@@ -149,6 +149,31 @@ func (g *gen) sqdist() {
 	dst := g.load(g.Param("dst").Base())
 	n := g.load(g.Param("dst").Len())
 	g.SHLQ(operand.U8(2), n) // bytes of dst
+	g.denseTiles(n, func(xj reg.VecVirtual, s operand.Mem, a reg.VecVirtual) {
+		d := g.vec()
+		g.VSUBPS(s, xj, d)
+		g.VFMADD231PS(d, d, a)
+	}, func(t reg.GPVirtual, acc [][]reg.VecVirtual) {
+		for m := range acc {
+			for h, a := range acc[m] {
+				g.VMOVUPS(a, operand.Mem{Base: dst, Index: t, Scale: 1, Disp: m*tileRowBytes + h*be.width()})
+			}
+		}
+	})
+	g.VZEROUPPER()
+	g.RET()
+}
+
+// denseTiles emits the loop of a kernel with a dense query x (dim values)
+// over the tiles (arguments x, tiles and dim): it covers the n bytes of a
+// one-float-per-slot output with blocks of tiles (tileLoop), and for each
+// block starts the accumulators of its slots at zero, calls term(xj, s, a)
+// for every feature j to add to accumulator a the contribution of x_j,
+// broadcast in xj, and of the tile row s (a memory operand), and then
+// store(t, acc) with the block's accumulators (acc[m][h]: register h of
+// tile m) and its byte offset t in the output.
+func (g *gen) denseTiles(n reg.GPVirtual, term func(xj reg.VecVirtual, s operand.Mem, a reg.VecVirtual), store func(t reg.GPVirtual, acc [][]reg.VecVirtual)) {
+	be := g.be
 	tiles := g.load(g.Param("tiles").Base())
 	dim := g.load(g.Param("dim"))
 	xEnd := g.load(g.Param("x").Base())
@@ -158,6 +183,11 @@ func (g *gen) sqdist() {
 	g.SHLQ(operand.U8(6), stride) // bytes of a tile
 	stride3 := g.GP64()
 	g.LEAQ(operand.Mem{Base: stride, Index: stride, Scale: 2}, stride3)
+	// The accumulators are cleared from zero: avo reads the zeroing idiom
+	// VPXORD a, a, a as a use of a, which would keep the accumulators of
+	// every block size live from the start.
+	zero := g.vec()
+	be.zero(g, zero)
 
 	g.tileLoop(n, func(nt int, t reg.GPVirtual) {
 		// Tile t/64 starts at tiles + (t/64)·dim·64 = tiles + t·dim.
@@ -175,7 +205,7 @@ func (g *gen) sqdist() {
 		acc := g.accumulators(nt)
 		for m := range acc {
 			for _, a := range acc[m] {
-				be.zero(g, a)
+				be.zeroFrom(g, zero, a)
 			}
 		}
 		// j runs from −dim to 0 over x; the row pointers advance one row.
@@ -188,9 +218,7 @@ func (g *gen) sqdist() {
 		g.VBROADCASTSS(operand.Mem{Base: xEnd, Index: j, Scale: 4}, xj)
 		for m := range acc {
 			for h, a := range acc[m] {
-				d := g.vec()
-				g.VSUBPS(r.at(m, h, be.width()), xj, d)
-				g.VFMADD231PS(d, d, a)
+				term(xj, r.at(m, h, be.width()), a)
 			}
 		}
 		for _, b := range r.base {
@@ -198,14 +226,8 @@ func (g *gen) sqdist() {
 		}
 		g.INCQ(j)
 		g.JNZ(loop)
-		for m := range acc {
-			for h, a := range acc[m] {
-				g.VMOVUPS(a, operand.Mem{Base: dst, Index: t, Scale: 1, Disp: m*tileRowBytes + h*be.width()})
-			}
-		}
+		store(t, acc)
 	})
-	g.VZEROUPPER()
-	g.RET()
 }
 
 const sqdistSparseDoc = `	for t := range len(tiles) / (dim * 16) {
@@ -234,6 +256,37 @@ func (g *gen) sqdistSparse() {
 	norms := g.load(g.Param("norms").Base())
 	n := g.load(g.Param("dst").Len())
 	g.SHLQ(operand.U8(2), n) // bytes of dst
+	xnorm := g.vec()
+	g.VBROADCASTSS(g.addr(g.Param("xnorm")), xnorm)
+	zero := g.vec()
+	be.zero(g, zero)
+	g.sparseTiles(n, func(t reg.GPVirtual, m, h int, a reg.VecVirtual) {
+		g.VADDPS(operand.Mem{Base: norms, Index: t, Scale: 1, Disp: m*tileRowBytes + h*be.width()}, xnorm, a)
+	}, func(c reg.VecVirtual, s operand.Mem, a reg.VecVirtual) {
+		g.VFNMADD231PS(s, c, a) // a −= 2·val[k]·s
+	}, func(t reg.GPVirtual, acc [][]reg.VecVirtual) {
+		for m := range acc {
+			for h, a := range acc[m] {
+				g.VMAXPS(a, zero, a) // a the second source: NaN stays NaN, like Go's max
+				g.VMOVUPS(a, operand.Mem{Base: dst, Index: t, Scale: 1, Disp: m*tileRowBytes + h*be.width()})
+			}
+		}
+	}, true)
+	g.VZEROUPPER()
+	g.RET()
+}
+
+// sparseTiles emits the loop of a kernel with a sparse query (arguments
+// idx, val, tiles and dim) over the tiles: it covers the n bytes of a
+// one-float-per-slot output with blocks of tiles (tileLoop), and for each
+// block sets accumulator a (register h of tile m) with start(t, m, h, a),
+// calls term(c, s, a) for every non-zero k to add to it the contribution of
+// val[k], broadcast in c (doubled when double is set: 2·val[k] is exact),
+// and of the row s of feature idx[k] (a memory operand), and then
+// store(t, acc) with the block's accumulators and its byte offset t in the
+// output.
+func (g *gen) sparseTiles(n reg.GPVirtual, start func(t reg.GPVirtual, m, h int, a reg.VecVirtual), term func(c reg.VecVirtual, s operand.Mem, a reg.VecVirtual), store func(t reg.GPVirtual, acc [][]reg.VecVirtual), double bool) {
+	be := g.be
 	stride := g.load(g.Param("dim"))
 	g.SHLQ(operand.U8(6), stride) // bytes of a tile
 	stride3 := g.GP64()
@@ -244,10 +297,6 @@ func (g *gen) sqdistSparse() {
 	g.LEAQ(operand.Mem{Base: idxEnd, Index: nnz, Scale: 4}, idxEnd)
 	valEnd := g.load(g.Param("val").Base())
 	g.LEAQ(operand.Mem{Base: valEnd, Index: nnz, Scale: 4}, valEnd)
-	xnorm := g.vec()
-	g.VBROADCASTSS(g.addr(g.Param("xnorm")), xnorm)
-	zero := g.vec()
-	be.zero(g, zero)
 
 	g.tileLoop(n, func(nt int, t reg.GPVirtual) {
 		p := g.load(g.Param("dim"))
@@ -256,13 +305,13 @@ func (g *gen) sqdistSparse() {
 		acc := g.accumulators(nt)
 		for m := range acc {
 			for h, a := range acc[m] {
-				g.VADDPS(operand.Mem{Base: norms, Index: t, Scale: 1, Disp: m*tileRowBytes + h*be.width()}, xnorm, a)
+				start(t, m, h, a)
 			}
 		}
-		store := g.label("store")
+		done := g.label("store")
 		k := g.load(g.Param("idx").Len())
 		g.NEGQ(k)
-		g.JZ(store)
+		g.JZ(done)
 		loop := g.label("nonzero")
 		g.Label(string(loop))
 		// The row of feature idx[k] is idx[k]·64 bytes into each tile.
@@ -278,24 +327,102 @@ func (g *gen) sqdistSparse() {
 		}
 		c := g.vec()
 		g.VBROADCASTSS(operand.Mem{Base: valEnd, Index: k, Scale: 4}, c)
-		g.VADDPS(c, c, c) // 2·val[k], exact
+		if double {
+			g.VADDPS(c, c, c) // 2·val[k], exact
+		}
 		for m := range acc {
 			for h, a := range acc[m] {
-				g.VFNMADD231PS(r.at(m, h, be.width()), c, a) // a −= 2·val[k]·s
+				term(c, r.at(m, h, be.width()), a)
 			}
 		}
 		g.INCQ(k)
 		g.JNZ(loop)
-		g.Label(string(store))
-		for m := range acc {
-			for h, a := range acc[m] {
-				g.VMAXPS(a, zero, a) // a the second source: NaN stays NaN, like Go's max
-				g.VMOVUPS(a, operand.Mem{Base: dst, Index: t, Scale: 1, Disp: m*tileRowBytes + h*be.width()})
-			}
-		}
+		g.Label(string(done))
+		store(t, acc)
 	})
+}
+
+const fourierDoc = `	for t := range len(tiles) / (dim * 16) {
+		for l := range 16 {
+			var p float32
+			for j := range dim {
+				p += x[j] * tiles[(t*dim+j)*16+l]
+			}
+			sin[t*16+l], cos[t*16+l] = sincos32(p)
+		}
+	}
+
+len(tiles) must be a multiple of dim·16 (dim ≥ 1), cos and sin must hold
+one value per slot and x exactly dim values. Each p is a chain of FMAs.
+cos and sin must not overlap the inputs: the last block of tiles may
+overlap the previous one and be computed twice.`
+
+// fourier: the projections of a block of tiles accumulate as sqdist's
+// distances do, then each register of them goes through sinCos and is
+// stored twice, cosines and sines.
+func (g *gen) fourier() {
+	g.function("fourier", "func(cos, sin, x, tiles []float32, dim int)", fourierDoc)
+	k := g.loadSinConsts()
+	n := g.load(g.Param("cos").Len())
+	g.SHLQ(operand.U8(2), n) // bytes of cos
+	g.denseTiles(n, func(xj reg.VecVirtual, s operand.Mem, a reg.VecVirtual) {
+		g.VFMADD231PS(s, xj, a)
+	}, g.storeSinCos(k))
 	g.VZEROUPPER()
 	g.RET()
+}
+
+const fourierSparseDoc = `	for t := range len(tiles) / (dim * 16) {
+		for l := range 16 {
+			var p float32
+			for k, j := range idx {
+				p += val[k] * tiles[(t*dim+int(j))*16+l]
+			}
+			sin[t*16+l], cos[t*16+l] = sincos32(p)
+		}
+	}
+
+len(tiles) must be a multiple of dim·16 (dim ≥ 1), cos and sin must hold
+one value per slot, every idx[k] must be in [0, dim) and len(val) ==
+len(idx). Each p is a chain of FMAs. cos and sin must not overlap the
+inputs: the last block of tiles may overlap the previous one and be
+computed twice.`
+
+// fourierSparse: fourier over the non-zero features only, as sqdistSparse.
+func (g *gen) fourierSparse() {
+	g.function("fourierSparse", "func(cos, sin []float32, idx []int32, val []float32, tiles []float32, dim int)", fourierSparseDoc)
+	k := g.loadSinConsts()
+	n := g.load(g.Param("cos").Len())
+	g.SHLQ(operand.U8(2), n) // bytes of cos
+	// The accumulators are cleared from zero, as in denseTiles.
+	zero := g.vec()
+	g.be.zero(g, zero)
+	g.sparseTiles(n, func(_ reg.GPVirtual, _, _ int, a reg.VecVirtual) {
+		g.be.zeroFrom(g, zero, a)
+	}, func(c reg.VecVirtual, s operand.Mem, a reg.VecVirtual) {
+		g.VFMADD231PS(s, c, a)
+	}, g.storeSinCos(k), false)
+	g.VZEROUPPER()
+	g.RET()
+}
+
+// storeSinCos returns the store step of the fourier kernels: the cosines
+// and sines of a block's projections at byte offset t of the arguments
+// cos and sin, one register at a time (sinCos needs five).
+func (g *gen) storeSinCos(k *constK) func(t reg.GPVirtual, acc [][]reg.VecVirtual) {
+	return func(t reg.GPVirtual, acc [][]reg.VecVirtual) {
+		be := g.be
+		cosBase := g.load(g.Param("cos").Base())
+		sinBase := g.load(g.Param("sin").Base())
+		for m := range acc {
+			for h, a := range acc[m] {
+				s, c := g.sinCos(k, a)
+				disp := m*tileRowBytes + h*be.width()
+				g.VMOVUPS(c, operand.Mem{Base: cosBase, Index: t, Scale: 1, Disp: disp})
+				g.VMOVUPS(s, operand.Mem{Base: sinBase, Index: t, Scale: 1, Disp: disp})
+			}
+		}
+	}
 }
 
 const gaussianSumColumnsDoc = `	for i := range buf {
@@ -353,7 +480,7 @@ func (g *gen) gaussianSumColumns() {
 
 // gaussianSumLoop emits the loop of gaussianSumColumns for cols columns,
 // each summed in accs accumulators, with unroll exp blocks per iteration.
-func (g *gen) gaussianSumLoop(cols, accs, unroll int, scale reg.VecVirtual, k *expK) {
+func (g *gen) gaussianSumLoop(cols, accs, unroll int, scale reg.VecVirtual, k *constK) {
 	be := g.be
 	buf := g.load(g.Param("buf").Base())
 	n := g.load(g.Param("buf").Len())
@@ -685,6 +812,43 @@ func (g *gen) dotAxpy() {
 		g.SUBQ(operand.U32(nb*f64Block), n)
 	})
 	g.reduce(acc, g.sum64(), g.addr(g.ReturnIndex(0)))
+	g.VZEROUPPER()
+	g.RET()
+}
+
+const axpyDoc = `	for i := range x {
+		y[i] += a * x[i]
+	}
+
+len(x) must be a multiple of 16 and len(y) == len(x); y must not overlap x.
+Each a·x[i] + y[i] is one FMA (one rounding).`
+
+// axpyUnroll is the number of registers of axpy per loop iteration, on
+// both backends. Each costs two loads and a store for one FMA, so the
+// loads and stores bound it; unrolling only saves loop overhead.
+const axpyUnroll = 4
+
+// axpy: each register of x is loaded, scaled by a and added to y (a memory
+// operand) in one FMA, and stored.
+func (g *gen) axpy() {
+	g.function("axpy", "func(y, x []float32, a float32)", axpyDoc)
+	be := g.be
+	y := g.load(g.Param("y").Base())
+	x := g.load(g.Param("x").Base())
+	n := g.load(g.Param("x").Len())
+	a := g.vec()
+	g.VBROADCASTSS(g.addr(g.Param("a")), a)
+	g.unrolled(n, axpyUnroll, be.lanes, func(nb int) {
+		for i := 0; i < nb; i++ {
+			v := g.vec()
+			g.VMOVUPS(operand.Mem{Base: x, Disp: i * be.width()}, v)
+			g.VFMADD213PS(operand.Mem{Base: y, Disp: i * be.width()}, a, v) // v = a·v + y
+			g.VMOVUPS(v, operand.Mem{Base: y, Disp: i * be.width()})
+		}
+		g.ADDQ(operand.U32(nb*be.width()), x)
+		g.ADDQ(operand.U32(nb*be.width()), y)
+		g.SUBQ(operand.U32(nb*be.lanes), n)
+	})
 	g.VZEROUPPER()
 	g.RET()
 }
