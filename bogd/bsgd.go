@@ -57,7 +57,9 @@ type bsgd struct {
 	loss      []float64 // scratch: the degradation of each merge
 	k, a1, a2 []float64 // scratch of the partner search, per slot
 	h         []float64
-	row, zrow []float32
+	row       engine.Vector // x_m, the smallest vector
+	other     engine.Vector // x_n, its partner
+	z         engine.Vector // the merged point
 	alpha     []float64
 }
 
@@ -65,7 +67,7 @@ func newBSGD(b base) *bsgd {
 	n := b.cfg.Budget + 1
 	return &bsgd{
 		base: b, norms: make([]float64, n), loss: make([]float64, n), k: make([]float64, n), a1: make([]float64, n), a2: make([]float64, n),
-		h: make([]float64, n), row: make([]float32, b.cfg.Dim), zrow: make([]float32, b.cfg.Dim), alpha: make([]float64, 2*b.outputs),
+		h: make([]float64, n), alpha: make([]float64, 2*b.outputs),
 	}
 }
 
@@ -129,8 +131,8 @@ func (l *bsgd) merge() error {
 		l.norms[i] = sq
 	}
 	m := smallest(l.norms[:n])
-	l.row = l.set.Vector(m, l.row)
-	if _, err := l.set.Score(engine.Dense(l.row)); err != nil {
+	l.row = l.set.SupportVector(m, l.row)
+	if _, err := l.set.Score(l.row); err != nil {
 		return fmt.Errorf("%v: %w", l.algo, err)
 	}
 	factor, kernels := l.set.KernelFactor(), l.set.Kernels()
@@ -172,15 +174,13 @@ func (l *bsgd) merge() error {
 	h := max(l.h[best], 0)
 	l.h[best] = h
 	kz1, kz2 := l.mergedKernels(best)
-	l.zrow = l.set.Vector(best, l.zrow)
-	for f := range l.row {
-		l.zrow[f] = float32(h*float64(l.row[f]) + (1-h)*float64(l.zrow[f]))
-	}
+	l.other = l.set.SupportVector(best, l.other)
+	l.z = combine(l.z, h, l.row, 1-h, l.other)
 	alpha := l.alpha[:k]
 	for c := range k {
 		alpha[c] = l.coef(m, c)*kz1 + l.coef(best, c)*kz2
 	}
-	if err := l.set.Replace(m, engine.Dense(l.zrow)); err != nil {
+	if err := l.set.Replace(m, l.z); err != nil {
 		return fmt.Errorf("%v: %w", l.algo, err)
 	}
 	for c := range k {
@@ -215,6 +215,40 @@ func smallest(norms []float64) int {
 		}
 	}
 	return 0
+}
+
+// combine returns a·x + b·y in dst's storage (reused): dense when x and y
+// are dense, else sparse over the union of their non-zero features (both
+// sorted by index), so that a merge costs O(non-zeros) with sparse storage.
+func combine(dst engine.Vector, a float64, x engine.Vector, b float64, y engine.Vector) engine.Vector {
+	if !x.IsSparse() && !y.IsSparse() {
+		z := dst.Dense[:0]
+		for f := range x.Dense {
+			z = append(z, float32(a*float64(x.Dense[f])+b*float64(y.Dense[f])))
+		}
+		return engine.Dense(z)
+	}
+	idx, val := dst.Index[:0], dst.Value[:0]
+	i, j := 0, 0
+	for i < len(x.Index) || j < len(y.Index) {
+		var f int32
+		var v float64
+		switch {
+		case j == len(y.Index) || i < len(x.Index) && x.Index[i] < y.Index[j]:
+			f, v = x.Index[i], a*float64(x.Value[i])
+			i++
+		case i == len(x.Index) || y.Index[j] < x.Index[i]:
+			f, v = y.Index[j], b*float64(y.Value[j])
+			j++
+		default:
+			f, v = x.Index[i], a*float64(x.Value[i])+b*float64(y.Value[j])
+			i, j = i+1, j+1
+		}
+		if w := float32(v); w != 0 {
+			idx, val = append(idx, f), append(val, w)
+		}
+	}
+	return engine.Sparse(idx, val)
 }
 
 // mergedKernels returns κ(x_m, z) = k^((1−h)²) and κ(x_n, z) = k^(h²) for

@@ -51,10 +51,10 @@ type forgetron struct {
 	q        float64 // Q: the accumulated removal deviation
 
 	age     fifo
-	classOf []int32   // per slot: its example's label (binary ±1) or class index; 0 in regression
-	buf     []float32 // the oldest vector, densified for the second query
-	fr      []float64 // the scores of the oldest vector
-	frSums  []float64 // and their column sums
+	classOf []int32       // per slot: its example's label (binary ±1) or class index; 0 in regression
+	buf     engine.Vector // the oldest vector, for the second query
+	fr      []float64     // the scores of the oldest vector
+	frSums  []float64     // and their column sums
 
 	// phiHook, when set (tests only), sees A, Bq, C and the chosen φ of
 	// every removal step and returns the φ to use.
@@ -67,7 +67,6 @@ func newForgetron(b base) *forgetron {
 		base:    b,
 		age:     newFIFO(n),
 		classOf: make([]int32, n),
-		buf:     make([]float32, b.cfg.Dim),
 		fr:      make([]float64, b.outputs),
 		frSums:  make([]float64, b.set.Columns()),
 	}
@@ -95,8 +94,8 @@ func (l *forgetron) learn(x engine.Vector, t target) (judgment, bool, error) {
 	r := l.age.oldest()
 	kxr := l.set.KernelFactor() * float64(l.set.Kernels()[r]) // κ(x, x_r), before the next Score overwrites it
 	delta := l.weight(r)
-	l.buf = l.set.Vector(r, l.buf)
-	if err := l.scoresWith(l.set.OwnScratch(), engine.Dense(l.buf), l.fr, l.frSums); err != nil {
+	l.buf = l.set.SupportVector(r, l.buf)
+	if err := l.scoresWith(l.set.OwnScratch(), l.buf, l.fr, l.frSums); err != nil {
 		return j, false, err
 	}
 	var mu float64

@@ -320,6 +320,13 @@ type Config struct {
 	// predictions carry probabilities (costing a sigmoid, or a softmax
 	// over the classes, per example).
 	Calibrate bool
+
+	// Storage is how the support vectors are stored (engine.Storage):
+	// dense tiles, sparse non-zeros, or (the zero value) chosen by the
+	// dimension, sparse from engine.SparseDim features on. Sparse storage
+	// keeps memory and updates O(non-zeros) for hashed text and other
+	// inputs with millions of features and a few set per example.
+	Storage engine.Storage
 }
 
 // ErrConfig is wrapped by every configuration error.
@@ -340,6 +347,8 @@ func (c Config) validate(a Algorithm) error {
 		return bad("dimension must be positive, got %d", c.Dim)
 	case !(c.Sigma >= 1e-15 && c.Sigma <= 1e15):
 		return bad("kernel width sigma must be in [1e-15, 1e15], got %v", c.Sigma)
+	case c.Storage > engine.SparseStorage:
+		return bad("unknown storage %d", c.Storage)
 	case a.Budgeted() && c.Budget < 2:
 		return bad("budget must be at least 2, got %d", c.Budget)
 	}
@@ -543,7 +552,7 @@ func build(a Algorithm, cfg Config, capacity int, pcg *rand.PCG) (persistent, er
 	lab := labels{task: cfg.Task, classes: cfg.Classes, epsilon: cfg.Epsilon}
 	k := lab.outputs()
 	columns := columnsOf(a, cfg)
-	set, err := engine.New(cfg.Dim, cfg.Sigma, engine.Options{Capacity: capacity, Columns: columns})
+	set, err := engine.New(cfg.Dim, cfg.Sigma, engine.Options{Capacity: capacity, Columns: columns, Storage: cfg.Storage})
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w", a, err)
 	}

@@ -40,11 +40,11 @@ import (
 // rank is then lower than k, and M's other rows are zero.
 type nogd struct {
 	base
-	rank   int       // k
-	phase2 bool      // the transition has happened
-	w      []float64 // phase 2: the linear model, rank per output: w_{c,r} at c·rank + r
-	k      []float64 // scratch: exact kernel values of one landmark
-	row    []float32 // scratch: one landmark densified
+	rank   int           // k
+	phase2 bool          // the transition has happened
+	w      []float64     // phase 2: the linear model, rank per output: w_{c,r} at c·rank + r
+	k      []float64     // scratch: exact kernel values of one landmark
+	row    engine.Vector // scratch: one landmark
 }
 
 func newNOGD(b base) *nogd {
@@ -115,8 +115,8 @@ func (l *nogd) transition() error {
 	n := l.set.Len()
 	gram := mat.NewSymDense(n, nil)
 	for i := range n {
-		l.row = l.set.Vector(i, l.row)
-		k, err := l.set.ExactKernels(engine.Dense(l.row), l.k)
+		l.row = l.set.SupportVector(i, l.row)
+		k, err := l.set.ExactKernels(l.row, l.k)
 		if err != nil {
 			return fmt.Errorf("%v: %w", l.algo, err)
 		}

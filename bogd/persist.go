@@ -28,12 +28,14 @@ import (
 //	learner  algorithm uint8; Config: Dim int64, Budget int64, Sigma, Eta,
 //	         Lambda, Gamma float64, Seed uint64, Projection uint8,
 //	         ProjectronThreshold float64, Task uint8, Epsilon, Nu, C float64,
-//	         Rank, Features int64, Calibrate uint8,
+//	         Rank, Features int64, Calibrate uint8, Storage uint8,
 //	         the number of classes int64, then each class label int64
-//	set      dimension int64 (= Dim), count int64, weight columns uint8,
+//	set      dimension int64 (= Dim), count int64, weight columns uint32,
 //	         norm bound float64 and integral uint8 (engine.Set.Bounds),
-//	         count vectors of dimension float32 values each (dense, vector
-//	         after vector), then each weight column: count float32
+//	         sparse uint8 (the set stores its vectors sparsely), then count
+//	         vectors: dense, Dim float32 values each; sparse, the number of
+//	         non-zeros uint32, then each 0-based index uint32 and value
+//	         float32; then each weight column: count float32
 //	base     scale float64, group float64, PCG state (length int64, then
 //	         the bytes of rand.PCG.MarshalBinary), then, for every learner
 //	         whose coefficients are a scalar times a pattern (keepsPatterns),
@@ -66,9 +68,12 @@ const (
 	headerSize    = len(modelMagic) + 4 + 8
 	trailerSize   = 4
 
-	// MaxModelDim is the largest dimension a model file holds: support
-	// vectors are stored dense, 64 MiB each at this size.
+	// MaxModelDim is the largest dimension of a model file with dense
+	// storage: 64 MiB per support vector at this size.
 	MaxModelDim = 1 << 24
+	// MaxSparseModelDim is the largest dimension of a model file with
+	// sparse storage, whose vectors take O(non-zeros).
+	MaxSparseModelDim = math.MaxInt32
 	// MaxModelBudget is the largest budget a model file holds; the
 	// learners preallocate per-slot arrays of that length.
 	MaxModelBudget = 1 << 20
@@ -251,7 +256,11 @@ func encode(l Base) ([]byte, error) {
 	if math.IsNaN(b.scale) || math.IsInf(b.scale, 0) || math.IsNaN(b.group) || math.IsInf(b.group, 0) {
 		return nil, fmt.Errorf("save model: %v: weight scales %v and %v", b.algo, b.scale, b.group)
 	}
-	out := make([]byte, 0, 256+n*(dim+cols)*4)
+	perVector := dim // floats per stored vector: dense rows, or a guess of sparse ones (append grows)
+	if set.Storage() == engine.SparseStorage {
+		perVector = 64
+	}
+	out := make([]byte, 0, 256+n*(perVector+cols)*4)
 	le := binary.LittleEndian
 	out = append(out, modelMagic...)
 	out = le.AppendUint32(out, formatVersion)
@@ -274,6 +283,7 @@ func encode(l Base) ([]byte, error) {
 	out = le.AppendUint64(out, uint64(int64(c.Rank)))
 	out = le.AppendUint64(out, uint64(int64(c.Features)))
 	out = append(out, boolByte(c.Calibrate))
+	out = append(out, byte(c.Storage))
 	out = le.AppendUint64(out, uint64(len(c.Classes)))
 	for _, label := range c.Classes {
 		out = le.AppendUint64(out, uint64(int64(label)))
@@ -285,10 +295,20 @@ func encode(l Base) ([]byte, error) {
 	maxNorm, integral := set.Bounds()
 	out = le.AppendUint64(out, math.Float64bits(maxNorm))
 	out = append(out, boolByte(integral))
-	row := make([]float32, dim)
+	sparse := set.Storage() == engine.SparseStorage
+	out = append(out, boolByte(sparse))
+	var sv engine.Vector
 	for i := range n {
-		row = set.Vector(i, row)
-		for _, v := range row {
+		sv = set.SupportVector(i, sv)
+		if sparse {
+			out = le.AppendUint32(out, uint32(len(sv.Index)))
+			for k, j := range sv.Index {
+				out = le.AppendUint32(out, uint32(j))
+				out = le.AppendUint32(out, math.Float32bits(sv.Value[k]))
+			}
+			continue
+		}
+		for _, v := range sv.Dense {
 			out = le.AppendUint32(out, math.Float32bits(v))
 		}
 	}
@@ -337,14 +357,26 @@ func boolByte(b bool) byte {
 // checkLimits rejects what a model file cannot hold.
 func checkLimits(a Algorithm, c Config) error {
 	switch {
-	case c.Dim > MaxModelDim:
-		return fmt.Errorf("dimension %d is above the largest a model file holds (%d)", c.Dim, MaxModelDim)
+	case c.Dim > MaxSparseModelDim:
+		return fmt.Errorf("dimension %d is above the largest a model file holds (%d, sparse storage)", c.Dim, MaxSparseModelDim)
+	case c.Dim > MaxModelDim && storageOf(c) == engine.DenseStorage:
+		return fmt.Errorf("dimension %d is above the largest a model file with dense storage holds (%d)", c.Dim, MaxModelDim)
 	case (a == Projectron || a == ProjectronPP) && c.Budget > MaxProjectronBudget:
 		return fmt.Errorf("%v budget %d is above the largest a model file holds (%d)", a, c.Budget, MaxProjectronBudget)
 	case a.Budgeted() && c.Budget > MaxModelBudget:
 		return fmt.Errorf("budget %d is above the largest a model file holds (%d)", c.Budget, MaxModelBudget)
 	}
 	return nil
+}
+
+// storageOf is the storage a learner of configuration c keeps (an unknown
+// one counts as dense: validate refuses it).
+func storageOf(c Config) engine.Storage {
+	s, err := c.Storage.Resolve(c.Dim)
+	if err != nil {
+		return engine.DenseStorage
+	}
+	return s
 }
 
 // checkHeader checks the magic and version of a model's first bytes (all
@@ -427,7 +459,7 @@ func decode(data []byte) (Online, int, error) {
 func (r *reader) learner() (Online, error) {
 	a := Algorithm(r.u8())
 	var c Config
-	c.Dim = r.int("dimension", MaxModelDim)
+	c.Dim = r.int("dimension", MaxSparseModelDim)
 	c.Budget = int(r.i64())
 	// Configuration numbers are kept bit for bit: validate judges them
 	// (an algorithm may ignore a parameter, whatever its value).
@@ -440,6 +472,7 @@ func (r *reader) learner() (Online, error) {
 		c.Epsilon, c.Nu, c.C = r.raw64(), r.raw64(), r.raw64()
 		c.Rank, c.Features = int(r.i64()), int(r.i64())
 		c.Calibrate = r.bool("calibrate flag")
+		c.Storage = engine.Storage(r.u8())
 		classes := r.int("class count", MaxClasses)
 		if r.err == nil && classes > len(r.buf)/8 {
 			return nil, r.fail("%d classes need %d bytes, %d remain", classes, 8*classes, len(r.buf))
@@ -465,7 +498,7 @@ func (r *reader) learner() (Online, error) {
 		return nil, r.fail("%v", err)
 	}
 
-	dim := r.int("support vector dimension", MaxModelDim)
+	dim := r.int("support vector dimension", MaxSparseModelDim)
 	if r.err == nil && dim != c.Dim {
 		return nil, r.fail("support vector dimension %d does not match the configured dimension %d", dim, c.Dim)
 	}
@@ -478,6 +511,11 @@ func (r *reader) learner() (Online, error) {
 	}
 	maxNorm := r.f64()
 	integral := r.bool("integral flag")
+	sparse := r.version >= 3 && r.bool("sparse-storage flag")
+	perVector := 4 * dim // the least bytes a stored vector takes
+	if sparse {
+		perVector = 4
+	}
 	wantCols := columnsOf(a, c)
 	switch {
 	case r.err != nil:
@@ -486,8 +524,8 @@ func (r *reader) learner() (Online, error) {
 		return nil, r.fail("%d weight columns, %v has %d", cols, a, wantCols)
 	case a.Budgeted() && count > c.Budget:
 		return nil, r.fail("%d support vectors over the budget %d", count, c.Budget)
-	case count > len(r.buf)/(4*(dim+cols)):
-		return nil, r.fail("%d support vectors of dimension %d need %d bytes, %d remain", count, dim, count*4*(dim+cols), len(r.buf))
+	case count > len(r.buf)/(perVector+4*cols):
+		return nil, r.fail("%d support vectors of dimension %d need %d bytes, %d remain", count, dim, count*(perVector+4*cols), len(r.buf))
 	}
 
 	l, err := emptyLearner(a, c, count)
@@ -495,14 +533,11 @@ func (r *reader) learner() (Online, error) {
 		return nil, fmt.Errorf("load model: %w", err) // BOGD_SIMD names no usable implementation
 	}
 	b := l.core()
-	row := make([]float32, dim)
-	for i := range count {
-		for j := range row {
-			row[j] = r.f32()
-		}
-		if _, err := b.set.Add(engine.Dense(row)); err != nil {
-			return nil, r.fail("support vector %d: %v", i, err)
-		}
+	if wantSparse := b.set.Storage() == engine.SparseStorage; sparse != wantSparse {
+		return nil, r.fail("sparse-storage flag %v for a learner that stores its vectors %v", sparse, b.set.Storage())
+	}
+	if err := r.vectors(b.set, count, sparse); err != nil {
+		return nil, err
 	}
 	for col := range cols {
 		w := b.set.Weights(col)
@@ -555,6 +590,45 @@ func (r *reader) learner() (Online, error) {
 		return nil, err
 	}
 	return l, r.err
+}
+
+// vectors reads count support vectors into set: dense rows of Dim float32
+// values, or (sparse) each one's number of non-zeros, then its 0-based
+// indices and values, interleaved (uint32, float32).
+func (r *reader) vectors(set *engine.Set, count int, sparse bool) error {
+	dim := set.Dim()
+	var row []float32
+	var idx []int32
+	for i := range count {
+		var x engine.Vector
+		if sparse {
+			nnz := int(r.u32())
+			if r.err == nil && nnz > dim {
+				return r.fail("support vector %d: %d non-zeros in dimension %d", i, nnz, dim)
+			}
+			if r.err == nil && nnz > len(r.buf)/8 {
+				return r.fail("support vector %d: %d non-zeros need %d bytes, %d remain", i, nnz, 8*nnz, len(r.buf))
+			}
+			idx, row = idx[:0], row[:0]
+			for range nnz {
+				idx, row = append(idx, int32(r.u32())), append(row, r.f32())
+			}
+			x = engine.Sparse(idx, row)
+		} else {
+			row = row[:0]
+			for range dim {
+				row = append(row, r.f32())
+			}
+			x = engine.Dense(row)
+		}
+		if r.err != nil {
+			return r.err
+		}
+		if _, err := set.Add(x); err != nil {
+			return r.fail("support vector %d: %v", i, err)
+		}
+	}
+	return nil
 }
 
 // columnsOf is the number of weight columns of algorithm a's learner: one

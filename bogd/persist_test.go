@@ -295,8 +295,8 @@ func TestRoundTrip(t *testing.T) {
 // TestConfigFieldsSaved fails when Config gains a field: the model format
 // must then save it (and its version may need a bump).
 func TestConfigFieldsSaved(t *testing.T) {
-	if n := reflect.TypeFor[Config]().NumField(); n != 17 {
-		t.Fatalf("Config has %d fields; the model format (persist.go) saves 17: update it", n)
+	if n := reflect.TypeFor[Config]().NumField(); n != 18 {
+		t.Fatalf("Config has %d fields; the model format (persist.go) saves 18: update it", n)
 	}
 }
 
@@ -415,12 +415,13 @@ const (
 	offSigma     = offBudget + 8
 	offEta       = offSigma + 8
 	offTask      = offEta + 8*4 + 1 + 8  // Eta, Lambda, Gamma, Seed, Projection, Threshold
-	offSetDim    = offTask + 1 + 8*6 + 1 // Task, Epsilon, Nu, C, Rank, Features, no classes, Calibrate
+	offSetDim    = offTask + 1 + 8*6 + 2 // Task, Epsilon, Nu, C, Rank, Features, no classes, Calibrate, Storage
 	offCount     = offSetDim + 8
 	offColumns   = offCount + 8
 	offNormBound = offColumns + 4
 	offIntegral  = offNormBound + 8
-	offVectors   = offIntegral + 1
+	offSparse    = offIntegral + 1
+	offVectors   = offSparse + 1
 )
 
 // TestLoadInvalidFields writes invented contents with a valid checksum and
@@ -599,8 +600,11 @@ func TestSaveRejects(t *testing.T) {
 	if err := checkLimits(RBP, Config{Budget: MaxModelBudget + 1}); err == nil {
 		t.Error("budget above the limit accepted")
 	}
-	if err := checkLimits(Perceptron, Config{Dim: MaxModelDim + 1}); err == nil {
-		t.Error("dimension above the limit accepted")
+	if err := checkLimits(Perceptron, Config{Dim: MaxModelDim + 1, Storage: engine.DenseStorage}); err == nil {
+		t.Error("dimension above the dense limit accepted")
+	}
+	if err := checkLimits(Perceptron, Config{Dim: MaxModelDim + 1}); err != nil {
+		t.Errorf("a sparse dimension above the dense limit: %v", err)
 	}
 	if err := checkLimits(Perceptron, Config{Dim: 10, Budget: math.MaxInt}); err != nil {
 		t.Errorf("an unbudgeted learner's unused budget: %v", err)
@@ -848,9 +852,9 @@ func TestLoadVersion1(t *testing.T) {
 	n := old.SupportVectors()
 	// Version 1 held K and all of K⁻¹; version 3 has the lower triangle of
 	// K⁻¹, the task fields (Task, Epsilon, Nu, C, Rank, Features, no
-	// classes) and a 4-byte
+	// classes, Calibrate, Storage), the sparse-storage flag and a 4-byte
 	// column count where version 1 had 1 byte.
-	if n < 2 || len(v1)-len(v2) != 8*(2*n*n-tri(n))-(1+8*6+1)-3 {
+	if n < 2 || len(v1)-len(v2) != 8*(2*n*n-tri(n))-(1+8*6+2)-3-1 {
 		t.Fatalf("%d support vectors: version 1 has %d bytes, version %d %d", n, len(v1), formatVersion, len(v2))
 	}
 	cur, err := Load(bytes.NewReader(v2))

@@ -1064,3 +1064,103 @@ func TestBatches(t *testing.T) {
 		t.Fatal("3 labels for 600 examples accepted")
 	}
 }
+
+// hashedStream draws n rows of nnz integer counts (1..3) at random indices
+// below dim, labelled by whether they hold more even than odd indices
+// among a few hundred "positive" ones: the shape of hashed text.
+func hashedStream(n, nnz, dim int, seed uint64) taskStream {
+	rng := rand.New(rand.NewPCG(seed, 41))
+	s := taskStream{dim: dim}
+	for range n {
+		seen := map[int32]bool{}
+		var idx []int32
+		for len(idx) < nnz {
+			j := int32(rng.IntN(dim))
+			if rng.IntN(3) == 0 {
+				j = int32(rng.IntN(300)) // shared features make kernel values non-trivial
+			}
+			if !seen[j] {
+				seen[j] = true
+				idx = append(idx, j)
+			}
+		}
+		slices.Sort(idx)
+		val := make([]float32, len(idx))
+		score := 0
+		for k, j := range idx {
+			val[k] = float32(1 + rng.IntN(3))
+			if j < 300 {
+				score += int(j%2)*2 - 1
+			}
+		}
+		y := 1.0
+		if score < 0 {
+			y = -1
+		}
+		s.xs, s.labels = append(s.xs, engine.Sparse(idx, val)), append(s.labels, y)
+	}
+	return s
+}
+
+// TestSparseStorage: with integer data, a learner storing its vectors
+// sparsely computes what the dense one computes, bit for bit (the engine's
+// guarantee; BSGD's merged points are not integers); at four million
+// features every learner picks sparse storage, and saves, loads and
+// resumes exactly, in a file of O(non-zeros).
+func TestSparseStorage(t *testing.T) {
+	small := hashedStream(500, 20, 3000, 3)
+	for _, a := range AlgorithmsFor(Binary) {
+		if a == BSGDMerge {
+			continue // its merged points are not integers: no bitwise guarantee
+		}
+		cfg := Config{Dim: small.dim, Budget: 40, Sigma: 3, Eta: 0.3, Lambda: 1e-4, Gamma: 3, Seed: 7, Storage: engine.DenseStorage}
+		dense := mustNewOnline(t, a, cfg)
+		cfg.Storage = engine.SparseStorage
+		sparse := mustNewOnline(t, a, cfg)
+		for i, x := range small.xs {
+			d, err1 := dense.Learn(x, small.labels[i])
+			s, err2 := sparse.Learn(x, small.labels[i])
+			if err1 != nil || err2 != nil {
+				t.Fatal(err1, err2)
+			}
+			if math.Float64bits(d.Score) != math.Float64bits(s.Score) || d.Updated != s.Updated {
+				t.Fatalf("%v step %d: dense storage %+v, sparse %+v", a, i, d, s)
+			}
+		}
+	}
+	big := hashedStream(300, 20, 4_000_000, 4)
+	for _, a := range AlgorithmsFor(Binary) {
+		cfg := Config{Dim: big.dim, Budget: 30, Sigma: 3, Eta: 0.3, Gamma: 3, Seed: 8}
+		whole, l := mustNewOnline(t, a, cfg), mustNewOnline(t, a, cfg)
+		if got := l.(persistent).core().set.Storage(); got != engine.SparseStorage {
+			t.Fatalf("%v: %v storage at four million features", a, got)
+		}
+		var want, got []float64
+		for i, x := range big.xs {
+			st, _ := whole.Learn(x, big.labels[i])
+			want = append(want, st.Score)
+		}
+		for i, x := range big.xs[:150] {
+			st, _ := l.Learn(x, big.labels[i])
+			got = append(got, st.Score)
+		}
+		var buf bytes.Buffer
+		if err := Save(&buf, l); err != nil {
+			t.Fatal(err)
+		}
+		if buf.Len() > 1<<20 {
+			t.Fatalf("%v: a model of %d vectors takes %d bytes", a, l.SupportVectors(), buf.Len())
+		}
+		resumed, err := LoadOnline(&buf)
+		if err != nil {
+			t.Fatalf("%v: %v", a, err)
+		}
+		for i, x := range big.xs[150:] {
+			st, _ := resumed.Learn(x, big.labels[150+i])
+			got = append(got, st.Score)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%v: the resumed learner's scores differ", a)
+		}
+	}
+}

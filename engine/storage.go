@@ -65,8 +65,9 @@ func ParseStorage(name string) (Storage, error) {
 	return 0, fmt.Errorf("engine: unknown storage %q (want auto, dense or sparse)", name)
 }
 
-// resolve turns AutoStorage into the storage it picks for dimension dim.
-func (s Storage) resolve(dim int) (Storage, error) {
+// Resolve turns AutoStorage into the storage it picks for dimension dim
+// (the others are themselves).
+func (s Storage) Resolve(dim int) (Storage, error) {
 	switch {
 	case s >= numStorages:
 		return 0, fmt.Errorf("unknown %v", s)
@@ -113,7 +114,7 @@ type vectors interface {
 // newVectors returns empty storage s for vectors of dimension dim with
 // room for capacity of them.
 func newVectors(s Storage, dim, capacity int) (vectors, error) {
-	s, err := s.resolve(dim)
+	s, err := s.Resolve(dim)
 	if err != nil {
 		return nil, err
 	}
