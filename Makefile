@@ -74,7 +74,7 @@ QEMU_QUIET = { grep -v "TCG doesn't support requested feature" || true; }
 
 # Short runs of every fuzz target (the seed corpora also run in `go test`).
 fuzz:
-	@for pkg in ./simd/ ./dataset/ ./bogd/; do \
+	@for pkg in ./simd/ ./dataset/ ./bogd/ ./engine/; do \
 	  for f in $$($(GO) test -list 'Fuzz.*' $$pkg | grep ^Fuzz); do \
 	    echo "fuzz $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	  done; \
