@@ -3,6 +3,7 @@ package lsokl
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -181,8 +182,16 @@ func (t *Tables) renderPaperScale(b *bytes.Buffer) {
 	fmt.Fprintf(b, "Where our copy differs from the paper's by a scale factor of the features alone, this is the paper's σ = 8 on its copy's scale: %s (a Gaussian kernel of width σ on features x is the kernel of width σ/s on features s·x). Parameters are selected as in the σ = 8 table.\n\n", strings.Join(ds, ", "))
 }
 
-// renderDataNotes lists how the copies here differ from the paper's.
+// renderDataNotes lists how the copies here differ from the paper's, and
+// what σ = 8 means on each: the kernel value of two rows at the median
+// distance (near 1: the kernel hardly tells rows apart; near 0: no two
+// rows see each other).
 func (t *Tables) renderDataNotes(b *bytes.Buffer) {
+	var at []string
+	for _, d := range t.Opt.Datasets {
+		at = append(at, fmt.Sprintf("%s %.3g", d.Name, math.Exp(-d.Median*d.Median/(2*PaperSigma*PaperSigma))))
+	}
+	fmt.Fprintf(b, "What σ = 8 means on each dataset: the kernel value exp(−m²/(2·8²)) of two rows at the median distance m: %s.\n\n", strings.Join(at, ", "))
 	var notes []string
 	for _, d := range t.Opt.Datasets {
 		if d.Differs != "" {
