@@ -54,15 +54,6 @@ type row struct {
 // (those the task defines).
 const defaultAlgorithms = "bogd,bogd++,rbp,forgetron,projectron,projectron++,perceptron,ogd"
 
-// runFlags are the learners' settings of `run`.
-type runFlags struct {
-	sigma, eta, gamma, epsilon, nu, c float64
-	lambda                            string
-	lambdaGiven                       bool
-	rank, features                    int
-	projection                        bogd.Projection
-}
-
 func runCommand(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("run", stderr)
 	dataPath := fs.String("data", "", "LIBSVM data file, plain or gzip (required)")
@@ -72,17 +63,8 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	budgets := fs.String("budget", "100", "comma-separated budgets")
 	runs := fs.Int("runs", 20, "random permutations per (algorithm, budget)")
 	seed := fs.Uint64("seed", 1, "seed of the permutations and the learners' random choices")
-	var f runFlags
+	f := addLearnerFlags(fs)
 	fs.Float64Var(&f.sigma, "sigma", 8, "Gaussian kernel width: exp(-||x-y||^2/(2 sigma^2))")
-	fs.Float64Var(&f.eta, "eta", 0, "step size η (OGD, BOGD, BOGD++, BOGD-oldest, NORMA, NOGD, FOGD; in regression also the Perceptron, RBP, Forgetron, Projectron); 0: the toolbox's, 0.2 binary, 0.5 multiclass, 0.1 regression, NORMA 0.03, FOGD 0.002/0.005/6e-4")
-	fs.StringVar(&f.lambda, "lambda", "1/T^2", "regularisation λ (OGD, BOGD, BOGD++, BOGD-oldest, NORMA; BSGD-merge's Pegasos λ, 1e-4 unless given); 1/T^2 uses the number of rows T")
-	fs.Float64Var(&f.gamma, "gamma", 10, "weight cap factor: weights stay <= gamma*eta (BOGD, BOGD++, BOGD-oldest)")
-	fs.Float64Var(&f.epsilon, "epsilon", 0.1, "regression: the ε of the ε-insensitive losses (NORMA: where ε starts)")
-	fs.Float64Var(&f.nu, "nu", 0.4, "NORMA's ν in [0, 1]: the fraction of examples that update")
-	fs.Float64Var(&f.c, "C", 1, "BPA-S's aggressiveness C")
-	fs.IntVar(&f.rank, "rank", 0, "NOGD's rank k (0: 0.2·budget)")
-	fs.IntVar(&f.features, "features", 0, "FOGD's number of random Fourier features D (0: 4·budget, 15·budget in regression)")
-	projection := fs.String("projection", "clip", "BOGD/BOGD++ projection: clip (each weight, the paper's Eq. 10) or rescale (all weights, the authors' code)")
 	orderPath := fs.String("order", "", "file of fixed orders (one comma-separated 1-based permutation per line) instead of random permutations")
 	format := fs.String("format", "table", "output format: table or json")
 	savePath := fs.String("save", "", "save the learner of the last run to this model file (needs one algorithm and one budget); with --scale minmax the scaling goes beside it, to FILE"+scalingSuffix)
@@ -116,7 +98,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if f.projection, err = experiment.ParseProjection(*projection); err != nil {
+	if f.projection, err = experiment.ParseProjection(f.projectionName); err != nil {
 		return usagef("--projection: %v", err)
 	}
 	if *savePath != "" && (len(algorithms) != 1 || len(budgetList) != 1) {
@@ -257,28 +239,6 @@ type runCell struct {
 	algo      bogd.Algorithm
 	budget    int
 	cfg, used bogd.Config
-}
-
-// config is the configuration of algo's learners at budget over data; λ
-// is 1/T² (or --lambda) except for BSGD-merge without --lambda, whose
-// Pegasos λ has its own default. ε and ν are set only where a rule reads
-// them, so that a saved model states no setting it never used.
-func (f *runFlags) config(algo bogd.Algorithm, budget int, data *dataset.Dataset, lambda float64) bogd.Config {
-	if algo == bogd.BSGDMerge && !f.lambdaGiven {
-		lambda = 0
-	}
-	cfg := bogd.Config{
-		Task: experiment.LearnerTask(data.Task), Classes: data.Classes, Dim: data.Dim, Budget: budget,
-		Sigma: f.sigma, Eta: f.eta, Lambda: lambda, Gamma: f.gamma, Projection: f.projection,
-		C: f.c, Rank: f.rank, Features: f.features,
-	}
-	if cfg.Task == bogd.Regression {
-		cfg.Epsilon = f.epsilon
-	}
-	if algo == bogd.NORMA {
-		cfg.Nu = f.nu
-	}
-	return cfg
 }
 
 // row is the output line of the cell's summary s; the parameters are
