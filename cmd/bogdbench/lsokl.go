@@ -63,18 +63,24 @@ func parseLSOKLFlags(args []string, stderr io.Writer) (*lsokl.Options, error) {
 	default:
 		return nil, usagef("--grid must be full or quick, got %q", *gridName)
 	}
-	for _, d := range table.Datasets {
-		if (*only == "" && (!opt.Quick || d.Rows <= lsokl.QuickRows)) || slices.Contains(strings.Split(*only, ","), d.Name) {
-			opt.Datasets = append(opt.Datasets, d)
+	if *only == "" {
+		for _, d := range table.Datasets {
+			if !opt.Quick || d.Rows <= lsokl.QuickRows {
+				opt.Datasets = append(opt.Datasets, d)
+			}
 		}
 	}
 	for _, name := range strings.Split(*only, ",") {
-		if _, ok := table.Dataset(name); *only != "" && !ok {
+		d, ok := table.Dataset(strings.TrimSpace(name))
+		if *only != "" && !ok {
 			var names []string
 			for _, d := range table.Datasets {
 				names = append(names, d.Name)
 			}
 			return nil, usagef("--only: Table %d has no dataset %q (want some of %s)", table.Number, name, strings.Join(names, ", "))
+		}
+		if ok {
+			opt.Datasets = append(opt.Datasets, d)
 		}
 	}
 	if *budgets != "" {
