@@ -20,13 +20,16 @@ const zeroArg = -88
 // and sincos32 (asm/gen keeps its own copy of the values: the two must
 // agree; its exp rounding constant also carries the exponent bias 127), and
 // that zeroArg does what it is for. The table holds each constant 8 times,
-// 32 bytes apart, in this order: exp's, then sin's and cos's.
+// 32 bytes apart, in this order: exp's, sin's and cos's, then the merge
+// search's (γ, 2γ − 1, the NaN probe's −1, the interval ends −5, 6 and 0,
+// and −MaxFloat32, below which lk is −Inf).
 func TestAsmConstants(t *testing.T) {
 	if n := math.Round(zeroArg * expLog2e); !(zeroArg < ExpMin) || n != -127 {
 		t.Fatalf("zeroArg = %v: round(zeroArg·log2e) = %v, want −127 below ExpMin", zeroArg, n)
 	}
 	want := []float32{ExpMin, ExpMax, zeroArg, expLog2e, expShift + 127, expC1, expC2, expP0, expP1, expP2, expP3, expP4, expP5,
-		sinMax, -sinMax, sinInvPi, sinShift, sinPi1, sinPi2, sinS4, sinS3, sinS2, sinS1, sinC5, sinC4, sinC3, sinC2, 0.5, 1}
+		sinMax, -sinMax, sinInvPi, sinShift, sinPi1, sinPi2, sinS4, sinS3, sinS2, sinS1, sinC5, sinC4, sinC3, sinC2, 0.5, 1,
+		mergeGamma, mergeInner, -1, -5, 6, 0, -math.MaxFloat32}
 	data := regexp.MustCompile(`(?m)^DATA consts<>\+(\d+)\(SB\)/4, \$\(?([^)\s]+)\)?$`)
 	for _, file := range []string{"kernels_avx2_amd64.s", "kernels_avx512_amd64.s"} {
 		src, err := os.ReadFile(file)

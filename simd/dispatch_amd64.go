@@ -164,6 +164,17 @@ func axpy(y, x []float32, a float32) {
 	}
 }
 
+func mergeSearch(h, a1, a2, lk []float32) {
+	switch active {
+	case AVX512:
+		mergeSearchAVX512(h, a1, a2, lk, mergeSteps)
+	case AVX2:
+		mergeSearchAVX2(h, a1, a2, lk, mergeSteps)
+	default:
+		mergeSearchGeneric(h, a1, a2, lk)
+	}
+}
+
 func fmaLoop(n int, mul, add, seed float32) float32 {
 	switch active {
 	case AVX512:

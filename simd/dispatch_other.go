@@ -39,6 +39,8 @@ func fourierSparse(cos, sin []float32, idx []int32, val []float32, tiles []float
 
 func axpy(y, x []float32, a float32) { axpyGeneric(y, x, a) }
 
+func mergeSearch(h, a1, a2, lk []float32) { mergeSearchGeneric(h, a1, a2, lk) }
+
 func fmaLoop(n int, mul, add, seed float32) float32 { return fmaLoopGeneric(n, mul, add, seed) }
 
 func fmaFlops() int { return fmaFlopsGeneric }

@@ -179,6 +179,106 @@ func axpyGeneric(y, x []float32, a float32) {
 	}
 }
 
+// Constants of MergeSearch: the golden ratio γ = (√5 − 1)/2, the offset
+// 2γ − 1 = γ − γ² of a new interior point from the end kept, and the
+// number of steps: the width of a bracket shrinks by γ per step, and
+// mergeSteps takes the widest interval (5) below BudgetedSVM's stopping
+// width 2·10⁻⁴ (5·γ²² = 1.24e-4; 21 steps leave 2.03e-4).
+const (
+	mergeGamma = 0.618033988749894848
+	mergeInner = 2*mergeGamma - 1
+	mergeSteps = 22
+)
+
+// mergeSearchGeneric is the golden-section search of MergeSearch for
+// every candidate i.
+func mergeSearchGeneric(h, a1, a2, lk []float32) {
+	a1, a2, lk = a1[:len(h)], a2[:len(h)], lk[:len(h)]
+	for i := range h {
+		h[i] = mergeSearch32(a1[i], a2[i], lk[i])
+	}
+}
+
+// mergeSearch32 maximises f(x) = a1·e^((1−x)²·lk) + a2·e^(x²·lk) by
+// golden-section search over [0, 1] (a1·a2 > 0), [1, 6] (a1 > 0) or
+// [−5, 0], in mergeSteps steps, and returns the middle of the last
+// bracket; 1 if |a1| ≥ |a2| else 0 when lk = −Inf, NaN when an input is.
+//
+// The bracket [lo, hi] holds the interior points p = hi − γ·w and
+// q = lo + γ·w (w = hi − lo), whose values are kept (each step evaluates
+// f at one new point). When f(p) ≥ f(q) the bracket becomes [lo, q] and
+// its new interior point is lo + (2γ−1)·w, otherwise [p, hi] with
+// hi − (2γ−1)·w: base ± γ·w and base ± (2γ−1)·w from the end kept.
+//
+// f is kept scaled (mergeValue): a value e^M·v with M the larger exponent
+// at its point, so that neither term underflows before it is negligible,
+// and mergeAtLeast compares two of them exactly where e^(M_p − M_q)
+// underflows.
+func mergeSearch32(a1, a2, lk float32) float32 {
+	if a1 != a1 || a2 != a2 || lk != lk {
+		return float32(math.NaN())
+	}
+	if math.IsInf(float64(lk), -1) {
+		// Orthogonal points: z can only keep one of them whole.
+		if abs32(a1) >= abs32(a2) {
+			return 1
+		}
+		return 0
+	}
+	lo, hi := float32(-5), float32(0)
+	switch {
+	case a1*a2 > 0:
+		lo, hi = 0, 1
+	case a1 > 0:
+		lo, hi = 1, 6
+	}
+	w := hi - lo
+	mp, vp := mergeValue(a1, a2, lk, hi-mergeGamma*w)
+	mq, vq := mergeValue(a1, a2, lk, lo+mergeGamma*w)
+	for range mergeSteps {
+		w := hi - lo
+		if mergeAtLeast(mp, vp, mq, vq) { // f(p) ≥ f(q): keep [lo, q]
+			hi = lo + mergeGamma*w
+			mq, vq = mp, vp
+			mp, vp = mergeValue(a1, a2, lk, lo+mergeInner*w)
+		} else { // keep [p, hi]
+			lo = hi - mergeGamma*w
+			mp, vp = mq, vq
+			mq, vq = mergeValue(a1, a2, lk, hi-mergeInner*w)
+		}
+	}
+	return (lo + hi) * 0.5
+}
+
+// mergeValue returns f(x) = a1·e^A + a2·e^B, A = (x−1)²·lk, B = x²·lk, as
+// e^M·v: M = max(A, B) and v = a1 + a2·e^(B−A) when B ≤ A, else
+// a1·e^(A−B) + a2. One exponential, of −|B − A|.
+func mergeValue(a1, a2, lk, x float32) (m, v float32) {
+	d := x - 1
+	a := d * d * lk
+	b := x * x * lk
+	e := exp32(-abs32(b - a))
+	if b-a <= 0 {
+		return a, a2*e + a1
+	}
+	return b, a1*e + a2
+}
+
+// mergeAtLeast reports whether e^mp·vp ≥ e^mq·vq: the value of the
+// smaller exponent is scaled by e^(−|mp − mq|) (0 when that underflows:
+// the other value is then larger in magnitude by over e^87).
+func mergeAtLeast(mp, vp, mq, vq float32) bool {
+	d := mp - mq
+	e := exp32(-abs32(d))
+	if d <= 0 {
+		return vp*e >= vq
+	}
+	return vp >= vq*e
+}
+
+// abs32 is |x| (math.Abs in float32).
+func abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }
+
 // sqdistGeneric writes into dst[t*16+l] the squared distance from x to the
 // vector in lane l of tile t: Σⱼ (x[j] − tiles[(t·dim+j)·16+l])². Four lanes
 // at a time keep their sums in registers.

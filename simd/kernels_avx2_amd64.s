@@ -236,7 +236,63 @@ DATA consts<>+912(SB)/4, $(1.0)
 DATA consts<>+916(SB)/4, $(1.0)
 DATA consts<>+920(SB)/4, $(1.0)
 DATA consts<>+924(SB)/4, $(1.0)
-GLOBL consts<>(SB), RODATA|NOPTR, $928
+DATA consts<>+928(SB)/4, $(0.618034)
+DATA consts<>+932(SB)/4, $(0.618034)
+DATA consts<>+936(SB)/4, $(0.618034)
+DATA consts<>+940(SB)/4, $(0.618034)
+DATA consts<>+944(SB)/4, $(0.618034)
+DATA consts<>+948(SB)/4, $(0.618034)
+DATA consts<>+952(SB)/4, $(0.618034)
+DATA consts<>+956(SB)/4, $(0.618034)
+DATA consts<>+960(SB)/4, $(0.23606798)
+DATA consts<>+964(SB)/4, $(0.23606798)
+DATA consts<>+968(SB)/4, $(0.23606798)
+DATA consts<>+972(SB)/4, $(0.23606798)
+DATA consts<>+976(SB)/4, $(0.23606798)
+DATA consts<>+980(SB)/4, $(0.23606798)
+DATA consts<>+984(SB)/4, $(0.23606798)
+DATA consts<>+988(SB)/4, $(0.23606798)
+DATA consts<>+992(SB)/4, $(-1.0)
+DATA consts<>+996(SB)/4, $(-1.0)
+DATA consts<>+1000(SB)/4, $(-1.0)
+DATA consts<>+1004(SB)/4, $(-1.0)
+DATA consts<>+1008(SB)/4, $(-1.0)
+DATA consts<>+1012(SB)/4, $(-1.0)
+DATA consts<>+1016(SB)/4, $(-1.0)
+DATA consts<>+1020(SB)/4, $(-1.0)
+DATA consts<>+1024(SB)/4, $(-5.0)
+DATA consts<>+1028(SB)/4, $(-5.0)
+DATA consts<>+1032(SB)/4, $(-5.0)
+DATA consts<>+1036(SB)/4, $(-5.0)
+DATA consts<>+1040(SB)/4, $(-5.0)
+DATA consts<>+1044(SB)/4, $(-5.0)
+DATA consts<>+1048(SB)/4, $(-5.0)
+DATA consts<>+1052(SB)/4, $(-5.0)
+DATA consts<>+1056(SB)/4, $(6.0)
+DATA consts<>+1060(SB)/4, $(6.0)
+DATA consts<>+1064(SB)/4, $(6.0)
+DATA consts<>+1068(SB)/4, $(6.0)
+DATA consts<>+1072(SB)/4, $(6.0)
+DATA consts<>+1076(SB)/4, $(6.0)
+DATA consts<>+1080(SB)/4, $(6.0)
+DATA consts<>+1084(SB)/4, $(6.0)
+DATA consts<>+1088(SB)/4, $(0.0)
+DATA consts<>+1092(SB)/4, $(0.0)
+DATA consts<>+1096(SB)/4, $(0.0)
+DATA consts<>+1100(SB)/4, $(0.0)
+DATA consts<>+1104(SB)/4, $(0.0)
+DATA consts<>+1108(SB)/4, $(0.0)
+DATA consts<>+1112(SB)/4, $(0.0)
+DATA consts<>+1116(SB)/4, $(0.0)
+DATA consts<>+1120(SB)/4, $(-340282350000000000000000000000000000000.0)
+DATA consts<>+1124(SB)/4, $(-340282350000000000000000000000000000000.0)
+DATA consts<>+1128(SB)/4, $(-340282350000000000000000000000000000000.0)
+DATA consts<>+1132(SB)/4, $(-340282350000000000000000000000000000000.0)
+DATA consts<>+1136(SB)/4, $(-340282350000000000000000000000000000000.0)
+DATA consts<>+1140(SB)/4, $(-340282350000000000000000000000000000000.0)
+DATA consts<>+1144(SB)/4, $(-340282350000000000000000000000000000000.0)
+DATA consts<>+1148(SB)/4, $(-340282350000000000000000000000000000000.0)
+GLOBL consts<>(SB), RODATA|NOPTR, $1152
 
 // func sqdistAVX2(dst []float32, x []float32, tiles []float32, dim int)
 // Requires: AVX, FMA3
@@ -5072,6 +5128,1857 @@ done_128:
 	VZEROUPPER
 	RET
 
+// func mergeSearchAVX2(h []float32, a1 []float32, a2 []float32, lk []float32, steps int)
+// Requires: AVX, AVX2, FMA3
+TEXT ·mergeSearchAVX2(SB), $832-104
+	VBROADCASTSS consts<>+32(SB), Y0
+	VBROADCASTSS consts<>+992(SB), Y1
+	VBROADCASTSS consts<>+896(SB), Y2
+	VXORPS       Y1, Y2, Y2
+	LEAQ         63(SP), AX
+	ANDQ         $-64, AX
+	MOVQ         h_base+0(FP), CX
+	MOVQ         a1_base+24(FP), DX
+	MOVQ         a2_base+48(FP), BX
+	MOVQ         lk_base+72(FP), SI
+	MOVQ         h_len+8(FP), DI
+	SHLQ         $0x02, DI
+	XORQ         R8, R8
+
+	// blocks of 4
+	MOVQ DI, R9
+	SUBQ R8, R9
+	CMPQ R9, $0x00000080
+	JB   below4_130
+
+blocks4_131:
+	// start 0: [0, 1] where a1·a2 > 0, else [1, 6] where a1 > 0, else [−5, 0]
+	VMOVUPS      (DX)(R8*1), Y3
+	VMULPS       (BX)(R8*1), Y3, Y4
+	VCMPPS       $0x1e, consts<>+1088(SB), Y4, Y4
+	VCMPPS       $0x1e, consts<>+1088(SB), Y3, Y3
+	VBROADCASTSS consts<>+1024(SB), Y5
+	VBROADCASTSS consts<>+1088(SB), Y6
+	VBLENDVPS    Y3, consts<>+896(SB), Y5, Y5
+	VBLENDVPS    Y4, consts<>+1088(SB), Y5, Y5
+	VBROADCASTSS consts<>+1056(SB), Y7
+	VBLENDVPS    Y3, Y7, Y6, Y6
+	VBLENDVPS    Y4, consts<>+896(SB), Y6, Y6
+	VMOVUPS      Y5, (AX)
+	VMOVUPS      Y6, 32(AX)
+
+	// p = hi − γ·w, q = lo + γ·w
+	VSUBPS       Y5, Y6, Y3
+	VFNMADD231PS consts<>+928(SB), Y3, Y6
+	VFMADD231PS  consts<>+928(SB), Y3, Y5
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS consts<>+896(SB), Y6, Y3
+	VMULPS Y3, Y3, Y3
+	VMULPS (SI)(R8*1), Y3, Y3
+	VMULPS Y6, Y6, Y6
+	VMULPS (SI)(R8*1), Y6, Y6
+	VMAXPS Y6, Y3, Y4
+	VSUBPS Y3, Y6, Y3
+	VORPS  Y2, Y3, Y6
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y6, Y7
+	VBLENDVPS Y7, consts<>+64(SB), Y6, Y6
+	VMINPS    Y6, Y0, Y6
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y7
+	VFMADD231PS  consts<>+96(SB), Y6, Y7
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y7, Y8
+	VFNMADD231PS consts<>+160(SB), Y8, Y6
+	VFNMADD231PS consts<>+192(SB), Y8, Y6
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y8
+	VFMADD213PS  consts<>+256(SB), Y6, Y8
+	VFMADD213PS  consts<>+288(SB), Y6, Y8
+	VFMADD213PS  consts<>+320(SB), Y6, Y8
+	VFMADD213PS  consts<>+352(SB), Y6, Y8
+	VFMADD213PS  consts<>+384(SB), Y6, Y8
+
+	// y = (p·r)·r + r
+	VMULPS      Y6, Y8, Y8
+	VFMADD213PS Y6, Y6, Y8
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y7, Y7
+	VFMADD213PS Y7, Y7, Y8
+	VMOVUPS     (DX)(R8*1), Y6
+	VMOVUPS     (BX)(R8*1), Y7
+	VBLENDVPS   Y3, (DX)(R8*1), Y7, Y7
+	VBLENDVPS   Y3, (BX)(R8*1), Y6, Y6
+	VFMADD231PS Y8, Y6, Y7
+	VMOVUPS     Y4, 64(AX)
+	VMOVUPS     Y7, 96(AX)
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS consts<>+896(SB), Y5, Y3
+	VMULPS Y3, Y3, Y3
+	VMULPS (SI)(R8*1), Y3, Y3
+	VMULPS Y5, Y5, Y5
+	VMULPS (SI)(R8*1), Y5, Y5
+	VMAXPS Y5, Y3, Y4
+	VSUBPS Y3, Y5, Y3
+	VORPS  Y2, Y3, Y5
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y5, Y6
+	VBLENDVPS Y6, consts<>+64(SB), Y5, Y5
+	VMINPS    Y5, Y0, Y5
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y6
+	VFMADD231PS  consts<>+96(SB), Y5, Y6
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y6, Y7
+	VFNMADD231PS consts<>+160(SB), Y7, Y5
+	VFNMADD231PS consts<>+192(SB), Y7, Y5
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y7
+	VFMADD213PS  consts<>+256(SB), Y5, Y7
+	VFMADD213PS  consts<>+288(SB), Y5, Y7
+	VFMADD213PS  consts<>+320(SB), Y5, Y7
+	VFMADD213PS  consts<>+352(SB), Y5, Y7
+	VFMADD213PS  consts<>+384(SB), Y5, Y7
+
+	// y = (p·r)·r + r
+	VMULPS      Y5, Y7, Y7
+	VFMADD213PS Y5, Y5, Y7
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y6, Y6
+	VFMADD213PS Y6, Y6, Y7
+	VMOVUPS     (DX)(R8*1), Y5
+	VMOVUPS     (BX)(R8*1), Y6
+	VBLENDVPS   Y3, (DX)(R8*1), Y6, Y6
+	VBLENDVPS   Y3, (BX)(R8*1), Y5, Y5
+	VFMADD231PS Y7, Y5, Y6
+	VMOVUPS     Y4, 128(AX)
+	VMOVUPS     Y6, 160(AX)
+
+	// start 1: [0, 1] where a1·a2 > 0, else [1, 6] where a1 > 0, else [−5, 0]
+	VMOVUPS      32(DX)(R8*1), Y3
+	VMULPS       32(BX)(R8*1), Y3, Y4
+	VCMPPS       $0x1e, consts<>+1088(SB), Y4, Y4
+	VCMPPS       $0x1e, consts<>+1088(SB), Y3, Y3
+	VBROADCASTSS consts<>+1024(SB), Y5
+	VBROADCASTSS consts<>+1088(SB), Y6
+	VBLENDVPS    Y3, consts<>+896(SB), Y5, Y5
+	VBLENDVPS    Y4, consts<>+1088(SB), Y5, Y5
+	VBROADCASTSS consts<>+1056(SB), Y7
+	VBLENDVPS    Y3, Y7, Y6, Y6
+	VBLENDVPS    Y4, consts<>+896(SB), Y6, Y6
+	VMOVUPS      Y5, 192(AX)
+	VMOVUPS      Y6, 224(AX)
+
+	// p = hi − γ·w, q = lo + γ·w
+	VSUBPS       Y5, Y6, Y3
+	VFNMADD231PS consts<>+928(SB), Y3, Y6
+	VFMADD231PS  consts<>+928(SB), Y3, Y5
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS consts<>+896(SB), Y6, Y3
+	VMULPS Y3, Y3, Y3
+	VMULPS 32(SI)(R8*1), Y3, Y3
+	VMULPS Y6, Y6, Y6
+	VMULPS 32(SI)(R8*1), Y6, Y6
+	VMAXPS Y6, Y3, Y4
+	VSUBPS Y3, Y6, Y3
+	VORPS  Y2, Y3, Y6
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y6, Y7
+	VBLENDVPS Y7, consts<>+64(SB), Y6, Y6
+	VMINPS    Y6, Y0, Y6
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y7
+	VFMADD231PS  consts<>+96(SB), Y6, Y7
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y7, Y8
+	VFNMADD231PS consts<>+160(SB), Y8, Y6
+	VFNMADD231PS consts<>+192(SB), Y8, Y6
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y8
+	VFMADD213PS  consts<>+256(SB), Y6, Y8
+	VFMADD213PS  consts<>+288(SB), Y6, Y8
+	VFMADD213PS  consts<>+320(SB), Y6, Y8
+	VFMADD213PS  consts<>+352(SB), Y6, Y8
+	VFMADD213PS  consts<>+384(SB), Y6, Y8
+
+	// y = (p·r)·r + r
+	VMULPS      Y6, Y8, Y8
+	VFMADD213PS Y6, Y6, Y8
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y7, Y7
+	VFMADD213PS Y7, Y7, Y8
+	VMOVUPS     32(DX)(R8*1), Y6
+	VMOVUPS     32(BX)(R8*1), Y7
+	VBLENDVPS   Y3, 32(DX)(R8*1), Y7, Y7
+	VBLENDVPS   Y3, 32(BX)(R8*1), Y6, Y6
+	VFMADD231PS Y8, Y6, Y7
+	VMOVUPS     Y4, 256(AX)
+	VMOVUPS     Y7, 288(AX)
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS consts<>+896(SB), Y5, Y3
+	VMULPS Y3, Y3, Y3
+	VMULPS 32(SI)(R8*1), Y3, Y3
+	VMULPS Y5, Y5, Y5
+	VMULPS 32(SI)(R8*1), Y5, Y5
+	VMAXPS Y5, Y3, Y4
+	VSUBPS Y3, Y5, Y3
+	VORPS  Y2, Y3, Y5
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y5, Y6
+	VBLENDVPS Y6, consts<>+64(SB), Y5, Y5
+	VMINPS    Y5, Y0, Y5
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y6
+	VFMADD231PS  consts<>+96(SB), Y5, Y6
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y6, Y7
+	VFNMADD231PS consts<>+160(SB), Y7, Y5
+	VFNMADD231PS consts<>+192(SB), Y7, Y5
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y7
+	VFMADD213PS  consts<>+256(SB), Y5, Y7
+	VFMADD213PS  consts<>+288(SB), Y5, Y7
+	VFMADD213PS  consts<>+320(SB), Y5, Y7
+	VFMADD213PS  consts<>+352(SB), Y5, Y7
+	VFMADD213PS  consts<>+384(SB), Y5, Y7
+
+	// y = (p·r)·r + r
+	VMULPS      Y5, Y7, Y7
+	VFMADD213PS Y5, Y5, Y7
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y6, Y6
+	VFMADD213PS Y6, Y6, Y7
+	VMOVUPS     32(DX)(R8*1), Y5
+	VMOVUPS     32(BX)(R8*1), Y6
+	VBLENDVPS   Y3, 32(DX)(R8*1), Y6, Y6
+	VBLENDVPS   Y3, 32(BX)(R8*1), Y5, Y5
+	VFMADD231PS Y7, Y5, Y6
+	VMOVUPS     Y4, 320(AX)
+	VMOVUPS     Y6, 352(AX)
+
+	// start 2: [0, 1] where a1·a2 > 0, else [1, 6] where a1 > 0, else [−5, 0]
+	VMOVUPS      64(DX)(R8*1), Y3
+	VMULPS       64(BX)(R8*1), Y3, Y4
+	VCMPPS       $0x1e, consts<>+1088(SB), Y4, Y4
+	VCMPPS       $0x1e, consts<>+1088(SB), Y3, Y3
+	VBROADCASTSS consts<>+1024(SB), Y5
+	VBROADCASTSS consts<>+1088(SB), Y6
+	VBLENDVPS    Y3, consts<>+896(SB), Y5, Y5
+	VBLENDVPS    Y4, consts<>+1088(SB), Y5, Y5
+	VBROADCASTSS consts<>+1056(SB), Y7
+	VBLENDVPS    Y3, Y7, Y6, Y6
+	VBLENDVPS    Y4, consts<>+896(SB), Y6, Y6
+	VMOVUPS      Y5, 384(AX)
+	VMOVUPS      Y6, 416(AX)
+
+	// p = hi − γ·w, q = lo + γ·w
+	VSUBPS       Y5, Y6, Y3
+	VFNMADD231PS consts<>+928(SB), Y3, Y6
+	VFMADD231PS  consts<>+928(SB), Y3, Y5
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS consts<>+896(SB), Y6, Y3
+	VMULPS Y3, Y3, Y3
+	VMULPS 64(SI)(R8*1), Y3, Y3
+	VMULPS Y6, Y6, Y6
+	VMULPS 64(SI)(R8*1), Y6, Y6
+	VMAXPS Y6, Y3, Y4
+	VSUBPS Y3, Y6, Y3
+	VORPS  Y2, Y3, Y6
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y6, Y7
+	VBLENDVPS Y7, consts<>+64(SB), Y6, Y6
+	VMINPS    Y6, Y0, Y6
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y7
+	VFMADD231PS  consts<>+96(SB), Y6, Y7
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y7, Y8
+	VFNMADD231PS consts<>+160(SB), Y8, Y6
+	VFNMADD231PS consts<>+192(SB), Y8, Y6
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y8
+	VFMADD213PS  consts<>+256(SB), Y6, Y8
+	VFMADD213PS  consts<>+288(SB), Y6, Y8
+	VFMADD213PS  consts<>+320(SB), Y6, Y8
+	VFMADD213PS  consts<>+352(SB), Y6, Y8
+	VFMADD213PS  consts<>+384(SB), Y6, Y8
+
+	// y = (p·r)·r + r
+	VMULPS      Y6, Y8, Y8
+	VFMADD213PS Y6, Y6, Y8
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y7, Y7
+	VFMADD213PS Y7, Y7, Y8
+	VMOVUPS     64(DX)(R8*1), Y6
+	VMOVUPS     64(BX)(R8*1), Y7
+	VBLENDVPS   Y3, 64(DX)(R8*1), Y7, Y7
+	VBLENDVPS   Y3, 64(BX)(R8*1), Y6, Y6
+	VFMADD231PS Y8, Y6, Y7
+	VMOVUPS     Y4, 448(AX)
+	VMOVUPS     Y7, 480(AX)
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS consts<>+896(SB), Y5, Y3
+	VMULPS Y3, Y3, Y3
+	VMULPS 64(SI)(R8*1), Y3, Y3
+	VMULPS Y5, Y5, Y5
+	VMULPS 64(SI)(R8*1), Y5, Y5
+	VMAXPS Y5, Y3, Y4
+	VSUBPS Y3, Y5, Y3
+	VORPS  Y2, Y3, Y5
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y5, Y6
+	VBLENDVPS Y6, consts<>+64(SB), Y5, Y5
+	VMINPS    Y5, Y0, Y5
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y6
+	VFMADD231PS  consts<>+96(SB), Y5, Y6
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y6, Y7
+	VFNMADD231PS consts<>+160(SB), Y7, Y5
+	VFNMADD231PS consts<>+192(SB), Y7, Y5
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y7
+	VFMADD213PS  consts<>+256(SB), Y5, Y7
+	VFMADD213PS  consts<>+288(SB), Y5, Y7
+	VFMADD213PS  consts<>+320(SB), Y5, Y7
+	VFMADD213PS  consts<>+352(SB), Y5, Y7
+	VFMADD213PS  consts<>+384(SB), Y5, Y7
+
+	// y = (p·r)·r + r
+	VMULPS      Y5, Y7, Y7
+	VFMADD213PS Y5, Y5, Y7
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y6, Y6
+	VFMADD213PS Y6, Y6, Y7
+	VMOVUPS     64(DX)(R8*1), Y5
+	VMOVUPS     64(BX)(R8*1), Y6
+	VBLENDVPS   Y3, 64(DX)(R8*1), Y6, Y6
+	VBLENDVPS   Y3, 64(BX)(R8*1), Y5, Y5
+	VFMADD231PS Y7, Y5, Y6
+	VMOVUPS     Y4, 512(AX)
+	VMOVUPS     Y6, 544(AX)
+
+	// start 3: [0, 1] where a1·a2 > 0, else [1, 6] where a1 > 0, else [−5, 0]
+	VMOVUPS      96(DX)(R8*1), Y3
+	VMULPS       96(BX)(R8*1), Y3, Y4
+	VCMPPS       $0x1e, consts<>+1088(SB), Y4, Y4
+	VCMPPS       $0x1e, consts<>+1088(SB), Y3, Y3
+	VBROADCASTSS consts<>+1024(SB), Y5
+	VBROADCASTSS consts<>+1088(SB), Y6
+	VBLENDVPS    Y3, consts<>+896(SB), Y5, Y5
+	VBLENDVPS    Y4, consts<>+1088(SB), Y5, Y5
+	VBROADCASTSS consts<>+1056(SB), Y7
+	VBLENDVPS    Y3, Y7, Y6, Y6
+	VBLENDVPS    Y4, consts<>+896(SB), Y6, Y6
+	VMOVUPS      Y5, 576(AX)
+	VMOVUPS      Y6, 608(AX)
+
+	// p = hi − γ·w, q = lo + γ·w
+	VSUBPS       Y5, Y6, Y3
+	VFNMADD231PS consts<>+928(SB), Y3, Y6
+	VFMADD231PS  consts<>+928(SB), Y3, Y5
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS consts<>+896(SB), Y6, Y3
+	VMULPS Y3, Y3, Y3
+	VMULPS 96(SI)(R8*1), Y3, Y3
+	VMULPS Y6, Y6, Y6
+	VMULPS 96(SI)(R8*1), Y6, Y6
+	VMAXPS Y6, Y3, Y4
+	VSUBPS Y3, Y6, Y3
+	VORPS  Y2, Y3, Y6
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y6, Y7
+	VBLENDVPS Y7, consts<>+64(SB), Y6, Y6
+	VMINPS    Y6, Y0, Y6
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y7
+	VFMADD231PS  consts<>+96(SB), Y6, Y7
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y7, Y8
+	VFNMADD231PS consts<>+160(SB), Y8, Y6
+	VFNMADD231PS consts<>+192(SB), Y8, Y6
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y8
+	VFMADD213PS  consts<>+256(SB), Y6, Y8
+	VFMADD213PS  consts<>+288(SB), Y6, Y8
+	VFMADD213PS  consts<>+320(SB), Y6, Y8
+	VFMADD213PS  consts<>+352(SB), Y6, Y8
+	VFMADD213PS  consts<>+384(SB), Y6, Y8
+
+	// y = (p·r)·r + r
+	VMULPS      Y6, Y8, Y8
+	VFMADD213PS Y6, Y6, Y8
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y7, Y7
+	VFMADD213PS Y7, Y7, Y8
+	VMOVUPS     96(DX)(R8*1), Y6
+	VMOVUPS     96(BX)(R8*1), Y7
+	VBLENDVPS   Y3, 96(DX)(R8*1), Y7, Y7
+	VBLENDVPS   Y3, 96(BX)(R8*1), Y6, Y6
+	VFMADD231PS Y8, Y6, Y7
+	VMOVUPS     Y4, 640(AX)
+	VMOVUPS     Y7, 672(AX)
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS consts<>+896(SB), Y5, Y3
+	VMULPS Y3, Y3, Y3
+	VMULPS 96(SI)(R8*1), Y3, Y3
+	VMULPS Y5, Y5, Y5
+	VMULPS 96(SI)(R8*1), Y5, Y5
+	VMAXPS Y5, Y3, Y4
+	VSUBPS Y3, Y5, Y3
+	VORPS  Y2, Y3, Y5
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y5, Y6
+	VBLENDVPS Y6, consts<>+64(SB), Y5, Y5
+	VMINPS    Y5, Y0, Y5
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y6
+	VFMADD231PS  consts<>+96(SB), Y5, Y6
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y6, Y7
+	VFNMADD231PS consts<>+160(SB), Y7, Y5
+	VFNMADD231PS consts<>+192(SB), Y7, Y5
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y7
+	VFMADD213PS  consts<>+256(SB), Y5, Y7
+	VFMADD213PS  consts<>+288(SB), Y5, Y7
+	VFMADD213PS  consts<>+320(SB), Y5, Y7
+	VFMADD213PS  consts<>+352(SB), Y5, Y7
+	VFMADD213PS  consts<>+384(SB), Y5, Y7
+
+	// y = (p·r)·r + r
+	VMULPS      Y5, Y7, Y7
+	VFMADD213PS Y5, Y5, Y7
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y6, Y6
+	VFMADD213PS Y6, Y6, Y7
+	VMOVUPS     96(DX)(R8*1), Y5
+	VMOVUPS     96(BX)(R8*1), Y6
+	VBLENDVPS   Y3, 96(DX)(R8*1), Y6, Y6
+	VBLENDVPS   Y3, 96(BX)(R8*1), Y5, Y5
+	VFMADD231PS Y7, Y5, Y6
+	VMOVUPS     Y4, 704(AX)
+	VMOVUPS     Y6, 736(AX)
+	MOVQ        steps+96(FP), R9
+	TESTQ       R9, R9
+	JLE         finish_133
+
+steps4_132:
+	// step 0: f(p) ≥ f(q)?
+	VMOVUPS 64(AX), Y3
+	VMOVUPS 96(AX), Y4
+	VSUBPS  128(AX), Y3, Y3
+	VORPS   Y2, Y3, Y5
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y5, Y6
+	VBLENDVPS Y6, consts<>+64(SB), Y5, Y5
+	VMINPS    Y5, Y0, Y5
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y6
+	VFMADD231PS  consts<>+96(SB), Y5, Y6
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y6, Y7
+	VFNMADD231PS consts<>+160(SB), Y7, Y5
+	VFNMADD231PS consts<>+192(SB), Y7, Y5
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y7
+	VFMADD213PS  consts<>+256(SB), Y5, Y7
+	VFMADD213PS  consts<>+288(SB), Y5, Y7
+	VFMADD213PS  consts<>+320(SB), Y5, Y7
+	VFMADD213PS  consts<>+352(SB), Y5, Y7
+	VFMADD213PS  consts<>+384(SB), Y5, Y7
+
+	// y = (p·r)·r + r
+	VMULPS      Y5, Y7, Y7
+	VFMADD213PS Y5, Y5, Y7
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y6, Y6
+	VFMADD213PS Y6, Y6, Y7
+	VMULPS      Y7, Y4, Y5
+	VBLENDVPS   Y3, Y5, Y4, Y4
+	VMULPS      160(AX), Y7, Y5
+	VBLENDVPS   Y3, 160(AX), Y5, Y5
+	VCMPPS      $0x1d, Y5, Y4, Y3
+
+	// [lo, q] where f(p) ≥ f(q), else [p, hi]: from the end kept, base, the other end at base ± γ·w and the new point at base ± (2γ−1)·w
+	VMOVUPS     32(AX), Y4
+	VMOVUPS     (AX), Y5
+	VBLENDVPS   Y3, (AX), Y4, Y4
+	VBLENDVPS   Y3, 32(AX), Y5, Y5
+	VSUBPS      Y4, Y5, Y5
+	VMOVAPS     Y4, Y6
+	VFMADD231PS consts<>+928(SB), Y5, Y6
+	VMOVAPS     Y4, Y4
+	VFMADD231PS consts<>+960(SB), Y5, Y4
+	VMOVUPS     32(AX), Y5
+	VBLENDVPS   Y3, Y6, Y5, Y5
+	VBLENDVPS   Y3, (AX), Y6, Y6
+	VMOVUPS     Y6, (AX)
+	VMOVUPS     Y5, 32(AX)
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS consts<>+896(SB), Y4, Y5
+	VMULPS Y5, Y5, Y5
+	VMULPS (SI)(R8*1), Y5, Y5
+	VMULPS Y4, Y4, Y4
+	VMULPS (SI)(R8*1), Y4, Y4
+	VMAXPS Y4, Y5, Y6
+	VSUBPS Y5, Y4, Y4
+	VORPS  Y2, Y4, Y5
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y5, Y7
+	VBLENDVPS Y7, consts<>+64(SB), Y5, Y5
+	VMINPS    Y5, Y0, Y5
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y7
+	VFMADD231PS  consts<>+96(SB), Y5, Y7
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y7, Y8
+	VFNMADD231PS consts<>+160(SB), Y8, Y5
+	VFNMADD231PS consts<>+192(SB), Y8, Y5
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y8
+	VFMADD213PS  consts<>+256(SB), Y5, Y8
+	VFMADD213PS  consts<>+288(SB), Y5, Y8
+	VFMADD213PS  consts<>+320(SB), Y5, Y8
+	VFMADD213PS  consts<>+352(SB), Y5, Y8
+	VFMADD213PS  consts<>+384(SB), Y5, Y8
+
+	// y = (p·r)·r + r
+	VMULPS      Y5, Y8, Y8
+	VFMADD213PS Y5, Y5, Y8
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y7, Y7
+	VFMADD213PS Y7, Y7, Y8
+	VMOVUPS     (DX)(R8*1), Y5
+	VMOVUPS     (BX)(R8*1), Y7
+	VBLENDVPS   Y4, (DX)(R8*1), Y7, Y7
+	VBLENDVPS   Y4, (BX)(R8*1), Y5, Y5
+	VFMADD231PS Y8, Y5, Y7
+
+	// the new point is p where f(p) ≥ f(q), and p moves to q; else it is q, and q moves to p
+	VMOVUPS   128(AX), Y4
+	VBLENDVPS Y3, Y6, Y4, Y4
+	VBLENDVPS Y3, 64(AX), Y6, Y6
+	VMOVUPS   Y4, 64(AX)
+	VMOVUPS   Y6, 128(AX)
+	VMOVUPS   160(AX), Y4
+	VBLENDVPS Y3, Y7, Y4, Y4
+	VBLENDVPS Y3, 96(AX), Y7, Y7
+	VMOVUPS   Y4, 96(AX)
+	VMOVUPS   Y7, 160(AX)
+
+	// step 1: f(p) ≥ f(q)?
+	VMOVUPS 256(AX), Y3
+	VMOVUPS 288(AX), Y4
+	VSUBPS  320(AX), Y3, Y3
+	VORPS   Y2, Y3, Y5
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y5, Y6
+	VBLENDVPS Y6, consts<>+64(SB), Y5, Y5
+	VMINPS    Y5, Y0, Y5
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y6
+	VFMADD231PS  consts<>+96(SB), Y5, Y6
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y6, Y7
+	VFNMADD231PS consts<>+160(SB), Y7, Y5
+	VFNMADD231PS consts<>+192(SB), Y7, Y5
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y7
+	VFMADD213PS  consts<>+256(SB), Y5, Y7
+	VFMADD213PS  consts<>+288(SB), Y5, Y7
+	VFMADD213PS  consts<>+320(SB), Y5, Y7
+	VFMADD213PS  consts<>+352(SB), Y5, Y7
+	VFMADD213PS  consts<>+384(SB), Y5, Y7
+
+	// y = (p·r)·r + r
+	VMULPS      Y5, Y7, Y7
+	VFMADD213PS Y5, Y5, Y7
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y6, Y6
+	VFMADD213PS Y6, Y6, Y7
+	VMULPS      Y7, Y4, Y5
+	VBLENDVPS   Y3, Y5, Y4, Y4
+	VMULPS      352(AX), Y7, Y5
+	VBLENDVPS   Y3, 352(AX), Y5, Y5
+	VCMPPS      $0x1d, Y5, Y4, Y3
+
+	// [lo, q] where f(p) ≥ f(q), else [p, hi]: from the end kept, base, the other end at base ± γ·w and the new point at base ± (2γ−1)·w
+	VMOVUPS     224(AX), Y4
+	VMOVUPS     192(AX), Y5
+	VBLENDVPS   Y3, 192(AX), Y4, Y4
+	VBLENDVPS   Y3, 224(AX), Y5, Y5
+	VSUBPS      Y4, Y5, Y5
+	VMOVAPS     Y4, Y6
+	VFMADD231PS consts<>+928(SB), Y5, Y6
+	VMOVAPS     Y4, Y4
+	VFMADD231PS consts<>+960(SB), Y5, Y4
+	VMOVUPS     224(AX), Y5
+	VBLENDVPS   Y3, Y6, Y5, Y5
+	VBLENDVPS   Y3, 192(AX), Y6, Y6
+	VMOVUPS     Y6, 192(AX)
+	VMOVUPS     Y5, 224(AX)
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS consts<>+896(SB), Y4, Y5
+	VMULPS Y5, Y5, Y5
+	VMULPS 32(SI)(R8*1), Y5, Y5
+	VMULPS Y4, Y4, Y4
+	VMULPS 32(SI)(R8*1), Y4, Y4
+	VMAXPS Y4, Y5, Y6
+	VSUBPS Y5, Y4, Y4
+	VORPS  Y2, Y4, Y5
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y5, Y7
+	VBLENDVPS Y7, consts<>+64(SB), Y5, Y5
+	VMINPS    Y5, Y0, Y5
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y7
+	VFMADD231PS  consts<>+96(SB), Y5, Y7
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y7, Y8
+	VFNMADD231PS consts<>+160(SB), Y8, Y5
+	VFNMADD231PS consts<>+192(SB), Y8, Y5
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y8
+	VFMADD213PS  consts<>+256(SB), Y5, Y8
+	VFMADD213PS  consts<>+288(SB), Y5, Y8
+	VFMADD213PS  consts<>+320(SB), Y5, Y8
+	VFMADD213PS  consts<>+352(SB), Y5, Y8
+	VFMADD213PS  consts<>+384(SB), Y5, Y8
+
+	// y = (p·r)·r + r
+	VMULPS      Y5, Y8, Y8
+	VFMADD213PS Y5, Y5, Y8
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y7, Y7
+	VFMADD213PS Y7, Y7, Y8
+	VMOVUPS     32(DX)(R8*1), Y5
+	VMOVUPS     32(BX)(R8*1), Y7
+	VBLENDVPS   Y4, 32(DX)(R8*1), Y7, Y7
+	VBLENDVPS   Y4, 32(BX)(R8*1), Y5, Y5
+	VFMADD231PS Y8, Y5, Y7
+
+	// the new point is p where f(p) ≥ f(q), and p moves to q; else it is q, and q moves to p
+	VMOVUPS   320(AX), Y4
+	VBLENDVPS Y3, Y6, Y4, Y4
+	VBLENDVPS Y3, 256(AX), Y6, Y6
+	VMOVUPS   Y4, 256(AX)
+	VMOVUPS   Y6, 320(AX)
+	VMOVUPS   352(AX), Y4
+	VBLENDVPS Y3, Y7, Y4, Y4
+	VBLENDVPS Y3, 288(AX), Y7, Y7
+	VMOVUPS   Y4, 288(AX)
+	VMOVUPS   Y7, 352(AX)
+
+	// step 2: f(p) ≥ f(q)?
+	VMOVUPS 448(AX), Y3
+	VMOVUPS 480(AX), Y4
+	VSUBPS  512(AX), Y3, Y3
+	VORPS   Y2, Y3, Y5
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y5, Y6
+	VBLENDVPS Y6, consts<>+64(SB), Y5, Y5
+	VMINPS    Y5, Y0, Y5
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y6
+	VFMADD231PS  consts<>+96(SB), Y5, Y6
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y6, Y7
+	VFNMADD231PS consts<>+160(SB), Y7, Y5
+	VFNMADD231PS consts<>+192(SB), Y7, Y5
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y7
+	VFMADD213PS  consts<>+256(SB), Y5, Y7
+	VFMADD213PS  consts<>+288(SB), Y5, Y7
+	VFMADD213PS  consts<>+320(SB), Y5, Y7
+	VFMADD213PS  consts<>+352(SB), Y5, Y7
+	VFMADD213PS  consts<>+384(SB), Y5, Y7
+
+	// y = (p·r)·r + r
+	VMULPS      Y5, Y7, Y7
+	VFMADD213PS Y5, Y5, Y7
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y6, Y6
+	VFMADD213PS Y6, Y6, Y7
+	VMULPS      Y7, Y4, Y5
+	VBLENDVPS   Y3, Y5, Y4, Y4
+	VMULPS      544(AX), Y7, Y5
+	VBLENDVPS   Y3, 544(AX), Y5, Y5
+	VCMPPS      $0x1d, Y5, Y4, Y3
+
+	// [lo, q] where f(p) ≥ f(q), else [p, hi]: from the end kept, base, the other end at base ± γ·w and the new point at base ± (2γ−1)·w
+	VMOVUPS     416(AX), Y4
+	VMOVUPS     384(AX), Y5
+	VBLENDVPS   Y3, 384(AX), Y4, Y4
+	VBLENDVPS   Y3, 416(AX), Y5, Y5
+	VSUBPS      Y4, Y5, Y5
+	VMOVAPS     Y4, Y6
+	VFMADD231PS consts<>+928(SB), Y5, Y6
+	VMOVAPS     Y4, Y4
+	VFMADD231PS consts<>+960(SB), Y5, Y4
+	VMOVUPS     416(AX), Y5
+	VBLENDVPS   Y3, Y6, Y5, Y5
+	VBLENDVPS   Y3, 384(AX), Y6, Y6
+	VMOVUPS     Y6, 384(AX)
+	VMOVUPS     Y5, 416(AX)
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS consts<>+896(SB), Y4, Y5
+	VMULPS Y5, Y5, Y5
+	VMULPS 64(SI)(R8*1), Y5, Y5
+	VMULPS Y4, Y4, Y4
+	VMULPS 64(SI)(R8*1), Y4, Y4
+	VMAXPS Y4, Y5, Y6
+	VSUBPS Y5, Y4, Y4
+	VORPS  Y2, Y4, Y5
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y5, Y7
+	VBLENDVPS Y7, consts<>+64(SB), Y5, Y5
+	VMINPS    Y5, Y0, Y5
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y7
+	VFMADD231PS  consts<>+96(SB), Y5, Y7
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y7, Y8
+	VFNMADD231PS consts<>+160(SB), Y8, Y5
+	VFNMADD231PS consts<>+192(SB), Y8, Y5
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y8
+	VFMADD213PS  consts<>+256(SB), Y5, Y8
+	VFMADD213PS  consts<>+288(SB), Y5, Y8
+	VFMADD213PS  consts<>+320(SB), Y5, Y8
+	VFMADD213PS  consts<>+352(SB), Y5, Y8
+	VFMADD213PS  consts<>+384(SB), Y5, Y8
+
+	// y = (p·r)·r + r
+	VMULPS      Y5, Y8, Y8
+	VFMADD213PS Y5, Y5, Y8
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y7, Y7
+	VFMADD213PS Y7, Y7, Y8
+	VMOVUPS     64(DX)(R8*1), Y5
+	VMOVUPS     64(BX)(R8*1), Y7
+	VBLENDVPS   Y4, 64(DX)(R8*1), Y7, Y7
+	VBLENDVPS   Y4, 64(BX)(R8*1), Y5, Y5
+	VFMADD231PS Y8, Y5, Y7
+
+	// the new point is p where f(p) ≥ f(q), and p moves to q; else it is q, and q moves to p
+	VMOVUPS   512(AX), Y4
+	VBLENDVPS Y3, Y6, Y4, Y4
+	VBLENDVPS Y3, 448(AX), Y6, Y6
+	VMOVUPS   Y4, 448(AX)
+	VMOVUPS   Y6, 512(AX)
+	VMOVUPS   544(AX), Y4
+	VBLENDVPS Y3, Y7, Y4, Y4
+	VBLENDVPS Y3, 480(AX), Y7, Y7
+	VMOVUPS   Y4, 480(AX)
+	VMOVUPS   Y7, 544(AX)
+
+	// step 3: f(p) ≥ f(q)?
+	VMOVUPS 640(AX), Y3
+	VMOVUPS 672(AX), Y4
+	VSUBPS  704(AX), Y3, Y3
+	VORPS   Y2, Y3, Y5
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y5, Y6
+	VBLENDVPS Y6, consts<>+64(SB), Y5, Y5
+	VMINPS    Y5, Y0, Y5
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y6
+	VFMADD231PS  consts<>+96(SB), Y5, Y6
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y6, Y7
+	VFNMADD231PS consts<>+160(SB), Y7, Y5
+	VFNMADD231PS consts<>+192(SB), Y7, Y5
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y7
+	VFMADD213PS  consts<>+256(SB), Y5, Y7
+	VFMADD213PS  consts<>+288(SB), Y5, Y7
+	VFMADD213PS  consts<>+320(SB), Y5, Y7
+	VFMADD213PS  consts<>+352(SB), Y5, Y7
+	VFMADD213PS  consts<>+384(SB), Y5, Y7
+
+	// y = (p·r)·r + r
+	VMULPS      Y5, Y7, Y7
+	VFMADD213PS Y5, Y5, Y7
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y6, Y6
+	VFMADD213PS Y6, Y6, Y7
+	VMULPS      Y7, Y4, Y5
+	VBLENDVPS   Y3, Y5, Y4, Y4
+	VMULPS      736(AX), Y7, Y5
+	VBLENDVPS   Y3, 736(AX), Y5, Y5
+	VCMPPS      $0x1d, Y5, Y4, Y3
+
+	// [lo, q] where f(p) ≥ f(q), else [p, hi]: from the end kept, base, the other end at base ± γ·w and the new point at base ± (2γ−1)·w
+	VMOVUPS     608(AX), Y4
+	VMOVUPS     576(AX), Y5
+	VBLENDVPS   Y3, 576(AX), Y4, Y4
+	VBLENDVPS   Y3, 608(AX), Y5, Y5
+	VSUBPS      Y4, Y5, Y5
+	VMOVAPS     Y4, Y6
+	VFMADD231PS consts<>+928(SB), Y5, Y6
+	VMOVAPS     Y4, Y4
+	VFMADD231PS consts<>+960(SB), Y5, Y4
+	VMOVUPS     608(AX), Y5
+	VBLENDVPS   Y3, Y6, Y5, Y5
+	VBLENDVPS   Y3, 576(AX), Y6, Y6
+	VMOVUPS     Y6, 576(AX)
+	VMOVUPS     Y5, 608(AX)
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS consts<>+896(SB), Y4, Y5
+	VMULPS Y5, Y5, Y5
+	VMULPS 96(SI)(R8*1), Y5, Y5
+	VMULPS Y4, Y4, Y4
+	VMULPS 96(SI)(R8*1), Y4, Y4
+	VMAXPS Y4, Y5, Y6
+	VSUBPS Y5, Y4, Y4
+	VORPS  Y2, Y4, Y5
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y5, Y7
+	VBLENDVPS Y7, consts<>+64(SB), Y5, Y5
+	VMINPS    Y5, Y0, Y5
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y7
+	VFMADD231PS  consts<>+96(SB), Y5, Y7
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y7, Y8
+	VFNMADD231PS consts<>+160(SB), Y8, Y5
+	VFNMADD231PS consts<>+192(SB), Y8, Y5
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y8
+	VFMADD213PS  consts<>+256(SB), Y5, Y8
+	VFMADD213PS  consts<>+288(SB), Y5, Y8
+	VFMADD213PS  consts<>+320(SB), Y5, Y8
+	VFMADD213PS  consts<>+352(SB), Y5, Y8
+	VFMADD213PS  consts<>+384(SB), Y5, Y8
+
+	// y = (p·r)·r + r
+	VMULPS      Y5, Y8, Y8
+	VFMADD213PS Y5, Y5, Y8
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y7, Y7
+	VFMADD213PS Y7, Y7, Y8
+	VMOVUPS     96(DX)(R8*1), Y5
+	VMOVUPS     96(BX)(R8*1), Y7
+	VBLENDVPS   Y4, 96(DX)(R8*1), Y7, Y7
+	VBLENDVPS   Y4, 96(BX)(R8*1), Y5, Y5
+	VFMADD231PS Y8, Y5, Y7
+
+	// the new point is p where f(p) ≥ f(q), and p moves to q; else it is q, and q moves to p
+	VMOVUPS   704(AX), Y4
+	VBLENDVPS Y3, Y6, Y4, Y4
+	VBLENDVPS Y3, 640(AX), Y6, Y6
+	VMOVUPS   Y4, 640(AX)
+	VMOVUPS   Y6, 704(AX)
+	VMOVUPS   736(AX), Y4
+	VBLENDVPS Y3, Y7, Y4, Y4
+	VBLENDVPS Y3, 672(AX), Y7, Y7
+	VMOVUPS   Y4, 672(AX)
+	VMOVUPS   Y7, 736(AX)
+	DECQ      R9
+	JNZ       steps4_132
+
+finish_133:
+	// finish 0: h = (lo + hi)·½
+	VMOVUPS (AX), Y3
+	VADDPS  32(AX), Y3, Y3
+	VMULPS  consts<>+864(SB), Y3, Y3
+
+	// where lk = −Inf (below −MaxFloat32): h = 1 if −|a1| ≤ −|a2| else 0
+	VMOVUPS      (SI)(R8*1), Y4
+	VBROADCASTSS consts<>+1120(SB), Y5
+	VCMPPS       $0x11, Y5, Y4, Y5
+	VMOVUPS      (DX)(R8*1), Y6
+	VMOVUPS      (BX)(R8*1), Y7
+	VORPS        Y2, Y6, Y6
+	VORPS        Y2, Y7, Y7
+	VCMPPS       $0x12, Y7, Y6, Y6
+	VBROADCASTSS consts<>+1088(SB), Y7
+	VBLENDVPS    Y6, consts<>+896(SB), Y7, Y7
+	VBLENDVPS    Y5, Y7, Y3, Y3
+
+	// NaN where a1, a2 or lk is: h += 0·(max(−1, lk) + a1 + a2), lk the NaN-winning source
+	VMAXPS      Y4, Y1, Y4
+	VADDPS      (DX)(R8*1), Y4, Y4
+	VADDPS      (BX)(R8*1), Y4, Y4
+	VFMADD231PS consts<>+1088(SB), Y4, Y3
+	VMOVUPS     Y3, (CX)(R8*1)
+
+	// finish 1: h = (lo + hi)·½
+	VMOVUPS 192(AX), Y3
+	VADDPS  224(AX), Y3, Y3
+	VMULPS  consts<>+864(SB), Y3, Y3
+
+	// where lk = −Inf (below −MaxFloat32): h = 1 if −|a1| ≤ −|a2| else 0
+	VMOVUPS      32(SI)(R8*1), Y4
+	VBROADCASTSS consts<>+1120(SB), Y5
+	VCMPPS       $0x11, Y5, Y4, Y5
+	VMOVUPS      32(DX)(R8*1), Y6
+	VMOVUPS      32(BX)(R8*1), Y7
+	VORPS        Y2, Y6, Y6
+	VORPS        Y2, Y7, Y7
+	VCMPPS       $0x12, Y7, Y6, Y6
+	VBROADCASTSS consts<>+1088(SB), Y7
+	VBLENDVPS    Y6, consts<>+896(SB), Y7, Y7
+	VBLENDVPS    Y5, Y7, Y3, Y3
+
+	// NaN where a1, a2 or lk is: h += 0·(max(−1, lk) + a1 + a2), lk the NaN-winning source
+	VMAXPS      Y4, Y1, Y4
+	VADDPS      32(DX)(R8*1), Y4, Y4
+	VADDPS      32(BX)(R8*1), Y4, Y4
+	VFMADD231PS consts<>+1088(SB), Y4, Y3
+	VMOVUPS     Y3, 32(CX)(R8*1)
+
+	// finish 2: h = (lo + hi)·½
+	VMOVUPS 384(AX), Y3
+	VADDPS  416(AX), Y3, Y3
+	VMULPS  consts<>+864(SB), Y3, Y3
+
+	// where lk = −Inf (below −MaxFloat32): h = 1 if −|a1| ≤ −|a2| else 0
+	VMOVUPS      64(SI)(R8*1), Y4
+	VBROADCASTSS consts<>+1120(SB), Y5
+	VCMPPS       $0x11, Y5, Y4, Y5
+	VMOVUPS      64(DX)(R8*1), Y6
+	VMOVUPS      64(BX)(R8*1), Y7
+	VORPS        Y2, Y6, Y6
+	VORPS        Y2, Y7, Y7
+	VCMPPS       $0x12, Y7, Y6, Y6
+	VBROADCASTSS consts<>+1088(SB), Y7
+	VBLENDVPS    Y6, consts<>+896(SB), Y7, Y7
+	VBLENDVPS    Y5, Y7, Y3, Y3
+
+	// NaN where a1, a2 or lk is: h += 0·(max(−1, lk) + a1 + a2), lk the NaN-winning source
+	VMAXPS      Y4, Y1, Y4
+	VADDPS      64(DX)(R8*1), Y4, Y4
+	VADDPS      64(BX)(R8*1), Y4, Y4
+	VFMADD231PS consts<>+1088(SB), Y4, Y3
+	VMOVUPS     Y3, 64(CX)(R8*1)
+
+	// finish 3: h = (lo + hi)·½
+	VMOVUPS 576(AX), Y3
+	VADDPS  608(AX), Y3, Y3
+	VMULPS  consts<>+864(SB), Y3, Y3
+
+	// where lk = −Inf (below −MaxFloat32): h = 1 if −|a1| ≤ −|a2| else 0
+	VMOVUPS      96(SI)(R8*1), Y4
+	VBROADCASTSS consts<>+1120(SB), Y5
+	VCMPPS       $0x11, Y5, Y4, Y5
+	VMOVUPS      96(DX)(R8*1), Y6
+	VMOVUPS      96(BX)(R8*1), Y7
+	VORPS        Y2, Y6, Y6
+	VORPS        Y2, Y7, Y7
+	VCMPPS       $0x12, Y7, Y6, Y6
+	VBROADCASTSS consts<>+1088(SB), Y7
+	VBLENDVPS    Y6, consts<>+896(SB), Y7, Y7
+	VBLENDVPS    Y5, Y7, Y3, Y3
+
+	// NaN where a1, a2 or lk is: h += 0·(max(−1, lk) + a1 + a2), lk the NaN-winning source
+	VMAXPS      Y4, Y1, Y4
+	VADDPS      96(DX)(R8*1), Y4, Y4
+	VADDPS      96(BX)(R8*1), Y4, Y4
+	VFMADD231PS consts<>+1088(SB), Y4, Y3
+	VMOVUPS     Y3, 96(CX)(R8*1)
+	ADDQ        $0x00000080, R8
+	MOVQ        DI, R9
+	SUBQ        R8, R9
+	CMPQ        R9, $0x00000080
+	JAE         blocks4_131
+
+below4_130:
+	// blocks of 2
+	MOVQ DI, R9
+	SUBQ R8, R9
+	CMPQ R9, $0x00000040
+	JB   below2_134
+
+blocks2_135:
+	// start 0: [0, 1] where a1·a2 > 0, else [1, 6] where a1 > 0, else [−5, 0]
+	VMOVUPS      (DX)(R8*1), Y3
+	VMULPS       (BX)(R8*1), Y3, Y4
+	VCMPPS       $0x1e, consts<>+1088(SB), Y4, Y4
+	VCMPPS       $0x1e, consts<>+1088(SB), Y3, Y3
+	VBROADCASTSS consts<>+1024(SB), Y5
+	VBROADCASTSS consts<>+1088(SB), Y6
+	VBLENDVPS    Y3, consts<>+896(SB), Y5, Y5
+	VBLENDVPS    Y4, consts<>+1088(SB), Y5, Y5
+	VBROADCASTSS consts<>+1056(SB), Y7
+	VBLENDVPS    Y3, Y7, Y6, Y6
+	VBLENDVPS    Y4, consts<>+896(SB), Y6, Y6
+	VMOVUPS      Y5, (AX)
+	VMOVUPS      Y6, 32(AX)
+
+	// p = hi − γ·w, q = lo + γ·w
+	VSUBPS       Y5, Y6, Y3
+	VFNMADD231PS consts<>+928(SB), Y3, Y6
+	VFMADD231PS  consts<>+928(SB), Y3, Y5
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS consts<>+896(SB), Y6, Y3
+	VMULPS Y3, Y3, Y3
+	VMULPS (SI)(R8*1), Y3, Y3
+	VMULPS Y6, Y6, Y6
+	VMULPS (SI)(R8*1), Y6, Y6
+	VMAXPS Y6, Y3, Y4
+	VSUBPS Y3, Y6, Y3
+	VORPS  Y2, Y3, Y6
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y6, Y7
+	VBLENDVPS Y7, consts<>+64(SB), Y6, Y6
+	VMINPS    Y6, Y0, Y6
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y7
+	VFMADD231PS  consts<>+96(SB), Y6, Y7
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y7, Y8
+	VFNMADD231PS consts<>+160(SB), Y8, Y6
+	VFNMADD231PS consts<>+192(SB), Y8, Y6
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y8
+	VFMADD213PS  consts<>+256(SB), Y6, Y8
+	VFMADD213PS  consts<>+288(SB), Y6, Y8
+	VFMADD213PS  consts<>+320(SB), Y6, Y8
+	VFMADD213PS  consts<>+352(SB), Y6, Y8
+	VFMADD213PS  consts<>+384(SB), Y6, Y8
+
+	// y = (p·r)·r + r
+	VMULPS      Y6, Y8, Y8
+	VFMADD213PS Y6, Y6, Y8
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y7, Y7
+	VFMADD213PS Y7, Y7, Y8
+	VMOVUPS     (DX)(R8*1), Y6
+	VMOVUPS     (BX)(R8*1), Y7
+	VBLENDVPS   Y3, (DX)(R8*1), Y7, Y7
+	VBLENDVPS   Y3, (BX)(R8*1), Y6, Y6
+	VFMADD231PS Y8, Y6, Y7
+	VMOVUPS     Y4, 64(AX)
+	VMOVUPS     Y7, 96(AX)
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS consts<>+896(SB), Y5, Y3
+	VMULPS Y3, Y3, Y3
+	VMULPS (SI)(R8*1), Y3, Y3
+	VMULPS Y5, Y5, Y5
+	VMULPS (SI)(R8*1), Y5, Y5
+	VMAXPS Y5, Y3, Y4
+	VSUBPS Y3, Y5, Y3
+	VORPS  Y2, Y3, Y5
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y5, Y6
+	VBLENDVPS Y6, consts<>+64(SB), Y5, Y5
+	VMINPS    Y5, Y0, Y5
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y6
+	VFMADD231PS  consts<>+96(SB), Y5, Y6
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y6, Y7
+	VFNMADD231PS consts<>+160(SB), Y7, Y5
+	VFNMADD231PS consts<>+192(SB), Y7, Y5
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y7
+	VFMADD213PS  consts<>+256(SB), Y5, Y7
+	VFMADD213PS  consts<>+288(SB), Y5, Y7
+	VFMADD213PS  consts<>+320(SB), Y5, Y7
+	VFMADD213PS  consts<>+352(SB), Y5, Y7
+	VFMADD213PS  consts<>+384(SB), Y5, Y7
+
+	// y = (p·r)·r + r
+	VMULPS      Y5, Y7, Y7
+	VFMADD213PS Y5, Y5, Y7
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y6, Y6
+	VFMADD213PS Y6, Y6, Y7
+	VMOVUPS     (DX)(R8*1), Y5
+	VMOVUPS     (BX)(R8*1), Y6
+	VBLENDVPS   Y3, (DX)(R8*1), Y6, Y6
+	VBLENDVPS   Y3, (BX)(R8*1), Y5, Y5
+	VFMADD231PS Y7, Y5, Y6
+	VMOVUPS     Y4, 128(AX)
+	VMOVUPS     Y6, 160(AX)
+
+	// start 1: [0, 1] where a1·a2 > 0, else [1, 6] where a1 > 0, else [−5, 0]
+	VMOVUPS      32(DX)(R8*1), Y3
+	VMULPS       32(BX)(R8*1), Y3, Y4
+	VCMPPS       $0x1e, consts<>+1088(SB), Y4, Y4
+	VCMPPS       $0x1e, consts<>+1088(SB), Y3, Y3
+	VBROADCASTSS consts<>+1024(SB), Y5
+	VBROADCASTSS consts<>+1088(SB), Y6
+	VBLENDVPS    Y3, consts<>+896(SB), Y5, Y5
+	VBLENDVPS    Y4, consts<>+1088(SB), Y5, Y5
+	VBROADCASTSS consts<>+1056(SB), Y7
+	VBLENDVPS    Y3, Y7, Y6, Y6
+	VBLENDVPS    Y4, consts<>+896(SB), Y6, Y6
+	VMOVUPS      Y5, 192(AX)
+	VMOVUPS      Y6, 224(AX)
+
+	// p = hi − γ·w, q = lo + γ·w
+	VSUBPS       Y5, Y6, Y3
+	VFNMADD231PS consts<>+928(SB), Y3, Y6
+	VFMADD231PS  consts<>+928(SB), Y3, Y5
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS consts<>+896(SB), Y6, Y3
+	VMULPS Y3, Y3, Y3
+	VMULPS 32(SI)(R8*1), Y3, Y3
+	VMULPS Y6, Y6, Y6
+	VMULPS 32(SI)(R8*1), Y6, Y6
+	VMAXPS Y6, Y3, Y4
+	VSUBPS Y3, Y6, Y3
+	VORPS  Y2, Y3, Y6
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y6, Y7
+	VBLENDVPS Y7, consts<>+64(SB), Y6, Y6
+	VMINPS    Y6, Y0, Y6
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y7
+	VFMADD231PS  consts<>+96(SB), Y6, Y7
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y7, Y8
+	VFNMADD231PS consts<>+160(SB), Y8, Y6
+	VFNMADD231PS consts<>+192(SB), Y8, Y6
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y8
+	VFMADD213PS  consts<>+256(SB), Y6, Y8
+	VFMADD213PS  consts<>+288(SB), Y6, Y8
+	VFMADD213PS  consts<>+320(SB), Y6, Y8
+	VFMADD213PS  consts<>+352(SB), Y6, Y8
+	VFMADD213PS  consts<>+384(SB), Y6, Y8
+
+	// y = (p·r)·r + r
+	VMULPS      Y6, Y8, Y8
+	VFMADD213PS Y6, Y6, Y8
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y7, Y7
+	VFMADD213PS Y7, Y7, Y8
+	VMOVUPS     32(DX)(R8*1), Y6
+	VMOVUPS     32(BX)(R8*1), Y7
+	VBLENDVPS   Y3, 32(DX)(R8*1), Y7, Y7
+	VBLENDVPS   Y3, 32(BX)(R8*1), Y6, Y6
+	VFMADD231PS Y8, Y6, Y7
+	VMOVUPS     Y4, 256(AX)
+	VMOVUPS     Y7, 288(AX)
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS consts<>+896(SB), Y5, Y3
+	VMULPS Y3, Y3, Y3
+	VMULPS 32(SI)(R8*1), Y3, Y3
+	VMULPS Y5, Y5, Y5
+	VMULPS 32(SI)(R8*1), Y5, Y5
+	VMAXPS Y5, Y3, Y4
+	VSUBPS Y3, Y5, Y3
+	VORPS  Y2, Y3, Y5
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y5, Y6
+	VBLENDVPS Y6, consts<>+64(SB), Y5, Y5
+	VMINPS    Y5, Y0, Y5
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y6
+	VFMADD231PS  consts<>+96(SB), Y5, Y6
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y6, Y7
+	VFNMADD231PS consts<>+160(SB), Y7, Y5
+	VFNMADD231PS consts<>+192(SB), Y7, Y5
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y7
+	VFMADD213PS  consts<>+256(SB), Y5, Y7
+	VFMADD213PS  consts<>+288(SB), Y5, Y7
+	VFMADD213PS  consts<>+320(SB), Y5, Y7
+	VFMADD213PS  consts<>+352(SB), Y5, Y7
+	VFMADD213PS  consts<>+384(SB), Y5, Y7
+
+	// y = (p·r)·r + r
+	VMULPS      Y5, Y7, Y7
+	VFMADD213PS Y5, Y5, Y7
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y6, Y6
+	VFMADD213PS Y6, Y6, Y7
+	VMOVUPS     32(DX)(R8*1), Y5
+	VMOVUPS     32(BX)(R8*1), Y6
+	VBLENDVPS   Y3, 32(DX)(R8*1), Y6, Y6
+	VBLENDVPS   Y3, 32(BX)(R8*1), Y5, Y5
+	VFMADD231PS Y7, Y5, Y6
+	VMOVUPS     Y4, 320(AX)
+	VMOVUPS     Y6, 352(AX)
+	MOVQ        steps+96(FP), R9
+	TESTQ       R9, R9
+	JLE         finish_137
+
+steps2_136:
+	// step 0: f(p) ≥ f(q)?
+	VMOVUPS 64(AX), Y3
+	VMOVUPS 96(AX), Y4
+	VSUBPS  128(AX), Y3, Y3
+	VORPS   Y2, Y3, Y5
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y5, Y6
+	VBLENDVPS Y6, consts<>+64(SB), Y5, Y5
+	VMINPS    Y5, Y0, Y5
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y6
+	VFMADD231PS  consts<>+96(SB), Y5, Y6
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y6, Y7
+	VFNMADD231PS consts<>+160(SB), Y7, Y5
+	VFNMADD231PS consts<>+192(SB), Y7, Y5
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y7
+	VFMADD213PS  consts<>+256(SB), Y5, Y7
+	VFMADD213PS  consts<>+288(SB), Y5, Y7
+	VFMADD213PS  consts<>+320(SB), Y5, Y7
+	VFMADD213PS  consts<>+352(SB), Y5, Y7
+	VFMADD213PS  consts<>+384(SB), Y5, Y7
+
+	// y = (p·r)·r + r
+	VMULPS      Y5, Y7, Y7
+	VFMADD213PS Y5, Y5, Y7
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y6, Y6
+	VFMADD213PS Y6, Y6, Y7
+	VMULPS      Y7, Y4, Y5
+	VBLENDVPS   Y3, Y5, Y4, Y4
+	VMULPS      160(AX), Y7, Y5
+	VBLENDVPS   Y3, 160(AX), Y5, Y5
+	VCMPPS      $0x1d, Y5, Y4, Y3
+
+	// [lo, q] where f(p) ≥ f(q), else [p, hi]: from the end kept, base, the other end at base ± γ·w and the new point at base ± (2γ−1)·w
+	VMOVUPS     32(AX), Y4
+	VMOVUPS     (AX), Y5
+	VBLENDVPS   Y3, (AX), Y4, Y4
+	VBLENDVPS   Y3, 32(AX), Y5, Y5
+	VSUBPS      Y4, Y5, Y5
+	VMOVAPS     Y4, Y6
+	VFMADD231PS consts<>+928(SB), Y5, Y6
+	VMOVAPS     Y4, Y4
+	VFMADD231PS consts<>+960(SB), Y5, Y4
+	VMOVUPS     32(AX), Y5
+	VBLENDVPS   Y3, Y6, Y5, Y5
+	VBLENDVPS   Y3, (AX), Y6, Y6
+	VMOVUPS     Y6, (AX)
+	VMOVUPS     Y5, 32(AX)
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS consts<>+896(SB), Y4, Y5
+	VMULPS Y5, Y5, Y5
+	VMULPS (SI)(R8*1), Y5, Y5
+	VMULPS Y4, Y4, Y4
+	VMULPS (SI)(R8*1), Y4, Y4
+	VMAXPS Y4, Y5, Y6
+	VSUBPS Y5, Y4, Y4
+	VORPS  Y2, Y4, Y5
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y5, Y7
+	VBLENDVPS Y7, consts<>+64(SB), Y5, Y5
+	VMINPS    Y5, Y0, Y5
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y7
+	VFMADD231PS  consts<>+96(SB), Y5, Y7
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y7, Y8
+	VFNMADD231PS consts<>+160(SB), Y8, Y5
+	VFNMADD231PS consts<>+192(SB), Y8, Y5
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y8
+	VFMADD213PS  consts<>+256(SB), Y5, Y8
+	VFMADD213PS  consts<>+288(SB), Y5, Y8
+	VFMADD213PS  consts<>+320(SB), Y5, Y8
+	VFMADD213PS  consts<>+352(SB), Y5, Y8
+	VFMADD213PS  consts<>+384(SB), Y5, Y8
+
+	// y = (p·r)·r + r
+	VMULPS      Y5, Y8, Y8
+	VFMADD213PS Y5, Y5, Y8
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y7, Y7
+	VFMADD213PS Y7, Y7, Y8
+	VMOVUPS     (DX)(R8*1), Y5
+	VMOVUPS     (BX)(R8*1), Y7
+	VBLENDVPS   Y4, (DX)(R8*1), Y7, Y7
+	VBLENDVPS   Y4, (BX)(R8*1), Y5, Y5
+	VFMADD231PS Y8, Y5, Y7
+
+	// the new point is p where f(p) ≥ f(q), and p moves to q; else it is q, and q moves to p
+	VMOVUPS   128(AX), Y4
+	VBLENDVPS Y3, Y6, Y4, Y4
+	VBLENDVPS Y3, 64(AX), Y6, Y6
+	VMOVUPS   Y4, 64(AX)
+	VMOVUPS   Y6, 128(AX)
+	VMOVUPS   160(AX), Y4
+	VBLENDVPS Y3, Y7, Y4, Y4
+	VBLENDVPS Y3, 96(AX), Y7, Y7
+	VMOVUPS   Y4, 96(AX)
+	VMOVUPS   Y7, 160(AX)
+
+	// step 1: f(p) ≥ f(q)?
+	VMOVUPS 256(AX), Y3
+	VMOVUPS 288(AX), Y4
+	VSUBPS  320(AX), Y3, Y3
+	VORPS   Y2, Y3, Y5
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y5, Y6
+	VBLENDVPS Y6, consts<>+64(SB), Y5, Y5
+	VMINPS    Y5, Y0, Y5
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y6
+	VFMADD231PS  consts<>+96(SB), Y5, Y6
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y6, Y7
+	VFNMADD231PS consts<>+160(SB), Y7, Y5
+	VFNMADD231PS consts<>+192(SB), Y7, Y5
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y7
+	VFMADD213PS  consts<>+256(SB), Y5, Y7
+	VFMADD213PS  consts<>+288(SB), Y5, Y7
+	VFMADD213PS  consts<>+320(SB), Y5, Y7
+	VFMADD213PS  consts<>+352(SB), Y5, Y7
+	VFMADD213PS  consts<>+384(SB), Y5, Y7
+
+	// y = (p·r)·r + r
+	VMULPS      Y5, Y7, Y7
+	VFMADD213PS Y5, Y5, Y7
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y6, Y6
+	VFMADD213PS Y6, Y6, Y7
+	VMULPS      Y7, Y4, Y5
+	VBLENDVPS   Y3, Y5, Y4, Y4
+	VMULPS      352(AX), Y7, Y5
+	VBLENDVPS   Y3, 352(AX), Y5, Y5
+	VCMPPS      $0x1d, Y5, Y4, Y3
+
+	// [lo, q] where f(p) ≥ f(q), else [p, hi]: from the end kept, base, the other end at base ± γ·w and the new point at base ± (2γ−1)·w
+	VMOVUPS     224(AX), Y4
+	VMOVUPS     192(AX), Y5
+	VBLENDVPS   Y3, 192(AX), Y4, Y4
+	VBLENDVPS   Y3, 224(AX), Y5, Y5
+	VSUBPS      Y4, Y5, Y5
+	VMOVAPS     Y4, Y6
+	VFMADD231PS consts<>+928(SB), Y5, Y6
+	VMOVAPS     Y4, Y4
+	VFMADD231PS consts<>+960(SB), Y5, Y4
+	VMOVUPS     224(AX), Y5
+	VBLENDVPS   Y3, Y6, Y5, Y5
+	VBLENDVPS   Y3, 192(AX), Y6, Y6
+	VMOVUPS     Y6, 192(AX)
+	VMOVUPS     Y5, 224(AX)
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS consts<>+896(SB), Y4, Y5
+	VMULPS Y5, Y5, Y5
+	VMULPS 32(SI)(R8*1), Y5, Y5
+	VMULPS Y4, Y4, Y4
+	VMULPS 32(SI)(R8*1), Y4, Y4
+	VMAXPS Y4, Y5, Y6
+	VSUBPS Y5, Y4, Y4
+	VORPS  Y2, Y4, Y5
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y5, Y7
+	VBLENDVPS Y7, consts<>+64(SB), Y5, Y5
+	VMINPS    Y5, Y0, Y5
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y7
+	VFMADD231PS  consts<>+96(SB), Y5, Y7
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y7, Y8
+	VFNMADD231PS consts<>+160(SB), Y8, Y5
+	VFNMADD231PS consts<>+192(SB), Y8, Y5
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y8
+	VFMADD213PS  consts<>+256(SB), Y5, Y8
+	VFMADD213PS  consts<>+288(SB), Y5, Y8
+	VFMADD213PS  consts<>+320(SB), Y5, Y8
+	VFMADD213PS  consts<>+352(SB), Y5, Y8
+	VFMADD213PS  consts<>+384(SB), Y5, Y8
+
+	// y = (p·r)·r + r
+	VMULPS      Y5, Y8, Y8
+	VFMADD213PS Y5, Y5, Y8
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y7, Y7
+	VFMADD213PS Y7, Y7, Y8
+	VMOVUPS     32(DX)(R8*1), Y5
+	VMOVUPS     32(BX)(R8*1), Y7
+	VBLENDVPS   Y4, 32(DX)(R8*1), Y7, Y7
+	VBLENDVPS   Y4, 32(BX)(R8*1), Y5, Y5
+	VFMADD231PS Y8, Y5, Y7
+
+	// the new point is p where f(p) ≥ f(q), and p moves to q; else it is q, and q moves to p
+	VMOVUPS   320(AX), Y4
+	VBLENDVPS Y3, Y6, Y4, Y4
+	VBLENDVPS Y3, 256(AX), Y6, Y6
+	VMOVUPS   Y4, 256(AX)
+	VMOVUPS   Y6, 320(AX)
+	VMOVUPS   352(AX), Y4
+	VBLENDVPS Y3, Y7, Y4, Y4
+	VBLENDVPS Y3, 288(AX), Y7, Y7
+	VMOVUPS   Y4, 288(AX)
+	VMOVUPS   Y7, 352(AX)
+	DECQ      R9
+	JNZ       steps2_136
+
+finish_137:
+	// finish 0: h = (lo + hi)·½
+	VMOVUPS (AX), Y3
+	VADDPS  32(AX), Y3, Y3
+	VMULPS  consts<>+864(SB), Y3, Y3
+
+	// where lk = −Inf (below −MaxFloat32): h = 1 if −|a1| ≤ −|a2| else 0
+	VMOVUPS      (SI)(R8*1), Y4
+	VBROADCASTSS consts<>+1120(SB), Y5
+	VCMPPS       $0x11, Y5, Y4, Y5
+	VMOVUPS      (DX)(R8*1), Y6
+	VMOVUPS      (BX)(R8*1), Y7
+	VORPS        Y2, Y6, Y6
+	VORPS        Y2, Y7, Y7
+	VCMPPS       $0x12, Y7, Y6, Y6
+	VBROADCASTSS consts<>+1088(SB), Y7
+	VBLENDVPS    Y6, consts<>+896(SB), Y7, Y7
+	VBLENDVPS    Y5, Y7, Y3, Y3
+
+	// NaN where a1, a2 or lk is: h += 0·(max(−1, lk) + a1 + a2), lk the NaN-winning source
+	VMAXPS      Y4, Y1, Y4
+	VADDPS      (DX)(R8*1), Y4, Y4
+	VADDPS      (BX)(R8*1), Y4, Y4
+	VFMADD231PS consts<>+1088(SB), Y4, Y3
+	VMOVUPS     Y3, (CX)(R8*1)
+
+	// finish 1: h = (lo + hi)·½
+	VMOVUPS 192(AX), Y3
+	VADDPS  224(AX), Y3, Y3
+	VMULPS  consts<>+864(SB), Y3, Y3
+
+	// where lk = −Inf (below −MaxFloat32): h = 1 if −|a1| ≤ −|a2| else 0
+	VMOVUPS      32(SI)(R8*1), Y4
+	VBROADCASTSS consts<>+1120(SB), Y5
+	VCMPPS       $0x11, Y5, Y4, Y5
+	VMOVUPS      32(DX)(R8*1), Y6
+	VMOVUPS      32(BX)(R8*1), Y7
+	VORPS        Y2, Y6, Y6
+	VORPS        Y2, Y7, Y7
+	VCMPPS       $0x12, Y7, Y6, Y6
+	VBROADCASTSS consts<>+1088(SB), Y7
+	VBLENDVPS    Y6, consts<>+896(SB), Y7, Y7
+	VBLENDVPS    Y5, Y7, Y3, Y3
+
+	// NaN where a1, a2 or lk is: h += 0·(max(−1, lk) + a1 + a2), lk the NaN-winning source
+	VMAXPS      Y4, Y1, Y4
+	VADDPS      32(DX)(R8*1), Y4, Y4
+	VADDPS      32(BX)(R8*1), Y4, Y4
+	VFMADD231PS consts<>+1088(SB), Y4, Y3
+	VMOVUPS     Y3, 32(CX)(R8*1)
+	ADDQ        $0x00000040, R8
+	MOVQ        DI, R9
+	SUBQ        R8, R9
+	CMPQ        R9, $0x00000040
+	JAE         blocks2_135
+
+below2_134:
+	// blocks of 1
+	MOVQ DI, R9
+	SUBQ R8, R9
+	CMPQ R9, $0x00000020
+	JB   below1_138
+
+blocks1_139:
+	// start 0: [0, 1] where a1·a2 > 0, else [1, 6] where a1 > 0, else [−5, 0]
+	VMOVUPS      (DX)(R8*1), Y3
+	VMULPS       (BX)(R8*1), Y3, Y4
+	VCMPPS       $0x1e, consts<>+1088(SB), Y4, Y4
+	VCMPPS       $0x1e, consts<>+1088(SB), Y3, Y3
+	VBROADCASTSS consts<>+1024(SB), Y5
+	VBROADCASTSS consts<>+1088(SB), Y6
+	VBLENDVPS    Y3, consts<>+896(SB), Y5, Y5
+	VBLENDVPS    Y4, consts<>+1088(SB), Y5, Y5
+	VBROADCASTSS consts<>+1056(SB), Y7
+	VBLENDVPS    Y3, Y7, Y6, Y6
+	VBLENDVPS    Y4, consts<>+896(SB), Y6, Y6
+	VMOVUPS      Y5, (AX)
+	VMOVUPS      Y6, 32(AX)
+
+	// p = hi − γ·w, q = lo + γ·w
+	VSUBPS       Y5, Y6, Y3
+	VFNMADD231PS consts<>+928(SB), Y3, Y6
+	VFMADD231PS  consts<>+928(SB), Y3, Y5
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS consts<>+896(SB), Y6, Y3
+	VMULPS Y3, Y3, Y3
+	VMULPS (SI)(R8*1), Y3, Y3
+	VMULPS Y6, Y6, Y6
+	VMULPS (SI)(R8*1), Y6, Y6
+	VMAXPS Y6, Y3, Y4
+	VSUBPS Y3, Y6, Y3
+	VORPS  Y2, Y3, Y6
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y6, Y7
+	VBLENDVPS Y7, consts<>+64(SB), Y6, Y6
+	VMINPS    Y6, Y0, Y6
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y7
+	VFMADD231PS  consts<>+96(SB), Y6, Y7
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y7, Y8
+	VFNMADD231PS consts<>+160(SB), Y8, Y6
+	VFNMADD231PS consts<>+192(SB), Y8, Y6
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y8
+	VFMADD213PS  consts<>+256(SB), Y6, Y8
+	VFMADD213PS  consts<>+288(SB), Y6, Y8
+	VFMADD213PS  consts<>+320(SB), Y6, Y8
+	VFMADD213PS  consts<>+352(SB), Y6, Y8
+	VFMADD213PS  consts<>+384(SB), Y6, Y8
+
+	// y = (p·r)·r + r
+	VMULPS      Y6, Y8, Y8
+	VFMADD213PS Y6, Y6, Y8
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y7, Y7
+	VFMADD213PS Y7, Y7, Y8
+	VMOVUPS     (DX)(R8*1), Y6
+	VMOVUPS     (BX)(R8*1), Y7
+	VBLENDVPS   Y3, (DX)(R8*1), Y7, Y7
+	VBLENDVPS   Y3, (BX)(R8*1), Y6, Y6
+	VFMADD231PS Y8, Y6, Y7
+	VMOVUPS     Y4, 64(AX)
+	VMOVUPS     Y7, 96(AX)
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS consts<>+896(SB), Y5, Y3
+	VMULPS Y3, Y3, Y3
+	VMULPS (SI)(R8*1), Y3, Y3
+	VMULPS Y5, Y5, Y5
+	VMULPS (SI)(R8*1), Y5, Y5
+	VMAXPS Y5, Y3, Y4
+	VSUBPS Y3, Y5, Y3
+	VORPS  Y2, Y3, Y5
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y5, Y6
+	VBLENDVPS Y6, consts<>+64(SB), Y5, Y5
+	VMINPS    Y5, Y0, Y5
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y6
+	VFMADD231PS  consts<>+96(SB), Y5, Y6
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y6, Y7
+	VFNMADD231PS consts<>+160(SB), Y7, Y5
+	VFNMADD231PS consts<>+192(SB), Y7, Y5
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y7
+	VFMADD213PS  consts<>+256(SB), Y5, Y7
+	VFMADD213PS  consts<>+288(SB), Y5, Y7
+	VFMADD213PS  consts<>+320(SB), Y5, Y7
+	VFMADD213PS  consts<>+352(SB), Y5, Y7
+	VFMADD213PS  consts<>+384(SB), Y5, Y7
+
+	// y = (p·r)·r + r
+	VMULPS      Y5, Y7, Y7
+	VFMADD213PS Y5, Y5, Y7
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y6, Y6
+	VFMADD213PS Y6, Y6, Y7
+	VMOVUPS     (DX)(R8*1), Y5
+	VMOVUPS     (BX)(R8*1), Y6
+	VBLENDVPS   Y3, (DX)(R8*1), Y6, Y6
+	VBLENDVPS   Y3, (BX)(R8*1), Y5, Y5
+	VFMADD231PS Y7, Y5, Y6
+	VMOVUPS     Y4, 128(AX)
+	VMOVUPS     Y6, 160(AX)
+	MOVQ        steps+96(FP), R9
+	TESTQ       R9, R9
+	JLE         finish_141
+
+steps1_140:
+	// step 0: f(p) ≥ f(q)?
+	VMOVUPS 64(AX), Y3
+	VMOVUPS 96(AX), Y4
+	VSUBPS  128(AX), Y3, Y3
+	VORPS   Y2, Y3, Y5
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y5, Y6
+	VBLENDVPS Y6, consts<>+64(SB), Y5, Y5
+	VMINPS    Y5, Y0, Y5
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y6
+	VFMADD231PS  consts<>+96(SB), Y5, Y6
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y6, Y7
+	VFNMADD231PS consts<>+160(SB), Y7, Y5
+	VFNMADD231PS consts<>+192(SB), Y7, Y5
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y7
+	VFMADD213PS  consts<>+256(SB), Y5, Y7
+	VFMADD213PS  consts<>+288(SB), Y5, Y7
+	VFMADD213PS  consts<>+320(SB), Y5, Y7
+	VFMADD213PS  consts<>+352(SB), Y5, Y7
+	VFMADD213PS  consts<>+384(SB), Y5, Y7
+
+	// y = (p·r)·r + r
+	VMULPS      Y5, Y7, Y7
+	VFMADD213PS Y5, Y5, Y7
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y6, Y6
+	VFMADD213PS Y6, Y6, Y7
+	VMULPS      Y7, Y4, Y5
+	VBLENDVPS   Y3, Y5, Y4, Y4
+	VMULPS      160(AX), Y7, Y5
+	VBLENDVPS   Y3, 160(AX), Y5, Y5
+	VCMPPS      $0x1d, Y5, Y4, Y3
+
+	// [lo, q] where f(p) ≥ f(q), else [p, hi]: from the end kept, base, the other end at base ± γ·w and the new point at base ± (2γ−1)·w
+	VMOVUPS     32(AX), Y4
+	VMOVUPS     (AX), Y5
+	VBLENDVPS   Y3, (AX), Y4, Y4
+	VBLENDVPS   Y3, 32(AX), Y5, Y5
+	VSUBPS      Y4, Y5, Y5
+	VMOVAPS     Y4, Y6
+	VFMADD231PS consts<>+928(SB), Y5, Y6
+	VMOVAPS     Y4, Y4
+	VFMADD231PS consts<>+960(SB), Y5, Y4
+	VMOVUPS     32(AX), Y5
+	VBLENDVPS   Y3, Y6, Y5, Y5
+	VBLENDVPS   Y3, (AX), Y6, Y6
+	VMOVUPS     Y6, (AX)
+	VMOVUPS     Y5, 32(AX)
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS consts<>+896(SB), Y4, Y5
+	VMULPS Y5, Y5, Y5
+	VMULPS (SI)(R8*1), Y5, Y5
+	VMULPS Y4, Y4, Y4
+	VMULPS (SI)(R8*1), Y4, Y4
+	VMAXPS Y4, Y5, Y6
+	VSUBPS Y5, Y4, Y4
+	VORPS  Y2, Y4, Y5
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y5, Y7
+	VBLENDVPS Y7, consts<>+64(SB), Y5, Y5
+	VMINPS    Y5, Y0, Y5
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y7
+	VFMADD231PS  consts<>+96(SB), Y5, Y7
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y7, Y8
+	VFNMADD231PS consts<>+160(SB), Y8, Y5
+	VFNMADD231PS consts<>+192(SB), Y8, Y5
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y8
+	VFMADD213PS  consts<>+256(SB), Y5, Y8
+	VFMADD213PS  consts<>+288(SB), Y5, Y8
+	VFMADD213PS  consts<>+320(SB), Y5, Y8
+	VFMADD213PS  consts<>+352(SB), Y5, Y8
+	VFMADD213PS  consts<>+384(SB), Y5, Y8
+
+	// y = (p·r)·r + r
+	VMULPS      Y5, Y8, Y8
+	VFMADD213PS Y5, Y5, Y8
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y7, Y7
+	VFMADD213PS Y7, Y7, Y8
+	VMOVUPS     (DX)(R8*1), Y5
+	VMOVUPS     (BX)(R8*1), Y7
+	VBLENDVPS   Y4, (DX)(R8*1), Y7, Y7
+	VBLENDVPS   Y4, (BX)(R8*1), Y5, Y5
+	VFMADD231PS Y8, Y5, Y7
+
+	// the new point is p where f(p) ≥ f(q), and p moves to q; else it is q, and q moves to p
+	VMOVUPS   128(AX), Y4
+	VBLENDVPS Y3, Y6, Y4, Y4
+	VBLENDVPS Y3, 64(AX), Y6, Y6
+	VMOVUPS   Y4, 64(AX)
+	VMOVUPS   Y6, 128(AX)
+	VMOVUPS   160(AX), Y4
+	VBLENDVPS Y3, Y7, Y4, Y4
+	VBLENDVPS Y3, 96(AX), Y7, Y7
+	VMOVUPS   Y4, 96(AX)
+	VMOVUPS   Y7, 160(AX)
+	DECQ      R9
+	JNZ       steps1_140
+
+finish_141:
+	// finish 0: h = (lo + hi)·½
+	VMOVUPS (AX), Y3
+	VADDPS  32(AX), Y3, Y3
+	VMULPS  consts<>+864(SB), Y3, Y3
+
+	// where lk = −Inf (below −MaxFloat32): h = 1 if −|a1| ≤ −|a2| else 0
+	VMOVUPS      (SI)(R8*1), Y4
+	VBROADCASTSS consts<>+1120(SB), Y5
+	VCMPPS       $0x11, Y5, Y4, Y5
+	VMOVUPS      (DX)(R8*1), Y6
+	VMOVUPS      (BX)(R8*1), Y7
+	VORPS        Y2, Y6, Y6
+	VORPS        Y2, Y7, Y7
+	VCMPPS       $0x12, Y7, Y6, Y6
+	VBROADCASTSS consts<>+1088(SB), Y7
+	VBLENDVPS    Y6, consts<>+896(SB), Y7, Y7
+	VBLENDVPS    Y5, Y7, Y3, Y3
+
+	// NaN where a1, a2 or lk is: h += 0·(max(−1, lk) + a1 + a2), lk the NaN-winning source
+	VMAXPS      Y4, Y1, Y4
+	VADDPS      (DX)(R8*1), Y4, Y4
+	VADDPS      (BX)(R8*1), Y4, Y4
+	VFMADD231PS consts<>+1088(SB), Y4, Y3
+	VMOVUPS     Y3, (CX)(R8*1)
+	ADDQ        $0x00000020, R8
+	MOVQ        DI, R9
+	SUBQ        R8, R9
+	CMPQ        R9, $0x00000020
+	JAE         blocks1_139
+
+below1_138:
+	VZEROUPPER
+	RET
+
 // func minAVX2(a []float32) float32
 // Requires: AVX
 TEXT ·minAVX2(SB), NOSPLIT, $0-28
@@ -5082,28 +6989,28 @@ TEXT ·minAVX2(SB), NOSPLIT, $0-28
 	VMOVUPS (AX), Y2
 	VMOVUPS (AX), Y3
 
-unrolled_129:
+unrolled_142:
 	CMPQ   CX, $0x00000020
-	JB     tail_130
+	JB     tail_143
 	VMINPS (AX), Y0, Y0
 	VMINPS 32(AX), Y1, Y1
 	VMINPS 64(AX), Y2, Y2
 	VMINPS 96(AX), Y3, Y3
 	ADDQ   $0x00000080, AX
 	SUBQ   $0x00000020, CX
-	JMP    unrolled_129
+	JMP    unrolled_142
 
-tail_130:
+tail_143:
 	TESTQ CX, CX
-	JZ    done_132
+	JZ    done_145
 
-single_131:
+single_144:
 	VMINPS (AX), Y0, Y0
 	ADDQ   $0x00000020, AX
 	SUBQ   $0x00000008, CX
-	JNZ    single_131
+	JNZ    single_144
 
-done_132:
+done_145:
 	// horizontal min
 	VMINPS       Y1, Y0, Y0
 	VMINPS       Y3, Y2, Y2
@@ -5137,9 +7044,9 @@ TEXT ·fmaLoopAVX2(SB), NOSPLIT, $0-28
 	VADDPS       Y1, Y11, Y12
 	VADDPS       Y1, Y12, Y13
 	TESTQ        AX, AX
-	JZ           done_133
+	JZ           done_146
 
-fma_134:
+fma_147:
 	VFMADD213PS Y1, Y0, Y2
 	VFMADD213PS Y1, Y0, Y3
 	VFMADD213PS Y1, Y0, Y4
@@ -5153,9 +7060,9 @@ fma_134:
 	VFMADD213PS Y1, Y0, Y12
 	VFMADD213PS Y1, Y0, Y13
 	DECQ        AX
-	JNZ         fma_134
+	JNZ         fma_147
 
-done_133:
+done_146:
 	// horizontal sum
 	VADDPS       Y3, Y2, Y2
 	VADDPS       Y5, Y4, Y4

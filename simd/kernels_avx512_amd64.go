@@ -204,6 +204,21 @@ func fourierSparseAVX512(cos []float32, sin []float32, idx []int32, val []float3
 //go:noescape
 func axpyAVX512(y []float32, x []float32, a float32)
 
+// mergeSearchAVX512 is mergeSearchGeneric for AVX-512F:
+//
+//	for i := range h {
+//		h[i] = mergeSearch32(a1[i], a2[i], lk[i]) // with steps steps
+//	}
+//
+// len(h) must be a multiple of 16 and len(a1) == len(a2) == len(lk) == len(h);
+// h must not overlap the inputs. The arithmetic is mergeSearch32's with every
+// a·b + c one FMA (steps ≤ 0 runs none).
+//
+// Requires: AVX, AVX512F
+//
+//go:noescape
+func mergeSearchAVX512(h []float32, a1 []float32, a2 []float32, lk []float32, steps int)
+
 // minAVX512 is minGeneric for AVX-512F:
 //
 //	m := float32(math.Inf(1))

@@ -236,7 +236,63 @@ DATA consts<>+912(SB)/4, $(1.0)
 DATA consts<>+916(SB)/4, $(1.0)
 DATA consts<>+920(SB)/4, $(1.0)
 DATA consts<>+924(SB)/4, $(1.0)
-GLOBL consts<>(SB), RODATA|NOPTR, $928
+DATA consts<>+928(SB)/4, $(0.618034)
+DATA consts<>+932(SB)/4, $(0.618034)
+DATA consts<>+936(SB)/4, $(0.618034)
+DATA consts<>+940(SB)/4, $(0.618034)
+DATA consts<>+944(SB)/4, $(0.618034)
+DATA consts<>+948(SB)/4, $(0.618034)
+DATA consts<>+952(SB)/4, $(0.618034)
+DATA consts<>+956(SB)/4, $(0.618034)
+DATA consts<>+960(SB)/4, $(0.23606798)
+DATA consts<>+964(SB)/4, $(0.23606798)
+DATA consts<>+968(SB)/4, $(0.23606798)
+DATA consts<>+972(SB)/4, $(0.23606798)
+DATA consts<>+976(SB)/4, $(0.23606798)
+DATA consts<>+980(SB)/4, $(0.23606798)
+DATA consts<>+984(SB)/4, $(0.23606798)
+DATA consts<>+988(SB)/4, $(0.23606798)
+DATA consts<>+992(SB)/4, $(-1.0)
+DATA consts<>+996(SB)/4, $(-1.0)
+DATA consts<>+1000(SB)/4, $(-1.0)
+DATA consts<>+1004(SB)/4, $(-1.0)
+DATA consts<>+1008(SB)/4, $(-1.0)
+DATA consts<>+1012(SB)/4, $(-1.0)
+DATA consts<>+1016(SB)/4, $(-1.0)
+DATA consts<>+1020(SB)/4, $(-1.0)
+DATA consts<>+1024(SB)/4, $(-5.0)
+DATA consts<>+1028(SB)/4, $(-5.0)
+DATA consts<>+1032(SB)/4, $(-5.0)
+DATA consts<>+1036(SB)/4, $(-5.0)
+DATA consts<>+1040(SB)/4, $(-5.0)
+DATA consts<>+1044(SB)/4, $(-5.0)
+DATA consts<>+1048(SB)/4, $(-5.0)
+DATA consts<>+1052(SB)/4, $(-5.0)
+DATA consts<>+1056(SB)/4, $(6.0)
+DATA consts<>+1060(SB)/4, $(6.0)
+DATA consts<>+1064(SB)/4, $(6.0)
+DATA consts<>+1068(SB)/4, $(6.0)
+DATA consts<>+1072(SB)/4, $(6.0)
+DATA consts<>+1076(SB)/4, $(6.0)
+DATA consts<>+1080(SB)/4, $(6.0)
+DATA consts<>+1084(SB)/4, $(6.0)
+DATA consts<>+1088(SB)/4, $(0.0)
+DATA consts<>+1092(SB)/4, $(0.0)
+DATA consts<>+1096(SB)/4, $(0.0)
+DATA consts<>+1100(SB)/4, $(0.0)
+DATA consts<>+1104(SB)/4, $(0.0)
+DATA consts<>+1108(SB)/4, $(0.0)
+DATA consts<>+1112(SB)/4, $(0.0)
+DATA consts<>+1116(SB)/4, $(0.0)
+DATA consts<>+1120(SB)/4, $(-340282350000000000000000000000000000000.0)
+DATA consts<>+1124(SB)/4, $(-340282350000000000000000000000000000000.0)
+DATA consts<>+1128(SB)/4, $(-340282350000000000000000000000000000000.0)
+DATA consts<>+1132(SB)/4, $(-340282350000000000000000000000000000000.0)
+DATA consts<>+1136(SB)/4, $(-340282350000000000000000000000000000000.0)
+DATA consts<>+1140(SB)/4, $(-340282350000000000000000000000000000000.0)
+DATA consts<>+1144(SB)/4, $(-340282350000000000000000000000000000000.0)
+DATA consts<>+1148(SB)/4, $(-340282350000000000000000000000000000000.0)
+GLOBL consts<>(SB), RODATA|NOPTR, $1152
 
 // func sqdistAVX512(dst []float32, x []float32, tiles []float32, dim int)
 // Requires: AVX, AVX512F
@@ -6714,6 +6770,1872 @@ done_169:
 	VZEROUPPER
 	RET
 
+// func mergeSearchAVX512(h []float32, a1 []float32, a2 []float32, lk []float32, steps int)
+// Requires: AVX, AVX512F
+TEXT ·mergeSearchAVX512(SB), $1600-104
+	VBROADCASTSS consts<>+0(SB), Z0
+	VBROADCASTSS consts<>+32(SB), Z1
+	VBROADCASTSS consts<>+96(SB), Z2
+	VBROADCASTSS consts<>+128(SB), Z3
+	VBROADCASTSS consts<>+160(SB), Z4
+	VBROADCASTSS consts<>+192(SB), Z5
+	VBROADCASTSS consts<>+256(SB), Z6
+	VBROADCASTSS consts<>+288(SB), Z7
+	VBROADCASTSS consts<>+320(SB), Z8
+	VBROADCASTSS consts<>+352(SB), Z9
+	VBROADCASTSS consts<>+384(SB), Z10
+	VBROADCASTSS consts<>+896(SB), Z11
+	VBROADCASTSS consts<>+864(SB), Z12
+	VBROADCASTSS consts<>+928(SB), Z13
+	VBROADCASTSS consts<>+960(SB), Z14
+	VBROADCASTSS consts<>+1088(SB), Z15
+	VBROADCASTSS consts<>+992(SB), Z16
+	VBROADCASTSS consts<>+896(SB), Z17
+	VPXORD       Z16, Z17, Z17
+	LEAQ         63(SP), AX
+	ANDQ         $-64, AX
+	MOVQ         h_base+0(FP), CX
+	MOVQ         a1_base+24(FP), DX
+	MOVQ         a2_base+48(FP), BX
+	MOVQ         lk_base+72(FP), SI
+	MOVQ         h_len+8(FP), DI
+	SHLQ         $0x02, DI
+	XORQ         R8, R8
+
+	// blocks of 4
+	MOVQ DI, R9
+	SUBQ R8, R9
+	CMPQ R9, $0x00000100
+	JB   below4_171
+
+blocks4_172:
+	// start 0: [0, 1] where a1·a2 > 0, else [1, 6] where a1 > 0, else [−5, 0]
+	VMOVUPS      (DX)(R8*1), Z18
+	VMULPS       (BX)(R8*1), Z18, Z19
+	VCMPPS       $0x1e, Z15, Z19, K1
+	VCMPPS       $0x1e, Z15, Z18, K2
+	VBROADCASTSS consts<>+1024(SB), Z18
+	VBROADCASTSS consts<>+1088(SB), Z19
+	VBLENDMPS    Z11, Z18, K2, Z18
+	VBLENDMPS    Z15, Z18, K1, Z18
+	VBROADCASTSS consts<>+1056(SB), Z20
+	VBLENDMPS    Z20, Z19, K2, Z19
+	VBLENDMPS    Z11, Z19, K1, Z19
+	VMOVUPS      Z18, (AX)
+	VMOVUPS      Z19, 64(AX)
+
+	// p = hi − γ·w, q = lo + γ·w
+	VSUBPS       Z18, Z19, Z20
+	VFNMADD231PS Z13, Z20, Z19
+	VFMADD231PS  Z13, Z20, Z18
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS Z11, Z19, Z20
+	VMULPS Z20, Z20, Z20
+	VMULPS (SI)(R8*1), Z20, Z20
+	VMULPS Z19, Z19, Z19
+	VMULPS (SI)(R8*1), Z19, Z19
+	VMAXPS Z19, Z20, Z21
+	VSUBPS Z20, Z19, Z19
+	VPORD  Z17, Z19, Z20
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z20, K1
+	VMINPS Z20, Z1, Z20
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z22
+	VFMADD231PS  Z2, Z20, Z22
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z22, Z23
+	VFNMADD231PS Z4, Z23, Z20
+	VFNMADD231PS Z5, Z23, Z20
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z23
+	VFMADD213PS  Z6, Z20, Z23
+	VFMADD213PS  Z7, Z20, Z23
+	VFMADD213PS  Z8, Z20, Z23
+	VFMADD213PS  Z9, Z20, Z23
+	VFMADD213PS  Z10, Z20, Z23
+
+	// y = (p·r)·r + r
+	VMULPS      Z20, Z23, Z23
+	VFMADD213PS Z20, Z20, Z23
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z22, Z22
+	VFMADD213PS.Z Z22, Z22, K1, Z23
+	VCMPPS        $0x11, Z15, Z19, K1
+	VMOVUPS       (DX)(R8*1), Z19
+	VMOVUPS       (BX)(R8*1), Z20
+	VBLENDMPS     (DX)(R8*1), Z20, K1, Z20
+	VBLENDMPS     (BX)(R8*1), Z19, K1, Z19
+	VFMADD231PS   Z23, Z19, Z20
+	VMOVUPS       Z21, 128(AX)
+	VMOVUPS       Z20, 192(AX)
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS Z11, Z18, Z19
+	VMULPS Z19, Z19, Z19
+	VMULPS (SI)(R8*1), Z19, Z19
+	VMULPS Z18, Z18, Z18
+	VMULPS (SI)(R8*1), Z18, Z18
+	VMAXPS Z18, Z19, Z20
+	VSUBPS Z19, Z18, Z18
+	VPORD  Z17, Z18, Z19
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z19, K1
+	VMINPS Z19, Z1, Z19
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z21
+	VFMADD231PS  Z2, Z19, Z21
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z21, Z22
+	VFNMADD231PS Z4, Z22, Z19
+	VFNMADD231PS Z5, Z22, Z19
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z22
+	VFMADD213PS  Z6, Z19, Z22
+	VFMADD213PS  Z7, Z19, Z22
+	VFMADD213PS  Z8, Z19, Z22
+	VFMADD213PS  Z9, Z19, Z22
+	VFMADD213PS  Z10, Z19, Z22
+
+	// y = (p·r)·r + r
+	VMULPS      Z19, Z22, Z22
+	VFMADD213PS Z19, Z19, Z22
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z21, Z21
+	VFMADD213PS.Z Z21, Z21, K1, Z22
+	VCMPPS        $0x11, Z15, Z18, K1
+	VMOVUPS       (DX)(R8*1), Z18
+	VMOVUPS       (BX)(R8*1), Z19
+	VBLENDMPS     (DX)(R8*1), Z19, K1, Z19
+	VBLENDMPS     (BX)(R8*1), Z18, K1, Z18
+	VFMADD231PS   Z22, Z18, Z19
+	VMOVUPS       Z20, 256(AX)
+	VMOVUPS       Z19, 320(AX)
+
+	// start 1: [0, 1] where a1·a2 > 0, else [1, 6] where a1 > 0, else [−5, 0]
+	VMOVUPS      64(DX)(R8*1), Z18
+	VMULPS       64(BX)(R8*1), Z18, Z19
+	VCMPPS       $0x1e, Z15, Z19, K1
+	VCMPPS       $0x1e, Z15, Z18, K2
+	VBROADCASTSS consts<>+1024(SB), Z18
+	VBROADCASTSS consts<>+1088(SB), Z19
+	VBLENDMPS    Z11, Z18, K2, Z18
+	VBLENDMPS    Z15, Z18, K1, Z18
+	VBROADCASTSS consts<>+1056(SB), Z20
+	VBLENDMPS    Z20, Z19, K2, Z19
+	VBLENDMPS    Z11, Z19, K1, Z19
+	VMOVUPS      Z18, 384(AX)
+	VMOVUPS      Z19, 448(AX)
+
+	// p = hi − γ·w, q = lo + γ·w
+	VSUBPS       Z18, Z19, Z20
+	VFNMADD231PS Z13, Z20, Z19
+	VFMADD231PS  Z13, Z20, Z18
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS Z11, Z19, Z20
+	VMULPS Z20, Z20, Z20
+	VMULPS 64(SI)(R8*1), Z20, Z20
+	VMULPS Z19, Z19, Z19
+	VMULPS 64(SI)(R8*1), Z19, Z19
+	VMAXPS Z19, Z20, Z21
+	VSUBPS Z20, Z19, Z19
+	VPORD  Z17, Z19, Z20
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z20, K1
+	VMINPS Z20, Z1, Z20
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z22
+	VFMADD231PS  Z2, Z20, Z22
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z22, Z23
+	VFNMADD231PS Z4, Z23, Z20
+	VFNMADD231PS Z5, Z23, Z20
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z23
+	VFMADD213PS  Z6, Z20, Z23
+	VFMADD213PS  Z7, Z20, Z23
+	VFMADD213PS  Z8, Z20, Z23
+	VFMADD213PS  Z9, Z20, Z23
+	VFMADD213PS  Z10, Z20, Z23
+
+	// y = (p·r)·r + r
+	VMULPS      Z20, Z23, Z23
+	VFMADD213PS Z20, Z20, Z23
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z22, Z22
+	VFMADD213PS.Z Z22, Z22, K1, Z23
+	VCMPPS        $0x11, Z15, Z19, K1
+	VMOVUPS       64(DX)(R8*1), Z19
+	VMOVUPS       64(BX)(R8*1), Z20
+	VBLENDMPS     64(DX)(R8*1), Z20, K1, Z20
+	VBLENDMPS     64(BX)(R8*1), Z19, K1, Z19
+	VFMADD231PS   Z23, Z19, Z20
+	VMOVUPS       Z21, 512(AX)
+	VMOVUPS       Z20, 576(AX)
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS Z11, Z18, Z19
+	VMULPS Z19, Z19, Z19
+	VMULPS 64(SI)(R8*1), Z19, Z19
+	VMULPS Z18, Z18, Z18
+	VMULPS 64(SI)(R8*1), Z18, Z18
+	VMAXPS Z18, Z19, Z20
+	VSUBPS Z19, Z18, Z18
+	VPORD  Z17, Z18, Z19
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z19, K1
+	VMINPS Z19, Z1, Z19
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z21
+	VFMADD231PS  Z2, Z19, Z21
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z21, Z22
+	VFNMADD231PS Z4, Z22, Z19
+	VFNMADD231PS Z5, Z22, Z19
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z22
+	VFMADD213PS  Z6, Z19, Z22
+	VFMADD213PS  Z7, Z19, Z22
+	VFMADD213PS  Z8, Z19, Z22
+	VFMADD213PS  Z9, Z19, Z22
+	VFMADD213PS  Z10, Z19, Z22
+
+	// y = (p·r)·r + r
+	VMULPS      Z19, Z22, Z22
+	VFMADD213PS Z19, Z19, Z22
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z21, Z21
+	VFMADD213PS.Z Z21, Z21, K1, Z22
+	VCMPPS        $0x11, Z15, Z18, K1
+	VMOVUPS       64(DX)(R8*1), Z18
+	VMOVUPS       64(BX)(R8*1), Z19
+	VBLENDMPS     64(DX)(R8*1), Z19, K1, Z19
+	VBLENDMPS     64(BX)(R8*1), Z18, K1, Z18
+	VFMADD231PS   Z22, Z18, Z19
+	VMOVUPS       Z20, 640(AX)
+	VMOVUPS       Z19, 704(AX)
+
+	// start 2: [0, 1] where a1·a2 > 0, else [1, 6] where a1 > 0, else [−5, 0]
+	VMOVUPS      128(DX)(R8*1), Z18
+	VMULPS       128(BX)(R8*1), Z18, Z19
+	VCMPPS       $0x1e, Z15, Z19, K1
+	VCMPPS       $0x1e, Z15, Z18, K2
+	VBROADCASTSS consts<>+1024(SB), Z18
+	VBROADCASTSS consts<>+1088(SB), Z19
+	VBLENDMPS    Z11, Z18, K2, Z18
+	VBLENDMPS    Z15, Z18, K1, Z18
+	VBROADCASTSS consts<>+1056(SB), Z20
+	VBLENDMPS    Z20, Z19, K2, Z19
+	VBLENDMPS    Z11, Z19, K1, Z19
+	VMOVUPS      Z18, 768(AX)
+	VMOVUPS      Z19, 832(AX)
+
+	// p = hi − γ·w, q = lo + γ·w
+	VSUBPS       Z18, Z19, Z20
+	VFNMADD231PS Z13, Z20, Z19
+	VFMADD231PS  Z13, Z20, Z18
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS Z11, Z19, Z20
+	VMULPS Z20, Z20, Z20
+	VMULPS 128(SI)(R8*1), Z20, Z20
+	VMULPS Z19, Z19, Z19
+	VMULPS 128(SI)(R8*1), Z19, Z19
+	VMAXPS Z19, Z20, Z21
+	VSUBPS Z20, Z19, Z19
+	VPORD  Z17, Z19, Z20
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z20, K1
+	VMINPS Z20, Z1, Z20
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z22
+	VFMADD231PS  Z2, Z20, Z22
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z22, Z23
+	VFNMADD231PS Z4, Z23, Z20
+	VFNMADD231PS Z5, Z23, Z20
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z23
+	VFMADD213PS  Z6, Z20, Z23
+	VFMADD213PS  Z7, Z20, Z23
+	VFMADD213PS  Z8, Z20, Z23
+	VFMADD213PS  Z9, Z20, Z23
+	VFMADD213PS  Z10, Z20, Z23
+
+	// y = (p·r)·r + r
+	VMULPS      Z20, Z23, Z23
+	VFMADD213PS Z20, Z20, Z23
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z22, Z22
+	VFMADD213PS.Z Z22, Z22, K1, Z23
+	VCMPPS        $0x11, Z15, Z19, K1
+	VMOVUPS       128(DX)(R8*1), Z19
+	VMOVUPS       128(BX)(R8*1), Z20
+	VBLENDMPS     128(DX)(R8*1), Z20, K1, Z20
+	VBLENDMPS     128(BX)(R8*1), Z19, K1, Z19
+	VFMADD231PS   Z23, Z19, Z20
+	VMOVUPS       Z21, 896(AX)
+	VMOVUPS       Z20, 960(AX)
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS Z11, Z18, Z19
+	VMULPS Z19, Z19, Z19
+	VMULPS 128(SI)(R8*1), Z19, Z19
+	VMULPS Z18, Z18, Z18
+	VMULPS 128(SI)(R8*1), Z18, Z18
+	VMAXPS Z18, Z19, Z20
+	VSUBPS Z19, Z18, Z18
+	VPORD  Z17, Z18, Z19
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z19, K1
+	VMINPS Z19, Z1, Z19
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z21
+	VFMADD231PS  Z2, Z19, Z21
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z21, Z22
+	VFNMADD231PS Z4, Z22, Z19
+	VFNMADD231PS Z5, Z22, Z19
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z22
+	VFMADD213PS  Z6, Z19, Z22
+	VFMADD213PS  Z7, Z19, Z22
+	VFMADD213PS  Z8, Z19, Z22
+	VFMADD213PS  Z9, Z19, Z22
+	VFMADD213PS  Z10, Z19, Z22
+
+	// y = (p·r)·r + r
+	VMULPS      Z19, Z22, Z22
+	VFMADD213PS Z19, Z19, Z22
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z21, Z21
+	VFMADD213PS.Z Z21, Z21, K1, Z22
+	VCMPPS        $0x11, Z15, Z18, K1
+	VMOVUPS       128(DX)(R8*1), Z18
+	VMOVUPS       128(BX)(R8*1), Z19
+	VBLENDMPS     128(DX)(R8*1), Z19, K1, Z19
+	VBLENDMPS     128(BX)(R8*1), Z18, K1, Z18
+	VFMADD231PS   Z22, Z18, Z19
+	VMOVUPS       Z20, 1024(AX)
+	VMOVUPS       Z19, 1088(AX)
+
+	// start 3: [0, 1] where a1·a2 > 0, else [1, 6] where a1 > 0, else [−5, 0]
+	VMOVUPS      192(DX)(R8*1), Z18
+	VMULPS       192(BX)(R8*1), Z18, Z19
+	VCMPPS       $0x1e, Z15, Z19, K1
+	VCMPPS       $0x1e, Z15, Z18, K2
+	VBROADCASTSS consts<>+1024(SB), Z18
+	VBROADCASTSS consts<>+1088(SB), Z19
+	VBLENDMPS    Z11, Z18, K2, Z18
+	VBLENDMPS    Z15, Z18, K1, Z18
+	VBROADCASTSS consts<>+1056(SB), Z20
+	VBLENDMPS    Z20, Z19, K2, Z19
+	VBLENDMPS    Z11, Z19, K1, Z19
+	VMOVUPS      Z18, 1152(AX)
+	VMOVUPS      Z19, 1216(AX)
+
+	// p = hi − γ·w, q = lo + γ·w
+	VSUBPS       Z18, Z19, Z20
+	VFNMADD231PS Z13, Z20, Z19
+	VFMADD231PS  Z13, Z20, Z18
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS Z11, Z19, Z20
+	VMULPS Z20, Z20, Z20
+	VMULPS 192(SI)(R8*1), Z20, Z20
+	VMULPS Z19, Z19, Z19
+	VMULPS 192(SI)(R8*1), Z19, Z19
+	VMAXPS Z19, Z20, Z21
+	VSUBPS Z20, Z19, Z19
+	VPORD  Z17, Z19, Z20
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z20, K1
+	VMINPS Z20, Z1, Z20
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z22
+	VFMADD231PS  Z2, Z20, Z22
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z22, Z23
+	VFNMADD231PS Z4, Z23, Z20
+	VFNMADD231PS Z5, Z23, Z20
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z23
+	VFMADD213PS  Z6, Z20, Z23
+	VFMADD213PS  Z7, Z20, Z23
+	VFMADD213PS  Z8, Z20, Z23
+	VFMADD213PS  Z9, Z20, Z23
+	VFMADD213PS  Z10, Z20, Z23
+
+	// y = (p·r)·r + r
+	VMULPS      Z20, Z23, Z23
+	VFMADD213PS Z20, Z20, Z23
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z22, Z22
+	VFMADD213PS.Z Z22, Z22, K1, Z23
+	VCMPPS        $0x11, Z15, Z19, K1
+	VMOVUPS       192(DX)(R8*1), Z19
+	VMOVUPS       192(BX)(R8*1), Z20
+	VBLENDMPS     192(DX)(R8*1), Z20, K1, Z20
+	VBLENDMPS     192(BX)(R8*1), Z19, K1, Z19
+	VFMADD231PS   Z23, Z19, Z20
+	VMOVUPS       Z21, 1280(AX)
+	VMOVUPS       Z20, 1344(AX)
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS Z11, Z18, Z19
+	VMULPS Z19, Z19, Z19
+	VMULPS 192(SI)(R8*1), Z19, Z19
+	VMULPS Z18, Z18, Z18
+	VMULPS 192(SI)(R8*1), Z18, Z18
+	VMAXPS Z18, Z19, Z20
+	VSUBPS Z19, Z18, Z18
+	VPORD  Z17, Z18, Z19
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z19, K1
+	VMINPS Z19, Z1, Z19
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z21
+	VFMADD231PS  Z2, Z19, Z21
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z21, Z22
+	VFNMADD231PS Z4, Z22, Z19
+	VFNMADD231PS Z5, Z22, Z19
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z22
+	VFMADD213PS  Z6, Z19, Z22
+	VFMADD213PS  Z7, Z19, Z22
+	VFMADD213PS  Z8, Z19, Z22
+	VFMADD213PS  Z9, Z19, Z22
+	VFMADD213PS  Z10, Z19, Z22
+
+	// y = (p·r)·r + r
+	VMULPS      Z19, Z22, Z22
+	VFMADD213PS Z19, Z19, Z22
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z21, Z21
+	VFMADD213PS.Z Z21, Z21, K1, Z22
+	VCMPPS        $0x11, Z15, Z18, K1
+	VMOVUPS       192(DX)(R8*1), Z18
+	VMOVUPS       192(BX)(R8*1), Z19
+	VBLENDMPS     192(DX)(R8*1), Z19, K1, Z19
+	VBLENDMPS     192(BX)(R8*1), Z18, K1, Z18
+	VFMADD231PS   Z22, Z18, Z19
+	VMOVUPS       Z20, 1408(AX)
+	VMOVUPS       Z19, 1472(AX)
+	MOVQ          steps+96(FP), R9
+	TESTQ         R9, R9
+	JLE           finish_174
+
+steps4_173:
+	// step 0: f(p) ≥ f(q)?
+	VMOVUPS 128(AX), Z18
+	VMOVUPS 192(AX), Z19
+	VSUBPS  256(AX), Z18, Z18
+	VPORD   Z17, Z18, Z20
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z20, K1
+	VMINPS Z20, Z1, Z20
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z21
+	VFMADD231PS  Z2, Z20, Z21
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z21, Z22
+	VFNMADD231PS Z4, Z22, Z20
+	VFNMADD231PS Z5, Z22, Z20
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z22
+	VFMADD213PS  Z6, Z20, Z22
+	VFMADD213PS  Z7, Z20, Z22
+	VFMADD213PS  Z8, Z20, Z22
+	VFMADD213PS  Z9, Z20, Z22
+	VFMADD213PS  Z10, Z20, Z22
+
+	// y = (p·r)·r + r
+	VMULPS      Z20, Z22, Z22
+	VFMADD213PS Z20, Z20, Z22
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z21, Z21
+	VFMADD213PS.Z Z21, Z21, K1, Z22
+	VCMPPS        $0x11, Z15, Z18, K1
+	VMULPS        Z22, Z19, Z18
+	VBLENDMPS     Z18, Z19, K1, Z19
+	VMULPS        320(AX), Z22, Z18
+	VBLENDMPS     320(AX), Z18, K1, Z18
+	VCMPPS        $0x1d, Z18, Z19, K1
+
+	// [lo, q] where f(p) ≥ f(q), else [p, hi]: from the end kept, base, the other end at base ± γ·w and the new point at base ± (2γ−1)·w
+	VMOVUPS     64(AX), Z18
+	VMOVUPS     (AX), Z19
+	VBLENDMPS   (AX), Z18, K1, Z18
+	VBLENDMPS   64(AX), Z19, K1, Z19
+	VSUBPS      Z18, Z19, Z19
+	VMOVAPS     Z18, Z20
+	VFMADD231PS Z13, Z19, Z20
+	VMOVAPS     Z18, Z18
+	VFMADD231PS Z14, Z19, Z18
+	VMOVUPS     64(AX), Z19
+	VBLENDMPS   Z20, Z19, K1, Z19
+	VBLENDMPS   (AX), Z20, K1, Z20
+	VMOVUPS     Z20, (AX)
+	VMOVUPS     Z19, 64(AX)
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS Z11, Z18, Z19
+	VMULPS Z19, Z19, Z19
+	VMULPS (SI)(R8*1), Z19, Z19
+	VMULPS Z18, Z18, Z18
+	VMULPS (SI)(R8*1), Z18, Z18
+	VMAXPS Z18, Z19, Z20
+	VSUBPS Z19, Z18, Z18
+	VPORD  Z17, Z18, Z19
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z19, K2
+	VMINPS Z19, Z1, Z19
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z21
+	VFMADD231PS  Z2, Z19, Z21
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z21, Z22
+	VFNMADD231PS Z4, Z22, Z19
+	VFNMADD231PS Z5, Z22, Z19
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z22
+	VFMADD213PS  Z6, Z19, Z22
+	VFMADD213PS  Z7, Z19, Z22
+	VFMADD213PS  Z8, Z19, Z22
+	VFMADD213PS  Z9, Z19, Z22
+	VFMADD213PS  Z10, Z19, Z22
+
+	// y = (p·r)·r + r
+	VMULPS      Z19, Z22, Z22
+	VFMADD213PS Z19, Z19, Z22
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z21, Z21
+	VFMADD213PS.Z Z21, Z21, K2, Z22
+	VCMPPS        $0x11, Z15, Z18, K2
+	VMOVUPS       (DX)(R8*1), Z18
+	VMOVUPS       (BX)(R8*1), Z19
+	VBLENDMPS     (DX)(R8*1), Z19, K2, Z19
+	VBLENDMPS     (BX)(R8*1), Z18, K2, Z18
+	VFMADD231PS   Z22, Z18, Z19
+
+	// the new point is p where f(p) ≥ f(q), and p moves to q; else it is q, and q moves to p
+	VMOVUPS   256(AX), Z18
+	VBLENDMPS Z20, Z18, K1, Z18
+	VBLENDMPS 128(AX), Z20, K1, Z20
+	VMOVUPS   Z18, 128(AX)
+	VMOVUPS   Z20, 256(AX)
+	VMOVUPS   320(AX), Z18
+	VBLENDMPS Z19, Z18, K1, Z18
+	VBLENDMPS 192(AX), Z19, K1, Z19
+	VMOVUPS   Z18, 192(AX)
+	VMOVUPS   Z19, 320(AX)
+
+	// step 1: f(p) ≥ f(q)?
+	VMOVUPS 512(AX), Z18
+	VMOVUPS 576(AX), Z19
+	VSUBPS  640(AX), Z18, Z18
+	VPORD   Z17, Z18, Z20
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z20, K1
+	VMINPS Z20, Z1, Z20
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z21
+	VFMADD231PS  Z2, Z20, Z21
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z21, Z22
+	VFNMADD231PS Z4, Z22, Z20
+	VFNMADD231PS Z5, Z22, Z20
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z22
+	VFMADD213PS  Z6, Z20, Z22
+	VFMADD213PS  Z7, Z20, Z22
+	VFMADD213PS  Z8, Z20, Z22
+	VFMADD213PS  Z9, Z20, Z22
+	VFMADD213PS  Z10, Z20, Z22
+
+	// y = (p·r)·r + r
+	VMULPS      Z20, Z22, Z22
+	VFMADD213PS Z20, Z20, Z22
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z21, Z21
+	VFMADD213PS.Z Z21, Z21, K1, Z22
+	VCMPPS        $0x11, Z15, Z18, K1
+	VMULPS        Z22, Z19, Z18
+	VBLENDMPS     Z18, Z19, K1, Z19
+	VMULPS        704(AX), Z22, Z18
+	VBLENDMPS     704(AX), Z18, K1, Z18
+	VCMPPS        $0x1d, Z18, Z19, K1
+
+	// [lo, q] where f(p) ≥ f(q), else [p, hi]: from the end kept, base, the other end at base ± γ·w and the new point at base ± (2γ−1)·w
+	VMOVUPS     448(AX), Z18
+	VMOVUPS     384(AX), Z19
+	VBLENDMPS   384(AX), Z18, K1, Z18
+	VBLENDMPS   448(AX), Z19, K1, Z19
+	VSUBPS      Z18, Z19, Z19
+	VMOVAPS     Z18, Z20
+	VFMADD231PS Z13, Z19, Z20
+	VMOVAPS     Z18, Z18
+	VFMADD231PS Z14, Z19, Z18
+	VMOVUPS     448(AX), Z19
+	VBLENDMPS   Z20, Z19, K1, Z19
+	VBLENDMPS   384(AX), Z20, K1, Z20
+	VMOVUPS     Z20, 384(AX)
+	VMOVUPS     Z19, 448(AX)
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS Z11, Z18, Z19
+	VMULPS Z19, Z19, Z19
+	VMULPS 64(SI)(R8*1), Z19, Z19
+	VMULPS Z18, Z18, Z18
+	VMULPS 64(SI)(R8*1), Z18, Z18
+	VMAXPS Z18, Z19, Z20
+	VSUBPS Z19, Z18, Z18
+	VPORD  Z17, Z18, Z19
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z19, K2
+	VMINPS Z19, Z1, Z19
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z21
+	VFMADD231PS  Z2, Z19, Z21
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z21, Z22
+	VFNMADD231PS Z4, Z22, Z19
+	VFNMADD231PS Z5, Z22, Z19
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z22
+	VFMADD213PS  Z6, Z19, Z22
+	VFMADD213PS  Z7, Z19, Z22
+	VFMADD213PS  Z8, Z19, Z22
+	VFMADD213PS  Z9, Z19, Z22
+	VFMADD213PS  Z10, Z19, Z22
+
+	// y = (p·r)·r + r
+	VMULPS      Z19, Z22, Z22
+	VFMADD213PS Z19, Z19, Z22
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z21, Z21
+	VFMADD213PS.Z Z21, Z21, K2, Z22
+	VCMPPS        $0x11, Z15, Z18, K2
+	VMOVUPS       64(DX)(R8*1), Z18
+	VMOVUPS       64(BX)(R8*1), Z19
+	VBLENDMPS     64(DX)(R8*1), Z19, K2, Z19
+	VBLENDMPS     64(BX)(R8*1), Z18, K2, Z18
+	VFMADD231PS   Z22, Z18, Z19
+
+	// the new point is p where f(p) ≥ f(q), and p moves to q; else it is q, and q moves to p
+	VMOVUPS   640(AX), Z18
+	VBLENDMPS Z20, Z18, K1, Z18
+	VBLENDMPS 512(AX), Z20, K1, Z20
+	VMOVUPS   Z18, 512(AX)
+	VMOVUPS   Z20, 640(AX)
+	VMOVUPS   704(AX), Z18
+	VBLENDMPS Z19, Z18, K1, Z18
+	VBLENDMPS 576(AX), Z19, K1, Z19
+	VMOVUPS   Z18, 576(AX)
+	VMOVUPS   Z19, 704(AX)
+
+	// step 2: f(p) ≥ f(q)?
+	VMOVUPS 896(AX), Z18
+	VMOVUPS 960(AX), Z19
+	VSUBPS  1024(AX), Z18, Z18
+	VPORD   Z17, Z18, Z20
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z20, K1
+	VMINPS Z20, Z1, Z20
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z21
+	VFMADD231PS  Z2, Z20, Z21
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z21, Z22
+	VFNMADD231PS Z4, Z22, Z20
+	VFNMADD231PS Z5, Z22, Z20
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z22
+	VFMADD213PS  Z6, Z20, Z22
+	VFMADD213PS  Z7, Z20, Z22
+	VFMADD213PS  Z8, Z20, Z22
+	VFMADD213PS  Z9, Z20, Z22
+	VFMADD213PS  Z10, Z20, Z22
+
+	// y = (p·r)·r + r
+	VMULPS      Z20, Z22, Z22
+	VFMADD213PS Z20, Z20, Z22
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z21, Z21
+	VFMADD213PS.Z Z21, Z21, K1, Z22
+	VCMPPS        $0x11, Z15, Z18, K1
+	VMULPS        Z22, Z19, Z18
+	VBLENDMPS     Z18, Z19, K1, Z19
+	VMULPS        1088(AX), Z22, Z18
+	VBLENDMPS     1088(AX), Z18, K1, Z18
+	VCMPPS        $0x1d, Z18, Z19, K1
+
+	// [lo, q] where f(p) ≥ f(q), else [p, hi]: from the end kept, base, the other end at base ± γ·w and the new point at base ± (2γ−1)·w
+	VMOVUPS     832(AX), Z18
+	VMOVUPS     768(AX), Z19
+	VBLENDMPS   768(AX), Z18, K1, Z18
+	VBLENDMPS   832(AX), Z19, K1, Z19
+	VSUBPS      Z18, Z19, Z19
+	VMOVAPS     Z18, Z20
+	VFMADD231PS Z13, Z19, Z20
+	VMOVAPS     Z18, Z18
+	VFMADD231PS Z14, Z19, Z18
+	VMOVUPS     832(AX), Z19
+	VBLENDMPS   Z20, Z19, K1, Z19
+	VBLENDMPS   768(AX), Z20, K1, Z20
+	VMOVUPS     Z20, 768(AX)
+	VMOVUPS     Z19, 832(AX)
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS Z11, Z18, Z19
+	VMULPS Z19, Z19, Z19
+	VMULPS 128(SI)(R8*1), Z19, Z19
+	VMULPS Z18, Z18, Z18
+	VMULPS 128(SI)(R8*1), Z18, Z18
+	VMAXPS Z18, Z19, Z20
+	VSUBPS Z19, Z18, Z18
+	VPORD  Z17, Z18, Z19
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z19, K2
+	VMINPS Z19, Z1, Z19
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z21
+	VFMADD231PS  Z2, Z19, Z21
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z21, Z22
+	VFNMADD231PS Z4, Z22, Z19
+	VFNMADD231PS Z5, Z22, Z19
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z22
+	VFMADD213PS  Z6, Z19, Z22
+	VFMADD213PS  Z7, Z19, Z22
+	VFMADD213PS  Z8, Z19, Z22
+	VFMADD213PS  Z9, Z19, Z22
+	VFMADD213PS  Z10, Z19, Z22
+
+	// y = (p·r)·r + r
+	VMULPS      Z19, Z22, Z22
+	VFMADD213PS Z19, Z19, Z22
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z21, Z21
+	VFMADD213PS.Z Z21, Z21, K2, Z22
+	VCMPPS        $0x11, Z15, Z18, K2
+	VMOVUPS       128(DX)(R8*1), Z18
+	VMOVUPS       128(BX)(R8*1), Z19
+	VBLENDMPS     128(DX)(R8*1), Z19, K2, Z19
+	VBLENDMPS     128(BX)(R8*1), Z18, K2, Z18
+	VFMADD231PS   Z22, Z18, Z19
+
+	// the new point is p where f(p) ≥ f(q), and p moves to q; else it is q, and q moves to p
+	VMOVUPS   1024(AX), Z18
+	VBLENDMPS Z20, Z18, K1, Z18
+	VBLENDMPS 896(AX), Z20, K1, Z20
+	VMOVUPS   Z18, 896(AX)
+	VMOVUPS   Z20, 1024(AX)
+	VMOVUPS   1088(AX), Z18
+	VBLENDMPS Z19, Z18, K1, Z18
+	VBLENDMPS 960(AX), Z19, K1, Z19
+	VMOVUPS   Z18, 960(AX)
+	VMOVUPS   Z19, 1088(AX)
+
+	// step 3: f(p) ≥ f(q)?
+	VMOVUPS 1280(AX), Z18
+	VMOVUPS 1344(AX), Z19
+	VSUBPS  1408(AX), Z18, Z18
+	VPORD   Z17, Z18, Z20
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z20, K1
+	VMINPS Z20, Z1, Z20
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z21
+	VFMADD231PS  Z2, Z20, Z21
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z21, Z22
+	VFNMADD231PS Z4, Z22, Z20
+	VFNMADD231PS Z5, Z22, Z20
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z22
+	VFMADD213PS  Z6, Z20, Z22
+	VFMADD213PS  Z7, Z20, Z22
+	VFMADD213PS  Z8, Z20, Z22
+	VFMADD213PS  Z9, Z20, Z22
+	VFMADD213PS  Z10, Z20, Z22
+
+	// y = (p·r)·r + r
+	VMULPS      Z20, Z22, Z22
+	VFMADD213PS Z20, Z20, Z22
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z21, Z21
+	VFMADD213PS.Z Z21, Z21, K1, Z22
+	VCMPPS        $0x11, Z15, Z18, K1
+	VMULPS        Z22, Z19, Z18
+	VBLENDMPS     Z18, Z19, K1, Z19
+	VMULPS        1472(AX), Z22, Z18
+	VBLENDMPS     1472(AX), Z18, K1, Z18
+	VCMPPS        $0x1d, Z18, Z19, K1
+
+	// [lo, q] where f(p) ≥ f(q), else [p, hi]: from the end kept, base, the other end at base ± γ·w and the new point at base ± (2γ−1)·w
+	VMOVUPS     1216(AX), Z18
+	VMOVUPS     1152(AX), Z19
+	VBLENDMPS   1152(AX), Z18, K1, Z18
+	VBLENDMPS   1216(AX), Z19, K1, Z19
+	VSUBPS      Z18, Z19, Z19
+	VMOVAPS     Z18, Z20
+	VFMADD231PS Z13, Z19, Z20
+	VMOVAPS     Z18, Z18
+	VFMADD231PS Z14, Z19, Z18
+	VMOVUPS     1216(AX), Z19
+	VBLENDMPS   Z20, Z19, K1, Z19
+	VBLENDMPS   1152(AX), Z20, K1, Z20
+	VMOVUPS     Z20, 1152(AX)
+	VMOVUPS     Z19, 1216(AX)
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS Z11, Z18, Z19
+	VMULPS Z19, Z19, Z19
+	VMULPS 192(SI)(R8*1), Z19, Z19
+	VMULPS Z18, Z18, Z18
+	VMULPS 192(SI)(R8*1), Z18, Z18
+	VMAXPS Z18, Z19, Z20
+	VSUBPS Z19, Z18, Z18
+	VPORD  Z17, Z18, Z19
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z19, K2
+	VMINPS Z19, Z1, Z19
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z21
+	VFMADD231PS  Z2, Z19, Z21
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z21, Z22
+	VFNMADD231PS Z4, Z22, Z19
+	VFNMADD231PS Z5, Z22, Z19
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z22
+	VFMADD213PS  Z6, Z19, Z22
+	VFMADD213PS  Z7, Z19, Z22
+	VFMADD213PS  Z8, Z19, Z22
+	VFMADD213PS  Z9, Z19, Z22
+	VFMADD213PS  Z10, Z19, Z22
+
+	// y = (p·r)·r + r
+	VMULPS      Z19, Z22, Z22
+	VFMADD213PS Z19, Z19, Z22
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z21, Z21
+	VFMADD213PS.Z Z21, Z21, K2, Z22
+	VCMPPS        $0x11, Z15, Z18, K2
+	VMOVUPS       192(DX)(R8*1), Z18
+	VMOVUPS       192(BX)(R8*1), Z19
+	VBLENDMPS     192(DX)(R8*1), Z19, K2, Z19
+	VBLENDMPS     192(BX)(R8*1), Z18, K2, Z18
+	VFMADD231PS   Z22, Z18, Z19
+
+	// the new point is p where f(p) ≥ f(q), and p moves to q; else it is q, and q moves to p
+	VMOVUPS   1408(AX), Z18
+	VBLENDMPS Z20, Z18, K1, Z18
+	VBLENDMPS 1280(AX), Z20, K1, Z20
+	VMOVUPS   Z18, 1280(AX)
+	VMOVUPS   Z20, 1408(AX)
+	VMOVUPS   1472(AX), Z18
+	VBLENDMPS Z19, Z18, K1, Z18
+	VBLENDMPS 1344(AX), Z19, K1, Z19
+	VMOVUPS   Z18, 1344(AX)
+	VMOVUPS   Z19, 1472(AX)
+	DECQ      R9
+	JNZ       steps4_173
+
+finish_174:
+	// finish 0: h = (lo + hi)·½
+	VMOVUPS (AX), Z18
+	VADDPS  64(AX), Z18, Z18
+	VMULPS  Z12, Z18, Z18
+
+	// where lk = −Inf (below −MaxFloat32): h = 1 if −|a1| ≤ −|a2| else 0
+	VMOVUPS      (SI)(R8*1), Z19
+	VBROADCASTSS consts<>+1120(SB), Z20
+	VCMPPS       $0x11, Z20, Z19, K1
+	VMOVUPS      (DX)(R8*1), Z20
+	VMOVUPS      (BX)(R8*1), Z21
+	VPORD        Z17, Z20, Z20
+	VPORD        Z17, Z21, Z21
+	VCMPPS       $0x12, Z21, Z20, K2
+	VBROADCASTSS consts<>+1088(SB), Z20
+	VBLENDMPS    Z11, Z20, K2, Z20
+	VBLENDMPS    Z20, Z18, K1, Z18
+
+	// NaN where a1, a2 or lk is: h += 0·(max(−1, lk) + a1 + a2), lk the NaN-winning source
+	VMAXPS      Z19, Z16, Z19
+	VADDPS      (DX)(R8*1), Z19, Z19
+	VADDPS      (BX)(R8*1), Z19, Z19
+	VFMADD231PS Z15, Z19, Z18
+	VMOVUPS     Z18, (CX)(R8*1)
+
+	// finish 1: h = (lo + hi)·½
+	VMOVUPS 384(AX), Z18
+	VADDPS  448(AX), Z18, Z18
+	VMULPS  Z12, Z18, Z18
+
+	// where lk = −Inf (below −MaxFloat32): h = 1 if −|a1| ≤ −|a2| else 0
+	VMOVUPS      64(SI)(R8*1), Z19
+	VBROADCASTSS consts<>+1120(SB), Z20
+	VCMPPS       $0x11, Z20, Z19, K1
+	VMOVUPS      64(DX)(R8*1), Z20
+	VMOVUPS      64(BX)(R8*1), Z21
+	VPORD        Z17, Z20, Z20
+	VPORD        Z17, Z21, Z21
+	VCMPPS       $0x12, Z21, Z20, K2
+	VBROADCASTSS consts<>+1088(SB), Z20
+	VBLENDMPS    Z11, Z20, K2, Z20
+	VBLENDMPS    Z20, Z18, K1, Z18
+
+	// NaN where a1, a2 or lk is: h += 0·(max(−1, lk) + a1 + a2), lk the NaN-winning source
+	VMAXPS      Z19, Z16, Z19
+	VADDPS      64(DX)(R8*1), Z19, Z19
+	VADDPS      64(BX)(R8*1), Z19, Z19
+	VFMADD231PS Z15, Z19, Z18
+	VMOVUPS     Z18, 64(CX)(R8*1)
+
+	// finish 2: h = (lo + hi)·½
+	VMOVUPS 768(AX), Z18
+	VADDPS  832(AX), Z18, Z18
+	VMULPS  Z12, Z18, Z18
+
+	// where lk = −Inf (below −MaxFloat32): h = 1 if −|a1| ≤ −|a2| else 0
+	VMOVUPS      128(SI)(R8*1), Z19
+	VBROADCASTSS consts<>+1120(SB), Z20
+	VCMPPS       $0x11, Z20, Z19, K1
+	VMOVUPS      128(DX)(R8*1), Z20
+	VMOVUPS      128(BX)(R8*1), Z21
+	VPORD        Z17, Z20, Z20
+	VPORD        Z17, Z21, Z21
+	VCMPPS       $0x12, Z21, Z20, K2
+	VBROADCASTSS consts<>+1088(SB), Z20
+	VBLENDMPS    Z11, Z20, K2, Z20
+	VBLENDMPS    Z20, Z18, K1, Z18
+
+	// NaN where a1, a2 or lk is: h += 0·(max(−1, lk) + a1 + a2), lk the NaN-winning source
+	VMAXPS      Z19, Z16, Z19
+	VADDPS      128(DX)(R8*1), Z19, Z19
+	VADDPS      128(BX)(R8*1), Z19, Z19
+	VFMADD231PS Z15, Z19, Z18
+	VMOVUPS     Z18, 128(CX)(R8*1)
+
+	// finish 3: h = (lo + hi)·½
+	VMOVUPS 1152(AX), Z18
+	VADDPS  1216(AX), Z18, Z18
+	VMULPS  Z12, Z18, Z18
+
+	// where lk = −Inf (below −MaxFloat32): h = 1 if −|a1| ≤ −|a2| else 0
+	VMOVUPS      192(SI)(R8*1), Z19
+	VBROADCASTSS consts<>+1120(SB), Z20
+	VCMPPS       $0x11, Z20, Z19, K1
+	VMOVUPS      192(DX)(R8*1), Z20
+	VMOVUPS      192(BX)(R8*1), Z21
+	VPORD        Z17, Z20, Z20
+	VPORD        Z17, Z21, Z21
+	VCMPPS       $0x12, Z21, Z20, K2
+	VBROADCASTSS consts<>+1088(SB), Z20
+	VBLENDMPS    Z11, Z20, K2, Z20
+	VBLENDMPS    Z20, Z18, K1, Z18
+
+	// NaN where a1, a2 or lk is: h += 0·(max(−1, lk) + a1 + a2), lk the NaN-winning source
+	VMAXPS      Z19, Z16, Z19
+	VADDPS      192(DX)(R8*1), Z19, Z19
+	VADDPS      192(BX)(R8*1), Z19, Z19
+	VFMADD231PS Z15, Z19, Z18
+	VMOVUPS     Z18, 192(CX)(R8*1)
+	ADDQ        $0x00000100, R8
+	MOVQ        DI, R9
+	SUBQ        R8, R9
+	CMPQ        R9, $0x00000100
+	JAE         blocks4_172
+
+below4_171:
+	// blocks of 2
+	MOVQ DI, R9
+	SUBQ R8, R9
+	CMPQ R9, $0x00000080
+	JB   below2_175
+
+blocks2_176:
+	// start 0: [0, 1] where a1·a2 > 0, else [1, 6] where a1 > 0, else [−5, 0]
+	VMOVUPS      (DX)(R8*1), Z18
+	VMULPS       (BX)(R8*1), Z18, Z19
+	VCMPPS       $0x1e, Z15, Z19, K1
+	VCMPPS       $0x1e, Z15, Z18, K2
+	VBROADCASTSS consts<>+1024(SB), Z18
+	VBROADCASTSS consts<>+1088(SB), Z19
+	VBLENDMPS    Z11, Z18, K2, Z18
+	VBLENDMPS    Z15, Z18, K1, Z18
+	VBROADCASTSS consts<>+1056(SB), Z20
+	VBLENDMPS    Z20, Z19, K2, Z19
+	VBLENDMPS    Z11, Z19, K1, Z19
+	VMOVUPS      Z18, (AX)
+	VMOVUPS      Z19, 64(AX)
+
+	// p = hi − γ·w, q = lo + γ·w
+	VSUBPS       Z18, Z19, Z20
+	VFNMADD231PS Z13, Z20, Z19
+	VFMADD231PS  Z13, Z20, Z18
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS Z11, Z19, Z20
+	VMULPS Z20, Z20, Z20
+	VMULPS (SI)(R8*1), Z20, Z20
+	VMULPS Z19, Z19, Z19
+	VMULPS (SI)(R8*1), Z19, Z19
+	VMAXPS Z19, Z20, Z21
+	VSUBPS Z20, Z19, Z19
+	VPORD  Z17, Z19, Z20
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z20, K1
+	VMINPS Z20, Z1, Z20
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z22
+	VFMADD231PS  Z2, Z20, Z22
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z22, Z23
+	VFNMADD231PS Z4, Z23, Z20
+	VFNMADD231PS Z5, Z23, Z20
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z23
+	VFMADD213PS  Z6, Z20, Z23
+	VFMADD213PS  Z7, Z20, Z23
+	VFMADD213PS  Z8, Z20, Z23
+	VFMADD213PS  Z9, Z20, Z23
+	VFMADD213PS  Z10, Z20, Z23
+
+	// y = (p·r)·r + r
+	VMULPS      Z20, Z23, Z23
+	VFMADD213PS Z20, Z20, Z23
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z22, Z22
+	VFMADD213PS.Z Z22, Z22, K1, Z23
+	VCMPPS        $0x11, Z15, Z19, K1
+	VMOVUPS       (DX)(R8*1), Z19
+	VMOVUPS       (BX)(R8*1), Z20
+	VBLENDMPS     (DX)(R8*1), Z20, K1, Z20
+	VBLENDMPS     (BX)(R8*1), Z19, K1, Z19
+	VFMADD231PS   Z23, Z19, Z20
+	VMOVUPS       Z21, 128(AX)
+	VMOVUPS       Z20, 192(AX)
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS Z11, Z18, Z19
+	VMULPS Z19, Z19, Z19
+	VMULPS (SI)(R8*1), Z19, Z19
+	VMULPS Z18, Z18, Z18
+	VMULPS (SI)(R8*1), Z18, Z18
+	VMAXPS Z18, Z19, Z20
+	VSUBPS Z19, Z18, Z18
+	VPORD  Z17, Z18, Z19
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z19, K1
+	VMINPS Z19, Z1, Z19
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z21
+	VFMADD231PS  Z2, Z19, Z21
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z21, Z22
+	VFNMADD231PS Z4, Z22, Z19
+	VFNMADD231PS Z5, Z22, Z19
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z22
+	VFMADD213PS  Z6, Z19, Z22
+	VFMADD213PS  Z7, Z19, Z22
+	VFMADD213PS  Z8, Z19, Z22
+	VFMADD213PS  Z9, Z19, Z22
+	VFMADD213PS  Z10, Z19, Z22
+
+	// y = (p·r)·r + r
+	VMULPS      Z19, Z22, Z22
+	VFMADD213PS Z19, Z19, Z22
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z21, Z21
+	VFMADD213PS.Z Z21, Z21, K1, Z22
+	VCMPPS        $0x11, Z15, Z18, K1
+	VMOVUPS       (DX)(R8*1), Z18
+	VMOVUPS       (BX)(R8*1), Z19
+	VBLENDMPS     (DX)(R8*1), Z19, K1, Z19
+	VBLENDMPS     (BX)(R8*1), Z18, K1, Z18
+	VFMADD231PS   Z22, Z18, Z19
+	VMOVUPS       Z20, 256(AX)
+	VMOVUPS       Z19, 320(AX)
+
+	// start 1: [0, 1] where a1·a2 > 0, else [1, 6] where a1 > 0, else [−5, 0]
+	VMOVUPS      64(DX)(R8*1), Z18
+	VMULPS       64(BX)(R8*1), Z18, Z19
+	VCMPPS       $0x1e, Z15, Z19, K1
+	VCMPPS       $0x1e, Z15, Z18, K2
+	VBROADCASTSS consts<>+1024(SB), Z18
+	VBROADCASTSS consts<>+1088(SB), Z19
+	VBLENDMPS    Z11, Z18, K2, Z18
+	VBLENDMPS    Z15, Z18, K1, Z18
+	VBROADCASTSS consts<>+1056(SB), Z20
+	VBLENDMPS    Z20, Z19, K2, Z19
+	VBLENDMPS    Z11, Z19, K1, Z19
+	VMOVUPS      Z18, 384(AX)
+	VMOVUPS      Z19, 448(AX)
+
+	// p = hi − γ·w, q = lo + γ·w
+	VSUBPS       Z18, Z19, Z20
+	VFNMADD231PS Z13, Z20, Z19
+	VFMADD231PS  Z13, Z20, Z18
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS Z11, Z19, Z20
+	VMULPS Z20, Z20, Z20
+	VMULPS 64(SI)(R8*1), Z20, Z20
+	VMULPS Z19, Z19, Z19
+	VMULPS 64(SI)(R8*1), Z19, Z19
+	VMAXPS Z19, Z20, Z21
+	VSUBPS Z20, Z19, Z19
+	VPORD  Z17, Z19, Z20
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z20, K1
+	VMINPS Z20, Z1, Z20
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z22
+	VFMADD231PS  Z2, Z20, Z22
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z22, Z23
+	VFNMADD231PS Z4, Z23, Z20
+	VFNMADD231PS Z5, Z23, Z20
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z23
+	VFMADD213PS  Z6, Z20, Z23
+	VFMADD213PS  Z7, Z20, Z23
+	VFMADD213PS  Z8, Z20, Z23
+	VFMADD213PS  Z9, Z20, Z23
+	VFMADD213PS  Z10, Z20, Z23
+
+	// y = (p·r)·r + r
+	VMULPS      Z20, Z23, Z23
+	VFMADD213PS Z20, Z20, Z23
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z22, Z22
+	VFMADD213PS.Z Z22, Z22, K1, Z23
+	VCMPPS        $0x11, Z15, Z19, K1
+	VMOVUPS       64(DX)(R8*1), Z19
+	VMOVUPS       64(BX)(R8*1), Z20
+	VBLENDMPS     64(DX)(R8*1), Z20, K1, Z20
+	VBLENDMPS     64(BX)(R8*1), Z19, K1, Z19
+	VFMADD231PS   Z23, Z19, Z20
+	VMOVUPS       Z21, 512(AX)
+	VMOVUPS       Z20, 576(AX)
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS Z11, Z18, Z19
+	VMULPS Z19, Z19, Z19
+	VMULPS 64(SI)(R8*1), Z19, Z19
+	VMULPS Z18, Z18, Z18
+	VMULPS 64(SI)(R8*1), Z18, Z18
+	VMAXPS Z18, Z19, Z20
+	VSUBPS Z19, Z18, Z18
+	VPORD  Z17, Z18, Z19
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z19, K1
+	VMINPS Z19, Z1, Z19
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z21
+	VFMADD231PS  Z2, Z19, Z21
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z21, Z22
+	VFNMADD231PS Z4, Z22, Z19
+	VFNMADD231PS Z5, Z22, Z19
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z22
+	VFMADD213PS  Z6, Z19, Z22
+	VFMADD213PS  Z7, Z19, Z22
+	VFMADD213PS  Z8, Z19, Z22
+	VFMADD213PS  Z9, Z19, Z22
+	VFMADD213PS  Z10, Z19, Z22
+
+	// y = (p·r)·r + r
+	VMULPS      Z19, Z22, Z22
+	VFMADD213PS Z19, Z19, Z22
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z21, Z21
+	VFMADD213PS.Z Z21, Z21, K1, Z22
+	VCMPPS        $0x11, Z15, Z18, K1
+	VMOVUPS       64(DX)(R8*1), Z18
+	VMOVUPS       64(BX)(R8*1), Z19
+	VBLENDMPS     64(DX)(R8*1), Z19, K1, Z19
+	VBLENDMPS     64(BX)(R8*1), Z18, K1, Z18
+	VFMADD231PS   Z22, Z18, Z19
+	VMOVUPS       Z20, 640(AX)
+	VMOVUPS       Z19, 704(AX)
+	MOVQ          steps+96(FP), R9
+	TESTQ         R9, R9
+	JLE           finish_178
+
+steps2_177:
+	// step 0: f(p) ≥ f(q)?
+	VMOVUPS 128(AX), Z18
+	VMOVUPS 192(AX), Z19
+	VSUBPS  256(AX), Z18, Z18
+	VPORD   Z17, Z18, Z20
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z20, K1
+	VMINPS Z20, Z1, Z20
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z21
+	VFMADD231PS  Z2, Z20, Z21
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z21, Z22
+	VFNMADD231PS Z4, Z22, Z20
+	VFNMADD231PS Z5, Z22, Z20
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z22
+	VFMADD213PS  Z6, Z20, Z22
+	VFMADD213PS  Z7, Z20, Z22
+	VFMADD213PS  Z8, Z20, Z22
+	VFMADD213PS  Z9, Z20, Z22
+	VFMADD213PS  Z10, Z20, Z22
+
+	// y = (p·r)·r + r
+	VMULPS      Z20, Z22, Z22
+	VFMADD213PS Z20, Z20, Z22
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z21, Z21
+	VFMADD213PS.Z Z21, Z21, K1, Z22
+	VCMPPS        $0x11, Z15, Z18, K1
+	VMULPS        Z22, Z19, Z18
+	VBLENDMPS     Z18, Z19, K1, Z19
+	VMULPS        320(AX), Z22, Z18
+	VBLENDMPS     320(AX), Z18, K1, Z18
+	VCMPPS        $0x1d, Z18, Z19, K1
+
+	// [lo, q] where f(p) ≥ f(q), else [p, hi]: from the end kept, base, the other end at base ± γ·w and the new point at base ± (2γ−1)·w
+	VMOVUPS     64(AX), Z18
+	VMOVUPS     (AX), Z19
+	VBLENDMPS   (AX), Z18, K1, Z18
+	VBLENDMPS   64(AX), Z19, K1, Z19
+	VSUBPS      Z18, Z19, Z19
+	VMOVAPS     Z18, Z20
+	VFMADD231PS Z13, Z19, Z20
+	VMOVAPS     Z18, Z18
+	VFMADD231PS Z14, Z19, Z18
+	VMOVUPS     64(AX), Z19
+	VBLENDMPS   Z20, Z19, K1, Z19
+	VBLENDMPS   (AX), Z20, K1, Z20
+	VMOVUPS     Z20, (AX)
+	VMOVUPS     Z19, 64(AX)
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS Z11, Z18, Z19
+	VMULPS Z19, Z19, Z19
+	VMULPS (SI)(R8*1), Z19, Z19
+	VMULPS Z18, Z18, Z18
+	VMULPS (SI)(R8*1), Z18, Z18
+	VMAXPS Z18, Z19, Z20
+	VSUBPS Z19, Z18, Z18
+	VPORD  Z17, Z18, Z19
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z19, K2
+	VMINPS Z19, Z1, Z19
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z21
+	VFMADD231PS  Z2, Z19, Z21
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z21, Z22
+	VFNMADD231PS Z4, Z22, Z19
+	VFNMADD231PS Z5, Z22, Z19
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z22
+	VFMADD213PS  Z6, Z19, Z22
+	VFMADD213PS  Z7, Z19, Z22
+	VFMADD213PS  Z8, Z19, Z22
+	VFMADD213PS  Z9, Z19, Z22
+	VFMADD213PS  Z10, Z19, Z22
+
+	// y = (p·r)·r + r
+	VMULPS      Z19, Z22, Z22
+	VFMADD213PS Z19, Z19, Z22
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z21, Z21
+	VFMADD213PS.Z Z21, Z21, K2, Z22
+	VCMPPS        $0x11, Z15, Z18, K2
+	VMOVUPS       (DX)(R8*1), Z18
+	VMOVUPS       (BX)(R8*1), Z19
+	VBLENDMPS     (DX)(R8*1), Z19, K2, Z19
+	VBLENDMPS     (BX)(R8*1), Z18, K2, Z18
+	VFMADD231PS   Z22, Z18, Z19
+
+	// the new point is p where f(p) ≥ f(q), and p moves to q; else it is q, and q moves to p
+	VMOVUPS   256(AX), Z18
+	VBLENDMPS Z20, Z18, K1, Z18
+	VBLENDMPS 128(AX), Z20, K1, Z20
+	VMOVUPS   Z18, 128(AX)
+	VMOVUPS   Z20, 256(AX)
+	VMOVUPS   320(AX), Z18
+	VBLENDMPS Z19, Z18, K1, Z18
+	VBLENDMPS 192(AX), Z19, K1, Z19
+	VMOVUPS   Z18, 192(AX)
+	VMOVUPS   Z19, 320(AX)
+
+	// step 1: f(p) ≥ f(q)?
+	VMOVUPS 512(AX), Z18
+	VMOVUPS 576(AX), Z19
+	VSUBPS  640(AX), Z18, Z18
+	VPORD   Z17, Z18, Z20
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z20, K1
+	VMINPS Z20, Z1, Z20
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z21
+	VFMADD231PS  Z2, Z20, Z21
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z21, Z22
+	VFNMADD231PS Z4, Z22, Z20
+	VFNMADD231PS Z5, Z22, Z20
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z22
+	VFMADD213PS  Z6, Z20, Z22
+	VFMADD213PS  Z7, Z20, Z22
+	VFMADD213PS  Z8, Z20, Z22
+	VFMADD213PS  Z9, Z20, Z22
+	VFMADD213PS  Z10, Z20, Z22
+
+	// y = (p·r)·r + r
+	VMULPS      Z20, Z22, Z22
+	VFMADD213PS Z20, Z20, Z22
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z21, Z21
+	VFMADD213PS.Z Z21, Z21, K1, Z22
+	VCMPPS        $0x11, Z15, Z18, K1
+	VMULPS        Z22, Z19, Z18
+	VBLENDMPS     Z18, Z19, K1, Z19
+	VMULPS        704(AX), Z22, Z18
+	VBLENDMPS     704(AX), Z18, K1, Z18
+	VCMPPS        $0x1d, Z18, Z19, K1
+
+	// [lo, q] where f(p) ≥ f(q), else [p, hi]: from the end kept, base, the other end at base ± γ·w and the new point at base ± (2γ−1)·w
+	VMOVUPS     448(AX), Z18
+	VMOVUPS     384(AX), Z19
+	VBLENDMPS   384(AX), Z18, K1, Z18
+	VBLENDMPS   448(AX), Z19, K1, Z19
+	VSUBPS      Z18, Z19, Z19
+	VMOVAPS     Z18, Z20
+	VFMADD231PS Z13, Z19, Z20
+	VMOVAPS     Z18, Z18
+	VFMADD231PS Z14, Z19, Z18
+	VMOVUPS     448(AX), Z19
+	VBLENDMPS   Z20, Z19, K1, Z19
+	VBLENDMPS   384(AX), Z20, K1, Z20
+	VMOVUPS     Z20, 384(AX)
+	VMOVUPS     Z19, 448(AX)
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS Z11, Z18, Z19
+	VMULPS Z19, Z19, Z19
+	VMULPS 64(SI)(R8*1), Z19, Z19
+	VMULPS Z18, Z18, Z18
+	VMULPS 64(SI)(R8*1), Z18, Z18
+	VMAXPS Z18, Z19, Z20
+	VSUBPS Z19, Z18, Z18
+	VPORD  Z17, Z18, Z19
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z19, K2
+	VMINPS Z19, Z1, Z19
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z21
+	VFMADD231PS  Z2, Z19, Z21
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z21, Z22
+	VFNMADD231PS Z4, Z22, Z19
+	VFNMADD231PS Z5, Z22, Z19
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z22
+	VFMADD213PS  Z6, Z19, Z22
+	VFMADD213PS  Z7, Z19, Z22
+	VFMADD213PS  Z8, Z19, Z22
+	VFMADD213PS  Z9, Z19, Z22
+	VFMADD213PS  Z10, Z19, Z22
+
+	// y = (p·r)·r + r
+	VMULPS      Z19, Z22, Z22
+	VFMADD213PS Z19, Z19, Z22
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z21, Z21
+	VFMADD213PS.Z Z21, Z21, K2, Z22
+	VCMPPS        $0x11, Z15, Z18, K2
+	VMOVUPS       64(DX)(R8*1), Z18
+	VMOVUPS       64(BX)(R8*1), Z19
+	VBLENDMPS     64(DX)(R8*1), Z19, K2, Z19
+	VBLENDMPS     64(BX)(R8*1), Z18, K2, Z18
+	VFMADD231PS   Z22, Z18, Z19
+
+	// the new point is p where f(p) ≥ f(q), and p moves to q; else it is q, and q moves to p
+	VMOVUPS   640(AX), Z18
+	VBLENDMPS Z20, Z18, K1, Z18
+	VBLENDMPS 512(AX), Z20, K1, Z20
+	VMOVUPS   Z18, 512(AX)
+	VMOVUPS   Z20, 640(AX)
+	VMOVUPS   704(AX), Z18
+	VBLENDMPS Z19, Z18, K1, Z18
+	VBLENDMPS 576(AX), Z19, K1, Z19
+	VMOVUPS   Z18, 576(AX)
+	VMOVUPS   Z19, 704(AX)
+	DECQ      R9
+	JNZ       steps2_177
+
+finish_178:
+	// finish 0: h = (lo + hi)·½
+	VMOVUPS (AX), Z18
+	VADDPS  64(AX), Z18, Z18
+	VMULPS  Z12, Z18, Z18
+
+	// where lk = −Inf (below −MaxFloat32): h = 1 if −|a1| ≤ −|a2| else 0
+	VMOVUPS      (SI)(R8*1), Z19
+	VBROADCASTSS consts<>+1120(SB), Z20
+	VCMPPS       $0x11, Z20, Z19, K1
+	VMOVUPS      (DX)(R8*1), Z20
+	VMOVUPS      (BX)(R8*1), Z21
+	VPORD        Z17, Z20, Z20
+	VPORD        Z17, Z21, Z21
+	VCMPPS       $0x12, Z21, Z20, K2
+	VBROADCASTSS consts<>+1088(SB), Z20
+	VBLENDMPS    Z11, Z20, K2, Z20
+	VBLENDMPS    Z20, Z18, K1, Z18
+
+	// NaN where a1, a2 or lk is: h += 0·(max(−1, lk) + a1 + a2), lk the NaN-winning source
+	VMAXPS      Z19, Z16, Z19
+	VADDPS      (DX)(R8*1), Z19, Z19
+	VADDPS      (BX)(R8*1), Z19, Z19
+	VFMADD231PS Z15, Z19, Z18
+	VMOVUPS     Z18, (CX)(R8*1)
+
+	// finish 1: h = (lo + hi)·½
+	VMOVUPS 384(AX), Z18
+	VADDPS  448(AX), Z18, Z18
+	VMULPS  Z12, Z18, Z18
+
+	// where lk = −Inf (below −MaxFloat32): h = 1 if −|a1| ≤ −|a2| else 0
+	VMOVUPS      64(SI)(R8*1), Z19
+	VBROADCASTSS consts<>+1120(SB), Z20
+	VCMPPS       $0x11, Z20, Z19, K1
+	VMOVUPS      64(DX)(R8*1), Z20
+	VMOVUPS      64(BX)(R8*1), Z21
+	VPORD        Z17, Z20, Z20
+	VPORD        Z17, Z21, Z21
+	VCMPPS       $0x12, Z21, Z20, K2
+	VBROADCASTSS consts<>+1088(SB), Z20
+	VBLENDMPS    Z11, Z20, K2, Z20
+	VBLENDMPS    Z20, Z18, K1, Z18
+
+	// NaN where a1, a2 or lk is: h += 0·(max(−1, lk) + a1 + a2), lk the NaN-winning source
+	VMAXPS      Z19, Z16, Z19
+	VADDPS      64(DX)(R8*1), Z19, Z19
+	VADDPS      64(BX)(R8*1), Z19, Z19
+	VFMADD231PS Z15, Z19, Z18
+	VMOVUPS     Z18, 64(CX)(R8*1)
+	ADDQ        $0x00000080, R8
+	MOVQ        DI, R9
+	SUBQ        R8, R9
+	CMPQ        R9, $0x00000080
+	JAE         blocks2_176
+
+below2_175:
+	// blocks of 1
+	MOVQ DI, R9
+	SUBQ R8, R9
+	CMPQ R9, $0x00000040
+	JB   below1_179
+
+blocks1_180:
+	// start 0: [0, 1] where a1·a2 > 0, else [1, 6] where a1 > 0, else [−5, 0]
+	VMOVUPS      (DX)(R8*1), Z18
+	VMULPS       (BX)(R8*1), Z18, Z19
+	VCMPPS       $0x1e, Z15, Z19, K1
+	VCMPPS       $0x1e, Z15, Z18, K2
+	VBROADCASTSS consts<>+1024(SB), Z18
+	VBROADCASTSS consts<>+1088(SB), Z19
+	VBLENDMPS    Z11, Z18, K2, Z18
+	VBLENDMPS    Z15, Z18, K1, Z18
+	VBROADCASTSS consts<>+1056(SB), Z20
+	VBLENDMPS    Z20, Z19, K2, Z19
+	VBLENDMPS    Z11, Z19, K1, Z19
+	VMOVUPS      Z18, (AX)
+	VMOVUPS      Z19, 64(AX)
+
+	// p = hi − γ·w, q = lo + γ·w
+	VSUBPS       Z18, Z19, Z20
+	VFNMADD231PS Z13, Z20, Z19
+	VFMADD231PS  Z13, Z20, Z18
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS Z11, Z19, Z20
+	VMULPS Z20, Z20, Z20
+	VMULPS (SI)(R8*1), Z20, Z20
+	VMULPS Z19, Z19, Z19
+	VMULPS (SI)(R8*1), Z19, Z19
+	VMAXPS Z19, Z20, Z21
+	VSUBPS Z20, Z19, Z19
+	VPORD  Z17, Z19, Z20
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z20, K1
+	VMINPS Z20, Z1, Z20
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z22
+	VFMADD231PS  Z2, Z20, Z22
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z22, Z23
+	VFNMADD231PS Z4, Z23, Z20
+	VFNMADD231PS Z5, Z23, Z20
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z23
+	VFMADD213PS  Z6, Z20, Z23
+	VFMADD213PS  Z7, Z20, Z23
+	VFMADD213PS  Z8, Z20, Z23
+	VFMADD213PS  Z9, Z20, Z23
+	VFMADD213PS  Z10, Z20, Z23
+
+	// y = (p·r)·r + r
+	VMULPS      Z20, Z23, Z23
+	VFMADD213PS Z20, Z20, Z23
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z22, Z22
+	VFMADD213PS.Z Z22, Z22, K1, Z23
+	VCMPPS        $0x11, Z15, Z19, K1
+	VMOVUPS       (DX)(R8*1), Z19
+	VMOVUPS       (BX)(R8*1), Z20
+	VBLENDMPS     (DX)(R8*1), Z20, K1, Z20
+	VBLENDMPS     (BX)(R8*1), Z19, K1, Z19
+	VFMADD231PS   Z23, Z19, Z20
+	VMOVUPS       Z21, 128(AX)
+	VMOVUPS       Z20, 192(AX)
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS Z11, Z18, Z19
+	VMULPS Z19, Z19, Z19
+	VMULPS (SI)(R8*1), Z19, Z19
+	VMULPS Z18, Z18, Z18
+	VMULPS (SI)(R8*1), Z18, Z18
+	VMAXPS Z18, Z19, Z20
+	VSUBPS Z19, Z18, Z18
+	VPORD  Z17, Z18, Z19
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z19, K1
+	VMINPS Z19, Z1, Z19
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z21
+	VFMADD231PS  Z2, Z19, Z21
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z21, Z22
+	VFNMADD231PS Z4, Z22, Z19
+	VFNMADD231PS Z5, Z22, Z19
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z22
+	VFMADD213PS  Z6, Z19, Z22
+	VFMADD213PS  Z7, Z19, Z22
+	VFMADD213PS  Z8, Z19, Z22
+	VFMADD213PS  Z9, Z19, Z22
+	VFMADD213PS  Z10, Z19, Z22
+
+	// y = (p·r)·r + r
+	VMULPS      Z19, Z22, Z22
+	VFMADD213PS Z19, Z19, Z22
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z21, Z21
+	VFMADD213PS.Z Z21, Z21, K1, Z22
+	VCMPPS        $0x11, Z15, Z18, K1
+	VMOVUPS       (DX)(R8*1), Z18
+	VMOVUPS       (BX)(R8*1), Z19
+	VBLENDMPS     (DX)(R8*1), Z19, K1, Z19
+	VBLENDMPS     (BX)(R8*1), Z18, K1, Z18
+	VFMADD231PS   Z22, Z18, Z19
+	VMOVUPS       Z20, 256(AX)
+	VMOVUPS       Z19, 320(AX)
+	MOVQ          steps+96(FP), R9
+	TESTQ         R9, R9
+	JLE           finish_182
+
+steps1_181:
+	// step 0: f(p) ≥ f(q)?
+	VMOVUPS 128(AX), Z18
+	VMOVUPS 192(AX), Z19
+	VSUBPS  256(AX), Z18, Z18
+	VPORD   Z17, Z18, Z20
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z20, K1
+	VMINPS Z20, Z1, Z20
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z21
+	VFMADD231PS  Z2, Z20, Z21
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z21, Z22
+	VFNMADD231PS Z4, Z22, Z20
+	VFNMADD231PS Z5, Z22, Z20
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z22
+	VFMADD213PS  Z6, Z20, Z22
+	VFMADD213PS  Z7, Z20, Z22
+	VFMADD213PS  Z8, Z20, Z22
+	VFMADD213PS  Z9, Z20, Z22
+	VFMADD213PS  Z10, Z20, Z22
+
+	// y = (p·r)·r + r
+	VMULPS      Z20, Z22, Z22
+	VFMADD213PS Z20, Z20, Z22
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z21, Z21
+	VFMADD213PS.Z Z21, Z21, K1, Z22
+	VCMPPS        $0x11, Z15, Z18, K1
+	VMULPS        Z22, Z19, Z18
+	VBLENDMPS     Z18, Z19, K1, Z19
+	VMULPS        320(AX), Z22, Z18
+	VBLENDMPS     320(AX), Z18, K1, Z18
+	VCMPPS        $0x1d, Z18, Z19, K1
+
+	// [lo, q] where f(p) ≥ f(q), else [p, hi]: from the end kept, base, the other end at base ± γ·w and the new point at base ± (2γ−1)·w
+	VMOVUPS     64(AX), Z18
+	VMOVUPS     (AX), Z19
+	VBLENDMPS   (AX), Z18, K1, Z18
+	VBLENDMPS   64(AX), Z19, K1, Z19
+	VSUBPS      Z18, Z19, Z19
+	VMOVAPS     Z18, Z20
+	VFMADD231PS Z13, Z19, Z20
+	VMOVAPS     Z18, Z18
+	VFMADD231PS Z14, Z19, Z18
+	VMOVUPS     64(AX), Z19
+	VBLENDMPS   Z20, Z19, K1, Z19
+	VBLENDMPS   (AX), Z20, K1, Z20
+	VMOVUPS     Z20, (AX)
+	VMOVUPS     Z19, 64(AX)
+
+	// f(x) = e^M·V: A = (x−1)²·lk, B = x²·lk, M = max(A, B), V = big + small·e^(−|B−A|)
+	VSUBPS Z11, Z18, Z19
+	VMULPS Z19, Z19, Z19
+	VMULPS (SI)(R8*1), Z19, Z19
+	VMULPS Z18, Z18, Z18
+	VMULPS (SI)(R8*1), Z18, Z18
+	VMAXPS Z18, Z19, Z20
+	VSUBPS Z19, Z18, Z18
+	VPORD  Z17, Z18, Z19
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z19, K2
+	VMINPS Z19, Z1, Z19
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z21
+	VFMADD231PS  Z2, Z19, Z21
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z21, Z22
+	VFNMADD231PS Z4, Z22, Z19
+	VFNMADD231PS Z5, Z22, Z19
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z22
+	VFMADD213PS  Z6, Z19, Z22
+	VFMADD213PS  Z7, Z19, Z22
+	VFMADD213PS  Z8, Z19, Z22
+	VFMADD213PS  Z9, Z19, Z22
+	VFMADD213PS  Z10, Z19, Z22
+
+	// y = (p·r)·r + r
+	VMULPS      Z19, Z22, Z22
+	VFMADD213PS Z19, Z19, Z22
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z21, Z21
+	VFMADD213PS.Z Z21, Z21, K2, Z22
+	VCMPPS        $0x11, Z15, Z18, K2
+	VMOVUPS       (DX)(R8*1), Z18
+	VMOVUPS       (BX)(R8*1), Z19
+	VBLENDMPS     (DX)(R8*1), Z19, K2, Z19
+	VBLENDMPS     (BX)(R8*1), Z18, K2, Z18
+	VFMADD231PS   Z22, Z18, Z19
+
+	// the new point is p where f(p) ≥ f(q), and p moves to q; else it is q, and q moves to p
+	VMOVUPS   256(AX), Z18
+	VBLENDMPS Z20, Z18, K1, Z18
+	VBLENDMPS 128(AX), Z20, K1, Z20
+	VMOVUPS   Z18, 128(AX)
+	VMOVUPS   Z20, 256(AX)
+	VMOVUPS   320(AX), Z18
+	VBLENDMPS Z19, Z18, K1, Z18
+	VBLENDMPS 192(AX), Z19, K1, Z19
+	VMOVUPS   Z18, 192(AX)
+	VMOVUPS   Z19, 320(AX)
+	DECQ      R9
+	JNZ       steps1_181
+
+finish_182:
+	// finish 0: h = (lo + hi)·½
+	VMOVUPS (AX), Z18
+	VADDPS  64(AX), Z18, Z18
+	VMULPS  Z12, Z18, Z18
+
+	// where lk = −Inf (below −MaxFloat32): h = 1 if −|a1| ≤ −|a2| else 0
+	VMOVUPS      (SI)(R8*1), Z19
+	VBROADCASTSS consts<>+1120(SB), Z20
+	VCMPPS       $0x11, Z20, Z19, K1
+	VMOVUPS      (DX)(R8*1), Z20
+	VMOVUPS      (BX)(R8*1), Z21
+	VPORD        Z17, Z20, Z20
+	VPORD        Z17, Z21, Z21
+	VCMPPS       $0x12, Z21, Z20, K2
+	VBROADCASTSS consts<>+1088(SB), Z20
+	VBLENDMPS    Z11, Z20, K2, Z20
+	VBLENDMPS    Z20, Z18, K1, Z18
+
+	// NaN where a1, a2 or lk is: h += 0·(max(−1, lk) + a1 + a2), lk the NaN-winning source
+	VMAXPS      Z19, Z16, Z19
+	VADDPS      (DX)(R8*1), Z19, Z19
+	VADDPS      (BX)(R8*1), Z19, Z19
+	VFMADD231PS Z15, Z19, Z18
+	VMOVUPS     Z18, (CX)(R8*1)
+	ADDQ        $0x00000040, R8
+	MOVQ        DI, R9
+	SUBQ        R8, R9
+	CMPQ        R9, $0x00000040
+	JAE         blocks1_180
+
+below1_179:
+	VZEROUPPER
+	RET
+
 // func minAVX512(a []float32) float32
 // Requires: AVX, AVX512F
 TEXT ·minAVX512(SB), NOSPLIT, $0-28
@@ -6724,28 +8646,28 @@ TEXT ·minAVX512(SB), NOSPLIT, $0-28
 	VMOVUPS (AX), Z2
 	VMOVUPS (AX), Z3
 
-unrolled_170:
+unrolled_183:
 	CMPQ   CX, $0x00000040
-	JB     tail_171
+	JB     tail_184
 	VMINPS (AX), Z0, Z0
 	VMINPS 64(AX), Z1, Z1
 	VMINPS 128(AX), Z2, Z2
 	VMINPS 192(AX), Z3, Z3
 	ADDQ   $0x00000100, AX
 	SUBQ   $0x00000040, CX
-	JMP    unrolled_170
+	JMP    unrolled_183
 
-tail_171:
+tail_184:
 	TESTQ CX, CX
-	JZ    done_173
+	JZ    done_186
 
-single_172:
+single_185:
 	VMINPS (AX), Z0, Z0
 	ADDQ   $0x00000040, AX
 	SUBQ   $0x00000010, CX
-	JNZ    single_172
+	JNZ    single_185
 
-done_173:
+done_186:
 	// horizontal min
 	VMINPS     Z1, Z0, Z0
 	VMINPS     Z3, Z2, Z2
@@ -6797,9 +8719,9 @@ TEXT ·fmaLoopAVX512(SB), NOSPLIT, $0-28
 	VADDPS       Z1, Z27, Z28
 	VADDPS       Z1, Z28, Z29
 	TESTQ        AX, AX
-	JZ           done_174
+	JZ           done_187
 
-fma_175:
+fma_188:
 	VFMADD213PS Z1, Z0, Z2
 	VFMADD213PS Z1, Z0, Z3
 	VFMADD213PS Z1, Z0, Z4
@@ -6829,9 +8751,9 @@ fma_175:
 	VFMADD213PS Z1, Z0, Z28
 	VFMADD213PS Z1, Z0, Z29
 	DECQ        AX
-	JNZ         fma_175
+	JNZ         fma_188
 
-done_174:
+done_187:
 	// horizontal sum
 	VADDPS     Z3, Z2, Z2
 	VADDPS     Z5, Z4, Z4

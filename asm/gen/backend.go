@@ -26,9 +26,10 @@ type backend struct {
 	vecRegs int
 	// vec allocates a virtual vector register of the backend's width.
 	vec func(*build.Context) reg.VecVirtual
-	// xor sets dst to the bitwise XOR of a and b. VXORPS on zmm is
-	// AVX512DQ, so the AVX-512F code uses VPXORD.
-	xor func(g *gen, a, b, dst reg.VecVirtual)
+	// xor and or set dst to the bitwise XOR or OR of a and b. VXORPS and
+	// VORPS on zmm are AVX512DQ, so the AVX-512F code uses VPXORD and
+	// VPORD.
+	xor, or func(g *gen, a, b, dst reg.VecVirtual)
 
 	// opmask is set when the instruction set has opmask registers
 	// (AVX-512): exp zeroes the lanes below ExpMin by masking its last
@@ -82,6 +83,7 @@ var backends = []*backend{
 		vecRegs:      16,
 		vec:          (*build.Context).YMM,
 		xor:          func(g *gen, a, b, dst reg.VecVirtual) { g.VXORPS(a, b, dst) },
+		or:           func(g *gen, a, b, dst reg.VecVirtual) { g.VORPS(a, b, dst) },
 		constsInRegs: false,
 		tileBlock:    4, // 8 ymm accumulators
 		expUnroll:    4,
@@ -99,6 +101,7 @@ var backends = []*backend{
 		vecRegs:      32,
 		vec:          (*build.Context).ZMM,
 		xor:          func(g *gen, a, b, dst reg.VecVirtual) { g.VPXORD(a, b, dst) },
+		or:           func(g *gen, a, b, dst reg.VecVirtual) { g.VPORD(a, b, dst) },
 		opmask:       true,
 		constsInRegs: true,
 		tileBlock:    8, // 8 zmm accumulators
@@ -200,6 +203,7 @@ func (g *gen) all() {
 	g.fourier()
 	g.fourierSparse()
 	g.axpy()
+	g.mergeSearch()
 	g.min()
 	g.fmaLoop()
 }

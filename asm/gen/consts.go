@@ -20,9 +20,10 @@ type constant struct {
 }
 
 // tableConsts are the entries of the constant table, in order: those of
-// the exponential (exp.go), then those of sin and cos (sincos.go). The simd
-// tests check the assembled table against the Go constants entry by entry.
-var tableConsts = slices.Concat(expConsts, sinConsts)
+// the exponential (exp.go), of sin and cos (sincos.go) and of the merge
+// search (merge.go). The simd tests check the assembled table against the
+// Go constants entry by entry.
+var tableConsts = slices.Concat(expConsts, sinConsts, mergeConsts)
 
 // constRepeat is the number of copies of each constant in the table: a
 // full ymm register, so that AVX2 can use an entry as a memory operand.
@@ -79,10 +80,15 @@ func (g *gen) loadConsts(names ...string) *constK {
 	return k
 }
 
-// op returns the named constant as a source operand.
+// op returns the named constant as a source operand: its register, else
+// its table entry, or where that is narrower than a register (zmm) a new
+// register it is broadcast into.
 func (k *constK) op(name string) operand.Op {
 	if r, ok := k.regs[name]; ok {
 		return r
+	}
+	if k.g.be.width() > 4*constRepeat {
+		return k.g.bcast(name)
 	}
 	return k.g.constEntry(name)
 }

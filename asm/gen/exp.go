@@ -66,17 +66,20 @@ var expConsts = []constant{
 	{"p5", 5.0000001201e-1, false},
 }
 
-// loadExpConsts loads the constants of expBlocks (see loadConsts): p0
+// loadExpConsts loads the constants of expBlocks (see loadConsts).
+func (g *gen) loadExpConsts() *constK { return g.loadConsts(g.expConstNames()...) }
+
+// expConstNames lists the constants expBlocks takes from a constK: p0
 // starts each Horner chain from memory, and AVX-512 masks the lanes below
 // ExpMin instead of using zeroarg.
-func (g *gen) loadExpConsts() *constK {
+func (g *gen) expConstNames() []string {
 	var names []string
 	for _, c := range expConsts {
 		if c.name != "p0" && !(c.name == "zeroarg" && g.be.opmask) {
 			names = append(names, c.name)
 		}
 	}
-	return g.loadConsts(names...)
+	return names
 }
 
 // expBlocks computes e^x for every register of xs and returns the registers
@@ -152,10 +155,3 @@ func (g *gen) expBlocks(k *constK, xs []reg.VecVirtual) []reg.VecVirtual {
 	}
 	return ps
 }
-
-// Predicates of VCMPPS: quiet (no exception on a NaN operand), and whether
-// a NaN operand makes the comparison true.
-const (
-	cmpLTOQ  = 0x11 // less than, false for NaN
-	cmpNLTUQ = 0x15 // not less than, true for NaN
-)
