@@ -20,6 +20,10 @@ type Model struct {
 	stride  int       // slots per weight column: Len padded to whole tiles
 	weights []float32 // column-major, output o at [o*stride, (o+1)*stride), zero past Len
 	scratch sync.Pool // of *Scratch
+	// feat, when set, makes the model linear over its random Fourier
+	// features (NewFeatureModel): stride is then the features' length and
+	// there are no support vectors.
+	feat *Features
 }
 
 // Snapshot freezes the set into a single-output Model whose weight for
@@ -250,17 +254,28 @@ func (m *Model) ScoresBatch(ctx context.Context, xs []Vector, dst []float64) err
 // score evaluates output 0 of x on sc, leaving the kernel values in sc.
 func (m *Model) score(x Vector, sc *Scratch) float64 {
 	var sum [1]float32
-	sc.factor = m.view.evaluate(sc.buf[:m.stride], x, m.vs, sc, m.weights, m.stride, sum[:])
+	m.evaluate(x, sc, sum[:])
 	return sc.factor * float64(sum[0])
 }
 
 // scores evaluates every output of x on sc into dst.
 func (m *Model) scores(x Vector, sc *Scratch, dst []float64) {
 	sums := sc.sumBuf(m.outputs)
-	sc.factor = m.view.evaluate(sc.buf[:m.stride], x, m.vs, sc, m.weights, m.stride, sums)
+	m.evaluate(x, sc, sums)
 	for o, v := range sums {
 		dst[o] = sc.factor * float64(v)
 	}
+}
+
+// evaluate writes the first len(sums) outputs of x, divided by sc.factor,
+// into sums.
+func (m *Model) evaluate(x Vector, sc *Scratch, sums []float32) {
+	if m.feat != nil {
+		m.featureScores(x, sc, sums)
+		sc.factor = 1
+		return
+	}
+	sc.factor = m.view.evaluate(sc.buf[:m.stride], x, m.vs, sc, m.weights, m.stride, sums)
 }
 
 func (m *Model) borrow() *Scratch {

@@ -33,6 +33,11 @@ import (
 //	         values float32 (none zero)
 //	trailer  CRC-32C (Castagnoli) uint32 of every byte before it
 //
+// A feature model (NewFeatureModel) has storage 3, count its number of
+// frequencies D, bounds 0 and 1, and in place of the vectors the D
+// frequencies (dimension float32 values each), then each output's weights
+// over its Features.Len() features (float32, padding entries 0).
+//
 // Floats are stored as their IEEE 754 bits. LoadModel checks, in this
 // order, the magic, the version, the length (a short input is a truncated
 // file), the checksum, then every field: a known storage, the dimension
@@ -43,12 +48,13 @@ import (
 // set's storage for the vectors the file holds, which is 16 times a dense
 // file of one vector (a tile holds 16).
 const (
-	modelMagic         = "BOGDSNP\x00"
-	modelVersion       = 1
-	modelHeaderSize    = len(modelMagic) + 4 + 8
-	modelTrailerSize   = 4
-	modelStorageDense  = 1
-	modelStorageSparse = 2
+	modelMagic           = "BOGDSNP\x00"
+	modelVersion         = 1
+	modelHeaderSize      = len(modelMagic) + 4 + 8
+	modelTrailerSize     = 4
+	modelStorageDense    = 1
+	modelStorageSparse   = 2
+	modelStorageFeatures = 3
 
 	// MaxDenseModelDim is the largest dimension of a dense-storage model
 	// file: a tile of 16 vectors is then 1 GiB. Sparse storage holds any
@@ -138,6 +144,9 @@ func LoadModelFile(path string) (*Model, error) {
 func (m *Model) encode() ([]byte, error) {
 	n, dim := m.vs.Len(), m.dim
 	storage := byte(modelStorageDense)
+	if m.feat != nil {
+		return m.encodeFeatures()
+	}
 	if m.vs.storage() == SparseStorage {
 		storage = modelStorageSparse
 	} else if dim > MaxDenseModelDim {
@@ -183,6 +192,37 @@ func (m *Model) encode() ([]byte, error) {
 				out = le.AppendUint32(out, math.Float32bits(v))
 			}
 		}
+	}
+	le.PutUint64(out[12:], uint64(len(out)+modelTrailerSize))
+	return le.AppendUint32(out, crc32.Checksum(out, castagnoli)), nil
+}
+
+// encodeFeatures is encode for a feature model.
+func (m *Model) encodeFeatures() ([]byte, error) {
+	f := m.feat
+	if m.dim > MaxDenseModelDim {
+		return nil, fmt.Errorf("feature model of dimension %d is above the largest a model file holds (%d)", m.dim, MaxDenseModelDim)
+	}
+	le := binary.LittleEndian
+	out := append([]byte(nil), modelMagic...)
+	out = le.AppendUint32(out, modelVersion)
+	out = le.AppendUint64(out, 0) // the length, filled in below
+	out = append(out, modelStorageFeatures)
+	out = le.AppendUint64(out, uint64(m.dim))
+	out = le.AppendUint64(out, math.Float64bits(m.sigma))
+	out = le.AppendUint32(out, uint32(m.outputs))
+	out = le.AppendUint64(out, uint64(f.Count()))
+	out = le.AppendUint64(out, 0)
+	out = append(out, 1)
+	var u []float32
+	for j := range f.Count() {
+		u = f.Frequency(j, u)
+		for _, v := range u {
+			out = le.AppendUint32(out, math.Float32bits(v))
+		}
+	}
+	for _, w := range m.weights {
+		out = le.AppendUint32(out, math.Float32bits(w))
 	}
 	le.PutUint64(out[12:], uint64(len(out)+modelTrailerSize))
 	return le.AppendUint32(out, crc32.Checksum(out, castagnoli)), nil
@@ -257,6 +297,8 @@ func (r *modelReader) model() (*Model, error) {
 		storage = DenseStorage
 	case modelStorageSparse:
 		storage = SparseStorage
+	case modelStorageFeatures:
+		return r.features()
 	default:
 		return nil, r.fail("unknown storage %d", kind)
 	}
@@ -331,6 +373,64 @@ func (r *modelReader) model() (*Model, error) {
 	// The set holds exactly n vectors in Padded slots: its storage and
 	// weight columns are the model's, no copy needed.
 	return &Model{view: s.view, vs: s.vs, outputs: outputs, stride: s.stride, weights: s.weights}, nil
+}
+
+// features reads the rest of a feature model (storage 3).
+func (r *modelReader) features() (*Model, error) {
+	dim := r.count("dimension", MaxDenseModelDim)
+	sigma := math.Float64frombits(r.u64())
+	outputs := int(r.u32())
+	count := r.count("frequency count", math.MaxInt32)
+	r.u64() // bounds: unused
+	r.u8()
+	switch {
+	case r.err != nil:
+		return nil, r.err
+	case dim == 0 || count == 0:
+		return nil, r.fail("a feature model of dimension %d and %d frequencies", dim, count)
+	case outputs < 1 || outputs > MaxModelOutputs:
+		return nil, r.fail("%d outputs, want 1 to %d", outputs, MaxModelOutputs)
+	case count > len(r.buf)/(4*dim):
+		return nil, r.fail("%d frequencies need %d bytes, %d remain", count, 4*count*dim, len(r.buf))
+	}
+	u := make([][]float32, count)
+	for j := range u {
+		u[j] = make([]float32, dim)
+		for i := range u[j] {
+			if u[j][i] = r.f32(); r.err == nil && !finite(u[j][i]) {
+				return nil, r.fail("frequency %d feature %d is %v", j, i, u[j][i])
+			}
+		}
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	if err := simd.EnvError(); err != nil {
+		return nil, fmt.Errorf("engine: load model: %w", err)
+	}
+	f, err := featuresOf(dim, sigma, u)
+	if err != nil {
+		return nil, r.fail("%v", err)
+	}
+	if !(sigma >= 1e-15 && sigma <= 1e15) {
+		return nil, r.fail("sigma %v", sigma)
+	}
+	n := outputs * f.Len()
+	if n > len(r.buf)/4 {
+		return nil, r.fail("%d weights need %d bytes, %d remain", n, 4*n, len(r.buf))
+	}
+	w := make([]float32, n)
+	for i := range w {
+		w[i] = r.f32()
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	m, err := NewFeatureModel(f, outputs, w)
+	if err != nil {
+		return nil, r.fail("%v", err)
+	}
+	return m, nil
 }
 
 // sparse reads a sparse vector of dimension dim into buf's slices. Its
