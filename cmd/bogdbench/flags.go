@@ -1,11 +1,19 @@
 package main
 
 import (
+	"errors"
 	"flag"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
 
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
+	"github.com/bogd-project/bogd/engine"
 	"github.com/bogd-project/bogd/experiment"
+	"github.com/bogd-project/bogd/experiment/lsokl"
 )
 
 // learnerFlags are the learners' settings that the commands which train
@@ -26,13 +34,19 @@ func addLearnerFlags(fs *flag.FlagSet) *learnerFlags {
 	fs.Float64Var(&f.eta, "eta", 0, "step size η (OGD, BOGD, BOGD++, BOGD-oldest, NORMA, NOGD, FOGD; in regression also the Perceptron, RBP, Forgetron, Projectron); 0: the toolbox's, 0.2 binary, 0.5 multiclass, 0.1 regression, NORMA 0.03, FOGD 0.002/0.005/6e-4")
 	fs.StringVar(&f.lambda, "lambda", "1/T^2", "regularisation λ (OGD, BOGD, BOGD++, BOGD-oldest, NORMA; BSGD-merge's Pegasos λ, 1e-4 unless given); 1/T^2 uses the number of rows T")
 	fs.Float64Var(&f.gamma, "gamma", 10, "weight cap factor: weights stay <= gamma*eta (BOGD, BOGD++, BOGD-oldest)")
-	fs.Float64Var(&f.epsilon, "epsilon", 0.1, "regression: the ε of the ε-insensitive losses (NORMA: where ε starts)")
-	fs.Float64Var(&f.nu, "nu", 0.4, "NORMA's ν in [0, 1]: the fraction of examples that update")
 	fs.Float64Var(&f.c, "C", 1, "BPA-S's aggressiveness C")
 	fs.IntVar(&f.rank, "rank", 0, "NOGD's rank k (0: 0.2·budget)")
 	fs.IntVar(&f.features, "features", 0, "FOGD's number of random Fourier features D (0: 4·budget, 15·budget in regression)")
-	fs.StringVar(&f.projectionName, "projection", "clip", "BOGD/BOGD++ projection: clip (each weight, the paper's Eq. 10) or rescale (all weights, the authors' code)")
+	f.addRuleFlags(fs)
 	return f
+}
+
+// addRuleFlags defines the settings that no parameter search varies:
+// the regression ε, NORMA's ν and BOGD's projection.
+func (f *learnerFlags) addRuleFlags(fs *flag.FlagSet) {
+	fs.Float64Var(&f.epsilon, "epsilon", 0.1, "regression: the ε of the ε-insensitive losses (NORMA: where ε starts)")
+	fs.Float64Var(&f.nu, "nu", 0.4, "NORMA's ν in [0, 1]: the fraction of examples that update")
+	fs.StringVar(&f.projectionName, "projection", "clip", "BOGD/BOGD++ projection: clip (each weight, the paper's Eq. 10) or rescale (all weights, the authors' code)")
 }
 
 // config is the configuration of algo's learners at budget over data; λ
@@ -56,3 +70,136 @@ func (f *learnerFlags) config(algo bogd.Algorithm, budget int, data *dataset.Dat
 	}
 	return cfg
 }
+
+// kernelWidth is the value of a --sigma that also takes "auto": the
+// median distance between rows of the data (medianWidth).
+type kernelWidth struct {
+	sigma float64
+	auto  bool
+}
+
+func (k *kernelWidth) String() string {
+	if k.auto {
+		return "auto"
+	}
+	return strconv.FormatFloat(k.sigma, 'g', -1, 64)
+}
+
+func (k *kernelWidth) Set(s string) error {
+	if s == "auto" {
+		k.auto = true
+		return nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(v > 0) || math.IsInf(v, 0) {
+		return errors.New("want a positive number or auto")
+	}
+	k.sigma, k.auto = v, false
+	return nil
+}
+
+// resolve returns the width for data, saying on log how "auto" chose it.
+func (k *kernelWidth) resolve(data *dataset.Dataset, log func(string)) (float64, error) {
+	if !k.auto {
+		return k.sigma, nil
+	}
+	m, rows := medianWidth(data)
+	if !(m > 0) {
+		return 0, fmt.Errorf("--sigma auto: the median distance between %d rows of %s is %v: give --sigma", rows, data.Name, m)
+	}
+	log(fmt.Sprintf("--sigma auto: σ = %.6g, the median Euclidean distance over all pairs of %d rows (experiment.MedianDistance, rows drawn by the seeded permutation (seed %d, run 0))",
+		m, rows, lsokl.MedianSeed))
+	return m, nil
+}
+
+// medianWidth is the median heuristic for the Gaussian kernel's width:
+// experiment.MedianDistance with the sample size and seed of the LSOKL
+// study's widths (lsokl.MedianSample, lsokl.MedianSeed). It returns the
+// distance and the rows it used.
+//
+// MedianDistance makes every sampled row dense, Dim features long; over
+// the features the sample holds (in their order), the distances are the
+// same, since an absent feature adds exactly 0, so the sample is first
+// compacted to those features: hashed or bag-of-words data of millions of
+// dimensions then fit in memory.
+func medianWidth(d *dataset.Dataset) (float64, int) {
+	sample := d.Subset(experiment.Permutation(lsokl.MedianSeed, 0, d.Len())[:min(lsokl.MedianSample, d.Len())])
+	features := slices.Compact(slices.Sorted(slices.Values(sample.Index)))
+	for k, j := range sample.Index {
+		c, _ := slices.BinarySearch(features, j)
+		sample.Index[k] = int32(c)
+	}
+	sample.Dim = len(features)
+	// Every row of the compact sample is drawn, so every pair of the
+	// original sample is measured.
+	return experiment.MedianDistance(sample, sample.Len(), lsokl.MedianSeed), sample.Len()
+}
+
+// dataFlags say how a command that trains reads and prepares its data.
+type dataFlags struct {
+	task          string
+	scale         string
+	hashBits, dim int
+}
+
+func addDataFlags(fs *flag.FlagSet) *dataFlags {
+	f := new(dataFlags)
+	fs.StringVar(&f.task, "task", "auto", "auto, binary, multiclass or regression; auto: labels in {-1,+1} or {0,1} are binary, integers with up to 1000 distinct values multi-class, anything else regression (the choice is printed)")
+	fs.StringVar(&f.scale, "scale", "none", "none or minmax: scale every feature (and a regression label) to [0, 1] over the data, as the LSOKL toolbox; the scaling is saved beside the model and applied to the rows it predicts")
+	fs.IntVar(&f.hashBits, "hash", 0, "hash feature names (words, any token before an optional :value) into 2^BITS dimensions, as Vowpal Wabbit; 0: features are 1-based indices. Saved beside the model")
+	fs.IntVar(&f.dim, "dim", 0, "the model's dimension (0: the largest feature index of the data; 2^BITS with --hash): rows predicted or learnt later may have features up to it")
+	return f
+}
+
+// options checks the flags and returns the reader's options.
+func (f *dataFlags) options() (dataset.Options, error) {
+	task, err := dataset.ParseTask(f.task)
+	if err != nil {
+		return dataset.Options{}, usagef("--task: %v", err)
+	}
+	switch {
+	case f.scale != "none" && f.scale != experiment.ScalingMinMax:
+		return dataset.Options{}, usagef("--scale must be none or minmax, got %q", f.scale)
+	case f.hashBits < 0 || f.hashBits > 30:
+		return dataset.Options{}, usagef("--hash must be in 1..30 (0: no hashing), got %d", f.hashBits)
+	case f.dim < 0:
+		return dataset.Options{}, usagef("--dim must be positive (0: from the data), got %d", f.dim)
+	case f.hashBits > 0 && f.dim > 0 && f.dim != 1<<f.hashBits:
+		return dataset.Options{}, usagef("--dim %d differs from the 2^%d dimensions of --hash: give one", f.dim, f.hashBits)
+	}
+	return dataset.Options{Task: task, HashBits: f.hashBits, Dim: f.dim}, nil
+}
+
+// read reads the data of path ("-": stdin) and prepares them as the flags
+// say; log hears the task auto chose. It returns the data and how rows
+// must be prepared for a model trained on them.
+func (f *dataFlags) read(path string, stdin io.Reader, opt dataset.Options, warn, log func(string)) (*dataset.Dataset, modelInput, error) {
+	opt.Warn = warn
+	data, err := readData(path, stdin, opt)
+	if err != nil {
+		return nil, modelInput{}, err
+	}
+	if opt.Task == dataset.Auto {
+		log(fmt.Sprintf("--task auto: %s", describeTask(data)))
+	}
+	in := modelInput{HashBits: f.hashBits}
+	if f.scale == experiment.ScalingMinMax {
+		in.Scaling = dataset.MinMax(data, data.Task == dataset.Regression)
+		if data, err = in.Scaling.Apply(data); err != nil {
+			return nil, modelInput{}, err
+		}
+	}
+	return data, in, nil
+}
+
+// parseStorage reads --storage.
+func parseStorage(s string) (engine.Storage, error) {
+	st, err := engine.ParseStorage(s)
+	if err != nil {
+		return 0, usagef("--storage must be auto, dense or sparse, got %q", s)
+	}
+	return st, nil
+}
+
+// storageHelp is the help of --storage.
+const storageHelp = "how support vectors are stored: dense, sparse (memory and updates O(non-zeros): hashed text, millions of features), or auto (sparse from 16384 features on)"

@@ -19,7 +19,7 @@ func TestKernelsJSON(t *testing.T) {
 	prev := simd.Active()
 	var out, errOut bytes.Buffer
 	args := []string{"kernels", "--quick", "--format", "json", "--budget", "32,64", "--dim", "8", "--batches", "1"}
-	if code := dispatch(args, &out, &errOut); code != 0 {
+	if code := dispatch(args, nil, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	var rep kernelReport
@@ -67,7 +67,7 @@ func TestKernelsPeakLabel(t *testing.T) {
 	} {
 		var out, errOut bytes.Buffer
 		args := append([]string{"kernels", "--quick", "--batches", "1"}, c.args...)
-		if code := dispatch(args, &out, &errOut); code != 0 {
+		if code := dispatch(args, nil, &out, &errOut); code != 0 {
 			t.Fatalf("%v: exit %d: %s", c.args, code, errOut.String())
 		}
 		if !strings.Contains(out.String(), c.want) {
@@ -90,7 +90,7 @@ func TestKernelsUsage(t *testing.T) {
 		{"extra"},
 	} {
 		var out, errOut bytes.Buffer
-		if code := dispatch(append([]string{"kernels"}, args...), &out, &errOut); code != 2 {
+		if code := dispatch(append([]string{"kernels"}, args...), nil, &out, &errOut); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (usage)", args, code)
 		}
 		if out.Len() != 0 {

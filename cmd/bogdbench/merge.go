@@ -21,7 +21,7 @@ func mergeCommand(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("merge", stderr)
 	out := fs.String("out", "", "merged results file (required)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: bogdbench merge --out FILE IN...")
+		fmt.Fprintln(fs.Output(), "usage: bogdbench merge --out FILE IN...")
 		fs.PrintDefaults()
 	}
 	if err := parseArgs(fs, args); err != nil {

@@ -4,13 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
 
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
@@ -20,182 +16,368 @@ import (
 	"github.com/bogd-project/bogd/simd"
 )
 
-// predictCommand is `bogdbench predict`: it loads a model saved by
-// `bogdbench run --save` (and the min-max scaling saved beside it, if
-// any), predicts every row of a LIBSVM file of the model's task, and
-// prints the mistake rate (classification) or the mean squared error
-// (regression), or with --scores one line per row: the predicted label
+// predictCommand is `bogdbench predict`: it loads a saved model (and the
+// input preparation saved beside it), predicts every row of a LIBSVM file
+// or of standard input, and writes one line per row — the predicted label
 // (±1, the class label, or the regression value on the label's original
-// scale), then the score(s).
-func predictCommand(args []string, stdout, stderr io.Writer) error {
+// scale), the score(s), and with a calibrated model the probability of
+// the predicted label — or one JSON document. When the rows' labels fit
+// the model's task, a summary goes to stderr: the mistake rate or the
+// MSE, and for a calibrated classifier the reliability table.
+func predictCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("predict", stderr)
-	modelPath := fs.String("model", "", "model file written by bogdbench run --save (required); a scaling saved beside it (FILE"+scalingSuffix+") is applied to the data")
-	dataPath := fs.String("data", "", "LIBSVM data file, plain or gzip (required)")
-	scores := fs.Bool("scores", false, `print "predicted-label score..." for every row instead of the summary`)
+	modelPath := fs.String("model", "", "model file written by train, tune, serve or run --save (required); the input preparation beside it (MODEL"+scalingSuffix+": hashing, scaling) applies to the rows")
+	data := fs.String("data", "", "LIBSVM rows, plain or gzip: a file, or - for standard input (the default when it is not a terminal)")
+	output := fs.String("output", "-", "where the predictions go: a file (written atomically once complete; an existing one needs --force), or - for stdout")
+	format := fs.String("format", "text", `text: "label score... [probability]" per row; json: {"model":…,"classes":…,"predictions":[{"label":…,"score":…},…],"summary":…}`)
+	force := fs.Bool("force", false, "overwrite an existing --output file")
+	quiet := fs.Bool("q", false, "quiet: no summary on stderr (warnings still)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *modelPath == "" || *dataPath == "" {
-		return usagef("--model and --data are required")
+	if *modelPath == "" {
+		return usagef("--model is required")
+	}
+	if *format != "text" && *format != "json" {
+		return usagef("--format must be text or json, got %q", *format)
+	}
+	if *force && *output == "-" {
+		return usagef("--force needs --output FILE")
+	}
+	path, err := dataPath(*data, stdin)
+	if err != nil {
+		return err
+	}
+	if *output != "-" {
+		if err := checkOutput(*output, *force); err != nil {
+			return err
+		}
 	}
 	if err := simd.EnvError(); err != nil {
 		return err
 	}
-	l, err := bogd.LoadOnlineFile(*modelPath)
+	l, in, err := loadModel(*modelPath)
 	if err != nil {
 		return err
 	}
-	scaling, err := loadScaling(*modelPath)
+	warn := func(msg string) { fmt.Fprintf(stderr, "bogdbench predict: warning: %s\n", msg) }
+	// Any label reads, as a regression target: the labels of rows to
+	// predict may be placeholders; truth tells whether they can be judged.
+	rows, err := readData(path, stdin, dataset.Options{Task: dataset.Regression, HashBits: in.HashBits})
 	if err != nil {
 		return err
 	}
-	task := l.Task()
-	// Any label reads as a regression target: a multi-class file to
-	// predict may hold a single class, or one the model never saw (a
-	// mistake). The model's dimension bounds the feature indices: a higher
-	// one is a file:line error of the reader.
-	readAs := dataset.Regression
-	if task == bogd.Binary {
-		readAs = dataset.Binary
-	}
-	data, err := dataset.ReadFile(*dataPath, dataset.Options{Dim: l.Config().Dim, Task: readAs, Warn: func(msg string) {
-		fmt.Fprintf(stderr, "bogdbench predict: warning: %s\n", msg)
-	}})
-	if pe := (*dataset.ParseError)(nil); errors.As(err, &pe) && pe.Line > 0 {
-		return fmt.Errorf("%w (the dimension of the model %s)", err, *modelPath)
-	} else if err != nil {
+	labels, judged := truth(rows, l, warn)
+	if rows, err = prepare(rows, l.Config().Dim, in, warn); err != nil {
 		return err
-	}
-	original := data.Labels
-	if scaling != nil {
-		if data, err = scaling.Apply(data); err != nil {
-			return err
-		}
 	}
 
-	out := bufio.NewWriter(stdout)
-	var mistakes int
-	var squared, squaredOriginal float64
+	var out bytes.Buffer
+	w := bufio.NewWriter(stdout)
+	if *output != "-" {
+		w = bufio.NewWriter(&out)
+	}
+	ev := newEvaluation(l)
+	enc, err := newPredictionWriter(w, *format, *modelPath, l)
+	if err != nil {
+		return err
+	}
 	var buf []float64
-	for i := range data.Len() {
-		idx, val := data.Row(i)
+	for i := range rows.Len() {
+		idx, val := rows.Row(i)
 		p, err := l.PredictOne(engine.Sparse(idx, val), buf)
 		if err != nil {
-			return fmt.Errorf("%s row %d: %w", *dataPath, i+1, err)
+			return fmt.Errorf("%s row %d: %w", rows.Name, i+1, err)
 		}
 		buf = p.Scores
-		label := p.Label
-		if task == bogd.Regression {
-			r := data.Labels[i] - p.Label
-			squared += r * r
-			if scaling != nil {
-				label = scaling.Unlabel(p.Label)
-			}
-			squaredOriginal += (original[i] - label) * (original[i] - label)
-		} else if label != data.Labels[i] {
-			mistakes++
+		pj, err := newPredictionJSON(p, l.Task(), in.Scaling)
+		if err != nil {
+			return fmt.Errorf("%s row %d: %w", rows.Name, i+1, err)
 		}
-		if *scores {
-			writePrediction(out, label, p)
+		if err := enc.write(pj); err != nil {
+			return err
+		}
+		if judged {
+			ev.add(labels[i], rows.Labels[i], pj.Label, p)
 		}
 	}
-	if !*scores {
-		n := float64(data.Len())
-		fmt.Fprintf(out, "model         %s (%v %v, %d support vectors, dimension %d)\ndata          %s\nrows          %d\n",
-			*modelPath, task, l.Algorithm(), l.SupportVectors(), l.Config().Dim, *dataPath, data.Len())
-		switch {
-		case task != bogd.Regression:
-			fmt.Fprintf(out, "mistakes      %d\nmistake rate  %.3f%%\naccuracy      %.3f%%\n", mistakes, 100*float64(mistakes)/n, 100*(n-float64(mistakes))/n)
-		case scaling != nil:
-			fmt.Fprintf(out, "mse           %.6g (scaled labels, as the model learnt them)\nrmse          %.6g\nmse original  %.6g (the file's labels)\nrmse original %.6g\n",
-				squared/n, math.Sqrt(squared/n), squaredOriginal/n, math.Sqrt(squaredOriginal/n))
-		default:
-			fmt.Fprintf(out, "mse           %.6g\nrmse          %.6g\n", squared/n, math.Sqrt(squared/n))
-		}
+	var summary *evaluation
+	if judged {
+		summary = ev
 	}
-	return out.Flush()
-}
-
-// writePrediction writes one line of predict --scores: the label, then
-// the score, or every class's scores.
-func writePrediction(w io.Writer, label float64, p bogd.Prediction) {
-	fmt.Fprintf(w, "%.9g", label)
-	if len(p.Scores) == 0 {
-		fmt.Fprintf(w, " %.9g", p.Score)
-	}
-	for _, s := range p.Scores {
-		fmt.Fprintf(w, " %.9g", s)
-	}
-	fmt.Fprintln(w)
-}
-
-// scalingSuffix is appended to a model's path to name the scaling saved
-// beside it.
-const scalingSuffix = ".scaling.json"
-
-// loadScaling reads the scaling saved beside the model file, if any.
-func loadScaling(modelPath string) (*dataset.Scaling, error) {
-	path := modelPath + scalingSuffix
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	} else if err != nil {
-		return nil, err
-	}
-	s := new(dataset.Scaling)
-	if err := json.Unmarshal(data, s); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return s, nil
-}
-
-// checkSavePath fails before `run --save` starts working when the model
-// file could not be written: it, or a scaling file beside it, exists (and
-// --force is not given), or its directory does not.
-func checkSavePath(path string, force bool) error {
-	if path == "" {
-		return nil
-	}
-	if fi, err := os.Stat(filepath.Dir(path)); err != nil {
+	if err := enc.close(summary); err != nil {
 		return err
-	} else if !fi.IsDir() {
-		return fmt.Errorf("%s: not a directory", filepath.Dir(path))
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if *output != "-" {
+		if err := atomicfile.Write(*output, out.Bytes(), atomicfile.Options{NoClobber: !*force}); err != nil {
+			return forceHint(err)
+		}
+	}
+	if judged && !*quiet {
+		fmt.Fprintf(stderr, "model         %s (%v %v, %d support vectors, dimension %d)\ndata          %s\n",
+			*modelPath, l.Task(), l.Algorithm(), l.SupportVectors(), l.Config().Dim, rows.Name)
+		ev.report(stderr, in.Scaling)
+	}
+	return nil
+}
+
+// checkOutput refuses, before any work, an output file that exists
+// (without force) or whose directory does not.
+func checkOutput(path string, force bool) error {
+	if err := checkSavePath(path, true); err != nil {
+		return err
 	}
 	if force {
 		return nil
 	}
-	return forceHint(experiment.CheckFree([]string{path, path + scalingSuffix}))
+	return forceHint(experiment.CheckFree([]string{path}))
 }
 
-// saveLast writes the learner of the last run of `run --save`, and the
-// scaling of its data beside it, atomically: an error leaves any existing
-// file as it was, and without force a file that appeared during the runs
-// is kept. Without a scaling, a scaling file of an older model there is
-// removed (with force): predict would apply it.
-func saveLast(path string, force bool, l bogd.Online, scaling *dataset.Scaling, stderr io.Writer) error {
-	var model bytes.Buffer
-	if err := bogd.Save(&model, l); err != nil {
-		return err
+// truth returns the labels of rows as the truth of the model's task
+// (original scale), and whether they can be: binary labels must be ±1 or
+// 0/1 (mapped to ±1), classes integers (one the model lacks is a
+// mistake); any label is a regression target.
+func truth(rows *dataset.Dataset, l bogd.Online, warn func(string)) ([]float64, bool) {
+	switch l.Task() {
+	case bogd.Binary:
+		resolved, err := rows.Resolve(dataset.Binary, warn)
+		if err != nil {
+			warn(fmt.Sprintf("no summary: the labels are not those of a binary task (%v)", err))
+			return nil, false
+		}
+		return resolved.Labels, true
+	case bogd.Multiclass:
+		for i, y := range rows.Labels {
+			if y != math.Trunc(y) {
+				warn(fmt.Sprintf("no summary: %s row %d: label %v is not a class", rows.Name, i+1, y))
+				return nil, false
+			}
+		}
 	}
-	var scaled []byte
-	if scaling != nil {
-		var err error
-		if scaled, err = json.Marshal(scaling); err != nil {
+	return append([]float64(nil), rows.Labels...), true
+}
+
+// predictionJSON is one row's prediction as predict --format json and
+// serve's /predict write it.
+type predictionJSON struct {
+	// Label is the predicted label: ±1, a class, or the regression value
+	// (on the label's original scale when the model was trained scaled).
+	Label float64 `json:"label"`
+	// Score is f(x) (binary, regression) or the predicted class's score.
+	Score float64 `json:"score"`
+	// Scores holds every class's score, in the order of the classes.
+	Scores []float64 `json:"scores,omitempty"`
+	// Probability is the calibrated probability of the predicted label,
+	// Probabilities every class's (calibrated models only).
+	Probability   *float64  `json:"probability,omitempty"`
+	Probabilities []float64 `json:"probabilities,omitempty"`
+}
+
+// newPredictionJSON turns the learner's prediction into its output form:
+// the label back on its original scale, the probability of the predicted
+// label (the learner gives a binary one as P(+1)). Scores must be finite:
+// JSON has no other numbers.
+func newPredictionJSON(p bogd.Prediction, task bogd.Task, scaling *dataset.Scaling) (predictionJSON, error) {
+	pj := predictionJSON{Label: p.Label, Score: p.Score}
+	if task == bogd.Regression && scaling != nil {
+		pj.Label = scaling.Unlabel(p.Label)
+	}
+	if task == bogd.Multiclass {
+		pj.Scores = append([]float64(nil), p.Scores...)
+	}
+	if !math.IsNaN(p.Probability) {
+		prob := p.Probability
+		if task == bogd.Binary && p.Label < 0 {
+			prob = 1 - prob
+		}
+		pj.Probability = &prob
+		if task == bogd.Multiclass {
+			pj.Probabilities = append([]float64(nil), p.Probabilities...)
+		}
+	}
+	for _, v := range append([]float64{pj.Label, pj.Score}, pj.Scores...) {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return pj, fmt.Errorf("the model's score is %v: the model has diverged", v)
+		}
+	}
+	return pj, nil
+}
+
+// predictionWriter writes the predictions of predict in text or JSON.
+type predictionWriter struct {
+	w     *bufio.Writer
+	json  bool
+	first bool
+}
+
+// newPredictionWriter starts the output; JSON opens a document naming the
+// model and its classes.
+func newPredictionWriter(w *bufio.Writer, format, model string, l bogd.Online) (*predictionWriter, error) {
+	p := &predictionWriter{w: w, json: format == "json", first: true}
+	if p.json {
+		head, err := json.Marshal(struct {
+			Model     string `json:"model"`
+			Task      string `json:"task"`
+			Algorithm string `json:"algorithm"`
+			Classes   []int  `json:"classes,omitempty"`
+		}{model, l.Task().String(), l.Algorithm().String(), l.Classes()})
+		if err != nil {
+			return nil, err
+		}
+		w.Write(head[:len(head)-1]) // the object stays open
+		w.WriteString(`,"predictions":[`)
+	}
+	return p, nil
+}
+
+func (p *predictionWriter) write(pj predictionJSON) error {
+	if p.json {
+		b, err := json.Marshal(pj)
+		if err != nil {
 			return err
 		}
-	}
-	if err := atomicfile.Write(path, model.Bytes(), atomicfile.Options{NoClobber: !force}); err != nil {
-		return forceHint(fmt.Errorf("save model: %w", err))
-	}
-	if scaling == nil && force {
-		if err := os.Remove(path + scalingSuffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("remove the old scaling: %w", err)
+		if !p.first {
+			p.w.WriteByte(',')
 		}
-	} else if scaling != nil {
-		if err := atomicfile.Write(path+scalingSuffix, append(scaled, '\n'), atomicfile.Options{NoClobber: !force}); err != nil {
-			return forceHint(fmt.Errorf("save scaling: %w", err))
-		}
+		p.first = false
+		p.w.WriteByte('\n')
+		_, err = p.w.Write(b)
+		return err
 	}
-	fmt.Fprintf(stderr, "bogdbench run: saved the %v learner of the last run (%d support vectors) to %s\n", l.Algorithm(), l.SupportVectors(), path)
-	return nil
+	fmt.Fprintf(p.w, "%.9g", pj.Label)
+	if pj.Scores == nil {
+		fmt.Fprintf(p.w, " %.9g", pj.Score)
+	}
+	for _, s := range pj.Scores {
+		fmt.Fprintf(p.w, " %.9g", s)
+	}
+	if pj.Probability != nil {
+		fmt.Fprintf(p.w, " %.6f", *pj.Probability)
+	}
+	return p.w.WriteByte('\n')
+}
+
+// close ends the output; JSON adds the summary when the rows were judged.
+func (p *predictionWriter) close(ev *evaluation) error {
+	if !p.json {
+		return nil
+	}
+	p.w.WriteString("\n]")
+	if ev != nil {
+		b, err := json.Marshal(ev.summary())
+		if err != nil {
+			return err
+		}
+		p.w.WriteString(`,"summary":`)
+		p.w.Write(b)
+	}
+	_, err := p.w.WriteString("}\n")
+	return err
+}
+
+// evaluation sums how predictions fared against labels: mistakes or
+// squared errors, and for a calibrated classifier its reliability beside
+// that of the plain sigmoid (softmax) of the scores.
+type evaluation struct {
+	task              bogd.Task
+	rows, mistakes    int
+	squared           float64 // on the scale the model learnt
+	squaredOriginal   float64 // on the label's original scale
+	calibrated, plain *reliability
+	plainCalibration  *bogd.Calibration
+	plainBuf          []float64
+}
+
+func newEvaluation(l bogd.Online) *evaluation {
+	ev := &evaluation{task: l.Task()}
+	if l.Calibration() != nil {
+		outputs := max(1, len(l.Classes()))
+		ev.calibrated, ev.plain = newReliability(l.Classes()), newReliability(l.Classes())
+		ev.plainCalibration = &bogd.Calibration{A: 1, B: make([]float64, outputs)}
+	}
+	return ev
+}
+
+// add judges one prediction p, whose output label is label (on the
+// original scale), against the true label y, and scaled as the model
+// learnt it.
+func (ev *evaluation) add(y, scaled, label float64, p bogd.Prediction) {
+	ev.rows++
+	if ev.task == bogd.Regression {
+		ev.squared += (scaled - p.Label) * (scaled - p.Label)
+		ev.squaredOriginal += (y - label) * (y - label)
+		return
+	}
+	if label != y {
+		ev.mistakes++
+	}
+	if ev.calibrated == nil {
+		return
+	}
+	scores := p.Scores
+	if ev.task == bogd.Binary {
+		scores = []float64{p.Score}
+	}
+	ev.plainBuf = ev.plainCalibration.Probabilities(scores, ev.plainBuf)
+	probs := p.Probabilities
+	if ev.task == bogd.Binary {
+		probs = []float64{p.Probability}
+	}
+	ev.calibrated.add(probs, y, label)
+	ev.plain.add(ev.plainBuf, y, label)
+}
+
+// summaryJSON is the summary of predict --format json.
+type summaryJSON struct {
+	Rows        int      `json:"rows"`
+	Mistakes    *int     `json:"mistakes,omitempty"`
+	MistakeRate *float64 `json:"mistake_rate,omitempty"` // percent
+	MSE         *float64 `json:"mse,omitempty"`          // on the label's original scale
+	// ECE is the expected calibration error of the calibrated
+	// probabilities, PlainECE that of the sigmoid (softmax) of the scores.
+	ECE      *float64 `json:"ece,omitempty"`
+	PlainECE *float64 `json:"plain_ece,omitempty"`
+}
+
+func (ev *evaluation) summary() summaryJSON {
+	s := summaryJSON{Rows: ev.rows}
+	n := float64(ev.rows)
+	if ev.task == bogd.Regression {
+		mse := ev.squaredOriginal / n
+		s.MSE = &mse
+		return s
+	}
+	rate := 100 * float64(ev.mistakes) / n
+	s.Mistakes, s.MistakeRate = &ev.mistakes, &rate
+	if ev.calibrated != nil {
+		ece, plain := ev.calibrated.ece(), ev.plain.ece()
+		s.ECE, s.PlainECE = &ece, &plain
+	}
+	return s
+}
+
+// report writes the summary for people.
+func (ev *evaluation) report(w io.Writer, scaling *dataset.Scaling) {
+	n := float64(ev.rows)
+	fmt.Fprintf(w, "rows          %d\n", ev.rows)
+	switch {
+	case ev.task == bogd.Regression && scaling != nil:
+		fmt.Fprintf(w, "mse           %.6g (scaled labels, as the model learnt them)\nrmse          %.6g\nmse original  %.6g (the file's labels)\nrmse original %.6g\n",
+			ev.squared/n, math.Sqrt(ev.squared/n), ev.squaredOriginal/n, math.Sqrt(ev.squaredOriginal/n))
+		return
+	case ev.task == bogd.Regression:
+		fmt.Fprintf(w, "mse           %.6g\nrmse          %.6g\n", ev.squared/n, math.Sqrt(ev.squared/n))
+		return
+	}
+	fmt.Fprintf(w, "mistakes      %d\nmistake rate  %.3f%%\naccuracy      %.3f%%\n", ev.mistakes, 100*float64(ev.mistakes)/n, 100*(n-float64(ev.mistakes))/n)
+	if ev.calibrated != nil {
+		fmt.Fprintln(w)
+		ev.calibrated.table(w)
+		fmt.Fprintf(w, "expected calibration error: %.4f calibrated, %.4f plain %s of the score%s\n",
+			ev.calibrated.ece(), ev.plain.ece(), map[bool]string{true: "sigmoid", false: "softmax"}[ev.task == bogd.Binary],
+			map[bool]string{true: "", false: "s"}[ev.task == bogd.Binary])
+	}
 }

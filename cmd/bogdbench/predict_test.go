@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,8 +24,14 @@ const germanPath = "../../dataset/testdata/german.svm.gz"
 // bench runs bogdbench with args and returns the exit code and output.
 func bench(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return benchStdin(t, "", args...)
+}
+
+// benchStdin runs bogdbench with args and stdin as its standard input.
+func benchStdin(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	code = dispatch(args, &out, &errOut)
+	code = dispatch(args, strings.NewReader(stdin), &out, &errOut)
 	return code, out.String(), errOut.String()
 }
 
@@ -66,7 +75,8 @@ func TestSavePredictRoundTrip(t *testing.T) {
 		t.Fatal("the saved model is not the learner of the last run")
 	}
 
-	// predict: the summary, then the predictions and scores of the learner.
+	// predict: a line per row, the predicted label and the score of the
+	// learner, and the summary on stderr.
 	code, stdout, stderr = bench(t, "predict", "--model", model, "--data", germanPath)
 	if code != 0 {
 		t.Fatalf("predict: exit %d\n%s%s", code, stdout, stderr)
@@ -91,16 +101,12 @@ func TestSavePredictRoundTrip(t *testing.T) {
 		fmt.Sprintf("accuracy      %.3f%%\n", 100*float64(n-mistakes)/float64(n)),
 		"(binary bogd++, 40 support vectors, dimension 24)",
 	} {
-		if !strings.Contains(stdout, line) {
-			t.Errorf("predict output lacks %q:\n%s", line, stdout)
+		if !strings.Contains(stderr, line) {
+			t.Errorf("predict summary lacks %q:\n%s", line, stderr)
 		}
 	}
-	code, stdout, stderr = bench(t, "predict", "--model", model, "--data", germanPath, "--scores")
-	if code != 0 {
-		t.Fatalf("predict --scores: exit %d\n%s", code, stderr)
-	}
 	if stdout != wantScores.String() {
-		t.Fatalf("predict --scores: %d bytes, want %d", len(stdout), wantScores.Len())
+		t.Fatalf("predict: %d bytes, want %d", len(stdout), wantScores.Len())
 	}
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	if len(lines) != n {
@@ -219,9 +225,11 @@ func TestPredictErrors(t *testing.T) {
 		{[]string{"--model", notModel, "--data", germanPath}, 1, []string{notModel + ": not a bogd model"}},
 		{[]string{"--model", filepath.Join(dir, "missing.bogd"), "--data", germanPath}, 1, []string{filepath.Join(dir, "missing.bogd"), "no such file"}},
 		{[]string{"--model", model, "--data", filepath.Join(dir, "missing.svm")}, 1, []string{filepath.Join(dir, "missing.svm"), "no such file"}},
-		{[]string{"--model", model, "--data", wide}, 1, []string{wide + ":2:", "25", "dimension 24 (the dimension of the model " + model + ")"}},
-		{[]string{"--model", model}, 2, []string{"--model and --data are required"}},
-		{[]string{"--data", germanPath}, 2, []string{"--model and --data are required"}},
+		{[]string{"--model", model}, 1, []string{"<stdin>: no examples"}},
+		{[]string{"--data", germanPath}, 2, []string{"--model is required"}},
+		{[]string{"--model", model, "--data", germanPath, "--format", "xml"}, 2, []string{"--format must be text or json"}},
+		{[]string{"--model", model, "--data", germanPath, "--force"}, 2, []string{"--force needs --output FILE"}},
+		{[]string{"--model", model, "--data", germanPath, "--output", model}, 1, []string{model + " already exists: pass --force to overwrite it"}},
 	} {
 		code, stdout, stderr := bench(t, append([]string{"predict"}, c.args...)...)
 		if code != c.code {
@@ -236,8 +244,116 @@ func TestPredictErrors(t *testing.T) {
 			t.Errorf("%v: output despite the error: %q", c.args, stdout)
 		}
 	}
-	// Fewer features than the model is fine.
-	if code, stdout, stderr := bench(t, "predict", "--model", model, "--data", narrow); code != 0 || !strings.Contains(stdout, "rows          2\n") {
-		t.Errorf("narrow data: exit %d\n%s%s", code, stdout, stderr)
+	// Fewer features than the model is fine; more are ignored, with one
+	// warning, as svm-predict does.
+	code, narrowOut, stderr := bench(t, "predict", "--model", model, "--data", narrow)
+	if code != 0 || !strings.Contains(stderr, "rows          2\n") {
+		t.Errorf("narrow data: exit %d\n%s%s", code, narrowOut, stderr)
+	}
+	code, wideOut, stderr := bench(t, "predict", "--model", model, "--data", wide)
+	want := "bogdbench predict: warning: wide.svm: 1 feature in 1 row beyond the model's 24 dimensions ignored (the first: index 25 in row 2)\n"
+	if code != 0 || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "warning") != 1 {
+		t.Errorf("wide data: exit %d, stderr %q; want the warning %q", code, stderr, want)
+	}
+	narrowLines, wideLines := strings.Split(narrowOut, "\n"), strings.Split(wideOut, "\n")
+	if len(wideLines) != 3 || wideLines[1] != narrowLines[1] {
+		t.Errorf("row 2 without its feature 25 predicted %q, without it %q", wideLines[1], narrowLines[1])
+	}
+}
+
+// TestPredictJSONAndOutput: rows from stdin, predictions of a calibrated
+// multi-class model as one JSON document in an --output file (refused
+// when it exists, unless --force), and the summary with the calibration.
+func TestPredictJSONAndOutput(t *testing.T) {
+	dir := t.TempDir()
+	multi := writeData(t, dir, "multi.svm", 300, classes)
+	model := filepath.Join(dir, "m.bogd")
+	if code, _, stderr := bench(t, "train", "--data", multi, "--algo", "bogd++", "--budget", "40", "--sigma", "2", "--save", model, "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	text, err := os.ReadFile(multi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "predictions.json")
+	code, stdout, stderr := benchStdin(t, string(text), "predict", "--model", model, "--format", "json", "--output", out)
+	if code != 0 || stdout != "" {
+		t.Fatalf("predict: exit %d\n%s%s", code, stdout, stderr)
+	}
+	var doc struct {
+		Model, Task, Algorithm string
+		Classes                []int
+		Predictions            []struct {
+			Label, Score  float64
+			Scores        []float64
+			Probability   *float64
+			Probabilities []float64
+		}
+		Summary summaryJSON
+	}
+	raw := readFile(t, out)
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatalf("%v\n%.300s", err, raw)
+	}
+	if doc.Model != model || doc.Task != "multiclass" || doc.Algorithm != "bogd++" || fmt.Sprint(doc.Classes) != "[3 5 9]" || len(doc.Predictions) != 300 {
+		t.Fatalf("document head %+v, %d predictions", doc, len(doc.Predictions))
+	}
+	mistakes := 0
+	l, _ := bogd.LoadOnlineFile(model)
+	data, _ := dataset.ReadFile(multi, dataset.Options{})
+	for i, p := range doc.Predictions {
+		idx, val := data.Row(i)
+		want, _ := l.PredictOne(engine.Sparse(idx, val), nil)
+		c := slices.Index(doc.Classes, int(p.Label))
+		if p.Label != want.Label || p.Score != want.Score || len(p.Scores) != 3 || len(p.Probabilities) != 3 || p.Probability == nil || *p.Probability != p.Probabilities[c] || *p.Probability != want.Probability {
+			t.Fatalf("row %d: %+v, the learner %+v", i+1, p, want)
+		}
+		if p.Label != data.Labels[i] {
+			mistakes++
+		}
+	}
+	s := doc.Summary
+	if s.Rows != 300 || *s.Mistakes != mistakes || s.ECE == nil || s.PlainECE == nil || !(*s.ECE >= 0 && *s.ECE <= 1) {
+		t.Errorf("summary %+v, want %d mistakes and both ECEs", s, mistakes)
+	}
+	for _, want := range []string{fmt.Sprintf("mistakes      %d\n", mistakes), "reliability of the calibrated P(predicted class) (300 rows):", "expected calibration error: "} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("summary lacks %q:\n%s", want, stderr)
+		}
+	}
+	// The output file is kept unless --force.
+	if code, _, stderr := benchStdin(t, string(text), "predict", "--model", model, "--output", out); code != 1 || !strings.Contains(stderr, "already exists") {
+		t.Errorf("second predict: exit %d, %s", code, stderr)
+	}
+	if code, _, _ := benchStdin(t, string(text), "predict", "--model", model, "--output", out, "--force", "-q"); code != 0 || strings.Count(string(readFile(t, out)), "\n") != 300 {
+		t.Errorf("--force: exit %d", code)
+	}
+}
+
+// Labels that do not fit the task are placeholders: predictions, no
+// summary.
+func TestPredictPlaceholderLabels(t *testing.T) {
+	model := trainGerman(t, t.TempDir())
+	code, stdout, stderr := benchStdin(t, "7 1:1 2:5\n7 1:2\n", "predict", "--model", model)
+	if code != 0 || len(strings.Split(strings.TrimSpace(stdout), "\n")) != 2 || strings.Contains(stderr, "mistakes") || !strings.Contains(stderr, "no summary: the labels are not those of a binary task") {
+		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+func TestReliability(t *testing.T) {
+	r := newReliability(nil)
+	// Bin [0.1, 0.2): p 0.15 twice, one +1 (observed 0.5); bin [0.9, 1]:
+	// p 0.95 and 1, both +1.
+	for _, c := range []struct{ p, y float64 }{{0.15, 1}, {0.15, -1}, {0.95, 1}, {1, 1}} {
+		r.add([]float64{c.p}, c.y, 1)
+	}
+	if want := 0.5*0.35 + 0.5*0.025; math.Abs(r.ece()-want) > 1e-15 {
+		t.Errorf("binary ECE %v, want %v", r.ece(), want)
+	}
+	m := newReliability([]int{1, 4, 6})
+	m.add([]float64{0.1, 0.7, 0.2}, 4, 4) // right at 0.7
+	m.add([]float64{0.1, 0.3, 0.6}, 4, 6) // wrong at 0.6
+	if want := 0.5*0.3 + 0.5*0.6; math.Abs(m.ece()-want) > 1e-15 {
+		t.Errorf("top-label ECE %v, want %v", m.ece(), want)
 	}
 }

@@ -1,0 +1,330 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"slices"
+	"syscall"
+	"time"
+
+	"github.com/bogd-project/bogd/bogd"
+	"github.com/bogd-project/bogd/dataset"
+	"github.com/bogd-project/bogd/experiment"
+	"github.com/bogd-project/bogd/simd"
+)
+
+// trainCommand is `bogdbench train`: one learner over the rows of a file
+// or of standard input, in file order, for one or more passes, printing
+// progressive validation (every row is predicted before it is learnt) at
+// doubling example counts, then saving the learner. With --model it
+// continues a saved learner, exactly as if it had never stopped.
+func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlags("train", stderr)
+	data := fs.String("data", "", "LIBSVM rows, plain or gzip: a file, or - for standard input (the default when it is not a terminal)")
+	from := fs.String("model", "", "continue training this saved model, with its algorithm, parameters, task, classes and input preparation (hashing, scaling): the flags that set those cannot be given with it")
+	save := fs.String("save", "", "save the learner to this model file (atomically; an existing file needs --force, unless it is the --model continued); hashing and scaling go beside it, to MODEL"+scalingSuffix)
+	force := fs.Bool("force", false, "overwrite an existing --save file")
+	passes := fs.Int("passes", 1, "passes over the data, each in file order")
+	quiet := fs.Bool("q", false, "quiet: no progress and no summary on stderr (warnings and errors still)")
+	algo := fs.String("algo", "bogd++", "the algorithm: bogd, bogd++, perceptron, ogd, rbp, forgetron, projectron, projectron++, norma, bogd-oldest, bpas, nogd, bsgd-merge")
+	budget := fs.Int("budget", 100, "maximum support vectors (budgeted algorithms)")
+	seed := fs.Uint64("seed", 1, "seed of the learner's random choices")
+	lf := addLearnerFlags(fs)
+	width := kernelWidth{sigma: 8}
+	fs.Var(&width, "sigma", "Gaussian kernel width, exp(-||x-y||^2/(2 sigma^2)), or auto: the median Euclidean distance between rows (all pairs of 1000 rows drawn with seed 1; the value is printed)")
+	calibrate := fs.Bool("calibrate", true, "classifiers: fit probabilities online (Platt scaling, its softmax form for classes), so that predict and serve give them; --calibrate=false to turn off")
+	storage := fs.String("storage", "auto", storageHelp)
+	df := addDataFlags(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	given := set(fs)
+	if *passes < 1 {
+		return usagef("--passes must be at least 1, got %d", *passes)
+	}
+	if *force && *save == "" {
+		return usagef("--force needs --save")
+	}
+	opt, err := df.options()
+	if err != nil {
+		return err
+	}
+	path, err := dataPath(*data, stdin)
+	if err != nil {
+		return err
+	}
+	logf := func(format string, args ...any) {
+		if !*quiet {
+			fmt.Fprintf(stderr, "bogdbench train: "+format+"\n", args...)
+		}
+	}
+	log := func(msg string) { logf("%s", msg) }
+	warn := func(msg string) { fmt.Fprintf(stderr, "bogdbench train: warning: %s\n", msg) }
+
+	var l bogd.Online
+	var in modelInput
+	var rows *dataset.Dataset
+	if *from != "" {
+		if fixed := learnerFlagsGiven(given); len(fixed) > 0 {
+			return usagef("--model continues a saved model with its own settings: %s cannot be given with it", fixed[0])
+		}
+		if err := checkSave(*save, *from, *force); err != nil {
+			return err
+		}
+		if err := simd.EnvError(); err != nil {
+			return err
+		}
+		if l, in, err = loadModel(*from); err != nil {
+			return err
+		}
+		if rows, err = readToContinue(path, stdin, l, in, warn); err != nil {
+			return err
+		}
+		logf("continuing %s: %s", *from, describeLearner(l))
+	} else {
+		a, err := bogd.ParseAlgorithm(*algo)
+		if err != nil {
+			return usagef("--algo: %v", err)
+		}
+		if *budget < 2 {
+			return usagef("--budget: a budget must be at least 2, got %d", *budget)
+		}
+		if lf.projection, err = experiment.ParseProjection(lf.projectionName); err != nil {
+			return usagef("--projection: %v", err)
+		}
+		st, err := parseStorage(*storage)
+		if err != nil {
+			return err
+		}
+		if err := checkSave(*save, "", *force); err != nil {
+			return err
+		}
+		if err := simd.EnvError(); err != nil {
+			return err
+		}
+		if rows, in, err = df.read(path, stdin, opt, warn, log); err != nil {
+			return err
+		}
+		lf.lambdaGiven = given["lambda"]
+		if lf.sigma, err = width.resolve(rows, log); err != nil {
+			return err
+		}
+		lambda, err := parseLambda(lf.lambda, rows.Len())
+		if err != nil {
+			return usagef("--lambda: %v", err)
+		}
+		cfg := lf.config(a, *budget, rows, lambda)
+		cfg.Seed, cfg.Storage = *seed, st
+		cfg.Calibrate = *calibrate && cfg.Task != bogd.Regression
+		if l, err = bogd.NewOnline(a, cfg); errors.Is(err, bogd.ErrConfig) {
+			return usageError{err}
+		} else if err != nil {
+			return err
+		}
+		logf("%s", describeLearner(l))
+	}
+	logf("%s: %d rows, %d features, %s in file order", rows.Name, rows.Len(), rows.Dim, plural(*passes, "pass", "passes"))
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var progress io.Writer
+	if !*quiet {
+		progress = stderr
+	}
+	if err := trainPasses(ctx, l, rows, *passes, progress); err != nil {
+		return err
+	}
+	if *save == "" {
+		return nil
+	}
+	if err := saveModel(*save, l, in, *force || sameFile(*save, *from)); err != nil {
+		return err
+	}
+	logf("saved the %v learner (%d support vectors) to %s", l.Algorithm(), l.SupportVectors(), *save)
+	return nil
+}
+
+// learnerFlagsGiven lists the flags given that set what a saved model
+// already fixes.
+func learnerFlagsGiven(given map[string]bool) []string {
+	var out []string
+	for _, name := range []string{"algo", "budget", "seed", "sigma", "eta", "lambda", "gamma", "epsilon", "nu", "C", "rank", "features", "projection", "calibrate", "storage", "task", "scale", "hash", "dim"} {
+		if given[name] {
+			out = append(out, "--"+name)
+		}
+	}
+	return out
+}
+
+// checkSave checks --save before any work (see checkSavePath); the model
+// being continued may be replaced without --force: that is what
+// `--model M --save M` asks.
+func checkSave(save, continued string, force bool) error {
+	return checkSavePath(save, force || sameFile(save, continued))
+}
+
+// sameFile reports whether paths a and b name one existing file.
+func sameFile(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+// readToContinue reads the rows that continue training l: labels of l's
+// task (binary files may hold 0/1; a class must be one of l's), features
+// hashed and scaled as for l's training, those beyond its dimension
+// ignored with a warning.
+func readToContinue(path string, stdin io.Reader, l bogd.Online, in modelInput, warn func(string)) (*dataset.Dataset, error) {
+	task := dataset.Regression // classes are checked against the model's below
+	if l.Task() == bogd.Binary {
+		task = dataset.Binary
+	}
+	rows, err := readData(path, stdin, dataset.Options{Task: task, HashBits: in.HashBits, Warn: warn})
+	if err != nil {
+		return nil, err
+	}
+	if l.Task() == bogd.Multiclass {
+		classes := l.Classes()
+		for i, y := range rows.Labels {
+			if y != math.Trunc(y) || !slices.Contains(classes, int(y)) {
+				return nil, fmt.Errorf("%s row %d: label %v is not one of the model's classes %v", rows.Name, i+1, y, classes)
+			}
+		}
+		rows.Task, rows.Classes = dataset.Multiclass, classes
+	}
+	return prepare(rows, l.Config().Dim, in, warn)
+}
+
+// describeLearner says what a learner is and runs with.
+func describeLearner(l bogd.Online) string {
+	c := l.Config()
+	s := fmt.Sprintf("%v %v", l.Task(), l.Algorithm())
+	if l.Algorithm().Budgeted() {
+		s += fmt.Sprintf(", budget %d", c.Budget)
+	}
+	s += fmt.Sprintf(", σ = %g", c.Sigma)
+	read := l.Algorithm().Params(l.Task())
+	if read.Has(bogd.ParamEta) {
+		s += fmt.Sprintf(", η = %g", c.Eta)
+	}
+	if read.Has(bogd.ParamLambda) {
+		s += fmt.Sprintf(", λ = %g", c.Lambda)
+	}
+	if read.Has(bogd.ParamGamma) {
+		s += fmt.Sprintf(", γ = %g", c.Gamma)
+	}
+	if read.Has(bogd.ParamC) {
+		s += fmt.Sprintf(", C = %g", c.C)
+	}
+	if l.Task() == bogd.Regression {
+		s += fmt.Sprintf(", ε = %g", c.Epsilon)
+	}
+	if l.Task() == bogd.Multiclass {
+		s += fmt.Sprintf(", classes %v", l.Classes())
+	}
+	if storage, err := c.Storage.Resolve(c.Dim); err == nil {
+		s += fmt.Sprintf(", %v storage", storage)
+	}
+	if l.Calibration() != nil {
+		s += ", calibrated"
+	}
+	return s
+}
+
+// trainPasses feeds the rows of data to l in file order, passes times,
+// each row predicted before it is learnt (experiment.Pass). With a
+// progress writer, it prints the progressive validation there at
+// doubling example counts, as Vowpal Wabbit does: the examples seen, the
+// mistake rate (MSE) so far and since the line before, the support
+// vectors and the examples per second; then a summary.
+func trainPasses(ctx context.Context, l bogd.Online, data *dataset.Dataset, passes int, progress io.Writer) error {
+	order := make([]int, data.Len())
+	for i := range order {
+		order[i] = i
+	}
+	bound := experiment.Bind(l, data)
+	regression := l.Task() == bogd.Regression
+	metric := "mistakes %"
+	if regression {
+		metric = "MSE"
+	}
+	if progress != nil {
+		fmt.Fprintf(progress, "%12s %5s %12s %12s %16s %12s\n", "examples", "pass", metric, "since last", "support vectors", "examples/s")
+	}
+	var seen, lastSeen, mistakes, lastMistakes int
+	var squared, lastSquared float64
+	start := time.Now()
+	next := 1 // the next count to report
+	line := func(pass int) {
+		rate := func(m int, sq float64, n int) float64 {
+			if regression {
+				return sq / float64(n)
+			}
+			return 100 * float64(m) / float64(n)
+		}
+		format := "%12d %5d %12.3f %12.3f %16d %12.0f\n"
+		if regression {
+			format = "%12d %5d %12.6g %12.6g %16d %12.0f\n"
+		}
+		fmt.Fprintf(progress, format, seen, pass,
+			rate(mistakes, squared, seen), rate(mistakes-lastMistakes, squared-lastSquared, seen-lastSeen),
+			l.SupportVectors(), float64(seen)/time.Since(start).Seconds())
+		lastSeen, lastMistakes, lastSquared = seen, mistakes, squared
+	}
+	n := data.Len()
+	for pass := 1; pass <= passes; pass++ {
+		for at := 0; at < n; {
+			end := n
+			if progress != nil {
+				end = min(n, at+next-seen)
+			}
+			res, err := experiment.Pass(ctx, bound, order[at:end], nil)
+			if errors.Is(err, context.Canceled) {
+				return fmt.Errorf("interrupted after %d examples: nothing saved", seen)
+			} else if err != nil {
+				return err
+			}
+			if res.DivergedAt > 0 {
+				return fmt.Errorf("%s row %d (example %d): the squared error is not finite: the learner diverged (try a smaller --eta); nothing saved",
+					data.Name, at+res.DivergedAt, seen+res.DivergedAt)
+			}
+			seen += end - at
+			mistakes += res.Mistakes
+			squared += res.SquaredError
+			at = end
+			if progress != nil && seen == next {
+				line(pass)
+				next *= 2
+			}
+		}
+		if progress != nil && pass == passes && seen != lastSeen {
+			line(pass)
+		}
+	}
+	if progress != nil {
+		elapsed := time.Since(start)
+		what := fmt.Sprintf("mistake rate %.3f%% (progressive validation)", 100*float64(mistakes)/float64(seen))
+		if regression {
+			what = fmt.Sprintf("MSE %.6g (progressive validation)", squared/float64(seen))
+		}
+		fmt.Fprintf(progress, "bogdbench train: %d examples in %.3g s (%.0f/s, %.3g s per pass): %s, %d support vectors\n",
+			seen, elapsed.Seconds(), float64(seen)/elapsed.Seconds(), elapsed.Seconds()/float64(passes), what, l.SupportVectors())
+	}
+	return nil
+}
+
+// plural writes n with the noun's singular or plural form.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
