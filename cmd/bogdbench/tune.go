@@ -1,0 +1,391 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/bogd-project/bogd/bogd"
+	"github.com/bogd-project/bogd/dataset"
+	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/experiment"
+	"github.com/bogd-project/bogd/experiment/lsokl"
+	"github.com/bogd-project/bogd/experiment/paper"
+	"github.com/bogd-project/bogd/simd"
+)
+
+// tuneCommand is `bogdbench tune`: the studies' protocol on the user's
+// data. Every grid point of every (algorithm, budget) runs over
+// --select-runs random permutations of a selection stream; the point of
+// the lowest mean mistake rate (MSE) is selected, and runs over --runs
+// permutations of another stream, never seen by the selection: their
+// mean is the held-out estimate. The grid varies what each algorithm
+// reads of η, λ, γ and C, and the kernel width σ.
+func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlags("tune", stderr)
+	data := fs.String("data", "", "LIBSVM data file, plain or gzip, or - for standard input (required)")
+	algos := fs.String("algo", "bogd++", "comma-separated algorithms")
+	budgets := fs.String("budget", "100", "comma-separated budgets")
+	gridName := fs.String("grid", "quick", "quick or full: binary, the ICML 2012 paper's grids (full: λ·T², η ∈ 2^-3..2^3, γ ∈ 2^0..2^4); multi-class and regression, the LSOKL study's (quick: its η set with the toolbox's other settings)")
+	sigmas := fs.String("sigma", "auto", "comma-separated kernel widths to select among, or auto: 8 and 1/8, 1/4, 1/2 and 1 times the median Euclidean distance between rows (all pairs of 1000 rows drawn with seed 1), as the LSOKL study")
+	selectRuns := fs.Int("select-runs", 3, "selection permutations per grid point")
+	runs := fs.Int("runs", 5, "held-out permutations of the selected parameters")
+	seed := fs.Uint64("seed", 1, "seed of the held-out permutations (and of the learner --save trains)")
+	selectSeed := fs.Uint64("select-seed", 1+1<<32, "seed of the selection permutations; must differ from --seed")
+	workers := fs.Int("workers", runtime.NumCPU(), "passes run in parallel")
+	results := fs.String("results", "", "keep every pass in this results file (one JSON line each); an existing one needs --resume (default: a temporary file, removed)")
+	resume := fs.Bool("resume", false, "continue the --results file: its passes are not run again")
+	save := fs.String("save", "", "train a learner with the selected parameters over the data in file order (one pass) and save it here (needs one algorithm and one budget)")
+	force := fs.Bool("force", false, "overwrite an existing --save file")
+	quiet := fs.Bool("q", false, "quiet: no progress on stderr")
+	calibrate := fs.Bool("calibrate", true, "--save, classifiers: fit probabilities online")
+	storage := fs.String("storage", "auto", storageHelp)
+	lf := new(learnerFlags)
+	lf.addRuleFlags(fs)
+	df := addDataFlags(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *data == "" {
+		return usagef("--data is required (- for standard input)")
+	}
+	opt, err := df.options()
+	if err != nil {
+		return err
+	}
+	algorithms, err := parseAlgorithms(*algos)
+	if err != nil {
+		return usageError{err}
+	}
+	budgetList, err := parseBudgets("--budget", *budgets)
+	if err != nil {
+		return err
+	}
+	if lf.projection, err = experiment.ParseProjection(lf.projectionName); err != nil {
+		return usagef("--projection: %v", err)
+	}
+	st, err := parseStorage(*storage)
+	if err != nil {
+		return err
+	}
+	var widths []float64
+	if *sigmas != "auto" {
+		if widths, err = parsePositives(*sigmas); err != nil {
+			return usagef("--sigma: %v", err)
+		}
+	}
+	switch {
+	case *gridName != "quick" && *gridName != "full":
+		return usagef("--grid must be quick or full, got %q", *gridName)
+	case *selectRuns < 1 || *runs < 1:
+		return usagef("--select-runs and --runs must be at least 1")
+	case *seed == *selectSeed:
+		return usagef("--seed and --select-seed must differ: selection must never see the held-out permutations")
+	case *workers < 1:
+		return usagef("--workers must be at least 1, got %d", *workers)
+	case *resume && *results == "":
+		return usagef("--resume needs --results")
+	case *save != "" && (len(algorithms) != 1 || len(budgetList) != 1):
+		return usagef("--save needs exactly one algorithm and one budget")
+	case *force && *save == "":
+		return usagef("--force needs --save")
+	}
+	if err := checkSavePath(*save, *force); err != nil {
+		return err
+	}
+	if err := simd.EnvError(); err != nil {
+		return err
+	}
+	log := func(msg string) {
+		if !*quiet {
+			fmt.Fprintf(stderr, "bogdbench tune: %s\n", msg)
+		}
+	}
+	warn := func(msg string) { fmt.Fprintf(stderr, "bogdbench tune: warning: %s\n", msg) }
+	rows, in, err := df.read(*data, stdin, opt, warn, log)
+	if err != nil {
+		return err
+	}
+	task := experiment.LearnerTask(rows.Task)
+	if widths == nil {
+		m, n := medianWidth(rows)
+		widths = lsokl.Dataset{Median: m}.Widths()
+		log(fmt.Sprintf("σ candidates %v: 8 and %v × %.4g, the median Euclidean distance over all pairs of %d rows (experiment.MedianDistance, seed %d), rounded to two digits",
+			widths, lsokl.WidthFactors, m, n, lsokl.MedianSeed))
+	}
+	name := "stdin"
+	if *data != "-" {
+		name = datasetName(*data)
+	}
+	plan := &experiment.Plan{
+		Grid: tuneGrid(task, *gridName), Runs: *runs, SelectRuns: *selectRuns, Seed: *seed, SelectSeed: *selectSeed,
+		Sigma: widths[0], Projection: lf.projection, Task: task, Nu: lf.nu,
+	}
+	plan.Grid.Sigma = widths
+	if task == bogd.Regression {
+		plan.Epsilon = lf.epsilon
+	}
+	if in.Scaling != nil {
+		plan.Scaling = experiment.ScalingMinMax
+	}
+	for _, a := range algorithms {
+		if !a.Supports(task) {
+			return usagef("--algo: %v is not defined for %v", a, task)
+		}
+		if !a.Budgeted() {
+			plan.Cells = append(plan.Cells, experiment.Cell{Dataset: name, Algo: a})
+			continue
+		}
+		for _, b := range budgetList {
+			plan.Cells = append(plan.Cells, experiment.Cell{Dataset: name, Algo: a, Budget: b})
+		}
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	sels, reported, err := runTune(ctx, plan, rows, tuneStore{path: *results, resume: *resume}, *workers, *quiet, stderr)
+	if err != nil {
+		return err
+	}
+	if err := writeTuneTable(stdout, plan, sels, reported, rows.Len()); err != nil {
+		return err
+	}
+	best := plan.Cells[0]
+	for _, c := range plan.Cells[1:] {
+		if mean(reported[c], rows.Len()) < mean(reported[best], rows.Len()) {
+			best = c
+		}
+	}
+	fmt.Fprintf(stdout, "\ntrain with the selected parameters (the lowest held-out %s):\n  %s\n",
+		map[bool]string{true: "MSE", false: "mistake rate"}[task == bogd.Regression], trainCommandLine(*data, df, lf, best, sels[best].Params, task))
+	if *save == "" {
+		return nil
+	}
+	l, err := bogd.NewOnline(best.Algo, tunedConfig(lf, best, sels[best].Params, rows, *seed, st, *calibrate))
+	if err != nil {
+		return err
+	}
+	var progress io.Writer
+	if !*quiet {
+		progress = stderr
+	}
+	if err := trainPasses(ctx, l, rows, 1, progress); err != nil {
+		return err
+	}
+	if err := saveModel(*save, l, in, *force); err != nil {
+		return err
+	}
+	log(fmt.Sprintf("saved the %v learner (%d support vectors) to %s", l.Algorithm(), l.SupportVectors(), *save))
+	return nil
+}
+
+// tuneStore is where tune keeps its passes: a results file of the user's,
+// or a temporary one.
+type tuneStore struct {
+	path   string // "": temporary
+	resume bool
+}
+
+// open opens the store; done closes it (and removes a temporary file).
+func (t tuneStore) open(warn func(string)) (st *experiment.Store, done func() error, err error) {
+	if t.path != "" {
+		st, err := experiment.OpenStore(t.path, t.resume, warn)
+		if errors.Is(err, os.ErrExist) {
+			return nil, nil, fmt.Errorf("%w: pass --resume to continue it", err)
+		} else if err != nil {
+			return nil, nil, err
+		}
+		return st, st.Close, nil
+	}
+	dir, err := os.MkdirTemp("", "bogdbench-tune-")
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err = experiment.OpenStore(filepath.Join(dir, "tune-runs.jsonl"), false, warn)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	return st, func() error { return errors.Join(st.Close(), os.RemoveAll(dir)) }, nil
+}
+
+// runTune runs the selection, then the held-out runs of the selections.
+func runTune(ctx context.Context, plan *experiment.Plan, rows *dataset.Dataset, ts tuneStore, workers int, quiet bool, stderr io.Writer) (map[experiment.Cell]experiment.Selection, map[experiment.Cell][]*experiment.Record, error) {
+	warn := func(msg string) { fmt.Fprintf(stderr, "bogdbench tune: warning: %s\n", msg) }
+	st, done, err := ts.open(warn)
+	if err != nil {
+		return nil, nil, err
+	}
+	sels, reported, err := func() (map[experiment.Cell]experiment.Selection, map[experiment.Cell][]*experiment.Record, error) {
+		for rec := range st.All() {
+			if rec.Rows != rows.Len() {
+				return nil, nil, fmt.Errorf("%s holds passes over %d rows, the data has %d: another data set", st.Path(), rec.Rows, rows.Len())
+			}
+		}
+		runner := experiment.Runner{Store: st, Data: map[string]*dataset.Dataset{plan.Cells[0].Dataset: rows}, Workers: workers}
+		if !quiet {
+			runner.Progress = newProgress(stderr, "bogdbench tune")
+		}
+		if _, err := runner.Run(ctx, experiment.PhaseSelect, plan.SelectJobs()); err != nil {
+			return nil, nil, err
+		}
+		sels, err := plan.Selections(st.ResultSet)
+		if err != nil {
+			return nil, nil, err
+		}
+		if _, err := runner.Run(ctx, experiment.PhaseReport, plan.ReportJobs(sels)); err != nil {
+			return nil, nil, err
+		}
+		reported, err := plan.Reported(sels, st.ResultSet)
+		return sels, reported, err
+	}()
+	if derr := done(); err == nil {
+		err = derr
+	}
+	return sels, reported, err
+}
+
+// tuneGrid is the grid of tune for task t: binary, the ICML 2012 paper's;
+// multi-class and regression, the LSOKL study's.
+func tuneGrid(t bogd.Task, name string) experiment.Grid {
+	switch t {
+	case bogd.Multiclass, bogd.Regression:
+		table := lsokl.Multiclass
+		if t == bogd.Regression {
+			table = lsokl.Regression
+		}
+		if name == "quick" {
+			return table.QuickGrid()
+		}
+		return table.Grid
+	}
+	return paper.Grids[name]
+}
+
+// mean is the mean metric of the records of a cell's held-out runs.
+func mean(recs []*experiment.Record, rows int) float64 {
+	return summarize(recs, rows).Metric
+}
+
+func summarize(recs []*experiment.Record, rows int) experiment.Summary {
+	passes := make([]experiment.Result, len(recs))
+	task := bogd.Binary
+	for i, r := range recs {
+		passes[i] = r.Result
+		task, _ = experiment.ParseTaskName(r.Task)
+	}
+	return experiment.Summarize(passes, rows, task)
+}
+
+// writeTuneTable writes, per cell, the selected parameters, their mean
+// over the selection runs and the held-out estimate.
+func writeTuneTable(w io.Writer, plan *experiment.Plan, sels map[experiment.Cell]experiment.Selection, reported map[experiment.Cell][]*experiment.Record, rows int) error {
+	metric := "mistakes %"
+	if plan.Task == bogd.Regression {
+		metric = "MSE"
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "algorithm\tbudget\tselected\tselection %s (%d runs)\theld-out %s (%d runs)\tSVs\tseconds/pass\n", metric, plan.SelectRuns, metric, plan.Runs)
+	for _, c := range plan.Cells {
+		sel := sels[c]
+		s := summarize(reported[c], rows)
+		budget := "-"
+		if c.Budget > 0 {
+			budget = strconv.Itoa(c.Budget)
+		}
+		selMean := "- (no grid)"
+		if sel.Runs > 0 {
+			selMean = fmt.Sprintf("%.5g", sel.Mean)
+		}
+		fmt.Fprintf(tw, "%v\t%s\t%s\t%s\t%.5g ± %.3g\t%.1f\t%.4f\n", c.Algo, budget, sel.Params.Describe(c.Algo, plan.Task), selMean, s.Metric, s.MetricStd, s.SupportVectors, s.Seconds)
+	}
+	return tw.Flush()
+}
+
+// tunedConfig is the configuration of a learner of cell c with the
+// selected parameters p over data: what the tuning runs used (λ = λ·T²/T²
+// or λ itself), with seed, storage and calibration.
+func tunedConfig(lf *learnerFlags, c experiment.Cell, p experiment.Params, data *dataset.Dataset, seed uint64, st engine.Storage, calibrate bool) bogd.Config {
+	f := *lf
+	f.sigma, f.eta, f.gamma, f.c, f.lambdaGiven = p.Sigma, p.Eta, p.Gamma, p.C, true
+	n := float64(data.Len())
+	lambda := p.LambdaT2 / (n * n)
+	if p.AbsLambda != 0 {
+		lambda = p.AbsLambda
+	}
+	cfg := f.config(c.Algo, c.Budget, data, lambda)
+	cfg.Seed, cfg.Storage = seed, st
+	cfg.Calibrate = calibrate && cfg.Task != bogd.Regression
+	return cfg
+}
+
+// trainCommandLine is the train command that trains cell c with the
+// selected parameters p on the same data.
+func trainCommandLine(data string, df *dataFlags, lf *learnerFlags, c experiment.Cell, p experiment.Params, t bogd.Task) string {
+	args := []string{"bogdbench", "train", "--data", data, "--algo", c.Algo.String()}
+	if c.Budget > 0 {
+		args = append(args, "--budget", strconv.Itoa(c.Budget))
+	}
+	read := c.Algo.Params(t)
+	if read.Has(bogd.ParamEta) {
+		args = append(args, "--eta", fmt.Sprint(p.Eta))
+	}
+	if read.Has(bogd.ParamLambda) {
+		if p.AbsLambda != 0 {
+			args = append(args, "--lambda", fmt.Sprint(p.AbsLambda))
+		} else {
+			args = append(args, "--lambda", fmt.Sprintf("%g/T^2", p.LambdaT2))
+		}
+	}
+	if read.Has(bogd.ParamGamma) {
+		args = append(args, "--gamma", fmt.Sprint(p.Gamma))
+	}
+	if read.Has(bogd.ParamC) {
+		args = append(args, "--C", fmt.Sprint(p.C))
+	}
+	args = append(args, "--sigma", fmt.Sprint(p.Sigma))
+	if t == bogd.Regression {
+		args = append(args, "--epsilon", fmt.Sprint(lf.epsilon))
+	}
+	if c.Algo == bogd.NORMA {
+		args = append(args, "--nu", fmt.Sprint(lf.nu))
+	}
+	if (c.Algo == bogd.BOGD || c.Algo == bogd.BOGDpp) && lf.projection != bogd.ClipEach {
+		args = append(args, "--projection", lf.projectionName)
+	}
+	if df.task != "auto" {
+		args = append(args, "--task", df.task)
+	}
+	if df.scale != "none" {
+		args = append(args, "--scale", df.scale)
+	}
+	if df.hashBits > 0 {
+		args = append(args, "--hash", strconv.Itoa(df.hashBits))
+	}
+	if df.dim > 0 {
+		args = append(args, "--dim", strconv.Itoa(df.dim))
+	}
+	return strings.Join(args, " ")
+}
+
+// parsePositives reads a comma-separated list of positive numbers.
+func parsePositives(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(v > 0) {
+			return nil, fmt.Errorf("%q is not a positive number", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
