@@ -40,6 +40,7 @@ func serveCommand(args []string, stdout, stderr io.Writer) error {
 	addr := fs.String("addr", "127.0.0.1:8080", "HOST:PORT to listen on (port 0: any free port, printed)")
 	dir := fs.String("snapshots", "", "directory of the snapshots, MODEL-NAME.snapshot-NNNNNN.bogd (default: the model's); at start the newest snapshot of the model is loaded, unless the model file is newer")
 	every := fs.Duration("snapshot-every", time.Minute, "write a snapshot this often when the model has learnt since the last (0: at shutdown only)")
+	publishEvery := fs.Duration("publish-every", 10*time.Millisecond, "publish what /learn learnt to /predict at most this often (a publication copies the model); 0: after every /learn, before it answers")
 	keep := fs.Int("keep", 3, "snapshots kept: older ones are removed (the --model file never is)")
 	maxBody := fs.Int64("max-request", 32<<20, "largest request body, in bytes")
 	if err := parseFlags(fs, args); err != nil {
@@ -48,8 +49,8 @@ func serveCommand(args []string, stdout, stderr io.Writer) error {
 	switch {
 	case *modelPath == "":
 		return usagef("--model is required")
-	case *every < 0:
-		return usagef("--snapshot-every must not be negative, got %v", *every)
+	case *every < 0 || *publishEvery < 0:
+		return usagef("--snapshot-every and --publish-every must not be negative")
 	case *keep < 1:
 		return usagef("--keep must be at least 1, got %d", *keep)
 	case *maxBody < 1:
@@ -67,6 +68,7 @@ func serveCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	s.publishEvery = *publishEvery
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
@@ -153,17 +155,21 @@ type server struct {
 	dim     int
 	current atomic.Pointer[published]
 
-	learn   chan learnRequest
-	snaps   snapshots
-	seq     int           // of the last snapshot written or loaded
-	every   time.Duration // snapshot period (0: none)
-	keep    int
-	maxBody int64
-	log     func(string)
+	learn chan learnRequest
+	snaps snapshots
+	seq   int           // of the last snapshot written or loaded
+	every time.Duration // snapshot period (0: none)
+	// publishEvery is the least time between two publications (0: one
+	// after every batch, before /learn answers).
+	publishEvery time.Duration
+	keep         int
+	maxBody      int64
+	log          func(string)
 
 	// Owned by loop: the version of the last snapshot, and the version
-	// the learner is at.
+	// the learner is at; when it last published.
 	savedVersion, version uint64
+	published             time.Time
 
 	metrics serverMetrics
 }
@@ -243,6 +249,7 @@ func (s *server) publish() error {
 	}
 	p := &published{learner: frozen, version: s.version, supportVectors: frozen.SupportVectors()}
 	s.current.Store(p)
+	s.published = time.Now()
 	s.metrics.supportVectors.Set(float64(p.supportVectors))
 	s.metrics.version.Set(float64(p.version))
 	return nil
@@ -261,21 +268,29 @@ type learnOutcome struct {
 	Mistakes *int     `json:"mistakes,omitempty"`      // classification: of the predictions before each update
 	Squared  *float64 `json:"squared_error,omitempty"` // regression: Σ (y − ŷ)², the model's scale
 	// Version is the model version that includes these rows: /predict
-	// answers with it or a later one from now on.
+	// answers with it or a later one once it is published (at once, or
+	// within serve --publish-every).
 	Version        uint64 `json:"version"`
 	SupportVectors int    `json:"support_vectors"`
 	err            error
 }
 
 // loop owns the learner: it learns the batches of /learn in the order
-// they come (batches waiting together are learnt, then published once),
-// writes snapshots every s.every, and a last one when stop is closed.
+// they come (batches waiting together are learnt at once), publishes
+// what they changed (at most every s.publishEvery), writes snapshots
+// every s.every, and a last one when stop is closed.
 func (s *server) loop(stop <-chan struct{}) {
 	var tick <-chan time.Time
 	if s.every > 0 {
 		t := time.NewTicker(s.every)
 		defer t.Stop()
 		tick = t.C
+	}
+	var publishLater <-chan time.Time // armed while a publication waits
+	publish := func() {
+		if err := s.publish(); err != nil {
+			s.log(fmt.Sprintf("publish the model: %v", err))
+		}
 	}
 	for {
 		select {
@@ -295,12 +310,19 @@ func (s *server) loop(stop <-chan struct{}) {
 				outcomes[i] = s.apply(r.rows)
 			}
 			s.version++
-			if err := s.publish(); err != nil {
-				s.log(fmt.Sprintf("publish the model: %v", err))
+			if wait := s.publishEvery - time.Since(s.published); wait <= 0 {
+				publish()
+			} else if publishLater == nil {
+				publishLater = time.After(wait)
 			}
 			for i, r := range batch {
 				outcomes[i].Version, outcomes[i].SupportVectors = s.version, s.learner.SupportVectors()
 				r.done <- outcomes[i]
+			}
+		case <-publishLater:
+			publishLater = nil
+			if s.current.Load().version != s.version {
+				publish()
 			}
 		case <-tick:
 			s.snapshot()
@@ -427,10 +449,9 @@ type requestJSON struct {
 // badRequest is a problem of the request, answered with 400.
 type badRequest struct{ error }
 
-// readRows decodes a request and makes its rows ready for the model: read
-// as a LIBSVM stream would be (so that they are checked, and hashed, as a
-// file is), labels required when labelled, features beyond the model's
-// dimension ignored (counted), scaled as the model's training data.
+// readRows decodes a request and makes its rows ready for the model:
+// labels required when labelled, features beyond the model's dimension
+// ignored (counted), scaled as the model's training data.
 func (s *server) readRows(w http.ResponseWriter, r *http.Request, labelled bool) (*dataset.Dataset, int, error) {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, s.maxBody))
 	dec.DisallowUnknownFields()
@@ -448,49 +469,31 @@ func (s *server) readRows(w http.ResponseWriter, r *http.Request, labelled bool)
 	if len(req.Rows) == 0 {
 		return nil, 0, badRequest{errors.New(`no rows: want {"rows":[{"features":{"1":0.5}}, ...]}`)}
 	}
-	var text strings.Builder
+	labels := make([]float64, len(req.Rows))
 	for i, row := range req.Rows {
-		label := json.Number("0")
 		switch {
 		case row.Label != nil:
-			label = *row.Label
+			y, err := row.Label.Float64()
+			if err != nil {
+				return nil, 0, badRequest{fmt.Errorf("row %d: label %s is not a finite number", i+1, *row.Label)}
+			}
+			labels[i] = y
 		case labelled:
 			return nil, 0, badRequest{fmt.Errorf("row %d: no label: /learn needs one", i+1)}
 		}
-		text.WriteString(label.String())
-		keys := make([]string, 0, len(row.Features))
-		for k := range row.Features {
-			if s.in.HashBits > 0 && (k == "" || strings.ContainsAny(k, " \t\r\n#")) {
-				return nil, 0, badRequest{fmt.Errorf("row %d: feature name %q: names are not empty and hold no space, tab, newline or #", i+1, k)}
-			}
-			keys = append(keys, k)
-		}
-		if s.in.HashBits == 0 {
-			index := make(map[string]int, len(keys))
-			for _, k := range keys {
-				n, err := strconv.Atoi(k)
-				if err != nil || n < 1 {
-					return nil, 0, badRequest{fmt.Errorf("row %d: feature %q is not a 1-based index", i+1, k)}
-				}
-				index[k] = n
-			}
-			slices.SortFunc(keys, func(a, b string) int { return index[a] - index[b] })
-		}
-		for _, k := range keys {
-			fmt.Fprintf(&text, " %s:%s", k, row.Features[k])
-		}
-		text.WriteByte('\n')
-	}
-	rows, err := dataset.Read(strings.NewReader(text.String()), "rows", dataset.Options{Task: dataset.Regression, HashBits: s.in.HashBits})
-	if pe := (*dataset.ParseError)(nil); errors.As(err, &pe) {
-		return nil, 0, badRequest{fmt.Errorf("row %d: %s", pe.Line, pe.Msg)}
-	} else if err != nil {
-		return nil, 0, badRequest{err}
 	}
 	if labelled {
-		if err := s.checkLabels(rows.Labels); err != nil {
+		if err := s.checkLabels(labels); err != nil {
 			return nil, 0, badRequest{err}
 		}
+	}
+	read := indexedRows
+	if s.in.HashBits > 0 {
+		read = s.hashedRows
+	}
+	rows, err := read(req, labels)
+	if err != nil {
+		return nil, 0, badRequest{err}
 	}
 	ignored := clip(rows, s.dim).features
 	if s.in.Scaling != nil {
@@ -499,6 +502,68 @@ func (s *server) readRows(w http.ResponseWriter, r *http.Request, labelled bool)
 		}
 	}
 	return rows, ignored, nil
+}
+
+// indexedRows makes the rows of a request whose features are 1-based
+// indices, as the reader makes those of a file: values finite float32s,
+// zeros dropped.
+func indexedRows(req requestJSON, labels []float64) (*dataset.Dataset, error) {
+	d := &dataset.Dataset{Name: "rows", Task: dataset.Regression, Labels: labels, RowPtr: make([]int, 1, len(labels)+1)}
+	type feature struct {
+		index int32 // 0-based
+		value float32
+	}
+	var row []feature
+	for i, r := range req.Rows {
+		row = row[:0]
+		for k, num := range r.Features {
+			j, err := strconv.ParseInt(k, 10, 32)
+			if err != nil || j < 1 {
+				return nil, fmt.Errorf("row %d: feature %q is not a 1-based index", i+1, k)
+			}
+			v, err := strconv.ParseFloat(string(num), 32)
+			if err != nil {
+				return nil, fmt.Errorf("row %d: feature %d: %s is not a float32", i+1, j, num)
+			}
+			if v != 0 {
+				row = append(row, feature{int32(j - 1), float32(v)})
+			}
+		}
+		slices.SortFunc(row, func(a, b feature) int { return int(a.index - b.index) })
+		for k, f := range row {
+			if k > 0 && f.index == row[k-1].index {
+				return nil, fmt.Errorf("row %d: feature %d is given twice", i+1, f.index+1)
+			}
+			d.Index, d.Value = append(d.Index, f.index), append(d.Value, f.value)
+			d.Dim = max(d.Dim, int(f.index)+1)
+		}
+		d.RowPtr = append(d.RowPtr, len(d.Index))
+	}
+	return d, nil
+}
+
+// hashedRows makes the rows of a request whose features are names: they
+// go through the LIBSVM reader, whose hasher made the model's features.
+func (s *server) hashedRows(req requestJSON, labels []float64) (*dataset.Dataset, error) {
+	var text strings.Builder
+	for i, row := range req.Rows {
+		text.WriteString("0")
+		for k, v := range row.Features {
+			if k == "" || strings.ContainsAny(k, " \t\r\n#") {
+				return nil, fmt.Errorf("row %d: feature name %q: names are not empty and hold no space, tab, newline or #", i+1, k)
+			}
+			fmt.Fprintf(&text, " %s:%s", k, v)
+		}
+		text.WriteByte('\n')
+	}
+	rows, err := dataset.Read(strings.NewReader(text.String()), "rows", dataset.Options{Task: dataset.Regression, HashBits: s.in.HashBits})
+	if pe := (*dataset.ParseError)(nil); errors.As(err, &pe) {
+		return nil, fmt.Errorf("row %d: %s", pe.Line, pe.Msg)
+	} else if err != nil {
+		return nil, err
+	}
+	rows.Labels = labels
+	return rows, nil
 }
 
 // checkLabels checks the labels of /learn against the model's task, so

@@ -455,3 +455,36 @@ func jsonOf(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestServeHashed: a model trained on hashed names takes names, hashed
+// as the file's were; a scaled regression model answers on the label's
+// scale, as predict does.
+func TestServeHashedAndScaled(t *testing.T) {
+	dir := t.TempDir()
+	words := filepath.Join(dir, "words.bogd")
+	text := "+1 good great\n-1 bad awful\n+1 great:2 nice\n-1 awful poor\n"
+	if code, _, stderr := benchStdin(t, text, "train", "--hash", "12", "--sigma", "1", "--passes", "3", "--save", words, "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	reg := writeData(t, dir, "reg.svm", 200, target)
+	scaled := filepath.Join(dir, "reg.bogd")
+	if code, _, stderr := bench(t, "train", "--data", reg, "--scale", "minmax", "--algo", "bogd++", "--budget", "30", "--save", scaled, "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, c := range []struct{ model, body, rows string }{
+		{words, `{"rows":[{"features":{"great":2,"nice":1}},{"features":{"poor":1,"awful":1}}]}`, "1 great:2 nice\n1 poor awful\n"},
+		{scaled, `{"rows":[{"features":{"1":1.5,"2":7,"3":0.25}},{"features":{"2":3}}]}`, "0 1:1.5 2:7 3:0.25\n0 2:3\n"},
+	} {
+		_, ts, _ := startServer(t, c.model, 0)
+		code, want, stderr := benchStdin(t, c.rows, "predict", "--model", c.model, "--format", "json", "-q")
+		if code != 0 {
+			t.Fatal(stderr)
+		}
+		var fromFile struct{ Predictions []predictionJSON }
+		json.Unmarshal([]byte(want), &fromFile)
+		var got predictResponse
+		if code := post(t, ts.URL+"/predict", c.body, &got); code != 200 || jsonOf(t, got.Predictions) != jsonOf(t, fromFile.Predictions) {
+			t.Errorf("%s: /predict %d %s, predict %s", c.model, code, jsonOf(t, got.Predictions), jsonOf(t, fromFile.Predictions))
+		}
+	}
+}
