@@ -163,10 +163,14 @@ const (
 	// (Wang, Crammer, Vucetic, JMLR 2012): Pegasos, and at the budget the
 	// smallest vector merged with the partner that degrades the model least.
 	BSGDMerge
+	// FOGD is Fourier online gradient descent (Lu et al., JMLR 2016):
+	// linear OGD on D random Fourier features of the Gaussian kernel. Its
+	// budget sets D (Config.Features); it keeps no support vectors.
+	FOGD
 	numAlgorithms
 )
 
-var algorithmNames = [numAlgorithms]string{"bogd", "bogd++", "perceptron", "ogd", "rbp", "forgetron", "projectron", "projectron++", "norma", "bogd-oldest", "bpas", "nogd", "bsgd-merge"}
+var algorithmNames = [numAlgorithms]string{"bogd", "bogd++", "perceptron", "ogd", "rbp", "forgetron", "projectron", "projectron++", "norma", "bogd-oldest", "bpas", "nogd", "bsgd-merge", "fogd"}
 
 // String returns the command-line name of the algorithm.
 func (a Algorithm) String() string {
@@ -205,7 +209,7 @@ func (a Algorithm) Supports(t Task) bool {
 //	   underflows to 0. NORMA and BOGDOldest start here.
 var ruleVersions = [numAlgorithms]int{
 	BOGD: 2, BOGDpp: 2, Perceptron: 2, OGD: 2, RBP: 2, Forgetron: 2, Projectron: 2, ProjectronPP: 2,
-	NORMA: 2, BOGDOldest: 2, BPAS: 2, NOGD: 2, BSGDMerge: 2,
+	NORMA: 2, BOGDOldest: 2, BPAS: 2, NOGD: 2, BSGDMerge: 2, FOGD: 2,
 }
 
 // RuleVersion is the version of the algorithm's arithmetic (see
@@ -384,6 +388,9 @@ func (c Config) validate(a Algorithm) error {
 	if a == BSGDMerge && !(c.Lambda >= 1e-15 && c.Lambda <= 1e15) {
 		return bad("lambda must be in [1e-15, 1e15] (Pegasos steps by 1/(λt)), got %v", c.Lambda)
 	}
+	if a == FOGD && (c.Features < 1 || c.Features > MaxFeatures) {
+		return bad("the number of Fourier features must be in [1, %d], got %d", MaxFeatures, c.Features)
+	}
 	if a == NOGD && (c.Rank < 1 || c.Rank > c.Budget) {
 		return bad("the rank k must be in [1, budget %d], got %d", c.Budget, c.Rank)
 	}
@@ -431,6 +438,8 @@ func (c Config) withDefaults(a Algorithm) Config {
 // defaultEta is the step size of the toolbox's driver for a on task t.
 func defaultEta(a Algorithm, t Task) float64 {
 	switch {
+	case a == FOGD:
+		return [numTasks]float64{Binary: 0.002, Multiclass: 0.005, Regression: 6e-4}[t]
 	case a == NORMA:
 		return 0.03
 	case t == Regression:
@@ -473,6 +482,9 @@ func (c Config) validateTask() error {
 // MaxClasses is the largest number of classes of a multi-class learner.
 const MaxClasses = 1000
 
+// MaxFeatures is the largest number of FOGD's random Fourier features.
+const MaxFeatures = 1 << 20
+
 // Param is a set of the tunable parameters of Config.
 type Param uint8
 
@@ -494,7 +506,7 @@ func (a Algorithm) Params(t Task) Param {
 	switch a {
 	case OGD, NORMA:
 		return ParamEta | ParamLambda
-	case NOGD:
+	case NOGD, FOGD:
 		return ParamEta
 	case BSGDMerge:
 		return ParamLambda
@@ -536,8 +548,11 @@ func NewOnline(a Algorithm, cfg Config) (Online, error) {
 	if !a.Budgeted() {
 		capacity = 1024
 	}
-	if a == BSGDMerge {
+	switch a {
+	case BSGDMerge:
 		capacity++ // a new vector joins before two merge
+	case FOGD:
+		capacity = 0 // no support vectors
 	}
 	return build(a, cfg, capacity, rand.NewPCG(cfg.Seed, pcgStream))
 }
@@ -585,6 +600,12 @@ func build(a Algorithm, cfg Config, capacity int, pcg *rand.PCG) (persistent, er
 		l = newNOGD(b)
 	case BSGDMerge:
 		l = newBSGD(b)
+	case FOGD:
+		f, err := newFOGD(b)
+		if err != nil {
+			return nil, err
+		}
+		l = f
 	case Forgetron:
 		l = newForgetron(b)
 	default: // Projectron, ProjectronPP

@@ -651,7 +651,7 @@ func columnsOf(a Algorithm, c Config) int {
 // times a pattern per support vector (all but the Projectrons).
 func (b *base) keepsPatterns() bool {
 	switch b.algo {
-	case Projectron, ProjectronPP, BPAS, NOGD, BSGDMerge:
+	case Projectron, ProjectronPP, BPAS, NOGD, BSGDMerge, FOGD:
 		return false
 	}
 	return true

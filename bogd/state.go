@@ -408,3 +408,24 @@ func (l *bsgd) loadState(r *reader) error {
 	l.t = r.int("BSGD step count", math.MaxInt)
 	return r.err
 }
+
+// FOGD: its weights (K·Len float32 of engine.Features.Len, column-major). Its
+// frequencies are drawn again from Config.Seed (fourierStream).
+func (l *fogd) appendState(b []byte) []byte {
+	for _, w := range l.w {
+		b = le.AppendUint32(b, math.Float32bits(w))
+	}
+	return b
+}
+
+func (l *fogd) loadState(r *reader) error {
+	if need := 4 * len(l.w); need > len(r.buf) {
+		return r.fail("FOGD: %d weights need %d bytes, %d remain", len(l.w), need, len(r.buf))
+	}
+	for i := range l.w {
+		if l.w[i] = r.f32(); r.err == nil && !finite32(l.w[i]) {
+			return r.fail("FOGD: weight %d is %v", i, l.w[i])
+		}
+	}
+	return r.err
+}

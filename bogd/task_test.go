@@ -80,6 +80,16 @@ func regressionStream(n, dim int, seed uint64) taskStream {
 	return s
 }
 
+// forAlgo adapts a test configuration to a: FOGD's unnormalised features
+// (‖z‖² = D) want its own small default step, or a regression step
+// overshoots and diverges.
+func forAlgo(c Config, a Algorithm) Config {
+	if a == FOGD {
+		c.Eta = 0
+	}
+	return c
+}
+
 func taskConfig(task Task, dim, budget int, seed uint64) Config {
 	c := Config{Dim: dim, Budget: budget, Sigma: 2, Eta: 0.3, Lambda: 1e-3, Gamma: 3, Seed: seed, Task: task, C: 0.8}
 	switch task {
@@ -123,6 +133,10 @@ type refTask struct {
 	nysM [][]float64
 	nysW [][]float64
 	t    int // BSGD's examples seen
+	// FOGD's frequencies (the learner's own, drawn from the same stream)
+	// and its weights, one row per output, over [cos, sin] of each.
+	feat *engine.Features
+	fw   [][]float64
 }
 
 func newRefTask(a Algorithm, cfg Config) *refTask {
@@ -135,6 +149,15 @@ func newRefTask(a Algorithm, cfg Config) *refTask {
 
 func (r *refTask) scores(x []float64) []float64 {
 	f := make([]float64, r.k)
+	if r.algo == FOGD {
+		z := r.fourier(x)
+		for c := range f {
+			for j, v := range z {
+				f[c] += r.fw[c][j] * v
+			}
+		}
+		return f
+	}
 	if r.nysM != nil {
 		z := r.nystrom(x)
 		for c := range f {
@@ -151,6 +174,33 @@ func (r *refTask) scores(x []float64) []float64 {
 		}
 	}
 	return f
+}
+
+// fourier is FOGD's z(x) = [cos(uⱼᵀx)]ⱼ ++ [sin(uⱼᵀx)]ⱼ in float64.
+func (r *refTask) fourier(x []float64) []float64 {
+	if r.feat == nil {
+		f, err := engine.NewFeatures(r.cfg.Dim, r.cfg.Features, r.cfg.Sigma, rand.New(rand.NewPCG(r.cfg.Seed, fourierStream)))
+		if err != nil {
+			panic(err)
+		}
+		r.feat = f
+		r.fw = make([][]float64, r.k)
+		for c := range r.fw {
+			r.fw[c] = make([]float64, 2*f.Count())
+		}
+	}
+	d := r.feat.Count()
+	z := make([]float64, 2*d)
+	var u []float32
+	for j := range d {
+		u = r.feat.Frequency(j, u)
+		var p float64
+		for i, v := range u {
+			p += float64(v) * x[i]
+		}
+		z[j], z[d+j] = math.Cos(p), math.Sin(p)
+	}
+	return z
 }
 
 // nystrom is NOGD's feature map z(x) = M·K(SV, x).
@@ -401,6 +451,17 @@ func (r *refTask) observe(x []float64, y float64) []float64 {
 			}
 			r.push(x, scaled(step), yc)
 		}
+	case FOGD:
+		if !violated {
+			break
+		}
+		r.updated = true
+		z := r.fourier(x)
+		for c := range r.k {
+			for j, v := range z {
+				r.fw[c][j] += r.cfg.Eta * grad * dir[c] * v
+			}
+		}
 	case NOGD:
 		if !violated {
 			break
@@ -557,7 +618,7 @@ func TestTasksMatchReference(t *testing.T) {
 				continue // random removal: TestTaskUnbiasedRemoval and TestTaskBOGDSteps
 			}
 			t.Run(task.String()+"/"+a.String(), func(t *testing.T) {
-				cfg := taskConfig(task, s.dim, 25, 3)
+				cfg := forAlgo(taskConfig(task, s.dim, 25, 3), a)
 				l := mustNewOnline(t, a, cfg)
 				ref := newRefTask(a, l.Config()) // with the defaults filled in
 				updates := 0
@@ -586,6 +647,11 @@ func TestTasksMatchReference(t *testing.T) {
 							for _, m := range ref.nysM[j] {
 								mag += math.Abs(w * m)
 							}
+						}
+					}
+					for _, row := range ref.fw {
+						for _, w := range row {
+							mag += math.Abs(w)
 						}
 					}
 					for c := range want {
@@ -826,7 +892,7 @@ func TestTaskInvariants(t *testing.T) {
 		}
 		for _, a := range AlgorithmsFor(task) {
 			t.Run(task.String()+"/"+a.String(), func(t *testing.T) {
-				cfg := taskConfig(task, s.dim, 30, 6)
+				cfg := forAlgo(taskConfig(task, s.dim, 30, 6), a)
 				run := func() []Step {
 					l := mustNewOnline(t, a, cfg)
 					var steps []Step
@@ -903,7 +969,7 @@ func TestTaskResumeEquivalence(t *testing.T) {
 			s = regressionStream(400, 4, 9)
 		}
 		for _, a := range AlgorithmsFor(task) {
-			cfg := taskConfig(task, s.dim, 20, 13)
+			cfg := forAlgo(taskConfig(task, s.dim, 20, 13), a)
 			cfg.Calibrate = task == Multiclass // its state is resumed too
 			learnAll := func(l Online, from, to int) []string {
 				var out []string
