@@ -210,22 +210,22 @@ func describeLearner(l bogd.Online) string {
 	if l.Algorithm().Budgeted() {
 		s += fmt.Sprintf(", budget %d", c.Budget)
 	}
-	s += fmt.Sprintf(", σ = %g", c.Sigma)
+	s += fmt.Sprintf(", σ = %.6g", c.Sigma)
 	read := l.Algorithm().Params(l.Task())
 	if read.Has(bogd.ParamEta) {
-		s += fmt.Sprintf(", η = %g", c.Eta)
+		s += fmt.Sprintf(", η = %.6g", c.Eta)
 	}
 	if read.Has(bogd.ParamLambda) {
-		s += fmt.Sprintf(", λ = %g", c.Lambda)
+		s += fmt.Sprintf(", λ = %.6g", c.Lambda)
 	}
 	if read.Has(bogd.ParamGamma) {
-		s += fmt.Sprintf(", γ = %g", c.Gamma)
+		s += fmt.Sprintf(", γ = %.6g", c.Gamma)
 	}
 	if read.Has(bogd.ParamC) {
-		s += fmt.Sprintf(", C = %g", c.C)
+		s += fmt.Sprintf(", C = %.6g", c.C)
 	}
 	if l.Task() == bogd.Regression {
-		s += fmt.Sprintf(", ε = %g", c.Epsilon)
+		s += fmt.Sprintf(", ε = %.6g", c.Epsilon)
 	}
 	if l.Task() == bogd.Multiclass {
 		s += fmt.Sprintf(", classes %v", l.Classes())

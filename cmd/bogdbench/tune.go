@@ -174,6 +174,7 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	log(fmt.Sprintf("training %s over %s in file order", describeLearner(l), rows.Name))
 	var progress io.Writer
 	if !*quiet {
 		progress = stderr
