@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -31,7 +32,7 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	force := fs.Bool("force", false, "overwrite an existing --save file")
 	passes := fs.Int("passes", 1, "passes over the data, each in file order")
 	quiet := fs.Bool("q", false, "quiet: no progress and no summary on stderr (warnings and errors still)")
-	algo := fs.String("algo", "bogd++", "the algorithm: bogd, bogd++, perceptron, ogd, rbp, forgetron, projectron, projectron++, norma, bogd-oldest, bpas, nogd, bsgd-merge")
+	algo := fs.String("algo", "bogd++", "the algorithm: "+algorithmNames())
 	budget := fs.Int("budget", 100, "maximum support vectors (budgeted algorithms)")
 	seed := fs.Uint64("seed", 1, "seed of the learner's random choices")
 	lf := addLearnerFlags(fs)
@@ -327,4 +328,13 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// algorithmNames lists the algorithms for help texts.
+func algorithmNames() string {
+	var names []string
+	for _, a := range bogd.Algorithms() {
+		names = append(names, a.String())
+	}
+	return strings.Join(names, ", ")
 }
