@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -134,8 +133,10 @@ func DisplayName(a bogd.Algorithm) string {
 		return "NOGD"
 	case bogd.BSGDMerge:
 		return "BSGD-merge"
+	case bogd.FOGD:
+		return "FOGD"
 	}
-	return strings.ToUpper(a.String()) // FOGD
+	return a.String()
 }
 
 // legendName is an algorithm's name in the legends.

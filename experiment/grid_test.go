@@ -114,3 +114,15 @@ func TestMedianDistance(t *testing.T) {
 		t.Errorf("a sample beyond the rows is all of them: %v", got)
 	}
 }
+
+// FOGD's key carries its D = FeatureFactor·B.
+func TestPlanFeatures(t *testing.T) {
+	p := &Plan{Sigma: 8, Task: bogd.Multiclass, FeatureFactor: 4, RankFactor: 0.2}
+	k := p.job(Cell{Dataset: "dna", Algo: bogd.FOGD, Budget: 200}, Params{Eta: 0.005}, StreamSelect, 0, 1).Key
+	if k.Features != 800 || k.Rank != 0 || k.Task != "multiclass" {
+		t.Fatalf("FOGD key %+v", k)
+	}
+	if DisplayName(bogd.FOGD) != "FOGD" {
+		t.Fatal(DisplayName(bogd.FOGD))
+	}
+}

@@ -82,14 +82,11 @@ func (p *Plan) job(c Cell, params Params, stream string, run int, seed uint64) J
 	if c.Algo == bogd.NOGD && p.RankFactor > 0 {
 		k.Rank = max(1, int(math.Round(p.RankFactor*float64(c.Budget))))
 	}
-	if readsFeatures(c.Algo) && p.FeatureFactor > 0 {
+	if c.Algo == bogd.FOGD && p.FeatureFactor > 0 {
 		k.Features = max(1, int(math.Round(p.FeatureFactor*float64(c.Budget))))
 	}
 	return Job{Cell: c, Params: params, Key: k}
 }
-
-// readsFeatures reports whether algorithm a reads Config.Features.
-func readsFeatures(a bogd.Algorithm) bool { return a.String() == "fogd" }
 
 // Points lists the grid points of cell c: the plan's grid with the widths
 // of c's dataset, if it has its own.

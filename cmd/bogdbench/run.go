@@ -268,7 +268,7 @@ func (c runCell) row(name string, data *dataset.Dataset, s experiment.Summary, s
 	if c.algo.Params(u.Task).Has(bogd.ParamC) {
 		r.C = u.C
 	}
-	if c.algo.String() == "fogd" {
+	if c.algo == bogd.FOGD {
 		r.Features = u.Features
 	}
 	if scale != "none" {
