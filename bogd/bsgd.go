@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/simd"
 )
 
 // bsgd is BSGD with merging (Wang, Crammer, Vucetic, "Breaking the Curse of
@@ -46,28 +47,31 @@ import (
 // ±1 rather than ±1/λ (here every example gets g/(λt)); it clips h at 0
 // after computing the merged kernel values with the unclipped h (here both
 // use the clipped h); the binary form is one output with label ±1 (its
-// binary form is two classes, a margin of twice the score); and the search
-// runs in float32 over all candidates at once, where it is float64 and
-// one candidate at a time.
+// binary form is two classes, a margin of twice the score); and the
+// partner is chosen by a float32 search over all candidates at once
+// (simd.MergeSearch, 16 per AVX-512 register), where it searches each in
+// float64 in turn. The chosen partner's h is then searched again in
+// float64, so the merge is BudgetedSVM's; only near-ties of degradation
+// (within float32 rounding of the objective) can choose differently.
 type bsgd struct {
 	base
-	t         int       // examples seen
-	same      int       // the stored vector identical to the current example, or −1
-	norms     []float64 // scratch: ‖α_i‖² per slot
-	loss      []float64 // scratch: the degradation of each merge
-	k, a1, a2 []float64 // scratch of the partner search, per slot
-	h         []float64
-	row       engine.Vector // x_m, the smallest vector
-	other     engine.Vector // x_n, its partner
-	z         engine.Vector // the merged point
-	alpha     []float64
+	t      int       // examples seen
+	same   int       // the stored vector identical to the current example, or −1
+	norms  []float64 // scratch: ‖α_i‖² per slot
+	loss   []float64 // scratch: the degradation of each merge
+	k      []float64 // scratch: κ(x_m, x_n) per slot
+	search mergeScratch
+	row    engine.Vector // x_m, the smallest vector
+	other  engine.Vector // x_n, its partner
+	z      engine.Vector // the merged point
+	alpha  []float64
 }
 
 func newBSGD(b base) *bsgd {
 	n := b.cfg.Budget + 1
 	return &bsgd{
-		base: b, norms: make([]float64, n), loss: make([]float64, n), k: make([]float64, n), a1: make([]float64, n), a2: make([]float64, n),
-		h: make([]float64, n), alpha: make([]float64, 2*b.outputs),
+		base: b, norms: make([]float64, n), loss: make([]float64, n), k: make([]float64, n),
+		search: newMergeScratch(n), alpha: make([]float64, 2*b.outputs),
 	}
 }
 
@@ -138,16 +142,10 @@ func (l *bsgd) merge() error {
 	factor, kernels := l.set.KernelFactor(), l.set.Kernels()
 	for i := range n {
 		l.k[i] = factor * float64(kernels[i])
-		var a1, a2 float64
-		for c := range k {
-			am, an := l.coef(m, c), l.coef(i, c)
-			d := mergeDenominator(am, an)
-			a1 += am / d
-			a2 += an / d
-		}
-		l.a1[i], l.a2[i] = a1, a2
+		a1, a2 := l.mergeWeights(m, i)
+		l.search.set(i, a1, a2, l.k[i])
 	}
-	mergeSearch(l.h[:n], l.a1[:n], l.a2[:n], l.k[:n])
+	l.search.run(n)
 	loss := l.loss[:n] // the degradation of merging m with each
 	least := math.Inf(1)
 	for i := range n {
@@ -155,7 +153,7 @@ func (l *bsgd) merge() error {
 			loss[i] = math.Inf(1)
 			continue
 		}
-		kz1, kz2 := l.mergedKernels(i)
+		kz1, kz2 := mergedKernels(l.k[i], l.search.result(i))
 		var sum float64
 		for c := range k {
 			am, an := l.coef(m, c), l.coef(i, c)
@@ -171,9 +169,12 @@ func (l *bsgd) merge() error {
 	for loss[best] > least+1e-9*l.norms[m] {
 		best++
 	}
-	h := max(l.h[best], 0)
-	l.h[best] = h
-	kz1, kz2 := l.mergedKernels(best)
+	// The merge itself takes BudgetedSVM's h, searched again in float64
+	// for this one partner: the float32 search chose it, but finds h only
+	// to within √ε₃₂ of the flat maximum.
+	a1, a2 := l.mergeWeights(m, best)
+	h := max(goldenSection(a1, a2, l.k[best]), 0)
+	kz1, kz2 := mergedKernels(l.k[best], h)
 	l.other = l.set.SupportVector(best, l.other)
 	l.z = combine(l.z, h, l.row, 1-h, l.other)
 	alpha := l.alpha[:k]
@@ -188,6 +189,18 @@ func (l *bsgd) merge() error {
 	}
 	l.set.Remove(best)
 	return nil
+}
+
+// mergeWeights returns BudgetedSVM's weights a₁, a₂ of merging slot m
+// with slot n.
+func (l *bsgd) mergeWeights(m, n int) (a1, a2 float64) {
+	for c := range l.outputs {
+		am, an := l.coef(m, c), l.coef(n, c)
+		d := mergeDenominator(am, an)
+		a1 += am / d
+		a2 += an / d
+	}
+	return a1, a2
 }
 
 // mergeDenominator is BudgetedSVM's d = α_m + α_n of the merge weights,
@@ -252,50 +265,68 @@ func combine(dst engine.Vector, a float64, x engine.Vector, b float64, y engine.
 }
 
 // mergedKernels returns κ(x_m, z) = k^((1−h)²) and κ(x_n, z) = k^(h²) for
-// candidate n with its h.
-func (l *bsgd) mergedKernels(n int) (kz1, kz2 float64) {
-	h, k := l.h[n], l.k[n]
+// a partner of kernel value k merged at h.
+func mergedKernels(k, h float64) (kz1, kz2 float64) {
 	return math.Pow(k, (1-h)*(1-h)), math.Pow(k, h*h)
 }
 
-// mergeSearch writes into h[i], for every candidate i, the h that maximises
-// a1[i]·k[i]^((1−h)²) + a2[i]·k[i]^(h²) over [0, 1] when a1·a2 > 0, else
-// over [1, 6] (a1 > 0) or [−5, 0], by golden-section search to a tolerance
-// of 10⁻⁴ (BudgetedSVM's goldenSectionSearch).
-func mergeSearch(h, a1, a2, k []float64) {
-	gamma := (math.Sqrt(5) - 1) / 2
-	for i := range h {
-		lo, hi := 0.0, 1.0
-		switch {
-		case a1[i]*a2[i] > 0:
-		case a1[i] > 0:
-			lo, hi = 1, 6
-		default:
-			lo, hi = -5, 0
+// mergeScratch holds the inputs and results of the partner search, one
+// candidate per slot, in simd.MergeSearch's float32 form.
+type mergeScratch struct {
+	h, a1, a2, lk []float32
+}
+
+func newMergeScratch(n int) mergeScratch {
+	return mergeScratch{h: make([]float32, n), a1: make([]float32, n), a2: make([]float32, n), lk: make([]float32, n)}
+}
+
+// set stores candidate i's weights and kernel value k (0 for orthogonal
+// points, whose log is −Inf).
+func (s *mergeScratch) set(i int, a1, a2, k float64) {
+	s.a1[i], s.a2[i], s.lk[i] = float32(a1), float32(a2), float32(min(math.Log(k), 0))
+}
+
+// run searches the first n candidates' h (see simd.MergeSearch).
+func (s *mergeScratch) run(n int) { simd.MergeSearch(s.h[:n], s.a1[:n], s.a2[:n], s.lk[:n]) }
+
+// result is candidate i's h.
+func (s *mergeScratch) result(i int) float64 { return float64(s.h[i]) }
+
+// goldenSection returns the h that maximises a1·k^((1−h)²) + a2·k^(h²) over
+// [0, 1] when a1·a2 > 0, else over [1, 6] (a1 > 0) or [−5, 0], by golden-
+// section search in float64 to a tolerance of 10⁻⁴ (BudgetedSVM's
+// goldenSectionSearch).
+func goldenSection(a1, a2, k float64) float64 {
+	if !(k > 0) {
+		// Orthogonal points: z can only keep one of them whole.
+		if math.Abs(a1) >= math.Abs(a2) {
+			return 1
 		}
-		if !(k[i] > 0) {
-			// Orthogonal points: z can only keep one of them whole.
-			h[i] = 0
-			if math.Abs(a1[i]) >= math.Abs(a2[i]) {
-				h[i] = 1
-			}
-			continue
-		}
-		lk := math.Log(k[i])
-		f := func(x float64) float64 { return -(a1[i]*math.Exp((1-x)*(1-x)*lk) + a2[i]*math.Exp(x*x*lk)) }
-		p, q := hi-gamma*(hi-lo), lo+gamma*(hi-lo)
-		fp, fq := f(p), f(q)
-		for hi-lo >= 2e-4 {
-			if fp <= fq {
-				hi, q, fq = q, p, fp
-				p = hi - gamma*(hi-lo)
-				fp = f(p)
-			} else {
-				lo, p, fp = p, q, fq
-				q = lo + gamma*(hi-lo)
-				fq = f(q)
-			}
-		}
-		h[i] = (lo + hi) / 2
+		return 0
 	}
+	lo, hi := 0.0, 1.0
+	switch {
+	case a1*a2 > 0:
+	case a1 > 0:
+		lo, hi = 1, 6
+	default:
+		lo, hi = -5, 0
+	}
+	lk := math.Log(k)
+	f := func(x float64) float64 { return -(a1*math.Exp((1-x)*(1-x)*lk) + a2*math.Exp(x*x*lk)) }
+	gamma := (math.Sqrt(5) - 1) / 2
+	p, q := hi-gamma*(hi-lo), lo+gamma*(hi-lo)
+	fp, fq := f(p), f(q)
+	for hi-lo >= 2e-4 {
+		if fp <= fq {
+			hi, q, fq = q, p, fp
+			p = hi - gamma*(hi-lo)
+			fp = f(p)
+		} else {
+			lo, p, fp = p, q, fq
+			q = lo + gamma*(hi-lo)
+			fq = f(q)
+		}
+	}
+	return (lo + hi) / 2
 }

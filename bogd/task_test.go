@@ -290,17 +290,17 @@ func (r *refTask) mergeBSGD(same int) {
 			}
 			a1, a2 = a1+r.alpha[m][c]/d, a2+r.alpha[n][c]/d
 		}
-		// The search itself is the learner's (TestMergeSearch checks it):
-		// on flat objectives golden-section steps are decided by rounding.
-		var h [1]float64
-		mergeSearch(h[:], []float64{a1}, []float64{a2}, []float64{k})
+		// The search itself is the learner's (TestGoldenSection checks
+		// it): on flat objectives golden-section steps are decided by
+		// rounding.
+		h := goldenSection(a1, a2, k)
 		var loss float64
 		for c := range r.alpha[m] {
 			am, an := r.alpha[m][c], r.alpha[n][c]
-			z := am*math.Pow(k, (1-h[0])*(1-h[0])) + an*math.Pow(k, h[0]*h[0])
+			z := am*math.Pow(k, (1-h)*(1-h)) + an*math.Pow(k, h*h)
 			loss += am*am + an*an + 2*k*am*an - z*z
 		}
-		losses[n], hs[n] = loss, h[0]
+		losses[n], hs[n] = loss, h
 	}
 	best := 0
 	for losses[best] > slices.Min(losses)+1e-9*norm(r.alpha[m]) {
@@ -1058,19 +1058,18 @@ func TestTaskConfigErrors(t *testing.T) {
 	}
 }
 
-// TestMergeSearch: the golden-section search of BSGD's merge ends, within
+// TestGoldenSection: the golden-section search of BSGD's merge ends, within
 // its tolerance, at a local maximum of the merge objective in its interval
 // (the objective of a far pair has two: golden section, like BudgetedSVM's,
 // finds one of them), for weights made as the merge makes them.
-func TestMergeSearch(t *testing.T) {
+func TestGoldenSection(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	for range 2000 {
 		am, an := rng.NormFloat64(), rng.NormFloat64()
 		d := mergeDenominator(am, an)
 		a1, a2 := am/d, an/d
 		k := math.Exp(-rng.ExpFloat64() * 3)
-		var h [1]float64
-		mergeSearch(h[:], []float64{a1}, []float64{a2}, []float64{k})
+		h := goldenSection(a1, a2, k)
 		lo, hi := 0.0, 1.0
 		if a1*a2 <= 0 {
 			lo, hi = 1, 6
@@ -1081,10 +1080,10 @@ func TestMergeSearch(t *testing.T) {
 		obj := func(x float64) float64 { return a1*math.Pow(k, (1-x)*(1-x)) + a2*math.Pow(k, x*x) }
 		const step = 1e-3
 		tol := 1e-6 * (math.Abs(a1) + math.Abs(a2))
-		if h[0] < lo || h[0] > hi ||
-			h[0]-step > lo && obj(h[0]-step) > obj(h[0])+tol || h[0]+step < hi && obj(h[0]+step) > obj(h[0])+tol {
+		if h < lo || h > hi ||
+			h-step > lo && obj(h-step) > obj(h)+tol || h+step < hi && obj(h+step) > obj(h)+tol {
 			t.Fatalf("a1=%v a2=%v k=%v: h=%v (objective %v) is no local maximum on [%v, %v]: %v at −%v, %v at +%v",
-				a1, a2, k, h[0], obj(h[0]), lo, hi, obj(h[0]-step), step, obj(h[0]+step), step)
+				a1, a2, k, h, obj(h), lo, hi, obj(h-step), step, obj(h+step), step)
 		}
 	}
 }
