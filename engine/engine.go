@@ -477,10 +477,10 @@ func (s *Set) SumsWith(sc *Scratch, first int, dst []float64) {
 // the factor in float64. Finding d_min is one SIMD pass over the distances
 // (about 23 ns at B = 1000); the shift itself rides in the exponential's FMA.
 //
-// "Near the bottom" is what floorMargin says: the exponential clamps its
-// argument at ExpMin, so without the shift every vector beyond reach still
-// adds its weight times e^ExpMin. The shift keeps those n floors below one
-// float32 rounding of the largest term.
+// "Near the bottom" is what floorMargin says: the exponential is 0 below
+// ExpMin, so without the shift every vector beyond reach drops out of the
+// sum (all of them, when x is far from every one). The shift keeps what
+// the n dropped terms could add below one float32 rounding of the largest.
 func (v *view) evaluate(buf []float32, x Vector, vs vectors, sc *Scratch, w []float32, stride int, sums []float32) (factor float64) {
 	n := vs.Len()
 	if n == 0 {
@@ -505,7 +505,7 @@ func (v *view) evaluate(buf []float32, x Vector, vs vectors, sc *Scratch, w []fl
 
 // floorMargin is how far above ExpMin the largest exponent of n kernel
 // values must lie for the unshifted sum to be exact to float32 precision:
-// each value clamped at e^ExpMin errs by at most e^ExpMin, and n of them
+// each value zeroed below e^ExpMin errs by at most e^ExpMin, and n of them
 // stay below 2⁻²⁴ of the largest value e^a when a ≥ ExpMin + ln n + 24·ln 2.
 // bits.Len(n)·ln 2 bounds ln n from above without a logarithm per call.
 func floorMargin(n int) float32 {
