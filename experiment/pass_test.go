@@ -103,6 +103,42 @@ func TestBindIsObserve(t *testing.T) {
 	}
 }
 
+// PassOver runs the same steps as Pass over the same order, and its
+// errors name the row of the original data.
+func TestPassOverIsPass(t *testing.T) {
+	data := german(t)
+	n := data.Len()
+	cfg := bogd.Config{Dim: data.Dim, Budget: 50, Sigma: 8, Eta: 0.25, Lambda: 1 / float64(n*n), Gamma: 1, Seed: LearnerSeed(1, 0)}
+	order := Permutation(1, 0, n)
+	a, _ := bogd.NewOnline(bogd.BOGDpp, cfg)
+	want, err := Pass(context.Background(), Bind(a, data), order, Checkpoints(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := bogd.NewOnline(bogd.BOGDpp, cfg)
+	got, err := PassOver(context.Background(), b, data, order, Checkpoints(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Mistakes != want.Mistakes || got.SupportVectors != want.SupportVectors || !slices.Equal(got.Checkpoints, want.Checkpoints) {
+		t.Fatalf("PassOver %+v, Pass %+v", got, want)
+	}
+	var sa, sb strings.Builder
+	if err := bogd.Save(&sa, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := bogd.Save(&sb, b); err != nil {
+		t.Fatal(err)
+	}
+	if sa.String() != sb.String() {
+		t.Fatal("the learners of Pass and PassOver differ")
+	}
+	narrow, _ := bogd.NewOnline(bogd.RBP, bogd.Config{Dim: 3, Budget: 10, Sigma: 8})
+	if _, err := PassOver(context.Background(), narrow, data, []int{6, 0}, nil); err == nil || !strings.HasPrefix(err.Error(), "german.svm.gz row 7: ") {
+		t.Fatalf("a row wider than the learner: %v", err)
+	}
+}
+
 // regressionData is german's features with a real target: the first
 // feature over 10.
 func regressionData(t *testing.T) *dataset.Dataset {
