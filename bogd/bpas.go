@@ -35,12 +35,12 @@ import (
 // the global scale stays 1: BPA-S never shrinks.
 type bpas struct {
 	base
-	alpha    []float64 // K coefficients per support vector: α_{i,c} at i·K + c
-	beta, fr []float64 // scratch: β_r and f_r of one candidate
+	alpha          []float64 // K coefficients per support vector: α_{i,c} at i·K + c
+	beta, fr, step []float64 // scratch: β_r and f_r of one candidate, τ·g
 }
 
 func newBPAS(b base) *bpas {
-	return &bpas{base: b, alpha: make([]float64, b.cfg.Budget*b.outputs), beta: make([]float64, b.outputs), fr: make([]float64, b.outputs)}
+	return &bpas{base: b, alpha: make([]float64, b.cfg.Budget*b.outputs), beta: make([]float64, b.outputs), fr: make([]float64, b.outputs), step: make([]float64, b.outputs)}
 }
 
 func (l *bpas) learn(x engine.Vector, t target) (judgment, bool, error) {
@@ -56,46 +56,79 @@ func (l *bpas) learn(x engine.Vector, t target) (judgment, bool, error) {
 		return j, false, nil
 	}
 	tau := min(l.cfg.C, loss/g2)
-	k := l.outputs
+	k, step := l.outputs, l.step
+	for c := range k {
+		step[c] = tau * j.dir.sign(c)
+	}
 	if n := l.set.Len(); n < l.cfg.Budget {
 		i, err := l.set.Add(x)
 		if err != nil {
 			return j, false, err
 		}
-		l.write(i, func(c int) float64 { return tau * j.dir.sign(c) })
+		l.write(i, func(c int) float64 { return step[c] })
 		return j, true, nil
 	}
-
-	factor := l.set.KernelFactor()
-	kernels := l.set.Kernels()
-	best, bestQ := -1, math.Inf(1)
-	beta, fr := l.beta, l.fr
-	for r, kv := range kernels {
-		kr := factor * float64(kv)
-		a := l.alpha[r*k : (r+1)*k]
-		var aa, bb, ab float64
-		for c := range k {
-			beta[c] = a[c]*kr + tau*j.dir.sign(c)
-			fr[c] = l.scores[c] - a[c]*kr + beta[c]
-			aa += a[c] * a[c]
-			bb += beta[c] * beta[c]
-			ab += a[c] * beta[c]
-		}
-		q := (aa+bb-2*kr*ab)/2 + l.cfg.C*max(0, l.paLoss(fr, t))
-		if q < bestQ {
-			best, bestQ = r, q
-		}
-	}
-	kr := factor * float64(kernels[best])
-	a := l.alpha[best*k : (best+1)*k]
+	best := l.cheapest(t, step)
+	kr := l.set.KernelFactor() * float64(l.set.Kernels()[best])
+	a, beta := l.alpha[best*k:(best+1)*k], l.beta
 	for c := range k {
-		beta[c] = a[c]*kr + tau*j.dir.sign(c)
+		beta[c] = a[c]*kr + step[c]
 	}
 	if err := l.set.Replace(best, x); err != nil {
 		return j, false, err
 	}
 	l.write(best, func(c int) float64 { return beta[c] })
 	return j, true, nil
+}
+
+// cheapest returns the support vector r of least Q_r for the example t
+// and the step τ·g (see bpas), the first on ties.
+func (l *bpas) cheapest(t target, step []float64) int {
+	factor, kernels := l.set.KernelFactor(), l.set.Kernels()
+	k, c := l.outputs, l.cfg.C
+	best, bestQ := -1, math.Inf(1)
+	if k == 1 {
+		// The same arithmetic as below, one output, without the loops:
+		// most steps of BPA-S come here.
+		for r, kv := range kernels {
+			kr, a := factor*float64(kv), l.alpha[r]
+			beta := a*kr + step[0]
+			fr := l.scores[0] - a*kr + beta
+			loss := l.singleLoss(fr, t)
+			if loss < 0 { // max(0, loss) without the builtin's NaN and zero-sign cases: the same value here
+				loss = 0
+			}
+			if q := (a*a+beta*beta-2*kr*(a*beta))/2 + c*loss; q < bestQ {
+				best, bestQ = r, q
+			}
+		}
+		return best
+	}
+	beta, fr := l.beta, l.fr
+	for r, kv := range kernels {
+		kr := factor * float64(kv)
+		a := l.alpha[r*k : (r+1)*k]
+		var aa, bb, ab float64
+		for o := range k {
+			beta[o] = a[o]*kr + step[o]
+			fr[o] = l.scores[o] - a[o]*kr + beta[o]
+			aa += a[o] * a[o]
+			bb += beta[o] * beta[o]
+			ab += a[o] * beta[o]
+		}
+		if q := (aa+bb-2*kr*ab)/2 + c*max(0, l.paLoss(fr, t)); q < bestQ {
+			best, bestQ = r, q
+		}
+	}
+	return best
+}
+
+// singleLoss is paLoss of one output (binary or regression).
+func (l *bpas) singleLoss(f float64, t target) float64 {
+	if l.labels.task == Binary {
+		return 1 - float64(t.class)*f
+	}
+	return math.Abs(t.value-f) - l.labels.epsilon
 }
 
 // paLoss is the loss of scores f at the example t: the hinge losses of
