@@ -173,7 +173,7 @@ func (l *bsgd) merge() error {
 	// for this one partner: the float32 search chose it, but finds h only
 	// to within √ε₃₂ of the flat maximum.
 	a1, a2 := l.mergeWeights(m, best)
-	h := max(goldenSection(a1, a2, l.k[best]), 0)
+	h := max(simd.MergeSearch64(a1, a2, l.k[best]), 0)
 	kz1, kz2 := mergedKernels(l.k[best], h)
 	l.other = l.set.SupportVector(best, l.other)
 	l.z = combine(l.z, h, l.row, 1-h, l.other)
@@ -291,42 +291,3 @@ func (s *mergeScratch) run(n int) { simd.MergeSearch(s.h[:n], s.a1[:n], s.a2[:n]
 
 // result is candidate i's h.
 func (s *mergeScratch) result(i int) float64 { return float64(s.h[i]) }
-
-// goldenSection returns the h that maximises a1·k^((1−h)²) + a2·k^(h²) over
-// [0, 1] when a1·a2 > 0, else over [1, 6] (a1 > 0) or [−5, 0], by golden-
-// section search in float64 to a tolerance of 10⁻⁴ (BudgetedSVM's
-// goldenSectionSearch).
-func goldenSection(a1, a2, k float64) float64 {
-	if !(k > 0) {
-		// Orthogonal points: z can only keep one of them whole.
-		if math.Abs(a1) >= math.Abs(a2) {
-			return 1
-		}
-		return 0
-	}
-	lo, hi := 0.0, 1.0
-	switch {
-	case a1*a2 > 0:
-	case a1 > 0:
-		lo, hi = 1, 6
-	default:
-		lo, hi = -5, 0
-	}
-	lk := math.Log(k)
-	f := func(x float64) float64 { return -(a1*math.Exp((1-x)*(1-x)*lk) + a2*math.Exp(x*x*lk)) }
-	gamma := (math.Sqrt(5) - 1) / 2
-	p, q := hi-gamma*(hi-lo), lo+gamma*(hi-lo)
-	fp, fq := f(p), f(q)
-	for hi-lo >= 2e-4 {
-		if fp <= fq {
-			hi, q, fq = q, p, fp
-			p = hi - gamma*(hi-lo)
-			fp = f(p)
-		} else {
-			lo, p, fp = p, q, fq
-			q = lo + gamma*(hi-lo)
-			fq = f(q)
-		}
-	}
-	return (lo + hi) / 2
-}

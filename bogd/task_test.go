@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/simd"
 )
 
 // Tests of the multi-class and regression rules: literal float64 twins of
@@ -290,10 +291,10 @@ func (r *refTask) mergeBSGD(same int) {
 			}
 			a1, a2 = a1+r.alpha[m][c]/d, a2+r.alpha[n][c]/d
 		}
-		// The search itself is the learner's (TestGoldenSection checks
-		// it): on flat objectives golden-section steps are decided by
-		// rounding.
-		h := goldenSection(a1, a2, k)
+		// The search itself is the learner's (simd's TestMergeSearch64
+		// checks it): on flat objectives golden-section steps are decided
+		// by rounding.
+		h := simd.MergeSearch64(a1, a2, k)
 		var loss float64
 		for c := range r.alpha[m] {
 			am, an := r.alpha[m][c], r.alpha[n][c]
@@ -1055,36 +1056,6 @@ func TestTaskConfigErrors(t *testing.T) {
 	r := mustNewOnline(t, OGD, Config{Dim: 1, Sigma: 1, Eta: 0.1, Task: Regression})
 	if _, err := r.Learn(engine.Dense([]float32{1}), math.Inf(1)); err == nil {
 		t.Error("an infinite regression label accepted")
-	}
-}
-
-// TestGoldenSection: the golden-section search of BSGD's merge ends, within
-// its tolerance, at a local maximum of the merge objective in its interval
-// (the objective of a far pair has two: golden section, like BudgetedSVM's,
-// finds one of them), for weights made as the merge makes them.
-func TestGoldenSection(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 5))
-	for range 2000 {
-		am, an := rng.NormFloat64(), rng.NormFloat64()
-		d := mergeDenominator(am, an)
-		a1, a2 := am/d, an/d
-		k := math.Exp(-rng.ExpFloat64() * 3)
-		h := goldenSection(a1, a2, k)
-		lo, hi := 0.0, 1.0
-		if a1*a2 <= 0 {
-			lo, hi = 1, 6
-			if a1 <= 0 {
-				lo, hi = -5, 0
-			}
-		}
-		obj := func(x float64) float64 { return a1*math.Pow(k, (1-x)*(1-x)) + a2*math.Pow(k, x*x) }
-		const step = 1e-3
-		tol := 1e-6 * (math.Abs(a1) + math.Abs(a2))
-		if h < lo || h > hi ||
-			h-step > lo && obj(h-step) > obj(h)+tol || h+step < hi && obj(h+step) > obj(h)+tol {
-			t.Fatalf("a1=%v a2=%v k=%v: h=%v (objective %v) is no local maximum on [%v, %v]: %v at −%v, %v at +%v",
-				a1, a2, k, h, obj(h), lo, hi, obj(h-step), step, obj(h+step), step)
-		}
 	}
 }
 

@@ -370,9 +370,9 @@ func BenchmarkMergeSearch(b *testing.B) {
 	})
 }
 
-// BenchmarkMergeSearchScalar measures the float64 golden-section search of
-// bogd/bsgd.go (mergeSearch: one candidate at a time, math.Exp, stopping
-// at a bracket of 2·10⁻⁴) on BenchmarkMergeSearch's candidates.
+// BenchmarkMergeSearchScalar measures MergeSearch64, BudgetedSVM's float64
+// golden-section search (one candidate at a time, math.Exp, stopping at a
+// bracket of 2·10⁻⁴), on BenchmarkMergeSearch's candidates.
 func BenchmarkMergeSearchScalar(b *testing.B) {
 	for _, n := range []int{100, 1000} {
 		b.Run(fmt.Sprintf("candidates=%d", n), func(b *testing.B) {
@@ -384,49 +384,11 @@ func BenchmarkMergeSearchScalar(b *testing.B) {
 			h := make([]float64, n)
 			b.ReportAllocs()
 			for b.Loop() {
-				scalarMergeSearch(h, a1, a2, k)
+				for i := range h {
+					h[i] = simd.MergeSearch64(a1[i], a2[i], k[i])
+				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/candidate")
 		})
-	}
-}
-
-// scalarMergeSearch is a copy of bogd/bsgd.go's mergeSearch, for
-// BenchmarkMergeSearchScalar.
-func scalarMergeSearch(h, a1, a2, k []float64) {
-	gamma := (math.Sqrt(5) - 1) / 2
-	for i := range h {
-		lo, hi := 0.0, 1.0
-		switch {
-		case a1[i]*a2[i] > 0:
-		case a1[i] > 0:
-			lo, hi = 1, 6
-		default:
-			lo, hi = -5, 0
-		}
-		if !(k[i] > 0) {
-			// Orthogonal points: z can only keep one of them whole.
-			h[i] = 0
-			if math.Abs(a1[i]) >= math.Abs(a2[i]) {
-				h[i] = 1
-			}
-			continue
-		}
-		lk := math.Log(k[i])
-		f := func(x float64) float64 { return -(a1[i]*math.Exp((1-x)*(1-x)*lk) + a2[i]*math.Exp(x*x*lk)) }
-		p, q := hi-gamma*(hi-lo), lo+gamma*(hi-lo)
-		fp, fq := f(p), f(q)
-		for hi-lo >= 2e-4 {
-			if fp <= fq {
-				hi, q, fq = q, p, fp
-				p = hi - gamma*(hi-lo)
-				fp = f(p)
-			} else {
-				lo, p, fp = p, q, fq
-				q = lo + gamma*(hi-lo)
-				fq = f(q)
-			}
-		}
-		h[i] = (lo + hi) / 2
 	}
 }

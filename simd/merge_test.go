@@ -371,24 +371,50 @@ func FuzzMergeSearch(f *testing.F) {
 }
 
 // TestMergeSearchBeatsUnscaled documents why the values are kept scaled:
-// for far pairs the unscaled float64 objective of bogd/bsgd.go underflows
-// at the interior points and its search (bench_test.go's copy) ends where
+// for far pairs the unscaled float64 objective of MergeSearch64 underflows
+// at the interior points and its search ends where
 // the objective is nearly 0, while MergeSearch finds the maximum near an
 // end of the interval.
 func TestMergeSearchBeatsUnscaled(t *testing.T) {
 	// [−5, 0]: a1 < 0 < a2; the maximum is a2's near 0. At lk = −300 the
 	// first interior points −3.09 and −1.91 have exponents below −1000.
 	a1, a2, lk := float32(-0.5), float32(1.5), float32(-300)
-	var h64 [1]float64
-	scalarMergeSearch(h64[:], []float64{float64(a1)}, []float64{float64(a2)}, []float64{math.Exp(float64(lk))})
+	h64 := simd.MergeSearch64(float64(a1), float64(a2), math.Exp(float64(lk)))
 	c := newMergeCase(a1, a2, lk)
-	if f := c.f(h64[0]); f >= c.fWant-c.tol {
-		t.Fatalf("the unscaled search found h = %v with objective %v, the reference %v: expected it to fail", h64[0], f, c.fWant)
+	if f := c.f(h64); f >= c.fWant-c.tol {
+		t.Fatalf("the unscaled search found h = %v with objective %v, the reference %v: expected it to fail", h64, f, c.fWant)
 	}
 	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
 		var h [1]float32
 		simd.MergeSearch(h[:], []float32{a1}, []float32{a2}, []float32{lk})
 		c.check(t, "far pair", h[0])
-		t.Logf("h = %v (unscaled float64 search: %v)", h[0], h64[0])
+		t.Logf("h = %v (unscaled float64 search: %v)", h[0], h64)
 	})
+}
+
+// TestMergeSearch64: BudgetedSVM's float64 search ends, within its
+// tolerance, at a local maximum of the merge objective in its interval
+// (the objective may have two: golden section finds one of them), for
+// weights made as a merge makes them.
+func TestMergeSearch64(t *testing.T) {
+	a1s, a2s, lks := mergeInputs(rand.New(rand.NewPCG(5, 5)), 2000)
+	for i := range a1s {
+		a1, a2, k := float64(a1s[i]), float64(a2s[i]), math.Exp(float64(lks[i]))
+		h := simd.MergeSearch64(a1, a2, k)
+		lo, hi := mergeInterval(a1s[i], a2s[i])
+		obj := func(x float64) float64 { return a1*math.Pow(k, (1-x)*(1-x)) + a2*math.Pow(k, x*x) }
+		const step = 1e-3
+		tol := 1e-6 * (math.Abs(a1) + math.Abs(a2))
+		if h < lo || h > hi ||
+			h-step > lo && obj(h-step) > obj(h)+tol || h+step < hi && obj(h+step) > obj(h)+tol {
+			t.Fatalf("a1=%v a2=%v k=%v: h=%v (objective %v) is no local maximum on [%v, %v]: %v at −%v, %v at +%v",
+				a1, a2, k, h, obj(h), lo, hi, obj(h-step), step, obj(h+step), step)
+		}
+	}
+	if h := simd.MergeSearch64(0.5, -2, 0); h != 0 {
+		t.Errorf("orthogonal points, |a2| larger: h = %v, want 0", h)
+	}
+	if h := simd.MergeSearch64(2, 0.5, 0); h != 1 {
+		t.Errorf("orthogonal points, |a1| larger: h = %v, want 1", h)
+	}
 }

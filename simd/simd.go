@@ -21,6 +21,7 @@ package simd
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strings"
 )
@@ -434,6 +435,49 @@ func MergeSearch(h, a1, a2, lk []float32) {
 	copy(tk[:], lk[head:n])
 	mergeSearch(th[:pad], t1[:pad], t2[:pad], tk[:pad])
 	copy(h[head:], th[:])
+}
+
+// MergeSearch64 is BudgetedSVM's search for one candidate, in float64: the
+// h that maximises a1·k^((1−h)²) + a2·k^(h²) over [0, 1] when a1·a2 > 0,
+// else over [1, 6] (a1 > 0) or [−5, 0], by golden section until the bracket
+// is narrower than 2·10⁻⁴, h its middle; k ≤ 0 (orthogonal points) gives 1
+// if |a1| ≥ |a2| else 0. It evaluates the objective unscaled, as BudgetedSVM
+// does, so for far pairs (k below about e⁻³⁰ on [−5, 0] or [1, 6]) its
+// interior values underflow and it may end away from the maximum that
+// MergeSearch finds. BSGD merges at this h for the partner MergeSearch
+// chose, so that the merge is BudgetedSVM's.
+func MergeSearch64(a1, a2, k float64) float64 {
+	if !(k > 0) {
+		if math.Abs(a1) >= math.Abs(a2) {
+			return 1
+		}
+		return 0
+	}
+	lo, hi := 0.0, 1.0
+	switch {
+	case a1*a2 > 0:
+	case a1 > 0:
+		lo, hi = 1, 6
+	default:
+		lo, hi = -5, 0
+	}
+	lk := math.Log(k)
+	f := func(x float64) float64 { return -(a1*math.Exp((1-x)*(1-x)*lk) + a2*math.Exp(x*x*lk)) }
+	gamma := (math.Sqrt(5) - 1) / 2
+	p, q := hi-gamma*(hi-lo), lo+gamma*(hi-lo)
+	fp, fq := f(p), f(q)
+	for hi-lo >= 2e-4 {
+		if fp <= fq {
+			hi, q, fq = q, p, fp
+			p = hi - gamma*(hi-lo)
+			fp = f(p)
+		} else {
+			lo, p, fp = p, q, fq
+			q = lo + gamma*(hi-lo)
+			fq = f(q)
+		}
+	}
+	return (lo + hi) / 2
 }
 
 // checkTiles validates a tile slice for dimension dim and an output of
