@@ -391,6 +391,10 @@ func (c Config) validate(a Algorithm) error {
 	if a == FOGD && (c.Features < 1 || c.Features > MaxFeatures) {
 		return bad("the number of Fourier features must be in [1, %d], got %d", MaxFeatures, c.Features)
 	}
+	if a == FOGD && c.Dim > engine.MaxFrequencyValues/c.Features {
+		return bad("%d Fourier features of dimension %d need %d MiB of frequencies, more than the %d MiB allowed: use fewer features or hash the data into fewer dimensions",
+			c.Features, c.Dim, int64(c.Features)*int64(c.Dim)*4>>20, engine.MaxFrequencyValues*4>>20)
+	}
 	if a == NOGD && (c.Rank < 1 || c.Rank > c.Budget) {
 		return bad("the rank k must be in [1, budget %d], got %d", c.Budget, c.Rank)
 	}

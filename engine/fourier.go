@@ -23,11 +23,21 @@ type Features struct {
 	sigma float64
 }
 
+// MaxFrequencyValues bounds count·dim, the frequencies a Features stores
+// (512 MiB of float32): every frequency is dense in the input's dimension,
+// so random Fourier features of very wide data (hashed text) cost that
+// much memory whatever the data's sparsity.
+const MaxFrequencyValues = 1 << 27
+
 // NewFeatures draws count frequencies of dimension dim for width sigma
 // from rng.
 func NewFeatures(dim, count int, sigma float64, rng *rand.Rand) (*Features, error) {
 	if count < 1 {
 		return nil, fmt.Errorf("engine: %d Fourier features", count)
+	}
+	if dim > MaxFrequencyValues/count {
+		return nil, fmt.Errorf("engine: %d Fourier frequencies of dimension %d would store %d values, more than %d (%d MiB)",
+			count, dim, int64(count)*int64(dim), MaxFrequencyValues, MaxFrequencyValues*4>>20)
 	}
 	if !(sigma >= 1e-15 && sigma <= 1e15) {
 		return nil, fmt.Errorf("engine: kernel width sigma must be in [1e-15, 1e15], got %v", sigma)
@@ -35,14 +45,18 @@ func NewFeatures(dim, count int, sigma float64, rng *rand.Rand) (*Features, erro
 	if err := simd.EnvError(); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	u := make([][]float32, count)
-	for i := range u {
-		u[i] = make([]float32, dim)
-		for j := range u[i] {
-			u[i][j] = float32(rng.NormFloat64() / sigma)
-		}
+	m, err := layout.New(dim, count)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
 	}
-	return featuresOf(dim, sigma, u)
+	u := make([]float32, dim) // one frequency at a time: the matrix holds them all
+	for range count {
+		for j := range u {
+			u[j] = float32(rng.NormFloat64() / sigma)
+		}
+		m.Append(u)
+	}
+	return &Features{m: m, count: count, sigma: sigma}, nil
 }
 
 // featuresOf stores the frequencies u (each of dimension dim) of width

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -104,5 +105,18 @@ func TestFeatureModel(t *testing.T) {
 	}
 	if _, err := NewFeatures(5, 0, 2, rng); err == nil {
 		t.Fatal("no frequencies accepted")
+	}
+}
+
+// NewFeatures refuses frequencies beyond MaxFrequencyValues values, before
+// allocating them, and stores exactly up to it.
+func TestFeaturesSizeLimit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	if _, err := NewFeatures(MaxFrequencyValues/16+1, 16, 1, rng); err == nil || !strings.Contains(err.Error(), "MiB") {
+		t.Fatalf("16 frequencies of dimension %d: %v", MaxFrequencyValues/16+1, err)
+	}
+	f, err := NewFeatures(1000, 16, 1, rng)
+	if err != nil || f.Len() != 32 || f.Dim() != 1000 {
+		t.Fatalf("%v, %v", f, err)
 	}
 }
