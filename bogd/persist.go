@@ -1,11 +1,8 @@
 package bogd
 
 import (
-	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -13,6 +10,7 @@ import (
 
 	"github.com/bogd-project/bogd/engine"
 	"github.com/bogd-project/bogd/internal/atomicfile"
+	"github.com/bogd-project/bogd/internal/binrec"
 )
 
 // Model files.
@@ -46,18 +44,22 @@ import (
 //	state    the algorithm's own state (state.go documents each)
 //	trailer  CRC-32C (Castagnoli) uint32 of every byte before it
 //
+// (internal/binrec frames the body with the header and trailer, and
+// decodes its fields.)
+//
 // Versions 1 and 2 held binary learners only: no task fields and no
 // patterns (a pattern is the sign of the vector's weight), and state.go
 // says where their algorithm states differ.
 //
 // Floats are stored as their IEEE 754 bits. Load checks, in this order, the
-// magic, the version, the length (a short input is a truncated file), the
-// checksum, then every field: counts non-negative, within the limits below
-// and within the bytes that remain, the dimension equal to Dim, no NaN or
-// infinite value, the configuration valid for the algorithm and every
-// algorithm invariant the state must satisfy. It never allocates more than
-// the input holds, except what the learner itself preallocates for its
-// Dim and Budget, which the limits bound.
+// magic, the version, the length (a short input is a truncated file, unless
+// the checksum shows the length field corrupted), the checksum, then every
+// field: counts non-negative, within the limits below and within the bytes
+// that remain, the dimension equal to Dim, no NaN or infinite value, the
+// configuration valid for the algorithm and every algorithm invariant the
+// state must satisfy. It never allocates more than the input holds, except
+// what the learner itself preallocates for its Dim and Budget, which the
+// limits bound.
 const (
 	modelMagic    = "BOGDMDL\x00"
 	formatVersion = 3
@@ -65,8 +67,6 @@ const (
 	// the Projectron++'s Gram matrix, which version 2 no longer keeps;
 	// version 3 added the tasks.
 	oldestVersion = 1
-	headerSize    = len(modelMagic) + 4 + 8
-	trailerSize   = 4
 
 	// MaxModelDim is the largest dimension of a model file with dense
 	// storage: 64 MiB per support vector at this size.
@@ -97,21 +97,17 @@ var (
 	ErrNotBinary = errors.New("not a binary classifier")
 )
 
-// versionError reports a format version this program cannot read.
-type versionError struct{ version uint32 }
-
-func (e versionError) Error() string {
-	if e.version == 0 {
-		return "model format version 0 is not a valid version"
-	}
-	return fmt.Sprintf("model format version %d is newer than this program supports (%d)", e.version, formatVersion)
+// modelFormat frames model files.
+var modelFormat = &binrec.Format{
+	Magic:     modelMagic,
+	Version:   formatVersion,
+	Oldest:    oldestVersion,
+	NotRecord: ErrNotModel,
+	Truncated: ErrTruncated,
+	Checksum:  ErrChecksum,
+	Newer:     ErrNewerVersion,
+	Invalid:   ErrInvalidModel,
 }
-
-func (e versionError) Is(target error) bool {
-	return (target == ErrNewerVersion && e.version > formatVersion) || (target == ErrInvalidModel && e.version == 0)
-}
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // persistent is what every learner of this package implements to be saved:
 // its base, and its algorithm-specific state (state.go).
@@ -155,24 +151,11 @@ func Load(r io.Reader) (Learner, error) {
 
 // LoadOnline reads one learner of any task written by Save.
 func LoadOnline(r io.Reader) (Online, error) {
-	head := make([]byte, headerSize)
-	n, err := io.ReadFull(r, head)
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-		return nil, fmt.Errorf("load model: %w", err)
-	}
-	head = head[:n]
-	size, err := checkHeader(head)
+	data, err := modelFormat.Read(r)
 	if err != nil {
-		return nil, err
-	}
-	// The rest grows as it arrives: a hostile length costs nothing.
-	var buf bytes.Buffer
-	buf.Write(head)
-	if _, err := io.Copy(&buf, io.LimitReader(r, int64(size-headerSize))); err != nil {
 		return nil, fmt.Errorf("load model: %w", err)
 	}
-	l, _, err := decode(buf.Bytes())
-	return l, err
+	return decode(data)
 }
 
 // binaryOf returns l as a binary Learner, or ErrNotBinary.
@@ -218,10 +201,7 @@ func LoadOnlineFile(path string) (Online, error) {
 	if err != nil {
 		return nil, err // *PathError names the file
 	}
-	l, size, err := decode(data)
-	if err == nil && len(data) > size {
-		err = fmt.Errorf("%w: %d bytes after the end of the model", ErrInvalidModel, len(data)-size)
-	}
+	l, err := decode(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -260,29 +240,25 @@ func encode(l Base) ([]byte, error) {
 	if set.Storage() == engine.SparseStorage {
 		perVector = 64
 	}
-	out := make([]byte, 0, 256+n*(perVector+cols)*4)
-	le := binary.LittleEndian
-	out = append(out, modelMagic...)
-	out = le.AppendUint32(out, formatVersion)
-	out = le.AppendUint64(out, 0) // the length, filled in below
+	out := modelFormat.Begin(256 + n*(perVector+cols)*4)
 
 	c := b.cfg
 	out = append(out, byte(b.algo))
 	out = le.AppendUint64(out, uint64(int64(c.Dim)))
 	out = le.AppendUint64(out, uint64(int64(c.Budget)))
 	for _, v := range []float64{c.Sigma, c.Eta, c.Lambda, c.Gamma} {
-		out = le.AppendUint64(out, math.Float64bits(v))
+		out = binrec.AppendF64(out, v)
 	}
 	out = le.AppendUint64(out, c.Seed)
 	out = append(out, byte(c.Projection))
-	out = le.AppendUint64(out, math.Float64bits(c.ProjectronThreshold))
+	out = binrec.AppendF64(out, c.ProjectronThreshold)
 	out = append(out, byte(c.Task))
-	out = le.AppendUint64(out, math.Float64bits(c.Epsilon))
-	out = le.AppendUint64(out, math.Float64bits(c.Nu))
-	out = le.AppendUint64(out, math.Float64bits(c.C))
+	out = binrec.AppendF64(out, c.Epsilon)
+	out = binrec.AppendF64(out, c.Nu)
+	out = binrec.AppendF64(out, c.C)
 	out = le.AppendUint64(out, uint64(int64(c.Rank)))
 	out = le.AppendUint64(out, uint64(int64(c.Features)))
-	out = append(out, boolByte(c.Calibrate))
+	out = binrec.AppendBool(out, c.Calibrate)
 	out = append(out, byte(c.Storage))
 	out = le.AppendUint64(out, uint64(len(c.Classes)))
 	for _, label := range c.Classes {
@@ -293,10 +269,10 @@ func encode(l Base) ([]byte, error) {
 	out = le.AppendUint64(out, uint64(n))
 	out = le.AppendUint32(out, uint32(cols))
 	maxNorm, integral := set.Bounds()
-	out = le.AppendUint64(out, math.Float64bits(maxNorm))
-	out = append(out, boolByte(integral))
+	out = binrec.AppendF64(out, maxNorm)
+	out = binrec.AppendBool(out, integral)
 	sparse := set.Storage() == engine.SparseStorage
-	out = append(out, boolByte(sparse))
+	out = binrec.AppendBool(out, sparse)
 	var sv engine.Vector
 	for i := range n {
 		sv = set.SupportVector(i, sv)
@@ -304,22 +280,22 @@ func encode(l Base) ([]byte, error) {
 			out = le.AppendUint32(out, uint32(len(sv.Index)))
 			for k, j := range sv.Index {
 				out = le.AppendUint32(out, uint32(j))
-				out = le.AppendUint32(out, math.Float32bits(sv.Value[k]))
+				out = binrec.AppendF32(out, sv.Value[k])
 			}
 			continue
 		}
 		for _, v := range sv.Dense {
-			out = le.AppendUint32(out, math.Float32bits(v))
+			out = binrec.AppendF32(out, v)
 		}
 	}
 	for col := range cols {
 		for _, w := range set.Weights(col) {
-			out = le.AppendUint32(out, math.Float32bits(w))
+			out = binrec.AppendF32(out, w)
 		}
 	}
 
-	out = le.AppendUint64(out, math.Float64bits(b.scale))
-	out = le.AppendUint64(out, math.Float64bits(b.group))
+	out = binrec.AppendF64(out, b.scale)
+	out = binrec.AppendF64(out, b.group)
 	pcg, err := b.pcg.MarshalBinary()
 	if err != nil {
 		return nil, fmt.Errorf("save model: %w", err)
@@ -333,25 +309,15 @@ func encode(l Base) ([]byte, error) {
 		}
 	}
 	if b.cal != nil {
-		out = le.AppendUint64(out, math.Float64bits(b.cal.A))
-		out = le.AppendUint64(out, math.Float64bits(b.cal.gA))
+		out = binrec.AppendF64(out, b.cal.A)
+		out = binrec.AppendF64(out, b.cal.gA)
 		for i := range b.cal.B {
-			out = le.AppendUint64(out, math.Float64bits(b.cal.B[i]))
-			out = le.AppendUint64(out, math.Float64bits(b.cal.gB[i]))
+			out = binrec.AppendF64(out, b.cal.B[i])
+			out = binrec.AppendF64(out, b.cal.gB[i])
 		}
 	}
 
-	out = p.appendState(out)
-
-	le.PutUint64(out[12:], uint64(len(out)+trailerSize))
-	return le.AppendUint32(out, crc32.Checksum(out, castagnoli)), nil
-}
-
-func boolByte(b bool) byte {
-	if b {
-		return 1
-	}
-	return 0
+	return binrec.End(p.appendState(out)), nil
 }
 
 // checkLimits rejects what a model file cannot hold.
@@ -379,80 +345,22 @@ func storageOf(c Config) engine.Storage {
 	return s
 }
 
-// checkHeader checks the magic and version of a model's first bytes (all
-// of the model or a prefix of it) and returns the total length it declares.
-func checkHeader(data []byte) (size int, err error) {
-	if len(data) < len(modelMagic) {
-		if bytes.HasPrefix([]byte(modelMagic), data) {
-			return 0, ErrTruncated
-		}
-		return 0, ErrNotModel
-	}
-	if string(data[:len(modelMagic)]) != modelMagic {
-		return 0, ErrNotModel
-	}
-	if len(data) < len(modelMagic)+4 {
-		return 0, ErrTruncated
-	}
-	if v := binary.LittleEndian.Uint32(data[8:]); v < oldestVersion || v > formatVersion {
-		return 0, versionError{v}
-	}
-	if len(data) < headerSize {
-		return 0, ErrTruncated
-	}
-	declared := binary.LittleEndian.Uint64(data[12:])
-	if declared < uint64(headerSize+trailerSize) || declared > math.MaxInt64 {
-		// A length no model has: unless the checksum says otherwise,
-		// that is corruption.
-		if len(data) >= headerSize+trailerSize && checksumOK(data) {
-			return 0, fmt.Errorf("%w: declared length %d", ErrInvalidModel, declared)
-		}
-		return 0, ErrChecksum
-	}
-	return int(declared), nil
-}
-
-func checksumOK(data []byte) bool {
-	body := data[:len(data)-trailerSize]
-	return crc32.Checksum(body, castagnoli) == binary.LittleEndian.Uint32(data[len(body):])
-}
-
-// decode parses one model from the start of data and returns it with its
-// length. data may be shorter (a truncated model) or longer (bytes past the
-// declared length are not read).
-func decode(data []byte) (Online, int, error) {
-	size, err := checkHeader(data)
+// decode parses data, which must hold one model and nothing after it
+// (binrec.Format.Open).
+func decode(data []byte) (Online, error) {
+	body, version, err := modelFormat.Open(data)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	if len(data) < size {
-		// A corrupted length field, rather than a short file, shows as a
-		// checksum that holds with the actual length in its place.
-		if len(data) >= headerSize+trailerSize {
-			patched := bytes.Clone(data)
-			binary.LittleEndian.PutUint64(patched[12:], uint64(len(data)))
-			if checksumOK(patched) {
-				return nil, 0, ErrChecksum
-			}
-		}
-		return nil, 0, fmt.Errorf("%w (%d of %d bytes)", ErrTruncated, len(data), size)
-	}
-	data = data[:size]
-	if !checksumOK(data) {
-		return nil, 0, ErrChecksum
-	}
-	r := &reader{buf: data[headerSize : size-trailerSize], version: binary.LittleEndian.Uint32(data[8:])}
+	r := newReader(body, version)
 	l, err := r.learner()
-	if err == nil && r.err == nil && len(r.buf) > 0 {
-		r.fail("%d unexpected bytes after the learner's state", len(r.buf))
-	}
 	if err == nil {
-		err = r.err
+		err = r.done("the learner's state")
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	return l, size, nil
+	return l, nil
 }
 
 // learner reads everything between the header and the checksum.
@@ -714,98 +622,53 @@ func emptyLearner(a Algorithm, c Config, count int) (persistent, error) {
 
 func finite32(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0) }
 
-// reader decodes the fields of a model. The first problem sticks in err;
-// after it every read returns zero.
+// reader decodes the fields of a model (a binrec.Decoder whose errors
+// wrap ErrInvalidModel) of a format version. buf and err mirror the
+// decoder's unread bytes and first problem after every read, for the
+// loaders (state.go) that test them; every read goes through a method
+// below, never to d directly.
 type reader struct {
+	d       *binrec.Decoder
 	buf     []byte
 	err     error
 	version uint32 // format version of the file
 }
 
+func newReader(body []byte, version uint32) *reader {
+	return &reader{d: binrec.NewDecoder(body, ErrInvalidModel), buf: body, version: version}
+}
+
+// mirror copies r.d's state to r.buf and r.err and returns v, the value
+// of the read just made.
+func mirror[T any](r *reader, v T) T {
+	r.buf, r.err = r.d.Rest(), r.d.Err()
+	return v
+}
+
 // fail records (if it is the first) and returns an invalid-field error.
 func (r *reader) fail(format string, args ...any) error {
-	if r.err == nil {
-		r.err = fmt.Errorf("%w: %s", ErrInvalidModel, fmt.Sprintf(format, args...))
-	}
-	return r.err
+	return mirror(r, r.d.Fail(format, args...))
 }
 
-// take returns the next n bytes.
-func (r *reader) take(n int) []byte {
-	if r.err != nil {
-		return nil
-	}
-	if n > len(r.buf) {
-		r.fail("a field needs %d bytes, %d remain", n, len(r.buf))
-		return nil
-	}
-	out := r.buf[:n]
-	r.buf = r.buf[n:]
-	return out
-}
-
-func (r *reader) u8() uint8 {
-	if b := r.take(1); b != nil {
-		return b[0]
-	}
-	return 0
-}
-
-func (r *reader) u32() uint32 {
-	if b := r.take(4); b != nil {
-		return binary.LittleEndian.Uint32(b)
-	}
-	return 0
-}
-
-func (r *reader) u64() uint64 {
-	if b := r.take(8); b != nil {
-		return binary.LittleEndian.Uint64(b)
-	}
-	return 0
-}
-
-func (r *reader) i64() int64 { return int64(r.u64()) }
-
-func (r *reader) f32() float32 { return math.Float32frombits(r.u32()) }
-
-// raw64 reads any float64.
-func (r *reader) raw64() float64 { return math.Float64frombits(r.u64()) }
+func (r *reader) done(after string) error        { return mirror(r, r.d.Done(after)) }
+func (r *reader) take(n int) []byte              { return mirror(r, r.d.Bytes(n)) }
+func (r *reader) u8() uint8                      { return mirror(r, r.d.U8()) }
+func (r *reader) u32() uint32                    { return mirror(r, r.d.U32()) }
+func (r *reader) u64() uint64                    { return mirror(r, r.d.U64()) }
+func (r *reader) i64() int64                     { return mirror(r, r.d.I64()) }
+func (r *reader) f32() float32                   { return mirror(r, r.d.F32()) }
+func (r *reader) raw64() float64                 { return mirror(r, r.d.F64()) } // any float64
+func (r *reader) bool(what string) bool          { return mirror(r, r.d.Bool(what)) }
+func (r *reader) int(what string, limit int) int { return mirror(r, r.d.Count(what, limit)) }
 
 // f64 reads a float64 that must be finite.
 func (r *reader) f64() float64 {
-	v := math.Float64frombits(r.u64())
+	v := r.raw64()
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		r.fail("a number is %v", v)
 		return 0
 	}
 	return v
-}
-
-func (r *reader) bool(what string) bool {
-	switch v := r.u8(); v {
-	case 0, 1:
-		return v == 1
-	default:
-		r.fail("%s is %d, want 0 or 1", what, v)
-		return false
-	}
-}
-
-// int reads an int64 count or size in [0, limit].
-func (r *reader) int(what string, limit int) int {
-	v := r.i64()
-	switch {
-	case r.err != nil:
-		return 0
-	case v < 0:
-		r.fail("%s is negative (%d)", what, v)
-		return 0
-	case v > int64(limit):
-		r.fail("%s %d is above the limit %d", what, v, limit)
-		return 0
-	}
-	return int(v)
 }
 
 // slots reads n int32 slot numbers, each in [0, limit), and fails if one

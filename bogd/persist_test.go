@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/internal/binrec"
 )
 
 // persistVariants lists every algorithm, BOGD and BOGD++ with both
@@ -327,7 +327,7 @@ func TestLoadTruncated(t *testing.T) {
 			if _, err := Load(bytes.NewReader(data[:n])); !errors.Is(err, ErrTruncated) {
 				t.Fatalf("%s cut to %d of %d bytes (Load): %v, want %v", name, n, len(data), err, ErrTruncated)
 			}
-			if _, _, err := decode(data[:n]); !errors.Is(err, ErrTruncated) {
+			if _, err := decode(data[:n]); !errors.Is(err, ErrTruncated) {
 				t.Fatalf("%s cut to %d of %d bytes (decode): %v, want %v", name, n, len(data), err, ErrTruncated)
 			}
 		}
@@ -372,7 +372,7 @@ func TestLoadFutureVersion(t *testing.T) {
 		bad := bytes.Clone(data)
 		binary.LittleEndian.PutUint32(bad[8:], v)
 		_, err := Load(bytes.NewReader(bad))
-		want := fmt.Sprintf("model format version %d is newer than this program supports (%d)", v, formatVersion)
+		want := fmt.Sprintf("model format version is newer than this program supports: version %d, this program reads up to %d", v, formatVersion)
 		if !errors.Is(err, ErrNewerVersion) || err.Error() != want {
 			t.Fatalf("version %d: %v, want %q", v, err, want)
 		}
@@ -397,19 +397,18 @@ func TestLoadWrongMagic(t *testing.T) {
 // rechecksum sets the length field of a model to len(data) and rewrites its
 // checksum, as a writer of invented contents would.
 func rechecksum(data []byte) []byte {
-	if len(data) < headerSize+trailerSize {
+	if len(data) < binrec.HeaderSize+binrec.TrailerSize {
 		return data
 	}
 	data = bytes.Clone(data)
 	binary.LittleEndian.PutUint64(data[12:], uint64(len(data)))
-	body := data[:len(data)-trailerSize]
-	binary.LittleEndian.PutUint32(data[len(body):], crc32.Checksum(body, castagnoli))
+	binrec.Reseal(data)
 	return data
 }
 
 // Offsets of fields in a model file (see persist.go).
 const (
-	offAlgo      = headerSize
+	offAlgo      = binrec.HeaderSize
 	offDim       = offAlgo + 1
 	offBudget    = offDim + 8
 	offSigma     = offBudget + 8
@@ -461,7 +460,7 @@ func TestLoadInvalidFields(t *testing.T) {
 	stateOf := func(name string) int { // offset of the algorithm state
 		data := models[name]
 		l := mustLoad(t, data)
-		return len(data) - trailerSize - len(l.(persistent).appendState(nil))
+		return len(data) - binrec.TrailerSize - len(l.(persistent).appendState(nil))
 	}
 	cases := []struct {
 		model, name, want string
@@ -557,7 +556,7 @@ func TestLoadInvalidFields(t *testing.T) {
 			return d
 		}},
 		{"forgetron", "label", "label of support vector 0 is 0", func(d []byte) []byte {
-			binary.LittleEndian.PutUint32(d[len(d)-trailerSize-4*n:], 0)
+			binary.LittleEndian.PutUint32(d[len(d)-binrec.TrailerSize-4*n:], 0)
 			return d
 		}},
 		{"forgetron", "NaN Q", "NaN", func(d []byte) []byte {
@@ -570,11 +569,11 @@ func TestLoadInvalidFields(t *testing.T) {
 			return d
 		}},
 		{"projectron++", "Gram matrix", "Inf", func(d []byte) []byte {
-			binary.LittleEndian.PutUint64(d[len(d)-trailerSize-8:], math.Float64bits(math.Inf(-1)))
+			binary.LittleEndian.PutUint64(d[len(d)-binrec.TrailerSize-8:], math.Float64bits(math.Inf(-1)))
 			return d
 		}},
 		{"projectron++", "state cut short", "needs", func(d []byte) []byte {
-			return append(d[:len(d)-trailerSize-8], 0, 0, 0, 0)
+			return append(d[:len(d)-binrec.TrailerSize-8], 0, 0, 0, 0)
 		}},
 	}
 	for _, c := range cases {
@@ -818,7 +817,7 @@ func TestWriteFuzzCorpus(t *testing.T) {
 	binary.LittleEndian.PutUint64(negative[offCount:], 1<<63)
 	seeds["negative_count_rechecksummed"] = rechecksum(negative)
 	label := bytes.Clone(forgetron)
-	label[len(label)-trailerSize-1] = 3
+	label[len(label)-binrec.TrailerSize-1] = 3
 	seeds["bad_label_rechecksummed"] = rechecksum(label)
 	seeds["not_a_model"] = []byte("+1 1:0.5 2:1\n")
 	for name, data := range seeds {

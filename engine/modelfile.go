@@ -1,16 +1,15 @@
 package engine
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math"
 	"os"
 
 	"github.com/bogd-project/bogd/internal/atomicfile"
+	"github.com/bogd-project/bogd/internal/binrec"
 	"github.com/bogd-project/bogd/simd"
 )
 
@@ -33,6 +32,9 @@ import (
 //	         values float32 (none zero)
 //	trailer  CRC-32C (Castagnoli) uint32 of every byte before it
 //
+// (internal/binrec frames the body with the header and trailer, and
+// decodes its fields.)
+//
 // A feature model (NewFeatureModel) has storage 3, count its number of
 // frequencies D, bounds 0 and 1, and in place of the vectors the D
 // frequencies (dimension float32 values each), then each output's weights
@@ -40,18 +42,17 @@ import (
 //
 // Floats are stored as their IEEE 754 bits. LoadModel checks, in this
 // order, the magic, the version, the length (a short input is a truncated
-// file), the checksum, then every field: a known storage, the dimension
-// within the storage's limit, sigma as New accepts it, outputs and count
-// within their limits and within the bytes that remain, every weight and
-// value finite, every vector well formed, the bounds true of the vectors
+// file, unless the checksum shows the length field corrupted), the
+// checksum, then every field: a known storage, the dimension within the
+// storage's limit, sigma as New accepts it, outputs and count within their
+// limits and within the bytes that remain, every weight and value finite,
+// every vector well formed, the bounds true of the vectors
 // (Set.SetBounds). It allocates in proportion to the input: at most the
 // set's storage for the vectors the file holds, which is 16 times a dense
 // file of one vector (a tile holds 16).
 const (
 	modelMagic           = "BOGDSNP\x00"
 	modelVersion         = 1
-	modelHeaderSize      = len(modelMagic) + 4 + 8
-	modelTrailerSize     = 4
 	modelStorageDense    = 1
 	modelStorageSparse   = 2
 	modelStorageFeatures = 3
@@ -73,7 +74,17 @@ var (
 	ErrInvalidModel      = errors.New("invalid engine model")
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// modelFormat frames model files.
+var modelFormat = &binrec.Format{
+	Magic:     modelMagic,
+	Version:   modelVersion,
+	Oldest:    1,
+	NotRecord: ErrNotModel,
+	Truncated: ErrTruncatedModel,
+	Checksum:  ErrModelChecksum,
+	Newer:     ErrNewerModelVersion,
+	Invalid:   ErrInvalidModel,
+}
 
 // Save writes m in the model file format.
 func (m *Model) Save(w io.Writer) error {
@@ -104,23 +115,11 @@ func (m *Model) SaveFile(path string) error {
 // LoadModel reads one model written by Save. It reads exactly the bytes of
 // that model, so models may follow each other in a stream.
 func LoadModel(r io.Reader) (*Model, error) {
-	head := make([]byte, modelHeaderSize)
-	n, err := io.ReadFull(r, head)
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-		return nil, fmt.Errorf("engine: load model: %w", err)
-	}
-	size, err := checkModelHeader(head[:n])
+	data, err := modelFormat.Read(r)
 	if err != nil {
-		return nil, err
-	}
-	// The rest grows as it arrives: a hostile length costs nothing.
-	var buf bytes.Buffer
-	buf.Write(head)
-	if _, err := io.Copy(&buf, io.LimitReader(r, int64(size-modelHeaderSize))); err != nil {
 		return nil, fmt.Errorf("engine: load model: %w", err)
 	}
-	m, _, err := decodeModel(buf.Bytes())
-	return m, err
+	return decodeModel(data)
 }
 
 // LoadModelFile reads the model file at path, which must hold one model
@@ -130,10 +129,7 @@ func LoadModelFile(path string) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: load model: %w", err) // *PathError names the file
 	}
-	m, size, err := decodeModel(data)
-	if err == nil && len(data) > size {
-		err = fmt.Errorf("%w: %d bytes after the end of the model", ErrInvalidModel, len(data)-size)
-	}
+	m, err := decodeModel(data)
 	if err != nil {
 		return nil, fmt.Errorf("engine: load model %s: %w", path, err)
 	}
@@ -163,20 +159,11 @@ func (m *Model) encode() ([]byte, error) {
 		}
 	}
 	le := binary.LittleEndian
-	out := append([]byte(nil), modelMagic...)
-	out = le.AppendUint32(out, modelVersion)
-	out = le.AppendUint64(out, 0) // the length, filled in below
-	out = append(out, storage)
-	out = le.AppendUint64(out, uint64(dim))
-	out = le.AppendUint64(out, math.Float64bits(m.sigma))
-	out = le.AppendUint32(out, uint32(m.outputs))
-	out = le.AppendUint64(out, uint64(n))
-	out = le.AppendUint64(out, math.Float64bits(m.maxNorm))
-	out = append(out, boolByte(m.integral))
+	out := m.appendHead(storage, n, m.maxNorm, m.integral)
 	var buf Vector
 	for i := range n {
 		for o := range m.outputs {
-			out = le.AppendUint32(out, math.Float32bits(m.weights[o*m.stride+i]))
+			out = binrec.AppendF32(out, m.weights[o*m.stride+i])
 		}
 		buf = m.vs.supportVector(i, buf)
 		if storage == modelStorageSparse {
@@ -185,16 +172,15 @@ func (m *Model) encode() ([]byte, error) {
 				out = le.AppendUint32(out, uint32(j))
 			}
 			for _, v := range buf.Value {
-				out = le.AppendUint32(out, math.Float32bits(v))
+				out = binrec.AppendF32(out, v)
 			}
 		} else {
 			for _, v := range buf.Dense {
-				out = le.AppendUint32(out, math.Float32bits(v))
+				out = binrec.AppendF32(out, v)
 			}
 		}
 	}
-	le.PutUint64(out[12:], uint64(len(out)+modelTrailerSize))
-	return le.AppendUint32(out, crc32.Checksum(out, castagnoli)), nil
+	return binrec.End(out), nil
 }
 
 // encodeFeatures is encode for a feature model.
@@ -203,115 +189,75 @@ func (m *Model) encodeFeatures() ([]byte, error) {
 	if m.dim > MaxDenseModelDim {
 		return nil, fmt.Errorf("feature model of dimension %d is above the largest a model file holds (%d)", m.dim, MaxDenseModelDim)
 	}
-	le := binary.LittleEndian
-	out := append([]byte(nil), modelMagic...)
-	out = le.AppendUint32(out, modelVersion)
-	out = le.AppendUint64(out, 0) // the length, filled in below
-	out = append(out, modelStorageFeatures)
-	out = le.AppendUint64(out, uint64(m.dim))
-	out = le.AppendUint64(out, math.Float64bits(m.sigma))
-	out = le.AppendUint32(out, uint32(m.outputs))
-	out = le.AppendUint64(out, uint64(f.Count()))
-	out = le.AppendUint64(out, 0)
-	out = append(out, 1)
+	out := m.appendHead(modelStorageFeatures, f.Count(), 0, true)
 	var u []float32
 	for j := range f.Count() {
 		u = f.Frequency(j, u)
 		for _, v := range u {
-			out = le.AppendUint32(out, math.Float32bits(v))
+			out = binrec.AppendF32(out, v)
 		}
 	}
 	for _, w := range m.weights {
-		out = le.AppendUint32(out, math.Float32bits(w))
+		out = binrec.AppendF32(out, w)
 	}
-	le.PutUint64(out[12:], uint64(len(out)+modelTrailerSize))
-	return le.AppendUint32(out, crc32.Checksum(out, castagnoli)), nil
+	return binrec.End(out), nil
 }
 
-func boolByte(b bool) byte {
-	if b {
-		return 1
-	}
-	return 0
+// appendHead begins a model file: the header, then the model's fields
+// with the given storage, count and bounds.
+func (m *Model) appendHead(storage byte, count int, maxNorm float64, integral bool) []byte {
+	le := binary.LittleEndian
+	out := modelFormat.Begin(0)
+	out = append(out, storage)
+	out = le.AppendUint64(out, uint64(m.dim))
+	out = binrec.AppendF64(out, m.sigma)
+	out = le.AppendUint32(out, uint32(m.outputs))
+	out = le.AppendUint64(out, uint64(count))
+	out = binrec.AppendF64(out, maxNorm)
+	return binrec.AppendBool(out, integral)
 }
 
-// checkModelHeader checks the magic and version of a model's first bytes
-// (all of the model or a prefix of it) and returns the length it declares.
-func checkModelHeader(data []byte) (size int, err error) {
-	switch {
-	case len(data) < len(modelMagic) && bytes.HasPrefix([]byte(modelMagic), data):
-		return 0, ErrTruncatedModel
-	case len(data) < len(modelMagic) || string(data[:len(modelMagic)]) != modelMagic:
-		return 0, ErrNotModel
-	case len(data) < len(modelMagic)+4:
-		return 0, ErrTruncatedModel
-	}
-	switch v := binary.LittleEndian.Uint32(data[len(modelMagic):]); {
-	case v == 0:
-		return 0, fmt.Errorf("%w: format version 0", ErrInvalidModel)
-	case v > modelVersion:
-		return 0, fmt.Errorf("%w: version %d, this program reads up to %d", ErrNewerModelVersion, v, modelVersion)
-	}
-	if len(data) < modelHeaderSize {
-		return 0, ErrTruncatedModel
-	}
-	declared := binary.LittleEndian.Uint64(data[12:])
-	if declared < uint64(modelHeaderSize+modelTrailerSize) || declared > math.MaxInt {
-		return 0, fmt.Errorf("%w: declared length %d", ErrInvalidModel, declared)
-	}
-	return int(declared), nil
-}
-
-// decodeModel parses one model from the start of data and returns it with
-// its length. data may be shorter (a truncated model) or longer (bytes past
-// the declared length are not read).
-func decodeModel(data []byte) (*Model, int, error) {
-	size, err := checkModelHeader(data)
+// decodeModel parses data, which must hold one model and nothing after it
+// (binrec.Format.Open).
+func decodeModel(data []byte) (*Model, error) {
+	body, _, err := modelFormat.Open(data)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	if len(data) < size {
-		return nil, 0, fmt.Errorf("%w (%d of %d bytes)", ErrTruncatedModel, len(data), size)
-	}
-	data = data[:size]
-	body := data[:size-modelTrailerSize]
-	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(data[len(body):]) {
-		return nil, 0, ErrModelChecksum
-	}
-	r := &modelReader{buf: body[modelHeaderSize:]}
-	m, err := r.model()
-	if err == nil && len(r.buf) > 0 {
-		err = r.fail("%d unexpected bytes after the vectors", len(r.buf))
+	r := binrec.NewDecoder(body, ErrInvalidModel)
+	m, err := readModel(r)
+	if err == nil {
+		err = r.Done("the vectors")
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	return m, size, nil
+	return m, nil
 }
 
-// model reads everything between the header and the checksum.
-func (r *modelReader) model() (*Model, error) {
+// readModel reads everything between the header and the checksum.
+func readModel(r *binrec.Decoder) (*Model, error) {
 	var storage Storage
-	switch kind := r.u8(); kind {
+	switch kind := r.U8(); kind {
 	case modelStorageDense:
 		storage = DenseStorage
 	case modelStorageSparse:
 		storage = SparseStorage
 	case modelStorageFeatures:
-		return r.features()
+		return readFeatures(r)
 	default:
-		return nil, r.fail("unknown storage %d", kind)
+		return nil, r.Fail("unknown storage %d", kind)
 	}
-	maxDim := uint64(1 << 31)
+	maxDim := 1 << 31
 	if storage == DenseStorage {
 		maxDim = MaxDenseModelDim
 	}
-	dim := r.count("dimension", maxDim)
-	sigma := math.Float64frombits(r.u64())
-	outputs := int(r.u32())
-	n := r.count("support vector count", math.MaxInt32)
-	maxNorm := math.Float64frombits(r.u64())
-	integral := r.u8()
+	dim := r.Count("dimension", maxDim)
+	sigma := r.F64()
+	outputs := int(r.U32())
+	n := r.Count("support vector count", math.MaxInt32)
+	maxNorm := r.F64()
+	integral := r.Bool("integral flag")
 	// The smallest vector: its weights and a dense vector or an empty
 	// sparse one.
 	least := 4 * outputs
@@ -321,23 +267,21 @@ func (r *modelReader) model() (*Model, error) {
 		least += 4
 	}
 	switch {
-	case r.err != nil:
-		return nil, r.err
+	case r.Err() != nil:
+		return nil, r.Err()
 	case dim == 0:
-		return nil, r.fail("dimension 0")
+		return nil, r.Fail("dimension 0")
 	case outputs < 1 || outputs > MaxModelOutputs:
-		return nil, r.fail("%d outputs, want 1 to %d", outputs, MaxModelOutputs)
-	case n > len(r.buf)/least:
-		return nil, r.fail("%d support vectors need at least %d bytes, %d remain", n, n*least, len(r.buf))
-	case integral > 1:
-		return nil, r.fail("integral flag %d, want 0 or 1", integral)
+		return nil, r.Fail("%d outputs, want 1 to %d", outputs, MaxModelOutputs)
+	case n > r.Len()/least:
+		return nil, r.Fail("%d support vectors need at least %d bytes, %d remain", n, n*least, r.Len())
 	}
 	if err := simd.EnvError(); err != nil {
 		return nil, fmt.Errorf("engine: load model: %w", err) // the setting, not the file
 	}
 	s, err := New(dim, sigma, Options{Capacity: n, Columns: outputs, Storage: storage})
 	if err != nil {
-		return nil, r.fail("%v", err) // sigma out of range
+		return nil, r.Fail("%v", err) // sigma out of range
 	}
 	w := make([]float32, outputs)
 	var x Vector
@@ -346,176 +290,114 @@ func (r *modelReader) model() (*Model, error) {
 	}
 	for i := range n {
 		for o := range w {
-			w[o] = r.f32()
+			w[o] = r.F32()
 		}
 		if storage == DenseStorage {
 			for j := range x.Dense {
-				x.Dense[j] = r.f32()
+				x.Dense[j] = r.F32()
 			}
 		} else {
-			x = r.sparse(x, dim)
+			x = readSparse(r, x, dim)
 		}
-		if r.err != nil {
-			return nil, r.err
+		if r.Err() != nil {
+			return nil, r.Err()
 		}
 		for o, v := range w {
 			if !finite(v) {
-				return nil, r.fail("weight of vector %d for output %d is %v", i, o, v)
+				return nil, r.Fail("weight of vector %d for output %d is %v", i, o, v)
 			}
 		}
 		if _, err := s.Add(x, w...); err != nil {
-			return nil, r.fail("support vector %d: %v", i, err)
+			return nil, r.Fail("support vector %d: %v", i, err)
 		}
 	}
-	if err := s.SetBounds(maxNorm, integral == 1); err != nil {
-		return nil, r.fail("%v", err)
+	if err := s.SetBounds(maxNorm, integral); err != nil {
+		return nil, r.Fail("%v", err)
 	}
 	// The set holds exactly n vectors in Padded slots: its storage and
 	// weight columns are the model's, no copy needed.
 	return &Model{view: s.view, vs: s.vs, outputs: outputs, stride: s.stride, weights: s.weights}, nil
 }
 
-// features reads the rest of a feature model (storage 3).
-func (r *modelReader) features() (*Model, error) {
-	dim := r.count("dimension", MaxDenseModelDim)
-	sigma := math.Float64frombits(r.u64())
-	outputs := int(r.u32())
-	count := r.count("frequency count", math.MaxInt32)
-	r.u64() // bounds: unused
-	r.u8()
+// readFeatures reads the rest of a feature model (storage 3).
+func readFeatures(r *binrec.Decoder) (*Model, error) {
+	dim := r.Count("dimension", MaxDenseModelDim)
+	sigma := r.F64()
+	outputs := int(r.U32())
+	count := r.Count("frequency count", math.MaxInt32)
+	r.U64() // bounds: unused
+	r.U8()
 	switch {
-	case r.err != nil:
-		return nil, r.err
+	case r.Err() != nil:
+		return nil, r.Err()
 	case dim == 0 || count == 0:
-		return nil, r.fail("a feature model of dimension %d and %d frequencies", dim, count)
+		return nil, r.Fail("a feature model of dimension %d and %d frequencies", dim, count)
 	case outputs < 1 || outputs > MaxModelOutputs:
-		return nil, r.fail("%d outputs, want 1 to %d", outputs, MaxModelOutputs)
-	case count > len(r.buf)/(4*dim):
-		return nil, r.fail("%d frequencies need %d bytes, %d remain", count, 4*count*dim, len(r.buf))
+		return nil, r.Fail("%d outputs, want 1 to %d", outputs, MaxModelOutputs)
+	case count > r.Len()/(4*dim):
+		return nil, r.Fail("%d frequencies need %d bytes, %d remain", count, 4*count*dim, r.Len())
 	}
 	u := make([][]float32, count)
 	for j := range u {
 		u[j] = make([]float32, dim)
 		for i := range u[j] {
-			if u[j][i] = r.f32(); r.err == nil && !finite(u[j][i]) {
-				return nil, r.fail("frequency %d feature %d is %v", j, i, u[j][i])
+			if u[j][i] = r.F32(); r.Err() == nil && !finite(u[j][i]) {
+				return nil, r.Fail("frequency %d feature %d is %v", j, i, u[j][i])
 			}
 		}
 	}
-	if r.err != nil {
-		return nil, r.err
+	if r.Err() != nil {
+		return nil, r.Err()
 	}
 	if err := simd.EnvError(); err != nil {
 		return nil, fmt.Errorf("engine: load model: %w", err)
 	}
 	f, err := featuresOf(dim, sigma, u)
 	if err != nil {
-		return nil, r.fail("%v", err)
+		return nil, r.Fail("%v", err)
 	}
 	if !(sigma >= 1e-15 && sigma <= 1e15) {
-		return nil, r.fail("sigma %v", sigma)
+		return nil, r.Fail("sigma %v", sigma)
 	}
 	n := outputs * f.Len()
-	if n > len(r.buf)/4 {
-		return nil, r.fail("%d weights need %d bytes, %d remain", n, 4*n, len(r.buf))
+	if n > r.Len()/4 {
+		return nil, r.Fail("%d weights need %d bytes, %d remain", n, 4*n, r.Len())
 	}
 	w := make([]float32, n)
 	for i := range w {
-		w[i] = r.f32()
+		w[i] = r.F32()
 	}
-	if r.err != nil {
-		return nil, r.err
+	if r.Err() != nil {
+		return nil, r.Err()
 	}
 	m, err := NewFeatureModel(f, outputs, w)
 	if err != nil {
-		return nil, r.fail("%v", err)
+		return nil, r.Fail("%v", err)
 	}
 	return m, nil
 }
 
-// sparse reads a sparse vector of dimension dim into buf's slices. Its
+// readSparse reads a sparse vector of dimension dim into buf's slices. Its
 // indices are checked where Set.Add validates the vector; zeros, which
 // sparse storage never holds, are refused here.
-func (r *modelReader) sparse(buf Vector, dim int) Vector {
-	nnz := int(r.u32())
-	if r.err == nil && (nnz > dim || nnz > len(r.buf)/8) {
-		r.fail("%d non-zeros in dimension %d with %d bytes left", nnz, dim, len(r.buf))
+func readSparse(r *binrec.Decoder, buf Vector, dim int) Vector {
+	nnz := int(r.U32())
+	if r.Err() == nil && (nnz > dim || nnz > r.Len()/8) {
+		r.Fail("%d non-zeros in dimension %d with %d bytes left", nnz, dim, r.Len())
 	}
-	if r.err != nil {
+	if r.Err() != nil {
 		return buf
 	}
 	idx, val := buf.Index[:0], buf.Value[:0]
 	for range nnz {
-		idx = append(idx, int32(r.u32()))
+		idx = append(idx, int32(r.U32()))
 	}
 	for range nnz {
-		v := r.f32()
+		v := r.F32()
 		if v == 0 {
-			r.fail("a sparse vector stores a zero")
+			r.Fail("a sparse vector stores a zero")
 		}
 		val = append(val, v)
 	}
 	return Sparse(idx, val)
-}
-
-// modelReader decodes the fields of a model. The first problem sticks in
-// err; after it every read returns zero.
-type modelReader struct {
-	buf []byte
-	err error
-}
-
-// fail records (if it is the first) and returns an invalid-field error.
-func (r *modelReader) fail(format string, args ...any) error {
-	if r.err == nil {
-		r.err = fmt.Errorf("%w: %s", ErrInvalidModel, fmt.Sprintf(format, args...))
-	}
-	return r.err
-}
-
-// take returns the next n bytes.
-func (r *modelReader) take(n int) []byte {
-	if r.err != nil {
-		return nil
-	}
-	if n > len(r.buf) {
-		r.fail("a field needs %d bytes, %d remain", n, len(r.buf))
-		return nil
-	}
-	out := r.buf[:n]
-	r.buf = r.buf[n:]
-	return out
-}
-
-func (r *modelReader) u8() uint8 {
-	if b := r.take(1); b != nil {
-		return b[0]
-	}
-	return 0
-}
-
-func (r *modelReader) u32() uint32 {
-	if b := r.take(4); b != nil {
-		return binary.LittleEndian.Uint32(b)
-	}
-	return 0
-}
-
-func (r *modelReader) u64() uint64 {
-	if b := r.take(8); b != nil {
-		return binary.LittleEndian.Uint64(b)
-	}
-	return 0
-}
-
-func (r *modelReader) f32() float32 { return math.Float32frombits(r.u32()) }
-
-// count reads a uint64 count or size in [0, limit].
-func (r *modelReader) count(what string, limit uint64) int {
-	v := r.u64()
-	if r.err == nil && v > limit {
-		r.fail("%s %d is above the limit %d", what, v, limit)
-		return 0
-	}
-	return int(v)
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -12,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/bogd-project/bogd/internal/binrec"
 )
 
 // fileModel builds a model of n vectors in dimension dim with the given
@@ -187,16 +188,13 @@ func TestModelFileVersion1(t *testing.T) {
 // corrupted field reaches the field checks.
 func rechecksum(data []byte) []byte {
 	out := slices.Clone(data)
-	if len(out) >= modelHeaderSize+modelTrailerSize {
-		body := out[:len(out)-modelTrailerSize]
-		binary.LittleEndian.PutUint32(out[len(body):], crc32.Checksum(body, castagnoli))
-	}
+	binrec.Reseal(out)
 	return out
 }
 
 // Offsets of the model fields after the header (see the format).
 const (
-	offStorage  = modelHeaderSize
+	offStorage  = binrec.HeaderSize
 	offDim      = offStorage + 1
 	offSigma    = offDim + 8
 	offOutputs  = offSigma + 8
@@ -227,12 +225,14 @@ func TestModelFileErrors(t *testing.T) {
 		{"empty", nil, ErrTruncatedModel, ""},
 		{"not a model", []byte("BOGDMDL\x00 a learner, not a snapshot"), ErrNotModel, ""},
 		{"magic prefix", []byte("BOGD"), ErrTruncatedModel, ""},
-		{"header only", dense[:modelHeaderSize], ErrTruncatedModel, ""},
+		{"header only", dense[:binrec.HeaderSize], ErrTruncatedModel, ""},
 		{"truncated", dense[:len(dense)-1], ErrTruncatedModel, ""},
 		{"checksum", func() []byte { b := slices.Clone(dense); b[offVectors] ^= 1; return b }(), ErrModelChecksum, ""},
 		{"newer", edit(dense, func(b []byte) { le.PutUint32(b[8:], modelVersion+1) }), ErrNewerModelVersion, ""},
 		{"version 0", edit(dense, func(b []byte) { le.PutUint32(b[8:], 0) }), ErrInvalidModel, "version 0"},
-		{"short length", edit(dense, func(b []byte) { le.PutUint64(b[12:], 3) }), ErrInvalidModel, "declared length"},
+		// A length no model has is corruption, unless the whole file's
+		// checksum says otherwise (below); a stream stops at the header.
+		{"short length", edit(dense, func(b []byte) { le.PutUint64(b[12:], 3) }), ErrModelChecksum, "declared length 3"},
 		{"storage", edit(dense, func(b []byte) { b[offStorage] = 7 }), ErrInvalidModel, "unknown storage"},
 		{"dimension 0", edit(dense, func(b []byte) { le.PutUint64(b[offDim:], 0) }), ErrInvalidModel, "dimension 0"},
 		{"dense dimension", edit(dense, func(b []byte) { le.PutUint64(b[offDim:], MaxDenseModelDim+1) }), ErrInvalidModel, "above the limit"},
@@ -243,7 +243,7 @@ func TestModelFileErrors(t *testing.T) {
 		{"no outputs", edit(dense, func(b []byte) { le.PutUint32(b[offOutputs:], 0) }), ErrInvalidModel, "0 outputs"},
 		{"many outputs", edit(dense, func(b []byte) { le.PutUint32(b[offOutputs:], math.MaxUint32) }), ErrInvalidModel, "outputs"},
 		{"count", edit(sparse, func(b []byte) { le.PutUint64(b[offCount:], 1<<30) }), ErrInvalidModel, "need at least"},
-		{"negative count", edit(sparse, func(b []byte) { le.PutUint64(b[offCount:], 1<<63) }), ErrInvalidModel, "above the limit"},
+		{"negative count", edit(sparse, func(b []byte) { le.PutUint64(b[offCount:], 1<<63) }), ErrInvalidModel, "count is negative"},
 		{"integral flag", edit(sparse, func(b []byte) { b[offIntegral] = 2 }), ErrInvalidModel, "integral flag"},
 		{"integral claimed", edit(dense, func(b []byte) { b[offIntegral] = 1 }), ErrInvalidModel, "non-integer"},
 		{"norm bound", edit(dense, func(b []byte) { le.PutUint64(b[offMaxNorm:], math.Float64bits(1e-9)) }), ErrInvalidModel, "below the squared norm"},
@@ -276,6 +276,13 @@ func TestModelFileErrors(t *testing.T) {
 	}
 	if _, err := LoadModelFile(path); !errors.Is(err, ErrInvalidModel) || !strings.Contains(err.Error(), path) {
 		t.Errorf("a byte after the model: %v", err)
+	}
+	short := filepath.Join(dir, "short.bin")
+	if err := os.WriteFile(short, edit(dense, func(b []byte) { le.PutUint64(b[12:], 3) }), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadModelFile(short); !errors.Is(err, ErrInvalidModel) || !strings.Contains(err.Error(), "declared length 3") {
+		t.Errorf("a declared length of 3 with a valid checksum: %v", err)
 	}
 	missing := filepath.Join(dir, "missing.bin")
 	if _, err := LoadModelFile(missing); !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), missing) {
