@@ -382,19 +382,19 @@ func (r *reader) learner() (Online, error) {
 		c.Calibrate = r.bool("calibrate flag")
 		c.Storage = engine.Storage(r.u8())
 		classes := r.int("class count", MaxClasses)
-		if r.err == nil && classes > len(r.buf)/8 {
-			return nil, r.fail("%d classes need %d bytes, %d remain", classes, 8*classes, len(r.buf))
+		if r.d.Err() == nil && classes > r.d.Len()/8 {
+			return nil, r.fail("%d classes need %d bytes, %d remain", classes, 8*classes, r.d.Len())
 		}
 		for range classes {
 			label := r.i64()
-			if r.err == nil && (label < math.MinInt32 || label > math.MaxInt32) {
+			if r.d.Err() == nil && (label < math.MinInt32 || label > math.MaxInt32) {
 				return nil, r.fail("class label %d out of range", label)
 			}
 			c.Classes = append(c.Classes, int(label))
 		}
 	}
-	if r.err != nil {
-		return nil, r.err
+	if r.d.Err() != nil {
+		return nil, r.d.Err()
 	}
 	if a >= numAlgorithms {
 		return nil, r.fail("unknown algorithm %d", a)
@@ -407,7 +407,7 @@ func (r *reader) learner() (Online, error) {
 	}
 
 	dim := r.int("support vector dimension", MaxSparseModelDim)
-	if r.err == nil && dim != c.Dim {
+	if r.d.Err() == nil && dim != c.Dim {
 		return nil, r.fail("support vector dimension %d does not match the configured dimension %d", dim, c.Dim)
 	}
 	count := r.int("support vector count", math.MaxInt32)
@@ -426,14 +426,14 @@ func (r *reader) learner() (Online, error) {
 	}
 	wantCols := columnsOf(a, c)
 	switch {
-	case r.err != nil:
-		return nil, r.err
+	case r.d.Err() != nil:
+		return nil, r.d.Err()
 	case cols != wantCols:
 		return nil, r.fail("%d weight columns, %v has %d", cols, a, wantCols)
 	case a.Budgeted() && count > c.Budget:
 		return nil, r.fail("%d support vectors over the budget %d", count, c.Budget)
-	case count > len(r.buf)/(perVector+4*cols):
-		return nil, r.fail("%d support vectors of dimension %d need %d bytes, %d remain", count, dim, count*(perVector+4*cols), len(r.buf))
+	case count > r.d.Len()/(perVector+4*cols):
+		return nil, r.fail("%d support vectors of dimension %d need %d bytes, %d remain", count, dim, count*(perVector+4*cols), r.d.Len())
 	}
 
 	l, err := emptyLearner(a, c, count)
@@ -450,20 +450,20 @@ func (r *reader) learner() (Online, error) {
 	for col := range cols {
 		w := b.set.Weights(col)
 		for i := range w {
-			if w[i] = r.f32(); r.err == nil && !finite32(w[i]) {
+			if w[i] = r.f32(); r.d.Err() == nil && !finite32(w[i]) {
 				return nil, r.fail("weight %d of column %d is %v", i, col, w[i])
 			}
 		}
 	}
-	if err := b.set.SetBounds(maxNorm, integral); err != nil && r.err == nil {
+	if err := b.set.SetBounds(maxNorm, integral); err != nil && r.d.Err() == nil {
 		return nil, r.fail("%v", err)
 	}
 
 	b.scale, b.group = r.f64(), r.f64()
 	pcgLen := r.int("random state length", maxPCGState)
 	pcg := r.take(pcgLen)
-	if r.err != nil {
-		return nil, r.err
+	if r.d.Err() != nil {
+		return nil, r.d.Err()
 	}
 	if err := b.pcg.UnmarshalBinary(pcg); err != nil {
 		return nil, r.fail("random state: %v", err)
@@ -486,18 +486,18 @@ func (r *reader) learner() (Online, error) {
 		b.cal.A, b.cal.gA = r.f64(), r.f64()
 		for i := range b.cal.B {
 			b.cal.B[i], b.cal.gB[i] = r.f64(), r.f64()
-			if r.err == nil && b.cal.gB[i] < 0 {
+			if r.d.Err() == nil && b.cal.gB[i] < 0 {
 				return nil, r.fail("calibration: a negative sum of squares %v", b.cal.gB[i])
 			}
 		}
-		if r.err == nil && b.cal.gA < 0 {
+		if r.d.Err() == nil && b.cal.gA < 0 {
 			return nil, r.fail("calibration: a negative sum of squares %v", b.cal.gA)
 		}
 	}
 	if err := l.loadState(r); err != nil {
 		return nil, err
 	}
-	return l, r.err
+	return l, r.d.Err()
 }
 
 // vectors reads count support vectors into set: dense rows of Dim float32
@@ -511,11 +511,11 @@ func (r *reader) vectors(set *engine.Set, count int, sparse bool) error {
 		var x engine.Vector
 		if sparse {
 			nnz := int(r.u32())
-			if r.err == nil && nnz > dim {
+			if r.d.Err() == nil && nnz > dim {
 				return r.fail("support vector %d: %d non-zeros in dimension %d", i, nnz, dim)
 			}
-			if r.err == nil && nnz > len(r.buf)/8 {
-				return r.fail("support vector %d: %d non-zeros need %d bytes, %d remain", i, nnz, 8*nnz, len(r.buf))
+			if r.d.Err() == nil && nnz > r.d.Len()/8 {
+				return r.fail("support vector %d: %d non-zeros need %d bytes, %d remain", i, nnz, 8*nnz, r.d.Len())
 			}
 			idx, row = idx[:0], row[:0]
 			for range nnz {
@@ -529,8 +529,8 @@ func (r *reader) vectors(set *engine.Set, count int, sparse bool) error {
 			}
 			x = engine.Dense(row)
 		}
-		if r.err != nil {
-			return r.err
+		if r.d.Err() != nil {
+			return r.d.Err()
 		}
 		if _, err := set.Add(x); err != nil {
 			return r.fail("support vector %d: %v", i, err)
@@ -587,8 +587,8 @@ func (r *reader) patterns(b *base) error {
 		}
 		return nil
 	}
-	if n > len(r.buf)/8 {
-		return r.fail("%d patterns need %d bytes, %d remain", n, 8*n, len(r.buf))
+	if n > r.d.Len()/8 {
+		return r.fail("%d patterns need %d bytes, %d remain", n, 8*n, r.d.Len())
 	}
 	k := int32(b.outputs)
 	for i := range b.pat {
@@ -605,7 +605,7 @@ func (r *reader) patterns(b *base) error {
 			}
 		}
 	}
-	return r.err
+	return r.d.Err()
 }
 
 // emptyLearner builds a learner as New does, but sizes its support set by
@@ -622,44 +622,31 @@ func emptyLearner(a Algorithm, c Config, count int) (persistent, error) {
 
 func finite32(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0) }
 
-// reader decodes the fields of a model (a binrec.Decoder whose errors
-// wrap ErrInvalidModel) of a format version. buf and err mirror the
-// decoder's unread bytes and first problem after every read, for the
-// loaders (state.go) that test them; every read goes through a method
-// below, never to d directly.
+// reader decodes the fields of a model of a format version: a
+// binrec.Decoder whose errors wrap ErrInvalidModel (the first problem
+// sticks, d.Err), with the names the loaders read by.
 type reader struct {
 	d       *binrec.Decoder
-	buf     []byte
-	err     error
 	version uint32 // format version of the file
 }
 
 func newReader(body []byte, version uint32) *reader {
-	return &reader{d: binrec.NewDecoder(body, ErrInvalidModel), buf: body, version: version}
-}
-
-// mirror copies r.d's state to r.buf and r.err and returns v, the value
-// of the read just made.
-func mirror[T any](r *reader, v T) T {
-	r.buf, r.err = r.d.Rest(), r.d.Err()
-	return v
+	return &reader{d: binrec.NewDecoder(body, ErrInvalidModel), version: version}
 }
 
 // fail records (if it is the first) and returns an invalid-field error.
-func (r *reader) fail(format string, args ...any) error {
-	return mirror(r, r.d.Fail(format, args...))
-}
+func (r *reader) fail(format string, args ...any) error { return r.d.Fail(format, args...) }
 
-func (r *reader) done(after string) error        { return mirror(r, r.d.Done(after)) }
-func (r *reader) take(n int) []byte              { return mirror(r, r.d.Bytes(n)) }
-func (r *reader) u8() uint8                      { return mirror(r, r.d.U8()) }
-func (r *reader) u32() uint32                    { return mirror(r, r.d.U32()) }
-func (r *reader) u64() uint64                    { return mirror(r, r.d.U64()) }
-func (r *reader) i64() int64                     { return mirror(r, r.d.I64()) }
-func (r *reader) f32() float32                   { return mirror(r, r.d.F32()) }
-func (r *reader) raw64() float64                 { return mirror(r, r.d.F64()) } // any float64
-func (r *reader) bool(what string) bool          { return mirror(r, r.d.Bool(what)) }
-func (r *reader) int(what string, limit int) int { return mirror(r, r.d.Count(what, limit)) }
+func (r *reader) done(after string) error        { return r.d.Done(after) }
+func (r *reader) take(n int) []byte              { return r.d.Bytes(n) }
+func (r *reader) u8() uint8                      { return r.d.U8() }
+func (r *reader) u32() uint32                    { return r.d.U32() }
+func (r *reader) u64() uint64                    { return r.d.U64() }
+func (r *reader) i64() int64                     { return r.d.I64() }
+func (r *reader) f32() float32                   { return r.d.F32() }
+func (r *reader) raw64() float64                 { return r.d.F64() } // any float64
+func (r *reader) bool(what string) bool          { return r.d.Bool(what) }
+func (r *reader) int(what string, limit int) int { return r.d.Count(what, limit) }
 
 // f64 reads a float64 that must be finite.
 func (r *reader) f64() float64 {
@@ -674,11 +661,11 @@ func (r *reader) f64() float64 {
 // slots reads n int32 slot numbers, each in [0, limit), and fails if one
 // repeats.
 func (r *reader) slots(what string, n, limit int) []int32 {
-	if r.err != nil {
+	if r.d.Err() != nil {
 		return nil
 	}
-	if n > len(r.buf)/4 {
-		r.fail("%d %s need %d bytes, %d remain", n, what, 4*n, len(r.buf))
+	if n > r.d.Len()/4 {
+		r.fail("%d %s need %d bytes, %d remain", n, what, 4*n, r.d.Len())
 		return nil
 	}
 	out := make([]int32, n)

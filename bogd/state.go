@@ -30,7 +30,7 @@ func (l *norma) appendState(b []byte) []byte { return le.AppendUint64(b, math.Fl
 
 func (l *norma) loadState(r *reader) error {
 	l.eps = r.f64()
-	return r.err
+	return r.d.Err()
 }
 
 // BOGDOldest: the ages, as the Forgetron's (appendAges).
@@ -53,8 +53,8 @@ func appendAges(b []byte, q *fifo, n int) []byte {
 func loadAges(r *reader, q *fifo, n, budget int) error {
 	head := r.int("ring head", budget-1)
 	ages := r.slots("ages", n, n)
-	if r.err != nil {
-		return r.err
+	if r.d.Err() != nil {
+		return r.d.Err()
 	}
 	q.restore(head, ages)
 	return nil
@@ -98,12 +98,12 @@ func (l *uniform) loadState(r *reader) error {
 		}
 	}
 	count := r.int("BOGD heap size", n)
-	if r.err == nil && count != free {
+	if r.d.Err() == nil && count != free {
 		return r.fail("BOGD: heap of %d slots, %d weights are free", count, free)
 	}
 	slots := r.slots("BOGD heap slots", count, n)
-	if r.err != nil {
-		return r.err
+	if r.d.Err() != nil {
+		return r.d.Err()
 	}
 	h := l.free
 	for k, s := range slots {
@@ -188,17 +188,17 @@ func (l *nonUniform) loadState(r *reader) error {
 		}
 	}
 	count := r.int("BOGD++ group size", n)
-	if r.err == nil && count != grouped {
+	if r.d.Err() == nil && count != grouped {
 		return r.fail("BOGD++: group of %d slots, %d weights are in the group column", count, grouped)
 	}
 	members := r.slots("BOGD++ group slots", count, n)
 	count = r.int("BOGD++ individual count", n)
-	if r.err == nil && count != n-grouped {
+	if r.d.Err() == nil && count != n-grouped {
 		return r.fail("BOGD++: %d individuals, %d weights are individual", count, n-grouped)
 	}
 	indiv := r.slots("BOGD++ individual slots", count, n)
-	if r.err != nil {
-		return r.err
+	if r.d.Err() != nil {
+		return r.d.Err()
 	}
 	for k, s := range members {
 		if !inGroup[s] {
@@ -249,8 +249,8 @@ func (l *forgetron) loadState(r *reader) error {
 		} else {
 			y = int32(r.u32())
 		}
-		if r.err != nil {
-			return r.err
+		if r.d.Err() != nil {
+			return r.d.Err()
 		}
 		if !l.validLabel(y) {
 			return r.fail("Forgetron: label of support vector %d is %d", i, y)
@@ -305,19 +305,19 @@ func appendCoefficients(b []byte, alpha []float64) []byte {
 // scale.
 func (b *base) loadCoefficients(r *reader, alpha []float64) error {
 	n, k := b.set.Len(), b.outputs
-	if need := 8 * n * k; need > len(r.buf) {
-		return r.fail("%v: %d coefficients need %d bytes, %d remain", b.algo, n*k, need, len(r.buf))
+	if need := 8 * n * k; need > r.d.Len() {
+		return r.fail("%v: %d coefficients need %d bytes, %d remain", b.algo, n*k, need, r.d.Len())
 	}
 	for i := range n {
 		for c := range k {
 			a := r.f64()
 			alpha[i*k+c] = a
-			if w := b.set.Weights(c)[i]; r.err == nil && float32(a/b.scale) != w {
+			if w := b.set.Weights(c)[i]; r.d.Err() == nil && float32(a/b.scale) != w {
 				return r.fail("%v: weight %d of output %d is %v, its coefficient %v", b.algo, i, c, w, a)
 			}
 		}
 	}
-	return r.err
+	return r.d.Err()
 }
 
 // BPA-S: its coefficients (appendCoefficients).
@@ -336,8 +336,8 @@ func (l *projectron) loadState(r *reader) error {
 			values *= 2
 		}
 	}
-	if need := 8 * (n*k + values); need > len(r.buf) {
-		return r.fail("%v: state of %d support vectors needs %d bytes, %d remain", l.algo, n, need, len(r.buf))
+	if need := 8 * (n*k + values); need > r.d.Len() {
+		return r.fail("%v: state of %d support vectors needs %d bytes, %d remain", l.algo, n, need, r.d.Len())
 	}
 	if err := l.loadCoefficients(r, l.alpha); err != nil {
 		return err
@@ -346,7 +346,7 @@ func (l *projectron) loadState(r *reader) error {
 		for i := range l.kinv[:tri(n)] {
 			l.kinv[i] = r.f64()
 		}
-		return r.err
+		return r.d.Err()
 	}
 	for i := range n {
 		for j := range n {
@@ -358,7 +358,7 @@ func (l *projectron) loadState(r *reader) error {
 	for range values - n*n {
 		r.f64()
 	}
-	return r.err
+	return r.d.Err()
 }
 
 // NOGD: the phase (uint8: 1 after the transition), then in phase 2 its
@@ -379,15 +379,15 @@ func (l *nogd) loadState(r *reader) error {
 				return r.fail("NOGD: phase 1 with a Nyström map")
 			}
 		}
-		return r.err
+		return r.d.Err()
 	}
-	if need := 8 * len(l.w); need > len(r.buf) {
-		return r.fail("NOGD: its linear model needs %d bytes, %d remain", need, len(r.buf))
+	if need := 8 * len(l.w); need > r.d.Len() {
+		return r.fail("NOGD: its linear model needs %d bytes, %d remain", need, r.d.Len())
 	}
 	for i := range l.w {
 		l.w[i] = r.f64()
 	}
-	return r.err
+	return r.d.Err()
 }
 
 // slicesNonZero reports whether w holds a non-zero value.
@@ -406,7 +406,7 @@ func (l *bsgd) appendState(b []byte) []byte { return le.AppendUint64(b, uint64(l
 
 func (l *bsgd) loadState(r *reader) error {
 	l.t = r.int("BSGD step count", math.MaxInt)
-	return r.err
+	return r.d.Err()
 }
 
 // FOGD: its weights (K·Len float32 of engine.Features.Len, column-major). Its
@@ -419,13 +419,13 @@ func (l *fogd) appendState(b []byte) []byte {
 }
 
 func (l *fogd) loadState(r *reader) error {
-	if need := 4 * len(l.w); need > len(r.buf) {
-		return r.fail("FOGD: %d weights need %d bytes, %d remain", len(l.w), need, len(r.buf))
+	if need := 4 * len(l.w); need > r.d.Len() {
+		return r.fail("FOGD: %d weights need %d bytes, %d remain", len(l.w), need, r.d.Len())
 	}
 	for i := range l.w {
-		if l.w[i] = r.f32(); r.err == nil && !finite32(l.w[i]) {
+		if l.w[i] = r.f32(); r.d.Err() == nil && !finite32(l.w[i]) {
 			return r.fail("FOGD: weight %d is %v", i, l.w[i])
 		}
 	}
-	return r.err
+	return r.d.Err()
 }
