@@ -122,7 +122,7 @@ func (t *Tables) learntNothing(v float64, d Dataset) bool {
 func (t *Tables) reading(cr *CellResult, d Dataset, lo, hi experiment.GridMean, spanned bool, sel *CellResult) string {
 	var why []string
 	if d.Differs != "" {
-		why = append(why, "the data differ: "+d.Differs)
+		why = append(why, "the data differ (see above)")
 	}
 	theirs := cr.Paper.Metric
 	switch {
@@ -146,12 +146,12 @@ func (t *Tables) reading(cr *CellResult, d Dataset, lo, hi experiment.GridMean, 
 	if t.near(sel.Metric, theirs) && !t.near(cr.Metric, theirs) {
 		why = append(why, "with σ selected we agree with the paper")
 	}
-	if eq, ok := t.Cells[PaperScaleWidth][cr.Cell]; ok {
+	if eq, ok := t.cell(PaperScaleWidth, d.Name, cr.Cell.Algo, cr.Cell.Budget); ok {
 		verdict := "still differs"
 		if t.near(eq.Metric, theirs) {
 			verdict = "agrees with the paper"
 		}
-		why = append(why, fmt.Sprintf("at σ = %g, the paper's σ = 8 on its copy's scale, ours is %s: it %s", d.PaperScale, t.fmtValue(eq.Metric), verdict))
+		why = append(why, fmt.Sprintf("on the paper's feature scale (%s), ours is %s: it %s", d.paperSetting(), t.fmtValue(eq.Metric), verdict))
 	}
 	return strings.Join(why, "; ")
 }

@@ -195,8 +195,9 @@ func testTable(t *testing.T, task bogd.Task) *Table {
 	tab.Datasets = []Dataset{d}
 	tab.Algorithms = []string{"rbp", "bogd-oldest", "bogd", "bogd++"}
 	tab.Published = map[string]map[string]Published{"german": {"rbp": {0.2, 0.01, 0.1}, "bogd-oldest": {0.9, 0.01, 0.2}}}
+	tab.Datasets[0].PaperScale = 16
 	if task == bogd.Binary {
-		tab.Datasets[0].PaperScale = 16
+		tab.Datasets[0].PaperScale, tab.Datasets[0].PaperScaling = 0.5, experiment.ScalingMinMax
 		tab.Algorithms = []string{"rbp", "bogd", "bogd++"}
 		tab.Published = map[string]map[string]Published{"german": {"rbp": {37.5, 1.1, 0.086}, "bogd": {31.6, 1.5, 0.114}}}
 		tab.Budgets = []int{20, 40}
@@ -251,7 +252,9 @@ func TestRegressionTableEndToEnd(t *testing.T) {
 	if n := len(selected.SelectJobs()); n != 4*2*5*2 {
 		t.Fatalf("%d selection jobs with σ selected", n)
 	}
-	if stats.Ran > 4*2*5*2+2*4*2 || stats.Ran < 4*2*5*2+4*2 {
+	// At the paper's scale (σ = 16 here), 4 × 2 more selection jobs and 4
+	// cells × 2 runs.
+	if stats.Ran > 4*2*5*2+2*4*2+4*2*2+4*2 || stats.Ran < 4*2*5*2+4*2+4*2*2+4*2 {
 		t.Fatalf("ran %d jobs", stats.Ran)
 	}
 	rs := experiment.NewResultSet()
@@ -300,10 +303,27 @@ func TestBinaryTableTwoBudgets(t *testing.T) {
 	}
 	s := string(md)
 	for _, want := range []string{"B = 20, as the paper", "B = 40 (not in their paper; our addition)", "(37.5)", "**Best of all**", "| german | ",
-		"## Table 5, σ = 8 on the paper's feature scale", "german at σ = 16", "η=0.02, λT²=1, γ=10, σ=16"} {
+		"## Table 5, σ = 8 on the paper's feature scale", "german minmax scaled, σ = 0.5", "| german-minmax | BOGD++ | 20 | η=0.02, λT²=1, γ=10, σ=0.5 |"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("lsokl.md lacks %q", want)
 		}
+	}
+	// The paper copy's runs read the scaled data.
+	rs := experiment.NewResultSet()
+	if _, err := rs.Load(opt.Results, func(string) {}); err != nil {
+		t.Fatal(err)
+	}
+	scaled := 0
+	for r := range rs.All() {
+		if r.Dataset == "german-minmax" {
+			if r.Scaling != experiment.ScalingMinMax || r.Sigma != 0.5 {
+				t.Fatalf("paper copy record %v", r.Key())
+			}
+			scaled++
+		}
+	}
+	if scaled == 0 {
+		t.Fatal("no run of the paper's copy")
 	}
 	addition := s[strings.Index(s, "B = 40 (not in their paper"):]
 	addition = addition[:strings.Index(addition, "\n\n| algorithm")+200]

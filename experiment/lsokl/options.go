@@ -1,6 +1,7 @@
 package lsokl
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -124,7 +125,8 @@ func (o *Options) widths() []Width {
 	return ws
 }
 
-// Plan is the job list of one width setting.
+// Plan is the job list of width setting FixedWidth or SelectedWidth
+// (PaperScaleWidth has one per scaling: paperScalePlans).
 func (o *Options) Plan(w Width) *experiment.Plan {
 	t := o.Table
 	p := &experiment.Plan{
@@ -133,22 +135,49 @@ func (o *Options) Plan(w Width) *experiment.Plan {
 		Task: t.Task, Scaling: t.Scaling, Epsilon: t.Epsilon, Nu: t.Nu,
 		RankFactor: t.RankFactor, FeatureFactor: t.FeatureFactor,
 	}
-	switch w {
-	case SelectedWidth:
+	if w == SelectedWidth {
 		p.Widths = map[string][]float64{}
 		for _, d := range o.Datasets {
 			p.Widths[d.Name] = d.Widths()
 		}
-	case PaperScaleWidth:
-		p.Widths = map[string][]float64{}
-		for _, d := range o.Datasets {
-			if d.PaperScale != 0 {
-				p.Widths[d.Name] = []float64{d.PaperScale}
-			}
-		}
-		p.Cells = slices.DeleteFunc(p.Cells, func(c experiment.Cell) bool { return p.Widths[c.Dataset] == nil })
 	}
 	return p
+}
+
+// paperScalePlans are the plans of PaperScaleWidth: every dataset with a
+// PaperScale at that width, as read (mnist, letter) or scaled as the
+// paper's copy was (shuttle: its own dataset name, paperCopy, and
+// scaling).
+func (o *Options) paperScalePlans() []*experiment.Plan {
+	var out []*experiment.Plan
+	for _, scaling := range []string{"", experiment.ScalingMinMax} {
+		p := o.Plan(FixedWidth)
+		p.Scaling, p.Cells, p.Widths = cmp.Or(scaling, o.Table.Scaling), nil, map[string][]float64{}
+		for _, d := range o.Datasets {
+			if d.PaperScale == 0 || d.PaperScaling != scaling {
+				continue
+			}
+			p.Widths[d.paperCopy()] = []float64{d.PaperScale}
+			for _, c := range o.Cells() {
+				if c.Dataset == d.Name {
+					c.Dataset = d.paperCopy()
+					p.Cells = append(p.Cells, c)
+				}
+			}
+		}
+		if len(p.Cells) > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// plans are the plans of width setting w.
+func (o *Options) plans(w Width) []*experiment.Plan {
+	if w == PaperScaleWidth {
+		return o.paperScalePlans()
+	}
+	return []*experiment.Plan{o.Plan(w)}
 }
 
 // Plans are the width settings' plans (experiment.Study): their shared
@@ -156,7 +185,7 @@ func (o *Options) Plan(w Width) *experiment.Plan {
 func (o *Options) Plans() []*experiment.Plan {
 	var out []*experiment.Plan
 	for _, w := range o.widths() {
-		out = append(out, o.Plan(w))
+		out = append(out, o.plans(w)...)
 	}
 	return out
 }

@@ -177,9 +177,9 @@ func WriteReport(opt *Options, t *Tables, replace bool) error {
 func (t *Tables) renderPaperScale(b *bytes.Buffer) {
 	var ds []string
 	for _, d := range t.datasets(PaperScaleWidth) {
-		ds = append(ds, fmt.Sprintf("%s at σ = %g", d.Name, d.PaperScale))
+		ds = append(ds, fmt.Sprintf("%s %s", d.Name, d.paperSetting()))
 	}
-	fmt.Fprintf(b, "Where our copy differs from the paper's by a scale factor of the features alone, this is the paper's σ = 8 on its copy's scale: %s (a Gaussian kernel of width σ on features x is the kernel of width σ/s on features s·x). Parameters are selected as in the σ = 8 table.\n\n", strings.Join(ds, ", "))
+	fmt.Fprintf(b, "Where our copy differs from the paper's by the scale of its features alone, this is the paper's σ = 8 on its copy's scale: %s (a Gaussian kernel of width σ on features x is the kernel of width σ/s on features s·x; a copy scaled to [−1, 1] is twice one scaled to [0, 1]). Parameters are selected as in the σ = 8 table.\n\n", strings.Join(ds, ", "))
 }
 
 // renderDataNotes lists how the copies here differ from the paper's, and

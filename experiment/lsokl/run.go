@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/experiment"
 )
@@ -34,13 +35,19 @@ func (o *Options) LoadData(warn func(string)) (map[string]*dataset.Dataset, erro
 	var names []string
 	for _, d := range o.Datasets {
 		names = append(names, d.Name)
+		if d.PaperScale != 0 && d.PaperScaling != "" && slices.Contains(o.widths(), PaperScaleWidth) {
+			names = append(names, d.paperCopy())
+		}
 	}
 	return experiment.LoadEach(names, func(name string) (*dataset.Dataset, error) {
-		d, _ := o.Table.Dataset(name)
+		d, _ := o.Table.datasetOf(name)
 		path := filepath.Join(o.DatasetsDir, d.File)
 		data, err := dataset.ReadFile(path, dataset.Options{Task: experiment.DataTask(o.Table.Task), Warn: warn})
 		if err != nil {
 			return nil, err
+		}
+		if name != d.Name { // the paper's copy: scaled as it was
+			return dataset.MinMax(data, o.Table.Task == bogd.Regression).Apply(data)
 		}
 		if data.Len() != d.Rows {
 			return nil, fmt.Errorf("%s has %d rows, Table %d's %s %d: another file", path, data.Len(), o.Table.Number, d.Name, d.Rows)

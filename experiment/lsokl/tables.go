@@ -23,8 +23,8 @@ type CellResult struct {
 type Tables struct {
 	Opt   *Options
 	Cells [3]map[experiment.Cell]*CellResult // by Width
-	Order []experiment.Cell
-	SIMD  []string // implementations that produced the reported runs
+	Order []experiment.Cell                  // the cells of the σ = 8 and σ-selected tables
+	SIMD  []string                           // implementations that produced the reported runs
 	// Passes counts the passes behind the tables (selection and reported,
 	// each job once), PassSeconds their summed time.
 	Passes      int
@@ -37,20 +37,22 @@ type Tables struct {
 func Collect(opt *Options, rs *experiment.ResultSet) (*Tables, error) {
 	t := &Tables{Opt: opt, Order: opt.Cells()}
 	for _, w := range opt.widths() {
-		outcomes, simds, err := opt.Plan(w).Outcomes(rs)
-		if err != nil {
-			return nil, err
-		}
-		for _, s := range simds {
-			if !slices.Contains(t.SIMD, s) {
-				t.SIMD = append(t.SIMD, s)
-			}
-		}
 		t.Cells[w] = map[experiment.Cell]*CellResult{}
-		for _, o := range outcomes {
-			cr := &CellResult{Outcome: *o}
-			cr.Paper, cr.HasPaper = opt.published(o.Cell)
-			t.Cells[w][o.Cell] = cr
+		for _, plan := range opt.plans(w) {
+			outcomes, simds, err := plan.Outcomes(rs)
+			if err != nil {
+				return nil, err
+			}
+			for _, s := range simds {
+				if !slices.Contains(t.SIMD, s) {
+					t.SIMD = append(t.SIMD, s)
+				}
+			}
+			for _, o := range outcomes {
+				cr := &CellResult{Outcome: *o}
+				cr.Paper, cr.HasPaper = opt.published(o.Cell)
+				t.Cells[w][o.Cell] = cr
+			}
 		}
 	}
 	var err error
@@ -61,19 +63,23 @@ func Collect(opt *Options, rs *experiment.ResultSet) (*Tables, error) {
 // published returns the paper's figure of cell c, if the paper has it: its
 // budget is the paper's (or it has none).
 func (o *Options) published(c experiment.Cell) (Published, bool) {
-	d, _ := o.Table.Dataset(c.Dataset)
+	d, _ := o.Table.datasetOf(c.Dataset)
 	if c.Budget != 0 && c.Budget != d.Budget {
 		return Published{}, false
 	}
-	p, ok := o.Table.Published[c.Dataset][c.Algo.String()]
+	p, ok := o.Table.Published[d.Name][c.Algo.String()]
 	return p, ok
 }
 
-// cell returns the result of (dataset, algorithm, budget) under width w;
-// the budget of an algorithm without one is ignored.
+// cell returns the result of (dataset, algorithm, budget) under width w
+// (at PaperScaleWidth, of the dataset's paper copy); the budget of an
+// algorithm without one is ignored.
 func (t *Tables) cell(w Width, ds string, a bogd.Algorithm, budget int) (*CellResult, bool) {
 	if !a.Budgeted() {
 		budget = 0
+	}
+	if d, ok := t.Opt.Table.Dataset(ds); ok && w == PaperScaleWidth {
+		ds = d.paperCopy()
 	}
 	cr, ok := t.Cells[w][experiment.Cell{Dataset: ds, Algo: a, Budget: budget}]
 	return cr, ok
@@ -218,7 +224,10 @@ func fmtRatio(r float64) string {
 // datasets lists the datasets with cells under width w.
 func (t *Tables) datasets(w Width) []Dataset {
 	return slices.DeleteFunc(slices.Clone(t.Opt.Datasets), func(d Dataset) bool {
-		return !slices.ContainsFunc(t.Order, func(c experiment.Cell) bool { return c.Dataset == d.Name && t.Cells[w][c] != nil })
+		return !slices.ContainsFunc(t.Opt.Algorithms, func(a bogd.Algorithm) bool {
+			_, ok := t.cell(w, d.Name, a, t.budgetOf(d, t.blocks()[0]))
+			return ok
+		})
 	})
 }
 
@@ -247,9 +256,13 @@ func (t *Tables) metricName() string {
 // width w.
 func (t *Tables) renderSelected(b *bytes.Buffer, w Width) {
 	fmt.Fprintf(b, "**%s**\n\n| dataset | algorithm | budget | selected | selection %s |\n|---|---|---|---|---|\n", w, t.shortMetric())
-	for _, c := range t.Order {
+	var cells []experiment.Cell
+	for _, p := range t.Opt.plans(w) {
+		cells = append(cells, p.Cells...)
+	}
+	for _, c := range cells {
 		cr := t.Cells[w][c]
-		if cr == nil || math.IsNaN(cr.Sel.Mean) {
+		if math.IsNaN(cr.Sel.Mean) {
 			continue
 		}
 		budget := "-"
