@@ -90,6 +90,67 @@ func BenchmarkSqDistSparse(b *testing.B) {
 	})
 }
 
+// sqDist64Shapes are the (budget, dim) shapes of the SqDist64 benchmarks:
+// a Projectron++ on dna (200 vectors of 180 features), and small and tiny
+// dimensions with more vectors.
+var sqDist64Shapes = [][2]int{{200, 180}, {100, 16}, {1000, 8}}
+
+// BenchmarkSqDist64 measures SqDist64 (the exact squared distances of the
+// Projectrons' ExactKernels) over whole tiles, next to
+// BenchmarkSqDist64Scalar, the loop package engine ran before.
+// ns/distance is per stored vector.
+func BenchmarkSqDist64(b *testing.B) {
+	simdtest.ForEachImplB(b, func(b *testing.B, impl simd.Impl) {
+		for _, shape := range sqDist64Shapes {
+			budget, dim := shape[0], shape[1]
+			b.Run(fmt.Sprintf("budget=%d/dim=%d", budget, dim), func(b *testing.B) {
+				r := rand.New(rand.NewPCG(uint64(budget), uint64(dim)))
+				tiles := tiled(randVecs(r, budget, dim, r.Float32), dim)
+				x := randVecs(r, 1, dim, r.Float32)[0]
+				dst := make([]float64, slots(budget))
+				b.ReportAllocs()
+				for b.Loop() {
+					simd.SqDist64(dst, x, tiles, dim)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(budget), "ns/distance")
+			})
+		}
+	})
+}
+
+// BenchmarkSqDist64Scalar measures, on BenchmarkSqDist64's shapes, the
+// scalar loop that package engine's exact distances ran before SqDist64
+// (the same bits on amd64 with GOAMD64 below v3): a tile at a time, its
+// 16 sums in an array, every feature's row added to them.
+func BenchmarkSqDist64Scalar(b *testing.B) {
+	for _, shape := range sqDist64Shapes {
+		budget, dim := shape[0], shape[1]
+		b.Run(fmt.Sprintf("budget=%d/dim=%d", budget, dim), func(b *testing.B) {
+			r := rand.New(rand.NewPCG(uint64(budget), uint64(dim)))
+			tiles := tiled(randVecs(r, budget, dim, r.Float32), dim)
+			x := randVecs(r, 1, dim, r.Float32)[0]
+			dst := make([]float64, budget)
+			b.ReportAllocs()
+			for b.Loop() {
+				var acc [lanes]float64
+				for t := 0; t*lanes < len(dst); t++ {
+					clear(acc[:])
+					tile := tiles[t*dim*lanes : (t+1)*dim*lanes]
+					for j, xj := range x {
+						lane := tile[j*lanes : (j+1)*lanes]
+						for l, v := range lane {
+							diff := float64(v) - float64(xj)
+							acc[l] += diff * diff
+						}
+					}
+					copy(dst[t*lanes:], acc[:min(lanes, len(dst)-t*lanes)])
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(budget), "ns/distance")
+		})
+	}
+}
+
 // BenchmarkDot measures Dot over 1024 values.
 func BenchmarkDot(b *testing.B) {
 	simdtest.ForEachImplB(b, func(b *testing.B, impl simd.Impl) {

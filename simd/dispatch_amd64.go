@@ -31,6 +31,17 @@ func sqdist(dst, x, tiles []float32, dim int) {
 	}
 }
 
+func sqdist64(dst []float64, x, tiles []float32, dim int) {
+	switch active {
+	case AVX512:
+		sqdist64AVX512(dst, x, tiles, dim)
+	case AVX2:
+		sqdist64AVX2(dst, x, tiles, dim)
+	default:
+		sqdist64Generic(dst, x, tiles, dim)
+	}
+}
+
 func sqdistSparse(dst, norms []float32, idx []int32, val []float32, xnorm float32, tiles []float32, dim int) {
 	switch active {
 	case AVX512:

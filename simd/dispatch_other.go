@@ -9,6 +9,8 @@ func supported(i Impl) bool { return i == Generic }
 
 func sqdist(dst, x, tiles []float32, dim int) { sqdistGeneric(dst, x, tiles, dim) }
 
+func sqdist64(dst []float64, x, tiles []float32, dim int) { sqdist64Generic(dst, x, tiles, dim) }
+
 func sqdistSparse(dst, norms []float32, idx []int32, val []float32, xnorm float32, tiles []float32, dim int) {
 	sqdistSparseGeneric(dst, norms, idx, val, xnorm, tiles, dim)
 }

@@ -120,6 +120,118 @@ func checkSqDist(tb testing.TB, what string, vecs [][]float32, x []float32, dim,
 	return dst.s()
 }
 
+// sqDist64Kinds are dataKinds and values SqDist64 must handle bit for bit
+// too: magnitudes over float32's whole range (denormals, ±MaxFloat32 and
+// signed zeros included), where the float64 differences are not exact, and
+// infinities and NaN.
+var sqDist64Kinds = append(dataKinds[:len(dataKinds):len(dataKinds)],
+	dataKind{"extreme", func(r *rand.Rand, n, dim int) ([][]float32, []float32) {
+		special := []float32{0, float32(math.Copysign(0, -1)), math.MaxFloat32, -math.MaxFloat32,
+			math.SmallestNonzeroFloat32, -math.SmallestNonzeroFloat32, 0x1p-126, 1}
+		f := func() float32 {
+			if r.IntN(8) == 0 {
+				return special[r.IntN(len(special))]
+			}
+			return float32(math.Ldexp(r.NormFloat64(), r.IntN(276)-149))
+		}
+		return randVecs(r, n, dim, f), randVecs(r, 1, dim, f)[0]
+	}},
+	dataKind{"nonfinite", func(r *rand.Rand, n, dim int) ([][]float32, []float32) {
+		f := func() float32 {
+			switch r.IntN(40) {
+			case 0:
+				return float32(math.Inf(1))
+			case 1:
+				return float32(math.Inf(-1))
+			case 2:
+				return float32(math.NaN())
+			}
+			return float32(r.NormFloat64())
+		}
+		return randVecs(r, n, dim, f), randVecs(r, 1, dim, f)[0]
+	}},
+)
+
+func TestEquivSqDist64(t *testing.T) {
+	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
+		skew := 0 // misalignment of the slices, varied over the cases
+		r := rand.New(rand.NewPCG(21, 22))
+		for _, kind := range sqDist64Kinds {
+			shapes(func(n, dim int) {
+				vecs, x := kind.gen(r, n, dim)
+				checkSqDist64(t, fmt.Sprintf("%s n=%d dim=%d skew=%d", kind.name, n, dim, skew), vecs, x, dim, skew)
+				skew++
+			})
+		}
+	})
+}
+
+// checkSqDist64 runs SqDist64 on guarded, misaligned (by skew) copies of
+// vecs and x and an output, compares every slot with refSqDist64 bit for
+// bit (a NaN with any NaN: their payloads are not specified), and returns
+// the output.
+func checkSqDist64(tb testing.TB, what string, vecs [][]float32, x []float32, dim, skew int) []float64 {
+	tb.Helper()
+	all := padded(vecs, dim)
+	xg := newGuarded(x, nan[float32](), skew)
+	tiles := newGuarded(tiled(vecs, dim), nan[float32](), skew+1)
+	dst := newOutput[float64](len(all), skew+2)
+	simd.SqDist64(dst.s(), xg.s(), tiles.s(), dim)
+	dst.check(tb, what+" dst")
+	xg.checkInput(tb, what+" x")
+	tiles.checkInput(tb, what+" tiles")
+	for i, s := range all {
+		want := refSqDist64(x, s)
+		if got := dst.s()[i]; math.Float64bits(got) != math.Float64bits(want) && !(got != got && want != want) {
+			tb.Fatalf("%s: slot %d: got %v (%#x), want %v (%#x)", what, i, got, math.Float64bits(got), want, math.Float64bits(want))
+		}
+	}
+	return dst.s()
+}
+
+// TestSqDist64Args: SqDist64 checks its shapes as SqDist does, and writes
+// only the slots of whole tiles when dst is longer.
+func TestSqDist64Args(t *testing.T) {
+	for _, c := range []struct {
+		dst, x, tiles, dim int
+		ok                 bool
+	}{
+		{0, 3, 0, 3, true},
+		{16, 3, 48, 3, true},
+		{20, 3, 48, 3, true}, // dst longer: the rest untouched
+		{15, 3, 48, 3, false},
+		{16, 2, 48, 3, false}, // query too short
+		{16, 3, 47, 3, false}, // not whole tiles
+		{16, 3, 48, 0, false},
+	} {
+		func() {
+			defer func() {
+				if p := recover(); (p == nil) != c.ok {
+					t.Errorf("SqDist64 with dst %d, x %d, tiles %d, dim %d: panic %v, want ok %v", c.dst, c.x, c.tiles, c.dim, p, c.ok)
+				}
+			}()
+			dst := make([]float64, c.dst)
+			for i := range dst {
+				dst[i] = outFill
+			}
+			tiles := make([]float32, c.tiles)
+			for i := range tiles {
+				tiles[i] = 1
+			}
+			simd.SqDist64(dst, make([]float32, c.x), tiles, c.dim)
+			for i, v := range dst {
+				want := float64(c.dim)
+				if i >= c.tiles/max(c.dim, 1) {
+					want = outFill
+				}
+				if v != want {
+					t.Errorf("dst %d, tiles %d, dim %d: dst[%d] = %v, want %v", c.dst, c.tiles, c.dim, i, v, want)
+				}
+			}
+		}()
+	}
+}
+
 func TestEquivSqDistSparse(t *testing.T) {
 	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
 		skew := 0 // misalignment of the slices, varied over the cases

@@ -101,6 +101,34 @@ func FuzzSqDist(f *testing.F) {
 	})
 }
 
+func FuzzSqDist64(f *testing.F) {
+	// More of the seed corpus is in testdata/fuzz/FuzzSqDist64.
+	f.Add([]byte{17, 8, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	f.Add([]byte{63, 3, 0xff, 0x7f, 30, 0, 0x80, 30})
+	f.Add([]byte{1, 11, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d := &decoder{b: data}
+		n, dim := d.intn(70), fuzzDims[d.intn(len(fuzzDims))]
+		// Exponents from the denormals to MaxFloat32 (m·2^e with
+		// |m| ≤ 2¹⁵ and e ≤ 112), over a span of up to 90 binary orders
+		// within one input: differences of values that far apart are
+		// not exact in float64, and their rounding must agree too.
+		span := d.intn(91)
+		elo := -165 + d.intn(278-span)
+		value := func() float32 { return d.value(elo, elo+span) }
+		vecs := randVecs(nil, n, dim, value)
+		x := randVecs(nil, 1, dim, value)[0]
+		if d.intn(4) == 0 && n > 0 {
+			copy(vecs[d.intn(n)], x) // distance exactly 0
+		}
+		skew := d.intn(4)
+		// Every implementation gives refSqDist64's bits: a tolerance of 0.
+		implsAgree(t, make([]float64, slots(n)), func(t *testing.T) []float64 {
+			return checkSqDist64(t, "fuzz input", vecs, x, dim, skew)
+		})
+	})
+}
+
 // randVecsDec decodes n vectors of dimension dim with exponents in
 // [elo, elo+12].
 func randVecsDec(d *decoder, n, dim, elo int) [][]float32 {

@@ -303,6 +303,35 @@ func sqdistGeneric(dst, x, tiles []float32, dim int) {
 	}
 }
 
+// sqdist64Generic writes into dst[t*16+l] the squared distance from x to
+// the vector in lane l of tile t in float64, as SqDist64 defines it: each
+// float32 converted exactly, the difference, its square and each addition
+// rounded once, in feature order. The conversion float64(d*d) keeps the
+// compiler from fusing the square into the addition (an FMA, which it
+// emits on arm64 and with GOAMD64=v3) and so from changing the bits. Four
+// lanes at a time keep their sums in registers, as sqdistGeneric's.
+func sqdist64Generic(dst []float64, x, tiles []float32, dim int) {
+	x = x[:dim]
+	row := dim * lanes
+	for t := 0; t < len(tiles)/row; t++ {
+		tile := tiles[t*row : (t+1)*row]
+		out := dst[t*lanes : (t+1)*lanes]
+		for l := 0; l < lanes; l += 4 {
+			var a0, a1, a2, a3 float64
+			for j, xj := range x {
+				s := tile[j*lanes+l : j*lanes+l+4 : j*lanes+l+4]
+				v := float64(xj)
+				d0, d1, d2, d3 := float64(s[0])-v, float64(s[1])-v, float64(s[2])-v, float64(s[3])-v
+				a0 += float64(d0 * d0)
+				a1 += float64(d1 * d1)
+				a2 += float64(d2 * d2)
+				a3 += float64(d3 * d3)
+			}
+			out[l], out[l+1], out[l+2], out[l+3] = a0, a1, a2, a3
+		}
+	}
+}
+
 // sqdistSparseGeneric writes into dst the squared distances from the sparse
 // query (idx, val) to every stored vector through the norm expansion
 // ‖x−s‖² = ‖s‖² + ‖x‖² − 2·x·s, touching only the query's non-zero features:

@@ -7084,3 +7084,216 @@ done_146:
 	VMOVSS       X0, ret+24(FP)
 	VZEROUPPER
 	RET
+
+// func sqdist64AVX2(dst []float64, x []float32, tiles []float32, dim int)
+// Requires: AVX, FMA3
+TEXT ·sqdist64AVX2(SB), NOSPLIT, $0-80
+	MOVQ      dst_base+0(FP), AX
+	MOVQ      dst_len+8(FP), CX
+	SHLQ      $0x02, CX
+	MOVQ      tiles_base+48(FP), DX
+	MOVQ      dim+72(FP), BX
+	MOVQ      x_base+24(FP), SI
+	LEAQ      (SI)(BX*4), SI
+	MOVQ      BX, DI
+	SHLQ      $0x06, DI
+	LEAQ      (DI)(DI*2), R8
+	VCVTPS2PD consts<>+896(SB), Y0
+	VXORPS    Y1, Y1, Y1
+	XORQ      R8, R8
+
+	// blocks of 2
+	MOVQ CX, R9
+	SUBQ R8, R9
+	CMPQ R9, $0x00000080
+	JB   below2_149
+
+blocks2_150:
+	MOVQ   R8, R9
+	IMULQ  BX, R9
+	ADDQ   DX, R9
+	VXORPS Y1, Y1, Y1
+	VXORPS Y1, Y1, Y2
+	VXORPS Y1, Y1, Y3
+	VXORPS Y1, Y1, Y4
+	VXORPS Y1, Y1, Y5
+	VXORPS Y1, Y1, Y6
+	VXORPS Y1, Y1, Y7
+	VXORPS Y1, Y1, Y8
+	MOVQ   BX, R10
+	NEGQ   R10
+
+feature_151:
+	VBROADCASTSS (SI)(R10*4), Y9
+	VCVTPS2PD    X9, Y9
+	VCVTPS2PD    (R9), Y10
+	VFMSUB213PD  Y9, Y0, Y10
+	VMULPD       Y10, Y10, Y10
+	VADDPD       Y10, Y1, Y1
+	VCVTPS2PD    16(R9), Y10
+	VFMSUB213PD  Y9, Y0, Y10
+	VMULPD       Y10, Y10, Y10
+	VADDPD       Y10, Y2, Y2
+	VCVTPS2PD    32(R9), Y10
+	VFMSUB213PD  Y9, Y0, Y10
+	VMULPD       Y10, Y10, Y10
+	VADDPD       Y10, Y3, Y3
+	VCVTPS2PD    48(R9), Y10
+	VFMSUB213PD  Y9, Y0, Y10
+	VMULPD       Y10, Y10, Y10
+	VADDPD       Y10, Y4, Y4
+	VCVTPS2PD    (R9)(DI*1), Y10
+	VFMSUB213PD  Y9, Y0, Y10
+	VMULPD       Y10, Y10, Y10
+	VADDPD       Y10, Y5, Y5
+	VCVTPS2PD    16(R9)(DI*1), Y10
+	VFMSUB213PD  Y9, Y0, Y10
+	VMULPD       Y10, Y10, Y10
+	VADDPD       Y10, Y6, Y6
+	VCVTPS2PD    32(R9)(DI*1), Y10
+	VFMSUB213PD  Y9, Y0, Y10
+	VMULPD       Y10, Y10, Y10
+	VADDPD       Y10, Y7, Y7
+	VCVTPS2PD    48(R9)(DI*1), Y10
+	VFMSUB213PD  Y9, Y0, Y10
+	VMULPD       Y10, Y10, Y10
+	VADDPD       Y10, Y8, Y8
+	ADDQ         $0x40, R9
+	INCQ         R10
+	JNZ          feature_151
+	VMOVUPD      Y1, (AX)(R8*2)
+	VMOVUPD      Y2, 32(AX)(R8*2)
+	VMOVUPD      Y3, 64(AX)(R8*2)
+	VMOVUPD      Y4, 96(AX)(R8*2)
+	VMOVUPD      Y5, 128(AX)(R8*2)
+	VMOVUPD      Y6, 160(AX)(R8*2)
+	VMOVUPD      Y7, 192(AX)(R8*2)
+	VMOVUPD      Y8, 224(AX)(R8*2)
+	ADDQ         $0x00000080, R8
+	MOVQ         CX, R9
+	SUBQ         R8, R9
+	CMPQ         R9, $0x00000080
+	JAE          blocks2_150
+	TESTQ        R9, R9
+	JZ           done_148
+
+	// last 2, overlapping the previous block
+	MOVQ   CX, R8
+	SUBQ   $0x00000080, R8
+	MOVQ   R8, CX
+	IMULQ  BX, CX
+	ADDQ   DX, CX
+	VXORPS Y1, Y1, Y1
+	VXORPS Y1, Y1, Y2
+	VXORPS Y1, Y1, Y3
+	VXORPS Y1, Y1, Y4
+	VXORPS Y1, Y1, Y5
+	VXORPS Y1, Y1, Y6
+	VXORPS Y1, Y1, Y7
+	VXORPS Y1, Y1, Y8
+	MOVQ   BX, DX
+	NEGQ   DX
+
+feature_152:
+	VBROADCASTSS (SI)(DX*4), Y9
+	VCVTPS2PD    X9, Y9
+	VCVTPS2PD    (CX), Y10
+	VFMSUB213PD  Y9, Y0, Y10
+	VMULPD       Y10, Y10, Y10
+	VADDPD       Y10, Y1, Y1
+	VCVTPS2PD    16(CX), Y10
+	VFMSUB213PD  Y9, Y0, Y10
+	VMULPD       Y10, Y10, Y10
+	VADDPD       Y10, Y2, Y2
+	VCVTPS2PD    32(CX), Y10
+	VFMSUB213PD  Y9, Y0, Y10
+	VMULPD       Y10, Y10, Y10
+	VADDPD       Y10, Y3, Y3
+	VCVTPS2PD    48(CX), Y10
+	VFMSUB213PD  Y9, Y0, Y10
+	VMULPD       Y10, Y10, Y10
+	VADDPD       Y10, Y4, Y4
+	VCVTPS2PD    (CX)(DI*1), Y10
+	VFMSUB213PD  Y9, Y0, Y10
+	VMULPD       Y10, Y10, Y10
+	VADDPD       Y10, Y5, Y5
+	VCVTPS2PD    16(CX)(DI*1), Y10
+	VFMSUB213PD  Y9, Y0, Y10
+	VMULPD       Y10, Y10, Y10
+	VADDPD       Y10, Y6, Y6
+	VCVTPS2PD    32(CX)(DI*1), Y10
+	VFMSUB213PD  Y9, Y0, Y10
+	VMULPD       Y10, Y10, Y10
+	VADDPD       Y10, Y7, Y7
+	VCVTPS2PD    48(CX)(DI*1), Y10
+	VFMSUB213PD  Y9, Y0, Y10
+	VMULPD       Y10, Y10, Y10
+	VADDPD       Y10, Y8, Y8
+	ADDQ         $0x40, CX
+	INCQ         DX
+	JNZ          feature_152
+	VMOVUPD      Y1, (AX)(R8*2)
+	VMOVUPD      Y2, 32(AX)(R8*2)
+	VMOVUPD      Y3, 64(AX)(R8*2)
+	VMOVUPD      Y4, 96(AX)(R8*2)
+	VMOVUPD      Y5, 128(AX)(R8*2)
+	VMOVUPD      Y6, 160(AX)(R8*2)
+	VMOVUPD      Y7, 192(AX)(R8*2)
+	VMOVUPD      Y8, 224(AX)(R8*2)
+	JMP          done_148
+
+below2_149:
+	// blocks of 1
+	MOVQ CX, R9
+	SUBQ R8, R9
+	CMPQ R9, $0x00000040
+	JB   below1_153
+
+blocks1_154:
+	MOVQ   R8, DI
+	IMULQ  BX, DI
+	ADDQ   DX, DI
+	VXORPS Y1, Y1, Y1
+	VXORPS Y1, Y1, Y2
+	VXORPS Y1, Y1, Y3
+	VXORPS Y1, Y1, Y4
+	MOVQ   BX, R9
+	NEGQ   R9
+
+feature_155:
+	VBROADCASTSS (SI)(R9*4), Y5
+	VCVTPS2PD    X5, Y5
+	VCVTPS2PD    (DI), Y6
+	VFMSUB213PD  Y5, Y0, Y6
+	VMULPD       Y6, Y6, Y6
+	VADDPD       Y6, Y1, Y1
+	VCVTPS2PD    16(DI), Y6
+	VFMSUB213PD  Y5, Y0, Y6
+	VMULPD       Y6, Y6, Y6
+	VADDPD       Y6, Y2, Y2
+	VCVTPS2PD    32(DI), Y6
+	VFMSUB213PD  Y5, Y0, Y6
+	VMULPD       Y6, Y6, Y6
+	VADDPD       Y6, Y3, Y3
+	VCVTPS2PD    48(DI), Y6
+	VFMSUB213PD  Y5, Y0, Y6
+	VMULPD       Y6, Y6, Y6
+	VADDPD       Y6, Y4, Y4
+	ADDQ         $0x40, DI
+	INCQ         R9
+	JNZ          feature_155
+	VMOVUPD      Y1, (AX)(R8*2)
+	VMOVUPD      Y2, 32(AX)(R8*2)
+	VMOVUPD      Y3, 64(AX)(R8*2)
+	VMOVUPD      Y4, 96(AX)(R8*2)
+	ADDQ         $0x00000040, R8
+	MOVQ         CX, R9
+	SUBQ         R8, R9
+	CMPQ         R9, $0x00000040
+	JAE          blocks1_154
+	JMP          done_148
+
+below1_153:
+done_148:
+	VZEROUPPER
+	RET

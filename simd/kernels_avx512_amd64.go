@@ -259,9 +259,35 @@ func minAVX512(a []float32) float32
 //go:noescape
 func fmaLoopAVX512(n int, mul float32, add float32, seed float32) float32
 
+// sqdist64AVX512 is sqdist64Generic for AVX-512F:
+//
+//	for t := range len(tiles) / (dim * 16) {
+//		for l := range 16 {
+//			var acc float64
+//			for j := range dim {
+//				d := float64(tiles[(t*dim+j)*16+l]) - float64(x[j])
+//				acc += float64(d * d)
+//			}
+//			dst[t*16+l] = acc
+//		}
+//	}
+//
+// len(tiles) must be a multiple of dim·16 (dim ≥ 1), dst must hold one value
+// per slot and x exactly dim values. The float32 values are converted exactly
+// (VCVTPS2PD); the difference, the square and each addition are rounded once,
+// in feature order: the generic code's bits (the difference is an FMA
+// s·1 − x_j, whose product is exact: one rounding, as a subtraction's). dst
+// must not overlap the inputs: the last block of tiles may overlap the
+// previous one and be computed twice.
+//
+// Requires: AVX, FMA3
+//
+//go:noescape
+func sqdist64AVX512(dst []float64, x []float32, tiles []float32, dim int)
+
 // featuresAVX512 lists the CPU features the functions above require: the union
 // of their Requires lines, all of which the dispatch checks.
-var featuresAVX512 = []cpuid.FeatureID{cpuid.AVX, cpuid.AVX512F}
+var featuresAVX512 = []cpuid.FeatureID{cpuid.AVX, cpuid.AVX512F, cpuid.FMA3}
 
 // fusedColsAVX512 is the largest number of columns gaussianSumColumnsAVX512 takes.
 const fusedColsAVX512 = 10

@@ -133,6 +133,34 @@ func SqDist(dst, x, tiles []float32, dim int) {
 	sqdist(dst[:slots], x[:dim], tiles, dim)
 }
 
+// SqDist64 is SqDist in float64, with one result in every implementation:
+// it writes into dst[t*16+l], for every slot of every tile,
+//
+//	var acc float64
+//	for j := range dim {
+//		d := float64(tiles[(t*dim+j)*16+l]) - float64(x[j])
+//		acc += float64(d * d)
+//	}
+//	dst[t*16+l] = acc
+//
+// Each float32 converts to float64 exactly; the difference, its square and
+// each addition are rounded once (no fused multiply-add: the conversion
+// float64(d*d) forbids Go's compiler one, and the vector code has none), in
+// feature order. So every implementation gives these bits, on every
+// architecture. Finite inputs give finite results: squares of float32
+// differences are below 2²⁵⁸. This is the squared distance of exact kernel
+// values (package engine's ExactKernels), where SqDist's float32 sums
+// would carry relative errors of about dim·2⁻²⁴. x must hold at least dim
+// values, len(tiles) must be a multiple of dim*16 and dst must hold
+// len(tiles)/dim values; dst must not overlap the inputs.
+func SqDist64(dst []float64, x, tiles []float32, dim int) {
+	slots := checkTiles(len(tiles), dim, len(dst))
+	if len(x) < dim {
+		panic(fmt.Sprintf("simd: query of length %d for dimension %d", len(x), dim))
+	}
+	sqdist64(dst[:slots], x[:dim], tiles, dim)
+}
+
 // SqDistSparse is SqDist for a sparse query with non-zeros val at the
 // 0-based feature indices idx (each < dim) and squared norm xnorm, given the
 // squared norms of the stored slots. It uses the norm expansion

@@ -47,6 +47,22 @@ type backend struct {
 	// once: tileBlock·16/lanes accumulators share each broadcast of a
 	// query feature and hide the 4-cycle FMA latency.
 	tileBlock int
+	// tileBlock64 is tileBlock for sqdist64: its float64 accumulators
+	// take twice the registers per tile, and its four instructions per
+	// register and feature bound it by throughput, not by the latency of
+	// the additions, so fewer tiles keep the vector units busy (and the
+	// overlapping last block recomputes fewer).
+	tileBlock64 int
+	// exactWidth is the size in bytes of sqdist64's registers, 32 (ymm)
+	// on both backends. On Zen 4 (EPYC 9004) the AVX-512 form on zmm (64)
+	// took 5.0–5.2 µs for 200 vectors of 180 features, with or without
+	// the FMA subtraction, against 3.4 µs on ymm: presumably the
+	// conversion VCVTPS2PD zmm ← ymm, which feeds both 256-bit halves of
+	// a double-pumped register from one of them. Intel's AVX-512 cores
+	// have no such split and may run the zmm form faster (not measured).
+	// On ymm the AVX-512 form is the AVX2 one: VEX-encoded, registers
+	// 0–15 only, which checkRegisters enforces.
+	exactWidth int
 	// expUnroll is the number of exp blocks (registers) in flight per loop
 	// iteration of gaussianSumColumns (at most) and exp; the blocks are independent, so their
 	// dependency chains (about 15 instructions deep) overlap.
@@ -86,6 +102,8 @@ var backends = []*backend{
 		or:           func(g *gen, a, b, dst reg.VecVirtual) { g.VORPS(a, b, dst) },
 		constsInRegs: false,
 		tileBlock:    4, // 8 ymm accumulators
+		tileBlock64:  2, // 8 ymm accumulators
+		exactWidth:   32,
 		expUnroll:    4,
 		sumAccs:      1, // 12 registers for the blocks + scale, bounds, sum
 		fusedCols:    7, // 2 exp blocks in flight
@@ -105,6 +123,8 @@ var backends = []*backend{
 		opmask:       true,
 		constsInRegs: true,
 		tileBlock:    8, // 8 zmm accumulators
+		tileBlock64:  2, // 8 ymm accumulators (exactWidth)
+		exactWidth:   32,
 		expUnroll:    4,
 		sumAccs:      4,
 		fusedCols:    10, // 3 exp blocks in flight
@@ -206,4 +226,5 @@ func (g *gen) all() {
 	g.mergeSearch()
 	g.min()
 	g.fmaLoop()
+	g.sqdist64()
 }

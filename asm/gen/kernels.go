@@ -174,15 +174,7 @@ func (g *gen) sqdist() {
 // tile m) and its byte offset t in the output.
 func (g *gen) denseTiles(n reg.GPVirtual, term func(xj reg.VecVirtual, s operand.Mem, a reg.VecVirtual), store func(t reg.GPVirtual, acc [][]reg.VecVirtual)) {
 	be := g.be
-	tiles := g.load(g.Param("tiles").Base())
-	dim := g.load(g.Param("dim"))
-	xEnd := g.load(g.Param("x").Base())
-	g.LEAQ(operand.Mem{Base: xEnd, Index: dim, Scale: 4}, xEnd)
-	stride := g.GP64()
-	g.MOVQ(dim, stride)
-	g.SHLQ(operand.U8(6), stride) // bytes of a tile
-	stride3 := g.GP64()
-	g.LEAQ(operand.Mem{Base: stride, Index: stride, Scale: 2}, stride3)
+	q := g.loadDense()
 	// The accumulators are cleared from zero: avo reads the zeroing idiom
 	// VPXORD a, a, a as a use of a, which would keep the accumulators of
 	// every block size live from the start.
@@ -190,44 +182,192 @@ func (g *gen) denseTiles(n reg.GPVirtual, term func(xj reg.VecVirtual, s operand
 	be.zero(g, zero)
 
 	g.tileLoop(n, func(nt int, t reg.GPVirtual) {
-		// Tile t/64 starts at tiles + (t/64)·dim·64 = tiles + t·dim.
-		r := rows{stride: stride, stride3: stride3}
-		p := g.GP64()
-		g.MOVQ(t, p)
-		g.IMULQ(dim, p)
-		g.ADDQ(tiles, p)
-		r.base = append(r.base, p)
-		if nt > 4 {
-			p4 := g.GP64()
-			g.LEAQ(operand.Mem{Base: p, Index: stride, Scale: 4}, p4)
-			r.base = append(r.base, p4)
-		}
+		r := g.blockRows(q, nt, t)
 		acc := g.accumulators(nt)
 		for m := range acc {
 			for _, a := range acc[m] {
 				be.zeroFrom(g, zero, a)
 			}
 		}
-		// j runs from −dim to 0 over x; the row pointers advance one row.
-		j := g.GP64()
-		g.MOVQ(dim, j)
-		g.NEGQ(j)
-		loop := g.label("feature")
-		g.Label(string(loop))
-		xj := g.vec()
-		g.VBROADCASTSS(operand.Mem{Base: xEnd, Index: j, Scale: 4}, xj)
-		for m := range acc {
-			for h, a := range acc[m] {
-				term(xj, r.at(m, h, be.width()), a)
+		g.featureLoop(q, r, func(x operand.Mem) {
+			xj := g.vec()
+			g.VBROADCASTSS(x, xj)
+			for m := range acc {
+				for h, a := range acc[m] {
+					term(xj, r.at(m, h, be.width()), a)
+				}
 			}
-		}
-		for _, b := range r.base {
-			g.ADDQ(operand.U8(tileRowBytes), b)
-		}
-		g.INCQ(j)
-		g.JNZ(loop)
+		})
 		store(t, acc)
 	})
+}
+
+// denseQuery holds the arguments of a kernel with a dense query x over
+// the tiles: tiles and dim, the end of x, and the size of a tile in bytes
+// (stride) and three times it.
+type denseQuery struct {
+	tiles, dim, xEnd, stride, stride3 reg.GPVirtual
+}
+
+// loadDense loads the arguments x, tiles and dim of a dense-query kernel.
+func (g *gen) loadDense() denseQuery {
+	q := denseQuery{
+		tiles: g.load(g.Param("tiles").Base()),
+		dim:   g.load(g.Param("dim")),
+		xEnd:  g.load(g.Param("x").Base()),
+	}
+	g.LEAQ(operand.Mem{Base: q.xEnd, Index: q.dim, Scale: 4}, q.xEnd)
+	q.stride = g.GP64()
+	g.MOVQ(q.dim, q.stride)
+	g.SHLQ(operand.U8(6), q.stride) // bytes of a tile
+	q.stride3 = g.GP64()
+	g.LEAQ(operand.Mem{Base: q.stride, Index: q.stride, Scale: 2}, q.stride3)
+	return q
+}
+
+// blockRows returns the rows of feature 0 of the nt tiles of the block at
+// byte offset t of a one-float32-per-slot output (tile t/64).
+func (g *gen) blockRows(q denseQuery, nt int, t reg.GPVirtual) rows {
+	// Tile t/64 starts at tiles + (t/64)·dim·64 = tiles + t·dim.
+	r := rows{stride: q.stride, stride3: q.stride3}
+	p := g.GP64()
+	g.MOVQ(t, p)
+	g.IMULQ(q.dim, p)
+	g.ADDQ(q.tiles, p)
+	r.base = append(r.base, p)
+	if nt > 4 {
+		p4 := g.GP64()
+		g.LEAQ(operand.Mem{Base: p, Index: q.stride, Scale: 4}, p4)
+		r.base = append(r.base, p4)
+	}
+	return r
+}
+
+// featureLoop emits the loop over the features of a dense query: body(x)
+// emits the work of feature j, whose value is at x and whose rows are
+// those of r, which then advance one row.
+func (g *gen) featureLoop(q denseQuery, r rows, body func(x operand.Mem)) {
+	// j runs from −dim to 0 over x.
+	j := g.GP64()
+	g.MOVQ(q.dim, j)
+	g.NEGQ(j)
+	loop := g.label("feature")
+	g.Label(string(loop))
+	body(operand.Mem{Base: q.xEnd, Index: j, Scale: 4})
+	for _, b := range r.base {
+		g.ADDQ(operand.U8(tileRowBytes), b)
+	}
+	g.INCQ(j)
+	g.JNZ(loop)
+}
+
+const sqdist64Doc = `	for t := range len(tiles) / (dim * 16) {
+		for l := range 16 {
+			var acc float64
+			for j := range dim {
+				d := float64(tiles[(t*dim+j)*16+l]) - float64(x[j])
+				acc += float64(d * d)
+			}
+			dst[t*16+l] = acc
+		}
+	}
+
+len(tiles) must be a multiple of dim·16 (dim ≥ 1), dst must hold one value
+per slot and x exactly dim values. The float32 values are converted exactly
+(VCVTPS2PD); the difference, the square and each addition are rounded once,
+in feature order: the generic code's bits (the difference is an FMA
+s·1 − x_j, whose product is exact: one rounding, as a subtraction's). dst
+must not overlap the inputs: the last block of tiles may overlap the
+previous one and be computed twice.`
+
+// sqdist64: sqdist in float64 on registers of exactWidth bytes. For a
+// block of tileBlock64 tiles, each half register of float32 of a tile row
+// is converted to a register of float64, x_j (converted once per feature)
+// subtracted, the difference squared and added to its accumulator: four
+// instructions for as many float64, which bound the kernel by throughput.
+//
+// The subtraction is an FMA, d·1 − x_j, rather than VSUBPD: the product
+// d·1 is exact, so the FMA rounds s − x_j once, to the subtraction's bits,
+// but on the multiply ports instead of the add ports the conversion and
+// the accumulation use (Zen 4), or instead of the single add port
+// (Haswell). On Zen 4 that made the kernel 26% faster. The square and the
+// addition stay separate instructions: their fusion would change the bits.
+func (g *gen) sqdist64() {
+	g.function("sqdist64", "func(dst []float64, x, tiles []float32, dim int)", sqdist64Doc)
+	be := g.be
+	w := be.exactWidth
+	dst := g.load(g.Param("dst").Base())
+	n := g.load(g.Param("dst").Len())
+	g.SHLQ(operand.U8(2), n) // 4 bytes per slot, as blockRows counts
+	q := g.loadDense()
+	one := g.vec64()
+	g.VCVTPS2PD(g.constEntry("one"), one) // the multiplier of the subtractions
+	// The accumulators are cleared from zero, as in denseTiles.
+	zero := g.vec64()
+	g.zero64(zero, zero)
+
+	g.blockLoop(n, be.tileBlock64, tileRowBytes, true, func(nt int, t reg.GPVirtual) {
+		r := g.blockRows(q, nt, t)
+		acc := make([][]reg.VecVirtual, nt) // register h of tile m: lanes h·w/8 … of its row
+		for m := range acc {
+			for range tileLanes * 8 / w {
+				a := g.vec64()
+				g.zero64(zero, a)
+				acc[m] = append(acc[m], a)
+			}
+		}
+		g.featureLoop(q, r, func(x operand.Mem) {
+			// x_j as float32 in every lane, half the register of
+			// them converted (exactly) to a full register of float64.
+			xs, xj := g.vec64(), g.vec64()
+			g.VBROADCASTSS(x, xs)
+			g.VCVTPS2PD(half(xs), xj)
+			for m := range acc {
+				for h, a := range acc[m] {
+					d := g.vec64()
+					g.VCVTPS2PD(r.at(m, h, w/2), d) // w/2 bytes of float32: w/8 lanes
+					g.VFMSUB213PD(xj, one, d)       // d = d·1 − x_j
+					g.VMULPD(d, d, d)
+					g.VADDPD(d, a, a)
+				}
+			}
+		})
+		for m := range acc {
+			for h, a := range acc[m] {
+				// Byte offset 2t in dst: t counts 4 bytes per slot.
+				g.VMOVUPD(a, operand.Mem{Base: dst, Index: t, Scale: 2, Disp: 2*m*tileRowBytes + h*w})
+			}
+		}
+	})
+	g.VZEROUPPER()
+	g.RET()
+}
+
+// vec64 allocates a register of sqdist64: exactWidth bytes.
+func (g *gen) vec64() reg.VecVirtual {
+	if g.be.exactWidth == 64 {
+		return g.ZMM()
+	}
+	return g.YMM()
+}
+
+// zero64 clears the sqdist64 register v by the XOR of src with itself:
+// VXORPS on ymm (VEX, AVX), the backend's XOR on its full-width registers.
+func (g *gen) zero64(src, v reg.VecVirtual) {
+	if g.be.exactWidth == g.be.width() {
+		g.be.zeroFrom(g, src, v)
+		return
+	}
+	g.VXORPS(src, src, v)
+}
+
+// half returns the lower half of the vector register v (the xmm of a ymm,
+// the ymm of a zmm): the float32 VCVTPS2PD widens into a full register.
+func half(v reg.VecVirtual) reg.Register {
+	if v.Size() == 64 {
+		return v.AsY()
+	}
+	return v.AsX()
 }
 
 const sqdistSparseDoc = `	for t := range len(tiles) / (dim * 16) {
