@@ -163,22 +163,20 @@ func (d denseVectors) distances(v *view, buf []float32, x Vector, sc *Scratch) {
 	simd.SqDist(buf, x.densify(sc.denseBuf(v.dim)), d.Tiles(), v.dim)
 }
 
+// sqDists takes the distances of the whole tiles straight into dst and
+// those of a last, partial tile through a buffer: dst holds Len values,
+// the tiles Padded slots. simd.SqDist64 gives the bits of the scalar loop
+// ExactKernels documents, in every implementation.
 func (d denseVectors) sqDists(x Vector, dst []float64, sc *Scratch) {
 	dim := d.Dim()
 	xs := x.densify(sc.denseBuf(dim))
 	tiles := d.Tiles()
-	var acc [layout.Lanes]float64
-	for t := 0; t*layout.Lanes < len(dst); t++ {
-		clear(acc[:])
-		tile := tiles[t*dim*layout.Lanes : (t+1)*dim*layout.Lanes]
-		for j, xj := range xs {
-			lane := tile[j*layout.Lanes : (j+1)*layout.Lanes]
-			for l, v := range lane {
-				diff := float64(v) - float64(xj)
-				acc[l] += diff * diff
-			}
-		}
-		copy(dst[t*layout.Lanes:], acc[:min(layout.Lanes, len(dst)-t*layout.Lanes)])
+	full := len(dst) &^ (layout.Lanes - 1)
+	simd.SqDist64(dst[:full], xs, tiles[:full*dim], dim)
+	if full < len(dst) {
+		var last [layout.Lanes]float64
+		simd.SqDist64(last[:], xs, tiles[full*dim:(full+layout.Lanes)*dim], dim)
+		copy(dst[full:], last[:])
 	}
 }
 
