@@ -1,6 +1,9 @@
 package dataset
 
-import "slices"
+import (
+	"slices"
+	"strconv"
+)
 
 // Dataset holds n labelled examples in compressed sparse row form with
 // 0-based feature indices.
@@ -29,6 +32,16 @@ func (d *Dataset) line(i int) int {
 		return 0
 	}
 	return d.lines[i]
+}
+
+// Where names row i for a message about it: "file:line" as a ParseError
+// names it when the row came from a file (a subset keeps its rows'
+// lines), else "name row i+1".
+func (d *Dataset) Where(i int) string {
+	if line := d.line(i); line > 0 {
+		return d.Name + ":" + strconv.Itoa(line)
+	}
+	return d.Name + " row " + strconv.Itoa(i+1)
 }
 
 // Row returns the feature indices and values of row i as views into the

@@ -485,6 +485,25 @@ func TestRowDenseSubset(t *testing.T) {
 	}
 }
 
+// Where names a row by its line in the file (through comments and
+// subsets), and by its position when the rows came from no file.
+func TestWhere(t *testing.T) {
+	d, err := Read(strings.NewReader("# header\n+1 1:1\n\n-1 2:2\n"), "w.svm", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Where(1); got != "w.svm:4" {
+		t.Errorf("Where(1) = %q, want w.svm:4", got)
+	}
+	if got := d.Subset([]int{1, 0}).Where(0); got != "w.svm:4" {
+		t.Errorf("a subset's Where(0) = %q, want w.svm:4", got)
+	}
+	made := &Dataset{Name: "made", Dim: 1, Task: Binary, Labels: []float64{1, -1}, RowPtr: []int{0, 0, 0}}
+	if got := made.Where(1); got != "made row 2" {
+		t.Errorf("Where(1) without lines = %q, want made row 2", got)
+	}
+}
+
 func TestReadAllocations(t *testing.T) {
 	var b strings.Builder
 	for i := 0; i < 1000; i++ {

@@ -124,7 +124,7 @@ func PassOver(ctx context.Context, l bogd.Online, data *dataset.Dataset, order [
 		sequence[i] = i
 	}
 	copied := time.Since(start).Seconds()
-	res, err := Pass(ctx, bound{l, rows, order}, sequence, at)
+	res, err := Pass(ctx, bound{l, rows, data, order}, sequence, at)
 	res.Seconds += copied
 	return res, err
 }
@@ -133,7 +133,10 @@ func PassOver(ctx context.Context, l bogd.Online, data *dataset.Dataset, order [
 type bound struct {
 	bogd.Online
 	data *dataset.Dataset
-	rows []int // the row of the original data at each row of data (nil: the same)
+	// orig, when set, is the data data's rows were copied from, rows[i]
+	// the row of orig at row i of data: errors name the original row.
+	orig *dataset.Dataset
+	rows []int
 }
 
 // Bind binds a learner to its data for Pass. The data's labels must be of
@@ -147,10 +150,11 @@ func (b bound) Step(row int) (Loss, error) {
 	y := b.data.Labels[row]
 	step, err := b.Learn(engine.Sparse(idx, val), y)
 	if err != nil {
-		if b.rows != nil {
-			row = b.rows[row]
+		where := b.data.Where(row)
+		if b.orig != nil {
+			where = b.orig.Where(b.rows[row])
 		}
-		return Loss{}, fmt.Errorf("%s row %d: %w", b.data.Name, row+1, err)
+		return Loss{}, fmt.Errorf("%s: %w", where, err)
 	}
 	if b.Task() == bogd.Regression {
 		r := y - step.Label

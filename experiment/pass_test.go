@@ -98,7 +98,7 @@ func TestBindIsObserve(t *testing.T) {
 		t.Fatalf("pass %+v, loop %d mistakes, %d support vectors", res, mistakes, b.SupportVectors())
 	}
 	narrow, _ := bogd.NewOnline(bogd.RBP, bogd.Config{Dim: 3, Budget: 10, Sigma: 8})
-	if _, err := Bind(narrow, data).Step(6); err == nil || !strings.HasPrefix(err.Error(), "german.svm.gz row 7: ") {
+	if _, err := Bind(narrow, data).Step(6); err == nil || !strings.HasPrefix(err.Error(), "german.svm.gz:7: ") {
 		t.Fatalf("a row wider than the learner: %v", err)
 	}
 }
@@ -134,8 +134,13 @@ func TestPassOverIsPass(t *testing.T) {
 		t.Fatal("the learners of Pass and PassOver differ")
 	}
 	narrow, _ := bogd.NewOnline(bogd.RBP, bogd.Config{Dim: 3, Budget: 10, Sigma: 8})
-	if _, err := PassOver(context.Background(), narrow, data, []int{6, 0}, nil); err == nil || !strings.HasPrefix(err.Error(), "german.svm.gz row 7: ") {
+	if _, err := PassOver(context.Background(), narrow, data, []int{6, 0}, nil); err == nil || !strings.HasPrefix(err.Error(), "german.svm.gz:7: ") {
 		t.Fatalf("a row wider than the learner: %v", err)
+	}
+	first := data.Subset([]int{0, 1, 2, 3, 4, 5, 6}) // copied without the lines of their file:
+	made := &dataset.Dataset{Name: "made", Dim: first.Dim, Task: first.Task, Labels: first.Labels, RowPtr: first.RowPtr, Index: first.Index, Value: first.Value}
+	if _, err := PassOver(context.Background(), narrow, made, []int{6, 0}, nil); err == nil || !strings.HasPrefix(err.Error(), "made row 7: ") {
+		t.Fatalf("a row wider than the learner, in rows from no file: %v", err)
 	}
 }
 

@@ -87,12 +87,12 @@ func predictCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) er
 		idx, val := rows.Row(i)
 		p, err := l.PredictOne(engine.Sparse(idx, val), buf)
 		if err != nil {
-			return fmt.Errorf("%s row %d: %w", rows.Name, i+1, err)
+			return fmt.Errorf("%s: %w", rows.Where(i), err)
 		}
 		buf = p.Scores
 		pj, err := newPredictionJSON(p, l.Task(), in.Scaling)
 		if err != nil {
-			return fmt.Errorf("%s row %d: %w", rows.Name, i+1, err)
+			return fmt.Errorf("%s: %w", rows.Where(i), err)
 		}
 		if err := enc.write(pj); err != nil {
 			return err
@@ -152,7 +152,7 @@ func truth(rows *dataset.Dataset, l bogd.Online, warn func(string)) ([]float64, 
 	case bogd.Multiclass:
 		for i, y := range rows.Labels {
 			if y != math.Trunc(y) {
-				warn(fmt.Sprintf("no summary: %s row %d: label %v is not a class", rows.Name, i+1, y))
+				warn(fmt.Sprintf("no summary: %s: label %v is not a class", rows.Where(i), y))
 				return nil, false
 			}
 		}

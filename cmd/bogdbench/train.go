@@ -196,7 +196,7 @@ func readToContinue(path string, stdin io.Reader, l bogd.Online, in modelInput, 
 		classes := l.Classes()
 		for i, y := range rows.Labels {
 			if y != math.Trunc(y) || !slices.Contains(classes, int(y)) {
-				return nil, fmt.Errorf("%s row %d: label %v is not one of the model's classes %v", rows.Name, i+1, y, classes)
+				return nil, fmt.Errorf("%s: label %v is not one of the model's classes %v", rows.Where(i), y, classes)
 			}
 		}
 		rows.Task, rows.Classes = dataset.Multiclass, classes
@@ -294,8 +294,8 @@ func trainPasses(ctx context.Context, l bogd.Online, data *dataset.Dataset, pass
 				return err
 			}
 			if res.DivergedAt > 0 {
-				return fmt.Errorf("%s row %d (example %d): the squared error is not finite: the learner diverged (try a smaller --eta); nothing saved",
-					data.Name, at+res.DivergedAt, seen+res.DivergedAt)
+				return fmt.Errorf("%s (example %d): the squared error is not finite: the learner diverged (try a smaller --eta); nothing saved",
+					data.Where(order[at+res.DivergedAt-1]), seen+res.DivergedAt)
 			}
 			seen += end - at
 			mistakes += res.Mistakes

@@ -193,7 +193,7 @@ func TestTrainContinueFailureKeepsModel(t *testing.T) {
 	}
 	before := readFile(t, model)
 	for _, c := range []struct{ input, want string }{
-		{"3 1:1\n7 2:1\n", "<stdin> row 2: label 7 is not one of the model's classes [3 5 9]"},
+		{"3 1:1\n7 2:1\n", "<stdin>:2: label 7 is not one of the model's classes [3 5 9]"},
 		{"3 1:1\n5 2:x\n", "<stdin>:2:"},
 	} {
 		code, _, stderr := benchStdin(t, c.input, "train", "--model", model, "--save", model)
@@ -236,7 +236,7 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"--data", germanPath, "--save", model}, 1, model + " already exists: pass --force to overwrite it"},
 		{[]string{"--data", bad}, 1, bad + ":2: "},
 		{[]string{"--data", filepath.Join(dir, "missing.svm")}, 1, "missing.svm: open: no such file or directory"},
-		{[]string{"--data", germanPath, "--task", "regression", "--algo", "ogd", "--eta", "1e19", "--lambda", "0"}, 1, "german.svm.gz row 5 (example 5): the squared error is not finite: the learner diverged"},
+		{[]string{"--data", germanPath, "--task", "regression", "--algo", "ogd", "--eta", "1e19", "--lambda", "0"}, 1, "german.svm.gz:5 (example 5): the squared error is not finite: the learner diverged"},
 	} {
 		code, stdout, stderr := bench(t, append([]string{"train", "-q"}, c.args...)...)
 		if code != c.code || !strings.Contains(stderr, c.want) || stdout != "" {
