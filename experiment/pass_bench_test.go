@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -35,17 +36,23 @@ func codrnaShaped(b *testing.B) *dataset.Dataset {
 	return d
 }
 
-// BenchmarkPassOver measures one BOGD++ pass at B = 1000 over codrna in a
-// random order, per row: stepping through the data in that order
+// BenchmarkPassOver measures one BOGD++ pass at B = 100 and B = 1000 over
+// codrna in a random order, per row: stepping through the data in that order
 // (order=permuted), through a copy laid out in that order (PassOver,
 // order=laid-out, the copy included), and steps of a learner already at
 // full budget over the laid-out rows (step): the floor a pass approaches.
 func BenchmarkPassOver(b *testing.B) {
 	data := codrnaShaped(b)
+	for _, budget := range []int{100, 1000} {
+		b.Run(fmt.Sprintf("budget=%d", budget), func(b *testing.B) { benchmarkPassOver(b, data, budget) })
+	}
+}
+
+func benchmarkPassOver(b *testing.B, data *dataset.Dataset, budget int) {
 	n := data.Len()
 	order := Permutation(1, 0, n)
 	learner := func(b *testing.B) bogd.Online {
-		l, err := bogd.NewOnline(bogd.BOGDpp, bogd.Config{Dim: data.Dim, Budget: 1000, Sigma: 8, Eta: 0.2, Lambda: 1 / (float64(n) * float64(n)), Gamma: 10, Seed: 1})
+		l, err := bogd.NewOnline(bogd.BOGDpp, bogd.Config{Dim: data.Dim, Budget: budget, Sigma: 8, Eta: 0.2, Lambda: 1 / (float64(n) * float64(n)), Gamma: 10, Seed: 1})
 		if err != nil {
 			b.Fatal(err)
 		}
