@@ -5,23 +5,14 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/bogd-project/bogd/simd/simdtest"
 )
 
-// refSqDist64 is the squared distance ExactKernels documents: float64
-// differences of the stored float32 values, each square rounded before it
-// is added, in feature order.
-func refSqDist64(x, s []float32) float64 {
-	var sum float64
-	for j := range x {
-		d := float64(s[j]) - float64(x[j])
-		sum += float64(d * d)
-	}
-	return sum
-}
-
-// The exact squared distances of both storages are refSqDist64's bits,
-// for dense and sparse queries, in every SIMD implementation, over every
-// tail length of the last tile (dense storage takes whole tiles and a
+// The exact squared distances of both storages are the bits of
+// simdtest.SqDist64 (the squared distance ExactKernels documents), for
+// dense and sparse queries, in every SIMD implementation, over every tail
+// length of the last tile (dense storage takes whole tiles and a
 // partial one separately) and after removals.
 func TestExactDistancesBits(t *testing.T) {
 	eachImpl(t, func(t *testing.T) {
@@ -69,7 +60,7 @@ func TestExactDistancesBits(t *testing.T) {
 							t.Fatalf("%s: the value past the vectors was overwritten with %v", what, dst[len(vectors)])
 						}
 						for i, v := range vectors {
-							if want := refSqDist64(x, v); math.Float64bits(dst[i]) != math.Float64bits(want) {
+							if want := simdtest.SqDist64(x, v); math.Float64bits(dst[i]) != math.Float64bits(want) {
 								t.Fatalf("%s: distance %d = %v, want %v (%#x against %#x)", what, i, dst[i], want, math.Float64bits(dst[i]), math.Float64bits(want))
 							}
 						}

@@ -167,7 +167,7 @@ func TestEquivSqDist64(t *testing.T) {
 }
 
 // checkSqDist64 runs SqDist64 on guarded, misaligned (by skew) copies of
-// vecs and x and an output, compares every slot with refSqDist64 bit for
+// vecs and x and an output, compares every slot with simdtest.SqDist64 bit for
 // bit (a NaN with any NaN: their payloads are not specified), and returns
 // the output.
 func checkSqDist64(tb testing.TB, what string, vecs [][]float32, x []float32, dim, skew int) []float64 {
@@ -181,7 +181,7 @@ func checkSqDist64(tb testing.TB, what string, vecs [][]float32, x []float32, di
 	xg.checkInput(tb, what+" x")
 	tiles.checkInput(tb, what+" tiles")
 	for i, s := range all {
-		want := refSqDist64(x, s)
+		want := simdtest.SqDist64(x, s)
 		if got := dst.s()[i]; math.Float64bits(got) != math.Float64bits(want) && !(got != got && want != want) {
 			tb.Fatalf("%s: slot %d: got %v (%#x), want %v (%#x)", what, i, got, math.Float64bits(got), want, math.Float64bits(want))
 		}

@@ -122,7 +122,7 @@ func FuzzSqDist64(f *testing.F) {
 			copy(vecs[d.intn(n)], x) // distance exactly 0
 		}
 		skew := d.intn(4)
-		// Every implementation gives refSqDist64's bits: a tolerance of 0.
+		// Every implementation gives simdtest.SqDist64's bits: a tolerance of 0.
 		implsAgree(t, make([]float64, slots(n)), func(t *testing.T) []float64 {
 			return checkSqDist64(t, "fuzz input", vecs, x, dim, skew)
 		})

@@ -148,18 +148,6 @@ func refSqDist(x, s []float32) float64 {
 	return sum
 }
 
-// refSqDist64 is SqDist64's definition for one stored vector s: the
-// float64 squared distance summed in feature order, each product rounded
-// before its addition (the conversion forbids an FMA).
-func refSqDist64(x, s []float32) float64 {
-	var sum float64
-	for j := range x {
-		d := float64(s[j]) - float64(x[j])
-		sum += float64(d * d)
-	}
-	return sum
-}
-
 // refNorm is the float64 squared norm.
 func refNorm(v []float32) float64 {
 	var sum float64

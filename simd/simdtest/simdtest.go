@@ -104,3 +104,17 @@ func parseRequired(s string) ([]simd.Impl, error) {
 	}
 	return out, nil
 }
+
+// SqDist64 is simd.SqDist64's definition for one stored vector s, the
+// reference its tests and those of its users compare with bit for bit:
+// the float64 squared distance summed in feature order, each square
+// rounded before its addition (the conversion forbids a fused
+// multiply-add).
+func SqDist64(x, s []float32) float64 {
+	var sum float64
+	for j := range x {
+		d := float64(s[j]) - float64(x[j])
+		sum += float64(d * d)
+	}
+	return sum
+}
