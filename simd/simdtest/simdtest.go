@@ -15,6 +15,9 @@
 // The active implementation is a package variable of simd, so the
 // subtests must not call t.Parallel, and no other test may run kernels
 // in parallel with them.
+//
+// The package also holds the references that tests outside package simd
+// compare a kernel's results with (SqDist64).
 package simdtest
 
 import (
