@@ -25,6 +25,16 @@ func FormatSeconds(v float64) string {
 	return fmt.Sprintf("%.3f", v)
 }
 
+// Parallelism says how many passes of a run shared the machine, for the
+// timing line of a report: "1 pass ran at a time", "2 passes ran in
+// parallel".
+func Parallelism(workers int) string {
+	if workers == 1 {
+		return "1 pass ran at a time"
+	}
+	return fmt.Sprintf("%d passes ran in parallel", workers)
+}
+
 // GridSpan returns the grid points of lowest and highest selection mean,
 // if the cell has more than one complete point: how much the grid alone
 // moves a cell.

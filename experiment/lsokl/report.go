@@ -102,8 +102,8 @@ func (t *Tables) renderProtocol(b *bytes.Buffer) {
 		o.Runs, o.Runs-1, o.Seed, o.Seed, o.Seed, o.Runs, o.SelectSeed, o.Seed)
 	fmt.Fprintf(b, "- **Rule versions** (every record carries the version that computed it): %s.\n", strings.Join(rules, ", "))
 	fmt.Fprintf(b, "- **Effort**: %d passes (selection and reported, every job once), %.2f hours of pass time in all.\n", t.Passes, t.PassSeconds/3600)
-	fmt.Fprintf(b, "- **Timing**: %d passes ran in parallel (--workers) on %s, %d logical cores, SIMD %s, a machine shared with other work; the paper's times are MATLAB R2013b on a 3.0 GHz 6-core machine.\n\n",
-		o.Workers, cpuid.CPU.BrandName, runtime.NumCPU(), strings.Join(t.SIMD, ", "))
+	fmt.Fprintf(b, "- **Timing**: %s (--workers) on %s, %d logical cores, SIMD %s, a machine shared with other work; the paper's times are MATLAB R2013b on a 3.0 GHz 6-core machine.\n\n",
+		experiment.Parallelism(o.Workers), cpuid.CPU.BrandName, runtime.NumCPU(), strings.Join(t.SIMD, ", "))
 }
 
 // protocolMetric says how a prediction is scored.

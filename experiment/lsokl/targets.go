@@ -147,7 +147,7 @@ func (t *Tables) renderSpeed(b *bytes.Buffer) {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("\nPasses ran two at a time on a shared machine (see the protocol): a pass's time includes what other work took from it.\n\n")
+	fmt.Fprintf(b, "\n%s on a shared machine (see the protocol): a pass's time includes what other work took from it.\n\n", experiment.Parallelism(t.Opt.Workers))
 }
 
 // renderBestOfAll writes the "best of all" row of the binary table: per

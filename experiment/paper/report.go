@@ -51,14 +51,14 @@ func (t *Tables) renderProtocol(b *bytes.Buffer) {
 - **Selection never sees a reported permutation**: the two streams have different seeds (%d vs %d; equal seeds are refused), so the (stream seed, index) pairs of selection and reporting never intersect, and selection reads only records of the selection stream: changing --seed changes no selected parameter. This replaces the paper's unspecified "cross validation" by held-out permutations of the same data.
 - **Rule versions** (of each algorithm's arithmetic; every record carries the version that computed it, and records of other versions are left out): %s.
 - **Cells**: "ours ± std (paper, diff)" with diff = ours − paper (percentage points for mistake rates); times are "ours (paper)". Bold: the lowest mean mistake rate of each dataset × budget block of Table 3 among the algorithms run. ‡: at the majority-class rate (see under the tables).
-- **Timing**: %d passes ran in parallel (--workers) on %s, %d logical cores, SIMD %s; the paper's times are C++ on a 2.5 GHz CPU.
+- **Timing**: %s (--workers) on %s, %d logical cores, SIMD %s; the paper's times are C++ on a 2.5 GHz CPU.
 `,
 		strings.Join(names, ", "), "`"+o.DatasetsDir+"`", o.Sigma, experiment.ProjectionName(o.Projection),
 		o.Grid.Name, o.Grid.Describe(),
 		o.SelectRuns, o.SelectRuns-1, o.SelectSeed, o.SelectSeed,
 		o.Runs, o.Runs-1, o.Seed, o.Seed, o.Seed, o.Runs,
 		o.SelectSeed, o.Seed, strings.Join(rules, ", "),
-		o.Workers, cpuid.CPU.BrandName, runtime.NumCPU(), strings.Join(t.SIMD, ", "))
+		experiment.Parallelism(o.Workers), cpuid.CPU.BrandName, runtime.NumCPU(), strings.Join(t.SIMD, ", "))
 	var left []string
 	for _, d := range o.Datasets {
 		for _, a := range o.Algorithms {
