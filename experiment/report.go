@@ -25,6 +25,14 @@ func FormatSeconds(v float64) string {
 	return fmt.Sprintf("%.3f", v)
 }
 
+// Plural counts n things: "1 run", "3 runs".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 // Parallelism says how many passes of a run shared the machine, for the
 // timing line of a report: "1 pass ran at a time", "2 passes ran in
 // parallel".

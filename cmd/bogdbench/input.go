@@ -230,7 +230,7 @@ func clip(d *dataset.Dataset, dim int) beyond {
 // warning says what clip removed, once for a whole input.
 func (b beyond) warning(name string, dim int) string {
 	return fmt.Sprintf("%s: %s in %s beyond the model's %d dimensions ignored (the first: index %d in row %d)",
-		name, plural(b.features, "feature", "features"), plural(b.rows, "row", "rows"), dim, b.firstIndex, b.firstRow)
+		name, experiment.Plural(b.features, "feature", "features"), experiment.Plural(b.rows, "row", "rows"), dim, b.firstIndex, b.firstRow)
 }
 
 // prepare makes rows read for a model of dim features ready for it: the

@@ -129,7 +129,7 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		}
 		logf("%s", describeLearner(l))
 	}
-	logf("%s: %d rows, %d features, %s in file order", rows.Name, rows.Len(), rows.Dim, plural(*passes, "pass", "passes"))
+	logf("%s: %d rows, %d features, %s in file order", rows.Name, rows.Len(), rows.Dim, experiment.Plural(*passes, "pass", "passes"))
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -323,13 +323,6 @@ func trainPasses(ctx context.Context, l bogd.Online, data *dataset.Dataset, pass
 }
 
 // plural writes n with the noun's singular or plural form.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
 // algorithmNames lists the algorithms for help texts.
 func algorithmNames() string {
 	var names []string

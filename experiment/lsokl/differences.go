@@ -47,6 +47,9 @@ func (t *Tables) renderDifferences(b *bytes.Buffer) {
 		}
 	}
 	tol := fmt.Sprintf("%g points", t.Opt.Table.Tolerance)
+	if t.Opt.Table.Tolerance == 1 {
+		tol = "1 point"
+	}
 	if t.Opt.Table.Relative {
 		tol = fmt.Sprintf("%g%% (relative)", 100*t.Opt.Table.Tolerance)
 	}

@@ -96,8 +96,12 @@ func (t *Tables) renderProtocol(b *bytes.Buffer) {
 	b.WriteString("; λ of OGD, NORMA, BSGD-merge and the BOGDs; γ of the BOGDs; C of BPA-S). η comes from the paper's search set {2, 0.2, …, 0.0002}; the other lists hold the toolbox's driver setting.\n")
 	fmt.Fprintf(b, "- **Kernel width**: two tables. *σ = 8*: the paper's width everywhere. *σ selected*: σ is one more grid parameter, for every algorithm, over σ = 8 and %v × the median Euclidean distance between rows (`experiment.MedianDistance`: all pairs of %d rows drawn by the seeded permutation (%d, 0)), rounded to two digits: %s.\n",
 		WidthFactors, MedianSample, MedianSeed, strings.Join(widths, "; "))
-	fmt.Fprintf(b, "- **Selection**: every grid point of every cell runs on the %d *selection* permutations r = 0..%d, drawn by a PCG generator seeded (%d, r), learner seed learnerSeed(%d, r); the point of lowest mean %s is selected (ties: the grid's order). The σ = 8 points of both tables are the same jobs.\n",
-		o.SelectRuns, o.SelectRuns-1, o.SelectSeed, o.SelectSeed, t.shortMetric())
+	selection := fmt.Sprintf("the %d *selection* permutations r = 0..%d", o.SelectRuns, o.SelectRuns-1)
+	if o.SelectRuns == 1 {
+		selection = "one *selection* permutation, r = 0"
+	}
+	fmt.Fprintf(b, "- **Selection**: every grid point of every cell runs on %s, drawn by a PCG generator seeded (%d, r), learner seed learnerSeed(%d, r); the point of lowest mean %s is selected (ties: the grid's order). The σ = 8 points of both tables are the same jobs.\n",
+		selection, o.SelectSeed, o.SelectSeed, t.shortMetric())
 	fmt.Fprintf(b, "- **Reported runs**: every cell runs its selected parameters on the %d *report* permutations r = 0..%d, PCG (%d, r), learner seed learnerSeed(%d, r): the orders of `bogdbench run --seed %d --runs %d`. Mean ± sample standard deviation (n−1). Selection never sees a reported permutation: the streams' seeds differ (%d vs %d).\n",
 		o.Runs, o.Runs-1, o.Seed, o.Seed, o.Seed, o.Runs, o.SelectSeed, o.Seed)
 	fmt.Fprintf(b, "- **Rule versions** (every record carries the version that computed it): %s.\n", strings.Join(rules, ", "))

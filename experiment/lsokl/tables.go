@@ -157,7 +157,7 @@ func (t *Tables) best(w Width, d Dataset, b int) *CellResult {
 // std (theirs)" under width w; bold marks the best budgeted learner of a
 // column.
 func (t *Tables) renderMetricTable(b *bytes.Buffer, w Width) {
-	t.renderBlocks(b, w, fmt.Sprintf("%s, %s", t.metricName(), w), fmt.Sprintf("mean ± std over %d runs (the paper's figure)", t.Opt.Runs),
+	t.renderBlocks(b, w, fmt.Sprintf("%s, %s", t.metricName(), w), fmt.Sprintf("mean ± std over %s (the paper's figure)", experiment.Plural(t.Opt.Runs, "run", "runs")),
 		func(cr *CellResult, best bool) string {
 			s := t.fmtMetric(cr.Metric, cr.MetricStd)
 			if best {
@@ -269,8 +269,8 @@ func (t *Tables) renderSelected(b *bytes.Buffer, w Width) {
 		if c.Budget > 0 {
 			budget = fmt.Sprint(c.Budget)
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s over %d runs |\n", c.Dataset, experiment.DisplayName(c.Algo), budget,
-			cr.Sel.Params.Describe(c.Algo, t.Opt.Table.Task), t.fmtValue(cr.Sel.Mean), cr.Sel.Runs)
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s over %s |\n", c.Dataset, experiment.DisplayName(c.Algo), budget,
+			cr.Sel.Params.Describe(c.Algo, t.Opt.Table.Task), t.fmtValue(cr.Sel.Mean), experiment.Plural(cr.Sel.Runs, "run", "runs"))
 	}
 	b.WriteString("\n")
 }

@@ -239,8 +239,8 @@ func (t *Tables) renderSelected(b *bytes.Buffer) {
 		if cr.Sel.Params.Gamma > 0 {
 			gamma = fmt.Sprint(cr.Sel.Params.Gamma)
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %g | %g | %s | %.3f over %d runs |\n", c.Dataset, experiment.DisplayName(c.Algo), budget,
-			cr.Sel.Params.Eta, cr.Sel.Params.LambdaT2, gamma, cr.Sel.Mean, cr.Sel.Runs)
+		fmt.Fprintf(b, "| %s | %s | %s | %g | %g | %s | %.3f over %s |\n", c.Dataset, experiment.DisplayName(c.Algo), budget,
+			cr.Sel.Params.Eta, cr.Sel.Params.LambdaT2, gamma, cr.Sel.Mean, experiment.Plural(cr.Sel.Runs, "run", "runs"))
 	}
 	b.WriteString("\nRBP, Forgetron, Projectron, Projectron++ and Perceptron have no parameter to select.\n\n")
 }
