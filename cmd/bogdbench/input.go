@@ -191,8 +191,8 @@ func readData(path string, stdin io.Reader, opt dataset.Options) (*dataset.Datas
 // beyond counts the features a model's dimension leaves out of some data.
 type beyond struct {
 	features, rows int
-	firstRow       int   // 1-based
-	firstIndex     int32 // 1-based, as in the file
+	first          string // where the first one is (Dataset.Where)
+	firstIndex     int32  // 1-based, as in the file
 }
 
 // clip removes, in place, the features of d at or beyond dim (0-based),
@@ -208,7 +208,7 @@ func clip(d *dataset.Dataset, dim int) beyond {
 		for p := start; p < end; p++ {
 			if int(d.Index[p]) >= dim {
 				if b.features == 0 {
-					b.firstRow, b.firstIndex = i+1, d.Index[p]+1
+					b.first, b.firstIndex = d.Where(i), d.Index[p]+1
 				}
 				b.features++
 				cut = true
@@ -229,8 +229,8 @@ func clip(d *dataset.Dataset, dim int) beyond {
 
 // warning says what clip removed, once for a whole input.
 func (b beyond) warning(name string, dim int) string {
-	return fmt.Sprintf("%s: %s in %s beyond the model's %d dimensions ignored (the first: index %d in row %d)",
-		name, experiment.Plural(b.features, "feature", "features"), experiment.Plural(b.rows, "row", "rows"), dim, b.firstIndex, b.firstRow)
+	return fmt.Sprintf("%s: %s in %s beyond the model's %d dimensions ignored (the first: index %d at %s)",
+		name, experiment.Plural(b.features, "feature", "features"), experiment.Plural(b.rows, "row", "rows"), dim, b.firstIndex, b.first)
 }
 
 // prepare makes rows read for a model of dim features ready for it: the

@@ -251,7 +251,7 @@ func TestPredictErrors(t *testing.T) {
 		t.Errorf("narrow data: exit %d\n%s%s", code, narrowOut, stderr)
 	}
 	code, wideOut, stderr := bench(t, "predict", "--model", model, "--data", wide)
-	want := "bogdbench predict: warning: wide.svm: 1 feature in 1 row beyond the model's 24 dimensions ignored (the first: index 25 in row 2)\n"
+	want := "bogdbench predict: warning: wide.svm: 1 feature in 1 row beyond the model's 24 dimensions ignored (the first: index 25 at wide.svm:2)\n"
 	if code != 0 || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "warning") != 1 {
 		t.Errorf("wide data: exit %d, stderr %q; want the warning %q", code, stderr, want)
 	}
