@@ -104,15 +104,13 @@ func BenchmarkSqDist64(b *testing.B) {
 		for _, shape := range sqDist64Shapes {
 			budget, dim := shape[0], shape[1]
 			b.Run(fmt.Sprintf("budget=%d/dim=%d", budget, dim), func(b *testing.B) {
-				r := rand.New(rand.NewPCG(uint64(budget), uint64(dim)))
-				tiles := tiled(randVecs(r, budget, dim, r.Float32), dim)
-				x := randVecs(r, 1, dim, r.Float32)[0]
+				tiles, x := sqDist64Input(budget, dim)
 				dst := make([]float64, slots(budget))
 				b.ReportAllocs()
 				for b.Loop() {
 					simd.SqDist64(dst, x, tiles, dim)
 				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(budget), "ns/distance")
+				perDistance(b, budget)
 			})
 		}
 	})
@@ -126,9 +124,7 @@ func BenchmarkSqDist64Scalar(b *testing.B) {
 	for _, shape := range sqDist64Shapes {
 		budget, dim := shape[0], shape[1]
 		b.Run(fmt.Sprintf("budget=%d/dim=%d", budget, dim), func(b *testing.B) {
-			r := rand.New(rand.NewPCG(uint64(budget), uint64(dim)))
-			tiles := tiled(randVecs(r, budget, dim, r.Float32), dim)
-			x := randVecs(r, 1, dim, r.Float32)[0]
+			tiles, x := sqDist64Input(budget, dim)
 			dst := make([]float64, budget)
 			b.ReportAllocs()
 			for b.Loop() {
@@ -146,9 +142,22 @@ func BenchmarkSqDist64Scalar(b *testing.B) {
 					copy(dst[t*lanes:], acc[:min(lanes, len(dst)-t*lanes)])
 				}
 			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(budget), "ns/distance")
+			perDistance(b, budget)
 		})
 	}
+}
+
+// sqDist64Input returns the tiles of budget random vectors of dimension
+// dim and a query, the same for every benchmark of that shape.
+func sqDist64Input(budget, dim int) (tiles, x []float32) {
+	r := rand.New(rand.NewPCG(uint64(budget), uint64(dim)))
+	tiles = tiled(randVecs(r, budget, dim, r.Float32), dim)
+	return tiles, randVecs(r, 1, dim, r.Float32)[0]
+}
+
+// perDistance reports the time per stored vector of one query.
+func perDistance(b *testing.B, budget int) {
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(budget), "ns/distance")
 }
 
 // BenchmarkDot measures Dot over 1024 values.
