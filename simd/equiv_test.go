@@ -42,10 +42,40 @@ func shapes(f func(n, dim int)) {
 	}
 }
 
-// A dataKind generates the stored vectors and the query of one test case.
+// A dataKind generates the stored vectors (or frequencies) and the query
+// of one test case.
 type dataKind struct {
 	name string
 	gen  func(r *rand.Rand, n, dim int) (vecs [][]float32, x []float32)
+}
+
+// A tileCase is one case of eachCase: vecs and x of kind over dim
+// features, the slices to be misaligned by skew, what naming it, and r the
+// generator for anything more the case draws.
+type tileCase struct {
+	r         *rand.Rand
+	kind      string
+	what      string
+	vecs      [][]float32
+	x         []float32
+	dim, skew int
+}
+
+// eachCase runs check in every implementation on every kind of data in
+// every shape, with a skew that varies over the cases; the cases are drawn
+// from a generator seeded (seed, seed+1).
+func eachCase(t *testing.T, kinds []dataKind, seed uint64, check func(t *testing.T, c tileCase)) {
+	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
+		skew := 0
+		r := rand.New(rand.NewPCG(seed, seed+1))
+		for _, kind := range kinds {
+			shapes(func(n, dim int) {
+				vecs, x := kind.gen(r, n, dim)
+				check(t, tileCase{r: r, kind: kind.name, what: fmt.Sprintf("%s n=%d dim=%d skew=%d", kind.name, n, dim, skew), vecs: vecs, x: x, dim: dim, skew: skew})
+				skew++
+			})
+		}
+	})
 }
 
 var dataKinds = []dataKind{
@@ -82,16 +112,8 @@ var dataKinds = []dataKind{
 }
 
 func TestEquivSqDist(t *testing.T) {
-	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
-		skew := 0 // misalignment of the slices, varied over the cases
-		r := rand.New(rand.NewPCG(1, 2))
-		for _, kind := range dataKinds {
-			shapes(func(n, dim int) {
-				vecs, x := kind.gen(r, n, dim)
-				checkSqDist(t, fmt.Sprintf("%s n=%d dim=%d skew=%d", kind.name, n, dim, skew), vecs, x, dim, skew)
-				skew++
-			})
-		}
+	eachCase(t, dataKinds, 1, func(t *testing.T, c tileCase) {
+		checkSqDist(t, c.what, c.vecs, c.x, c.dim, c.skew)
 	})
 }
 
@@ -153,16 +175,8 @@ var sqDist64Kinds = append(dataKinds[:len(dataKinds):len(dataKinds)],
 )
 
 func TestEquivSqDist64(t *testing.T) {
-	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
-		skew := 0 // misalignment of the slices, varied over the cases
-		r := rand.New(rand.NewPCG(21, 22))
-		for _, kind := range sqDist64Kinds {
-			shapes(func(n, dim int) {
-				vecs, x := kind.gen(r, n, dim)
-				checkSqDist64(t, fmt.Sprintf("%s n=%d dim=%d skew=%d", kind.name, n, dim, skew), vecs, x, dim, skew)
-				skew++
-			})
-		}
+	eachCase(t, sqDist64Kinds, 21, func(t *testing.T, c tileCase) {
+		checkSqDist64(t, c.what, c.vecs, c.x, c.dim, c.skew)
 	})
 }
 
@@ -233,17 +247,9 @@ func TestSqDist64Args(t *testing.T) {
 }
 
 func TestEquivSqDistSparse(t *testing.T) {
-	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
-		skew := 0 // misalignment of the slices, varied over the cases
-		r := rand.New(rand.NewPCG(3, 4))
-		for _, kind := range dataKinds {
-			shapes(func(n, dim int) {
-				vecs, x := kind.gen(r, n, dim)
-				idx, val := sparseQuery(r, x)
-				checkSparse(t, fmt.Sprintf("%s n=%d dim=%d nnz=%d skew=%d", kind.name, n, dim, len(idx), skew), vecs, idx, val, dim, kind.name == "binary", skew)
-				skew++
-			})
-		}
+	eachCase(t, dataKinds, 3, func(t *testing.T, c tileCase) {
+		idx, val := sparseQuery(c.r, c.x)
+		checkSparse(t, fmt.Sprintf("%s nnz=%d", c.what, len(idx)), c.vecs, idx, val, c.dim, c.kind == "binary", c.skew)
 	})
 }
 

@@ -125,13 +125,8 @@ func TestSinCosClamp(t *testing.T) {
 	})
 }
 
-// A fourierKind generates the frequencies and the query of one test case.
-type fourierKind struct {
-	name string
-	gen  func(r *rand.Rand, n, dim int) (freqs [][]float32, x []float32)
-}
-
-var fourierKinds = []fourierKind{
+// fourierKinds generate frequencies and queries.
+var fourierKinds = []dataKind{
 	// Scaled features and σ = 1: |p| ≲ 10.
 	{"scaled", func(r *rand.Rand, n, dim int) ([][]float32, []float32) {
 		return randVecs(r, n, dim, func() float32 { return float32(r.NormFloat64()) }),
@@ -155,32 +150,16 @@ var fourierKinds = []fourierKind{
 }
 
 func TestEquivFourierFeatures(t *testing.T) {
-	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
-		skew := 0 // misalignment of the slices, varied over the cases
-		r := rand.New(rand.NewPCG(21, 22))
-		for _, kind := range fourierKinds {
-			shapes(func(n, dim int) {
-				freqs, x := kind.gen(r, n, dim)
-				extra := skew % 3 // dst longer than needed: the rest stays
-				checkFourier(t, fmt.Sprintf("%s n=%d dim=%d skew=%d", kind.name, n, dim, skew), freqs, x, dim, extra, skew)
-				skew++
-			})
-		}
+	eachCase(t, fourierKinds, 21, func(t *testing.T, c tileCase) {
+		extra := c.skew % 3 // dst longer than needed: the rest stays
+		checkFourier(t, c.what, c.vecs, c.x, c.dim, extra, c.skew)
 	})
 }
 
 func TestEquivFourierFeaturesSparse(t *testing.T) {
-	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
-		skew := 0 // misalignment of the slices, varied over the cases
-		r := rand.New(rand.NewPCG(23, 24))
-		for _, kind := range fourierKinds {
-			shapes(func(n, dim int) {
-				freqs, x := kind.gen(r, n, dim)
-				idx, val := sparseQuery(r, x)
-				checkFourierSparse(t, fmt.Sprintf("%s n=%d dim=%d nnz=%d skew=%d", kind.name, n, dim, len(idx), skew), freqs, idx, val, dim, skew)
-				skew++
-			})
-		}
+	eachCase(t, fourierKinds, 23, func(t *testing.T, c tileCase) {
+		idx, val := sparseQuery(c.r, c.x)
+		checkFourierSparse(t, fmt.Sprintf("%s nnz=%d", c.what, len(idx)), c.vecs, idx, val, c.dim, c.skew)
 	})
 }
 
