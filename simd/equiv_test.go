@@ -125,20 +125,28 @@ func TestEquivSqDist(t *testing.T) {
 // FMA, one per addition).
 func checkSqDist(tb testing.TB, what string, vecs [][]float32, x []float32, dim, skew int) []float32 {
 	tb.Helper()
-	all := padded(vecs, dim)
+	got := guardedDistances(tb, what, vecs, x, dim, skew, simd.SqDist)
+	for i, s := range padded(vecs, dim) {
+		want := refSqDist(x, s)
+		if !closeTo(got[i], want, float64(dim+4)*u32*want) {
+			tb.Fatalf("%s: slot %d: got %v, want %v (error %.3g relative)", what, i, got[i], want, math.Abs(float64(got[i])-want)/want)
+		}
+	}
+	return got
+}
+
+// guardedDistances runs a distance kernel on guarded, misaligned (by
+// skew) copies of vecs (tiled) and x and an output, checks the guards and
+// returns the output: one value per padded slot.
+func guardedDistances[T float](tb testing.TB, what string, vecs [][]float32, x []float32, dim, skew int, kernel func(dst []T, x, tiles []float32, dim int)) []T {
+	tb.Helper()
 	xg := newGuarded(x, nan[float32](), skew)
 	tiles := newGuarded(tiled(vecs, dim), nan[float32](), skew+1)
-	dst := newOutput[float32](len(all), skew+2)
-	simd.SqDist(dst.s(), xg.s(), tiles.s(), dim)
+	dst := newOutput[T](len(padded(vecs, dim)), skew+2)
+	kernel(dst.s(), xg.s(), tiles.s(), dim)
 	dst.check(tb, what+" dst")
 	xg.checkInput(tb, what+" x")
 	tiles.checkInput(tb, what+" tiles")
-	for i, s := range all {
-		want := refSqDist(x, s)
-		if got := dst.s()[i]; !closeTo(got, want, float64(dim+4)*u32*want) {
-			tb.Fatalf("%s: slot %d: got %v, want %v (error %.3g relative)", what, i, got, want, math.Abs(float64(got)-want)/want)
-		}
-	}
 	return dst.s()
 }
 
@@ -186,21 +194,14 @@ func TestEquivSqDist64(t *testing.T) {
 // the output.
 func checkSqDist64(tb testing.TB, what string, vecs [][]float32, x []float32, dim, skew int) []float64 {
 	tb.Helper()
-	all := padded(vecs, dim)
-	xg := newGuarded(x, nan[float32](), skew)
-	tiles := newGuarded(tiled(vecs, dim), nan[float32](), skew+1)
-	dst := newOutput[float64](len(all), skew+2)
-	simd.SqDist64(dst.s(), xg.s(), tiles.s(), dim)
-	dst.check(tb, what+" dst")
-	xg.checkInput(tb, what+" x")
-	tiles.checkInput(tb, what+" tiles")
-	for i, s := range all {
+	got := guardedDistances(tb, what, vecs, x, dim, skew, simd.SqDist64)
+	for i, s := range padded(vecs, dim) {
 		want := simdtest.SqDist64(x, s)
-		if got := dst.s()[i]; math.Float64bits(got) != math.Float64bits(want) && !(got != got && want != want) {
-			tb.Fatalf("%s: slot %d: got %v (%#x), want %v (%#x)", what, i, got, math.Float64bits(got), want, math.Float64bits(want))
+		if g := got[i]; math.Float64bits(g) != math.Float64bits(want) && !(g != g && want != want) {
+			tb.Fatalf("%s: slot %d: got %v (%#x), want %v (%#x)", what, i, g, math.Float64bits(g), want, math.Float64bits(want))
 		}
 	}
-	return dst.s()
+	return got
 }
 
 // TestSqDist64Args: SqDist64 checks its shapes as SqDist does, and writes
