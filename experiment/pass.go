@@ -150,11 +150,10 @@ func (b bound) Step(row int) (Loss, error) {
 	y := b.data.Labels[row]
 	step, err := b.Learn(engine.Sparse(idx, val), y)
 	if err != nil {
-		where := b.data.Where(row)
 		if b.orig != nil {
-			where = b.orig.Where(b.rows[row])
+			return Loss{}, fmt.Errorf("%s: %w", b.orig.Where(b.rows[row]), err)
 		}
-		return Loss{}, fmt.Errorf("%s: %w", where, err)
+		return Loss{}, fmt.Errorf("%s: %w", b.data.Where(row), err)
 	}
 	if b.Task() == bogd.Regression {
 		r := y - step.Label

@@ -322,7 +322,6 @@ func trainPasses(ctx context.Context, l bogd.Online, data *dataset.Dataset, pass
 	return nil
 }
 
-// plural writes n with the noun's singular or plural form.
 // algorithmNames lists the algorithms for help texts.
 func algorithmNames() string {
 	var names []string
