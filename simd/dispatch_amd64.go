@@ -206,3 +206,14 @@ func fmaFlops() int {
 	}
 	return fmaFlopsGeneric
 }
+
+func prefetch(p *byte) {
+	switch active {
+	case AVX512:
+		prefetchAVX512(p)
+	case AVX2:
+		prefetchAVX2(p)
+	default:
+		prefetchGeneric(p)
+	}
+}

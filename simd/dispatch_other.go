@@ -46,3 +46,5 @@ func mergeSearch(h, a1, a2, lk []float32) { mergeSearchGeneric(h, a1, a2, lk) }
 func fmaLoop(n int, mul, add, seed float32) float32 { return fmaLoopGeneric(n, mul, add, seed) }
 
 func fmaFlops() int { return fmaFlopsGeneric }
+
+func prefetch(p *byte) { prefetchGeneric(p) }

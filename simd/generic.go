@@ -513,3 +513,7 @@ func fmaLoopGeneric(n int, mul, add, seed float32) float32 {
 	}
 	return ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
 }
+
+// prefetchGeneric does nothing: Go has no prefetch instruction, and a hint
+// changes no result.
+func prefetchGeneric(*byte) {}

@@ -285,9 +285,22 @@ func fmaLoopAVX2(n int, mul float32, add float32, seed float32) float32
 //go:noescape
 func sqdist64AVX2(dst []float64, x []float32, tiles []float32, dim int)
 
+// prefetchAVX2 is prefetchGeneric for AVX2 and FMA:
+//
+//	// nothing: Go has no prefetch instruction, and a hint changes no result
+//
+// The assembly asks the processor to start loading the cache line holding *p
+// into every cache level (PREFETCHT0) and returns at once: it neither waits
+// for the line nor faults, whatever p points to.
+//
+// Requires: SSE
+//
+//go:noescape
+func prefetchAVX2(p *byte)
+
 // featuresAVX2 lists the CPU features the functions above require: the union
 // of their Requires lines, all of which the dispatch checks.
-var featuresAVX2 = []cpuid.FeatureID{cpuid.AVX, cpuid.AVX2, cpuid.FMA3}
+var featuresAVX2 = []cpuid.FeatureID{cpuid.AVX, cpuid.AVX2, cpuid.FMA3, cpuid.SSE}
 
 // fusedColsAVX2 is the largest number of columns gaussianSumColumnsAVX2 takes.
 const fusedColsAVX2 = 7

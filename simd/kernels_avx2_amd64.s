@@ -7297,3 +7297,10 @@ below1_153:
 done_148:
 	VZEROUPPER
 	RET
+
+// func prefetchAVX2(p *byte)
+// Requires: MMX+
+TEXT ·prefetchAVX2(SB), NOSPLIT, $0-8
+	MOVQ       p+0(FP), AX
+	PREFETCHT0 (AX)
+	RET

@@ -285,9 +285,22 @@ func fmaLoopAVX512(n int, mul float32, add float32, seed float32) float32
 //go:noescape
 func sqdist64AVX512(dst []float64, x []float32, tiles []float32, dim int)
 
+// prefetchAVX512 is prefetchGeneric for AVX-512F:
+//
+//	// nothing: Go has no prefetch instruction, and a hint changes no result
+//
+// The assembly asks the processor to start loading the cache line holding *p
+// into every cache level (PREFETCHT0) and returns at once: it neither waits
+// for the line nor faults, whatever p points to.
+//
+// Requires: SSE
+//
+//go:noescape
+func prefetchAVX512(p *byte)
+
 // featuresAVX512 lists the CPU features the functions above require: the union
 // of their Requires lines, all of which the dispatch checks.
-var featuresAVX512 = []cpuid.FeatureID{cpuid.AVX, cpuid.AVX512F, cpuid.FMA3}
+var featuresAVX512 = []cpuid.FeatureID{cpuid.AVX, cpuid.AVX512F, cpuid.FMA3, cpuid.SSE}
 
 // fusedColsAVX512 is the largest number of columns gaussianSumColumnsAVX512 takes.
 const fusedColsAVX512 = 10

@@ -9006,3 +9006,10 @@ below1_194:
 done_189:
 	VZEROUPPER
 	RET
+
+// func prefetchAVX512(p *byte)
+// Requires: MMX+
+TEXT ·prefetchAVX512(SB), NOSPLIT, $0-8
+	MOVQ       p+0(FP), AX
+	PREFETCHT0 (AX)
+	RET

@@ -24,6 +24,7 @@ import (
 	"math"
 	"os"
 	"strings"
+	"unsafe"
 )
 
 // Impl names one implementation of the kernels.
@@ -394,6 +395,18 @@ func Min(a []float32) float32 {
 		m = t
 	}
 	return m
+}
+
+// Prefetch asks the processor to start loading the cache line holding
+// s[i] and returns at once; an i out of range asks for nothing. A loop
+// over the rows of data larger than the cache, in a random order, waits on
+// memory at every row; asking for each row a few steps before it is read
+// lets those loads overlap the work (experiment.Pass). The generic
+// implementation asks for nothing.
+func Prefetch[T any](s []T, i int) {
+	if uint(i) < uint(len(s)) {
+		prefetch((*byte)(unsafe.Pointer(&s[i])))
+	}
 }
 
 // Exp writes exp(src[i]) into dst[i] for i < len(dst); src must be at

@@ -227,4 +227,5 @@ func (g *gen) all() {
 	g.min()
 	g.fmaLoop()
 	g.sqdist64()
+	g.prefetch()
 }

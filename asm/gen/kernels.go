@@ -1121,3 +1121,19 @@ func (g *gen) fmaLoop() {
 	g.VZEROUPPER()
 	g.RET()
 }
+
+const prefetchDoc = `	// nothing: Go has no prefetch instruction, and a hint changes no result
+
+The assembly asks the processor to start loading the cache line holding *p
+into every cache level (PREFETCHT0) and returns at once: it neither waits
+for the line nor faults, whatever p points to.`
+
+// prefetch: one PREFETCHT0. It needs neither AVX2 nor AVX-512, but each
+// backend carries its copy so that the dispatch stays one switch per
+// kernel.
+func (g *gen) prefetch() {
+	g.function("prefetch", "func(p *byte)", prefetchDoc)
+	p := g.load(g.Param("p"))
+	g.PREFETCHT0(operand.Mem{Base: p})
+	g.RET()
+}

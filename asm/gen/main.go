@@ -84,11 +84,13 @@ func generate(be *backend, pkg string, args []string) (asm, decls []byte, err er
 	// repeat them in the Go doc comment, where callers read them.
 	isas := map[string]bool{}
 	for _, fn := range f.Functions() {
-		if len(fn.ISA) > 0 {
-			fn.Doc = append(fn.Doc, "", "Requires: "+strings.Join(fn.ISA, ", "))
-		}
+		var names []string
 		for _, isa := range fn.ISA {
-			isas[isa] = true
+			names = append(names, cpuidName(isa))
+			isas[cpuidName(isa)] = true
+		}
+		if len(names) > 0 {
+			fn.Doc = append(fn.Doc, "", "Requires: "+strings.Join(names, ", "))
 		}
 	}
 
@@ -106,6 +108,18 @@ func generate(be *backend, pkg string, args []string) (asm, decls []byte, err er
 		return nil, nil, err
 	}
 	return asm, decls, nil
+}
+
+// cpuidName returns cpuid's name of the CPU feature avo calls isa. They
+// are the same but for the prefetch instructions, which avo files under
+// "MMX+" (AMD's name for the integer half of SSE, which brought them) and
+// cpuid under SSE: cpuid's MMXEXT is AMD's CPUID bit alone, which Intel
+// processors do not set.
+func cpuidName(isa string) string {
+	if isa == "MMX+" {
+		return "SSE"
+	}
+	return isa
 }
 
 // appendDecls adds to the Go declarations of package pkg what the Go code
