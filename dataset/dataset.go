@@ -3,6 +3,8 @@ package dataset
 import (
 	"slices"
 	"strconv"
+
+	"github.com/bogd-project/bogd/simd"
 )
 
 // Dataset holds n labelled examples in compressed sparse row form with
@@ -49,6 +51,37 @@ func (d *Dataset) Where(i int) string {
 func (d *Dataset) Row(i int) (idx []int32, val []float32) {
 	a, b := d.RowPtr[i], d.RowPtr[i+1]
 	return d.Index[a:b:b], d.Value[a:b:b]
+}
+
+// PrefetchBounds asks the processor to start loading row i's label and
+// the offsets of its non-zeros, and returns without waiting for them; an i
+// out of range asks for nothing. A pass over rows in a random order over
+// data larger than the cache would otherwise wait on memory at every row:
+// it calls PrefetchBounds(i) some rows before it reads row i, then
+// PrefetchValues(i) a few rows later, when the offsets are in the cache.
+func (d *Dataset) PrefetchBounds(i int) {
+	simd.Prefetch(d.Labels, i)
+	simd.Prefetch(d.RowPtr, i)
+}
+
+// PrefetchValues asks the processor to start loading row i's non-zeros
+// (indices and values, every cache line of them), and returns without
+// waiting; it reads the row's offsets (see PrefetchBounds). An i out of
+// range asks for nothing.
+func (d *Dataset) PrefetchValues(i int) {
+	if uint(i) >= uint(d.Len()) {
+		return
+	}
+	const perLine = 16 // 4-byte indices and values in a 64-byte cache line
+	a, b := d.RowPtr[i], d.RowPtr[i+1]
+	for k := a; k < b; k += perLine {
+		simd.Prefetch(d.Index, k)
+		simd.Prefetch(d.Value, k)
+	}
+	if b > a { // the last element's line, when the row straddles one more
+		simd.Prefetch(d.Index, b-1)
+		simd.Prefetch(d.Value, b-1)
+	}
 }
 
 // Dense writes row i as a dense vector of length Dim into dst, which is

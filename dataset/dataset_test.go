@@ -485,6 +485,28 @@ func TestRowDenseSubset(t *testing.T) {
 	}
 }
 
+// Asking for any row ahead, empty, long or out of range, neither panics
+// nor changes the data.
+func TestPrefetch(t *testing.T) {
+	var long strings.Builder
+	long.WriteString("+1")
+	for j := 1; j <= 40; j++ {
+		fmt.Fprintf(&long, " %d:%d", j, j)
+	}
+	d, err := Read(strings.NewReader("+1 1:1 4:4\n-1\n"+long.String()+"\n"), "p", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := d.Subset([]int{0, 1, 2})
+	for i := -2; i <= d.Len()+1; i++ {
+		d.PrefetchBounds(i)
+		d.PrefetchValues(i)
+	}
+	if after := d.Subset([]int{0, 1, 2}); !reflect.DeepEqual(after, before) {
+		t.Errorf("the data changed: %+v, was %+v", after, before)
+	}
+}
+
 // Where names a row by its line in the file (through comments and
 // subsets), and by its position when the rows came from no file.
 func TestWhere(t *testing.T) {
