@@ -12,7 +12,7 @@ import (
 // One run of the protocol: a BOGD++ pass over a seeded random permutation
 // of german (class-sorted files must be permuted), every row predicted
 // before it is learnt.
-func ExamplePassOver() {
+func ExamplePass() {
 	data, err := dataset.ReadFile("../dataset/testdata/german.svm.gz", dataset.Options{Task: dataset.Binary})
 	if err != nil {
 		panic(err)
@@ -25,7 +25,7 @@ func ExamplePassOver() {
 	if err != nil {
 		panic(err)
 	}
-	res, err := experiment.PassOver(context.Background(), l, data, experiment.Permutation(1, 0, n), nil)
+	res, err := experiment.Pass(context.Background(), experiment.Bind(l, data), experiment.Permutation(1, 0, n), nil)
 	if err != nil {
 		panic(err)
 	}

@@ -36,23 +36,38 @@ func codrnaShaped(b *testing.B) *dataset.Dataset {
 	return d
 }
 
-// BenchmarkPassOver measures one BOGD++ pass at B = 100 and B = 1000 over
-// codrna in a random order, per row: stepping through the data in that order
-// (order=permuted), through a copy laid out in that order (PassOver,
-// order=laid-out, the copy included), and steps of a learner already at
-// full budget over the laid-out rows (step): the floor a pass approaches.
-func BenchmarkPassOver(b *testing.B) {
+// BenchmarkPass measures passes over codrna in a random order, per row:
+// BOGD++ at B = 100 and 1000, and the successors FOGD, NOGD and BPA-S at
+// B = 100 (the codrna cells). Each runs a pass stepping through
+// the rows where they lie without asking for them ahead (order=permuted),
+// the same asking for each row's data a few rows ahead as Pass does
+// (order=lookahead), the same over a copy of the rows laid out in the
+// pass's order (order=laid-out, the copy included), and the steps of a
+// learner already at full budget over laid-out rows (step): the floor a
+// pass approaches.
+func BenchmarkPass(b *testing.B) {
 	data := codrnaShaped(b)
-	for _, budget := range []int{100, 1000} {
-		b.Run(fmt.Sprintf("budget=%d", budget), func(b *testing.B) { benchmarkPassOver(b, data, budget) })
+	for _, c := range []struct {
+		algo   bogd.Algorithm
+		budget int
+		eta    float64
+	}{
+		{bogd.BOGDpp, 100, 0.2}, {bogd.BOGDpp, 1000, 0.2},
+		{bogd.FOGD, 100, 0.002}, {bogd.NOGD, 100, 0.2}, {bogd.BPAS, 100, 0},
+	} {
+		b.Run(fmt.Sprintf("algo=%v/budget=%d", c.algo, c.budget), func(b *testing.B) {
+			n := data.Len()
+			cfg := bogd.Config{Dim: data.Dim, Budget: c.budget, Sigma: 8, Eta: c.eta, Lambda: 1 / (float64(n) * float64(n)), Gamma: 10, Seed: 1}
+			benchmarkPass(b, data, c.algo, cfg)
+		})
 	}
 }
 
-func benchmarkPassOver(b *testing.B, data *dataset.Dataset, budget int) {
+func benchmarkPass(b *testing.B, data *dataset.Dataset, algo bogd.Algorithm, cfg bogd.Config) {
 	n := data.Len()
 	order := Permutation(1, 0, n)
 	learner := func(b *testing.B) bogd.Online {
-		l, err := bogd.NewOnline(bogd.BOGDpp, bogd.Config{Dim: data.Dim, Budget: budget, Sigma: 8, Eta: 0.2, Lambda: 1 / (float64(n) * float64(n)), Gamma: 10, Seed: 1})
+		l, err := bogd.NewOnline(algo, cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -61,19 +76,30 @@ func benchmarkPassOver(b *testing.B, data *dataset.Dataset, budget int) {
 	perRow := func(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/row")
 	}
+	pass := func(b *testing.B, l Online, order []int) {
+		if _, err := Pass(context.Background(), l, order, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
 	b.Run("order=permuted", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := Pass(context.Background(), Bind(learner(b), data), order, nil); err != nil {
-				b.Fatal(err)
-			}
+			pass(b, noLookahead{Bind(learner(b), data)}, order)
 		}
 		perRow(b)
 	})
+	b.Run("order=lookahead", func(b *testing.B) {
+		for b.Loop() {
+			pass(b, Bind(learner(b), data), order)
+		}
+		perRow(b)
+	})
+	sequence := make([]int, n)
+	for i := range sequence {
+		sequence[i] = i
+	}
 	b.Run("order=laid-out", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := PassOver(context.Background(), learner(b), data, order, nil); err != nil {
-				b.Fatal(err)
-			}
+			pass(b, noLookahead{Bind(learner(b), data.Subset(order))}, sequence)
 		}
 		perRow(b)
 	})

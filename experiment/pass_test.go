@@ -103,25 +103,33 @@ func TestBindIsObserve(t *testing.T) {
 	}
 }
 
-// PassOver runs the same steps as Pass over the same order, and its
-// errors name the row of the original data.
-func TestPassOverIsPass(t *testing.T) {
+// noLookahead hides a bound learner's lookahead from Pass.
+type noLookahead struct{ Online }
+
+// A pass that asks for rows ahead (a bound learner) runs the same steps
+// as one that does not, over the same order; its errors name the row of
+// the data, by its file's line when it has one.
+func TestLookaheadIsPass(t *testing.T) {
 	data := german(t)
 	n := data.Len()
 	cfg := bogd.Config{Dim: data.Dim, Budget: 50, Sigma: 8, Eta: 0.25, Lambda: 1 / float64(n*n), Gamma: 1, Seed: LearnerSeed(1, 0)}
 	order := Permutation(1, 0, n)
 	a, _ := bogd.NewOnline(bogd.BOGDpp, cfg)
-	want, err := Pass(context.Background(), Bind(a, data), order, Checkpoints(n))
+	bound := Bind(a, data)
+	if _, ok := bound.(lookahead); !ok {
+		t.Fatal("a bound learner does not ask for rows ahead")
+	}
+	want, err := Pass(context.Background(), noLookahead{Bind(a, data)}, order, Checkpoints(n))
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := bogd.NewOnline(bogd.BOGDpp, cfg)
-	got, err := PassOver(context.Background(), b, data, order, Checkpoints(n))
+	got, err := Pass(context.Background(), Bind(b, data), order, Checkpoints(n))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.Mistakes != want.Mistakes || got.SupportVectors != want.SupportVectors || !slices.Equal(got.Checkpoints, want.Checkpoints) {
-		t.Fatalf("PassOver %+v, Pass %+v", got, want)
+		t.Fatalf("with lookahead %+v, without %+v", got, want)
 	}
 	var sa, sb strings.Builder
 	if err := bogd.Save(&sa, a); err != nil {
@@ -131,15 +139,15 @@ func TestPassOverIsPass(t *testing.T) {
 		t.Fatal(err)
 	}
 	if sa.String() != sb.String() {
-		t.Fatal("the learners of Pass and PassOver differ")
+		t.Fatal("the learners of the passes with and without lookahead differ")
 	}
 	narrow, _ := bogd.NewOnline(bogd.RBP, bogd.Config{Dim: 3, Budget: 10, Sigma: 8})
-	if _, err := PassOver(context.Background(), narrow, data, []int{6, 0}, nil); err == nil || !strings.HasPrefix(err.Error(), "german.svm.gz:7: ") {
+	if _, err := Pass(context.Background(), Bind(narrow, data), []int{6, 0}, nil); err == nil || !strings.HasPrefix(err.Error(), "german.svm.gz:7: ") {
 		t.Fatalf("a row wider than the learner: %v", err)
 	}
 	first := data.Subset([]int{0, 1, 2, 3, 4, 5, 6}) // copied without the lines of their file:
 	made := &dataset.Dataset{Name: "made", Dim: first.Dim, Task: first.Task, Labels: first.Labels, RowPtr: first.RowPtr, Index: first.Index, Value: first.Value}
-	if _, err := PassOver(context.Background(), narrow, made, []int{6, 0}, nil); err == nil || !strings.HasPrefix(err.Error(), "made row 7: ") {
+	if _, err := Pass(context.Background(), Bind(narrow, made), []int{6, 0}, nil); err == nil || !strings.HasPrefix(err.Error(), "made row 7: ") {
 		t.Fatalf("a row wider than the learner, in rows from no file: %v", err)
 	}
 }

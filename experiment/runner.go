@@ -159,7 +159,7 @@ func RunJob(ctx context.Context, j Job, data *dataset.Dataset) (*Record, error) 
 	if k.Stream == StreamReport {
 		at = Checkpoints(n)
 	}
-	res, err := PassOver(ctx, l, data, Permutation(k.Seed, k.Run, n), at)
+	res, err := Pass(ctx, Bind(l, data), Permutation(k.Seed, k.Run, n), at)
 	if err != nil {
 		return nil, err
 	}

@@ -187,7 +187,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 			if err != nil {
 				return err
 			}
-			if passes[r], err = experiment.PassOver(context.Background(), l, data, order, at); err != nil {
+			if passes[r], err = experiment.Pass(context.Background(), experiment.Bind(l, data), order, at); err != nil {
 				return err
 			}
 			saved = l // the last run's is saved
