@@ -37,7 +37,7 @@ func codrnaShaped(b *testing.B) *dataset.Dataset {
 }
 
 // BenchmarkPass measures passes over codrna in a random order, per row:
-// BOGD++ at B = 100 and 1000, and the successors FOGD, NOGD and BPA-S at
+// BOGD++ at B = 100 and 1000, BOGD at B = 1000, and the successors FOGD, NOGD and BPA-S at
 // B = 100 (the codrna cells). Each runs a pass stepping through
 // the rows where they lie without asking for them ahead (order=permuted),
 // the same asking for each row's data a few rows ahead as Pass does
@@ -52,7 +52,7 @@ func BenchmarkPass(b *testing.B) {
 		budget int
 		eta    float64
 	}{
-		{bogd.BOGDpp, 100, 0.2}, {bogd.BOGDpp, 1000, 0.2},
+		{bogd.BOGDpp, 100, 0.2}, {bogd.BOGDpp, 1000, 0.2}, {bogd.BOGD, 1000, 0.2},
 		{bogd.FOGD, 100, 0.002}, {bogd.NOGD, 100, 0.2}, {bogd.BPAS, 100, 0},
 	} {
 		b.Run(fmt.Sprintf("algo=%v/budget=%d", c.algo, c.budget), func(b *testing.B) {
