@@ -217,3 +217,13 @@ func prefetch(p *byte) {
 		prefetchGeneric(p)
 	}
 }
+
+func paCosts(q []float64, kernels []float32, alpha []float64, factor, step, f, o, s, eps, c float64, mask uint64) float64 {
+	switch active {
+	case AVX512:
+		return paCostsAVX512(q, kernels, alpha, factor, step, f, o, s, eps, c, mask)
+	case AVX2:
+		return paCostsAVX2(q, kernels, alpha, factor, step, f, o, s, eps, c, mask)
+	}
+	return paCostsGeneric(q, kernels, alpha, factor, step, f, o, s, eps, c, mask)
+}

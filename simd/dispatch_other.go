@@ -48,3 +48,7 @@ func fmaLoop(n int, mul, add, seed float32) float32 { return fmaLoopGeneric(n, m
 func fmaFlops() int { return fmaFlopsGeneric }
 
 func prefetch(p *byte) { prefetchGeneric(p) }
+
+func paCosts(q []float64, kernels []float32, alpha []float64, factor, step, f, o, s, eps, c float64, mask uint64) float64 {
+	return paCostsGeneric(q, kernels, alpha, factor, step, f, o, s, eps, c, mask)
+}

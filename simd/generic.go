@@ -517,3 +517,29 @@ func fmaLoopGeneric(n int, mul, add, seed float32) float32 {
 // prefetchGeneric does nothing: Go has no prefetch instruction, and a hint
 // changes no result.
 func prefetchGeneric(*byte) {}
+
+// paCostsGeneric is the reference loop of paCosts (see its doc in the
+// generated declarations). The float64 conversions round every product
+// once, so that no compiler fuses it into a multiply-add: the assembly's
+// bits.
+func paCostsGeneric(q []float64, kernels []float32, alpha []float64, factor, step, f, o, s, eps, c float64, mask uint64) float64 {
+	least := math.Inf(1)
+	alpha = alpha[:len(q)]
+	kernels = kernels[:len(q)]
+	for r := range q {
+		kr := factor * float64(kernels[r])
+		a := alpha[r]
+		akr := float64(a * kr)
+		beta := akr + step
+		fr := f - akr + beta
+		loss := math.Float64frombits(math.Float64bits(o+float64(s*fr))&mask) - eps
+		if loss < 0 {
+			loss = 0
+		}
+		q[r] = (float64(a*a)+float64(beta*beta)-float64(2*kr*float64(a*beta)))/2 + float64(c*loss)
+		if q[r] < least {
+			least = q[r]
+		}
+	}
+	return least
+}

@@ -298,6 +298,35 @@ func sqdist64AVX2(dst []float64, x []float32, tiles []float32, dim int)
 //go:noescape
 func prefetchAVX2(p *byte)
 
+// paCostsAVX2 is paCostsGeneric for AVX2 and FMA:
+//
+//	least := math.Inf(1)
+//	for r := range q {
+//		kr := factor * float64(kernels[r])
+//		a := alpha[r]
+//		beta := a*kr + step
+//		fr := f - a*kr + beta
+//		loss := math.Float64frombits(math.Float64bits(o+s*fr)&mask) - eps
+//		if loss < 0 {
+//			loss = 0
+//		}
+//		q[r] = (a*a+beta*beta-2*kr*(a*beta))/2 + c*loss
+//		if q[r] < least {
+//			least = q[r]
+//		}
+//	}
+//	return least
+//
+// with every product and sum rounded once, in this order: the generic code's
+// bits. len(q) must be a multiple of 8, kernels and alpha at least as long;
+// q must not overlap them. A NaN cost is never the least; +Inf is returned
+// when no cost is below it.
+//
+// Requires: AVX, AVX2
+//
+//go:noescape
+func paCostsAVX2(q []float64, kernels []float32, alpha []float64, factor float64, step float64, f float64, o float64, s float64, eps float64, c float64, mask uint64) float64
+
 // featuresAVX2 lists the CPU features the functions above require: the union
 // of their Requires lines, all of which the dispatch checks.
 var featuresAVX2 = []cpuid.FeatureID{cpuid.AVX, cpuid.AVX2, cpuid.FMA3, cpuid.SSE}

@@ -7304,3 +7304,76 @@ TEXT ·prefetchAVX2(SB), NOSPLIT, $0-8
 	MOVQ       p+0(FP), AX
 	PREFETCHT0 (AX)
 	RET
+
+// func paCostsAVX2(q []float64, kernels []float32, alpha []float64, factor float64, step float64, f float64, o float64, s float64, eps float64, c float64, mask uint64) float64
+// Requires: AVX, AVX2
+TEXT ·paCostsAVX2(SB), NOSPLIT, $0-144
+	MOVQ         q_base+0(FP), AX
+	MOVQ         kernels_base+24(FP), CX
+	MOVQ         alpha_base+48(FP), DX
+	MOVQ         q_len+8(FP), BX
+	VBROADCASTSD factor+72(FP), Y0
+	VBROADCASTSD step+80(FP), Y1
+	VBROADCASTSD f+88(FP), Y2
+	VBROADCASTSD o+96(FP), Y3
+	VBROADCASTSD s+104(FP), Y4
+	VBROADCASTSD eps+112(FP), Y5
+	VBROADCASTSD c+120(FP), Y6
+	VBROADCASTSD mask+128(FP), Y7
+	VCVTPS2PD    consts<>+864(SB), Y8
+
+	// least = +Inf: all ones, shifted down to an exponent's 11 bits and back up
+	VPCMPEQQ Y9, Y9, Y9
+	VPSRLQ   $0x35, Y9, Y9
+	VPSLLQ   $0x34, Y9, Y9
+	TESTQ    BX, BX
+	JZ       done_159
+
+single_158:
+	// kr = factor·k, akr = a·kr, beta = akr + step
+	VCVTPS2PD (CX), Y10
+	VMULPD    Y10, Y0, Y10
+	VMULPD    (DX), Y10, Y11
+	VADDPD    Y1, Y11, Y12
+
+	// fr = (f − akr) + beta; loss = max(0, (o + s·fr) & mask − eps)
+	VSUBPD Y11, Y2, Y11
+	VADDPD Y12, Y11, Y11
+	VMULPD Y11, Y4, Y11
+	VADDPD Y3, Y11, Y11
+	VANDPD Y7, Y11, Y11
+	VSUBPD Y5, Y11, Y11
+	VXORPS Y13, Y13, Y13
+	VMAXPD Y11, Y13, Y11
+	VMULPD Y11, Y6, Y11
+
+	// q = ((a·a + beta·beta) − (kr + kr)·(a·beta))·½ + c·loss
+	VMOVUPD (DX), Y13
+	VMULPD  Y12, Y13, Y14
+	VMULPD  Y13, Y13, Y13
+	VMULPD  Y12, Y12, Y12
+	VADDPD  Y12, Y13, Y13
+	VADDPD  Y10, Y10, Y10
+	VMULPD  Y14, Y10, Y14
+	VSUBPD  Y14, Y13, Y13
+	VMULPD  Y8, Y13, Y13
+	VADDPD  Y11, Y13, Y13
+	VMOVUPD Y13, (AX)
+
+	// least = q < least ? q : least (a NaN q keeps least)
+	VMINPD Y9, Y13, Y9
+	ADDQ   $0x00000020, AX
+	ADDQ   $0x00000010, CX
+	ADDQ   $0x00000020, DX
+	SUBQ   $0x00000004, BX
+	JNZ    single_158
+
+done_159:
+	// horizontal min
+	VEXTRACTF128 $0x01, Y9, X0
+	VMINPD       X0, X9, X0
+	VMOVHLPS     X0, X0, X1
+	VMINSD       X1, X0, X0
+	VMOVSD       X0, ret+136(FP)
+	VZEROUPPER
+	RET

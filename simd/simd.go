@@ -409,6 +409,45 @@ func Prefetch[T any](s []T, i int) {
 	}
 }
 
+// PACost holds what PACosts needs of one example besides the support
+// vectors: the kernel factor, the step τ·g, the score f(x), and the loss
+// of a score f_r, |Offset + Slope·f_r| − Epsilon (Abs) or
+// Offset + Slope·f_r − Epsilon, weighted by C.
+type PACost struct {
+	Factor, Step, Score    float64
+	Offset, Slope, Epsilon float64
+	Abs                    bool
+	C                      float64
+}
+
+// PACosts writes into q[r] the cost BPA-S gives to replacing support
+// vector r by the example (one output, see bogd's bpas): with
+// kr = Factor·kernels[r], a = alpha[r], β = a·kr + Step and
+// f_r = Score − a·kr + β, q[r] = (a² + β² − 2·kr·a·β)/2 + C·max(0, loss(f_r)).
+// It returns the least cost, skipping NaN ones (+Inf when none is below
+// it). kernels and alpha must be at least as long as q. Every product and
+// sum is rounded once, in the order written, in every implementation.
+func PACosts(q []float64, kernels []float32, alpha []float64, p PACost) float64 {
+	if len(kernels) < len(q) || len(alpha) < len(q) {
+		panic(fmt.Sprintf("simd: %d costs of %d kernel values and %d coefficients", len(q), len(kernels), len(alpha)))
+	}
+	mask := ^uint64(0)
+	if p.Abs {
+		mask >>= 1 // clears the sign bit
+	}
+	head := len(q) &^ 7
+	least := math.Inf(1)
+	if head > 0 {
+		least = paCosts(q[:head], kernels[:head], alpha[:head], p.Factor, p.Step, p.Score, p.Offset, p.Slope, p.Epsilon, p.C, mask)
+	}
+	if head < len(q) {
+		if t := paCostsGeneric(q[head:], kernels[head:len(q)], alpha[head:len(q)], p.Factor, p.Step, p.Score, p.Offset, p.Slope, p.Epsilon, p.C, mask); t < least {
+			least = t
+		}
+	}
+	return least
+}
+
 // Exp writes exp(src[i]) into dst[i] for i < len(dst); src must be at
 // least as long as dst. Arguments below ExpMin (−Inf included) give exactly
 // +0, where e^x would be denormal; arguments above ExpMax are clamped to it

@@ -53,9 +53,10 @@ type backend struct {
 	// the additions, so fewer tiles keep the vector units busy (and the
 	// overlapping last block recomputes fewer).
 	tileBlock64 int
-	// exactWidth is the size in bytes of sqdist64's registers, 32 (ymm)
-	// on both backends. On Zen 4 (EPYC 9004) the AVX-512 form on zmm (64)
-	// took 5.0–5.2 µs for 200 vectors of 180 features, with or without
+	// exactWidth is the size in bytes of the float64 registers of sqdist64
+	// and paCosts, 32 (ymm) on both backends. On Zen 4 (EPYC 9004) the
+	// AVX-512 form of sqdist64 on zmm (64) took 5.0–5.2 µs for 200
+	// vectors of 180 features, with or without
 	// the FMA subtraction, against 3.4 µs on ymm: presumably the
 	// conversion VCVTPS2PD zmm ← ymm, which feeds both 256-bit halves of
 	// a double-pumped register from one of them. Intel's AVX-512 cores
@@ -228,4 +229,5 @@ func (g *gen) all() {
 	g.fmaLoop()
 	g.sqdist64()
 	g.prefetch()
+	g.paCosts()
 }

@@ -343,7 +343,8 @@ func (g *gen) sqdist64() {
 	g.RET()
 }
 
-// vec64 allocates a register of sqdist64: exactWidth bytes.
+// vec64 allocates a float64 register of sqdist64 or paCosts: exactWidth
+// bytes.
 func (g *gen) vec64() reg.VecVirtual {
 	if g.be.exactWidth == 64 {
 		return g.ZMM()
@@ -351,7 +352,7 @@ func (g *gen) vec64() reg.VecVirtual {
 	return g.YMM()
 }
 
-// zero64 clears the sqdist64 register v by the XOR of src with itself:
+// zero64 clears the float64 register v by the XOR of src with itself:
 // VXORPS on ymm (VEX, AVX), the backend's XOR on its full-width registers.
 func (g *gen) zero64(src, v reg.VecVirtual) {
 	if g.be.exactWidth == g.be.width() {
@@ -712,9 +713,10 @@ type reduction struct {
 	packed, scalar, store func(...operand.Op)
 }
 
-func (g *gen) sum() reduction     { return reduction{"sum", false, g.VADDPS, g.VADDSS, g.VMOVSS} }
-func (g *gen) minimum() reduction { return reduction{"min", false, g.VMINPS, g.VMINSS, g.VMOVSS} }
-func (g *gen) sum64() reduction   { return reduction{"sum", true, g.VADDPD, g.VADDSD, g.VMOVSD} }
+func (g *gen) sum() reduction       { return reduction{"sum", false, g.VADDPS, g.VADDSS, g.VMOVSS} }
+func (g *gen) minimum() reduction   { return reduction{"min", false, g.VMINPS, g.VMINSS, g.VMOVSS} }
+func (g *gen) sum64() reduction     { return reduction{"sum", true, g.VADDPD, g.VADDSD, g.VMOVSD} }
+func (g *gen) minimum64() reduction { return reduction{"min", true, g.VMINPD, g.VMINSD, g.VMOVSD} }
 
 // reduce combines the accumulators acc with op, pairwise, then the lanes of
 // the last one, and stores lane 0 (float32 or float64, as op's lanes) at
@@ -747,7 +749,7 @@ func compact(rs []reg.VecVirtual) []reg.VecVirtual {
 // fixes their rounding. float64 lanes take the same steps by 64-bit halves
 // of 128-bit lanes, one step fewer.
 func (g *gen) hreduce(v reg.VecVirtual, op reduction) reg.Register {
-	if g.be.lanes == 16 {
+	if v.Size() == 64 {
 		// Full-width zmm instructions only: the xmm and ymm forms of
 		// registers 16–31 would need AVX512VL.
 		t := g.vec()
