@@ -2,8 +2,10 @@ package bogd
 
 import (
 	"math"
+	"slices"
 
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/simd"
 )
 
 // bpas is BPA-S, the simple budgeted passive-aggressive algorithm (Wang and
@@ -37,10 +39,11 @@ type bpas struct {
 	base
 	alpha          []float64 // K coefficients per support vector: α_{i,c} at i·K + c
 	beta, fr, step []float64 // scratch: β_r and f_r of one candidate, τ·g
+	costs          []float64 // scratch: Q_r of every support vector (one output)
 }
 
 func newBPAS(b base) *bpas {
-	return &bpas{base: b, alpha: make([]float64, b.cfg.Budget*b.outputs), beta: make([]float64, b.outputs), fr: make([]float64, b.outputs), step: make([]float64, b.outputs)}
+	return &bpas{base: b, alpha: make([]float64, b.cfg.Budget*b.outputs), beta: make([]float64, b.outputs), fr: make([]float64, b.outputs), step: make([]float64, b.outputs), costs: make([]float64, b.cfg.Budget)}
 }
 
 func (l *bpas) learn(x engine.Vector, t target) (judgment, bool, error) {
@@ -88,21 +91,20 @@ func (l *bpas) cheapest(t target, step []float64) int {
 	k, c := l.outputs, l.cfg.C
 	best, bestQ := -1, math.Inf(1)
 	if k == 1 {
-		// The same arithmetic as below, one output, without the loops:
-		// most steps of BPA-S come here.
-		for r, kv := range kernels {
-			kr, a := factor*float64(kv), l.alpha[r]
-			beta := a*kr + step[0]
-			fr := l.scores[0] - a*kr + beta
-			loss := l.singleLoss(fr, t)
-			if loss < 0 { // max(0, loss) without the builtin's NaN and zero-sign cases: the same value here
-				loss = 0
-			}
-			if q := (a*a+beta*beta-2*kr*(a*beta))/2 + c*loss; q < bestQ {
-				best, bestQ = r, q
-			}
+		// The same arithmetic as below for one output, one support vector
+		// per vector lane: the least cost, then its first holder. The
+		// loss 1 − y·f_r is 1 + (−y)·f_r exactly, and |y − f_r| − ε is
+		// |y + (−1)·f_r| − ε.
+		n := len(kernels)
+		cost := simd.PACost{Factor: factor, Step: step[0], Score: l.scores[0], Offset: 1, Slope: -float64(t.class), C: c}
+		if l.labels.task != Binary {
+			cost.Offset, cost.Slope, cost.Epsilon, cost.Abs = t.value, -1, l.labels.epsilon, true
 		}
-		return best
+		least := simd.PACosts(l.costs[:n], kernels, l.alpha[:n], cost)
+		if least == math.Inf(1) {
+			return best
+		}
+		return slices.Index(l.costs[:n], least)
 	}
 	beta, fr := l.beta, l.fr
 	for r, kv := range kernels {
@@ -121,14 +123,6 @@ func (l *bpas) cheapest(t target, step []float64) int {
 		}
 	}
 	return best
-}
-
-// singleLoss is paLoss of one output (binary or regression).
-func (l *bpas) singleLoss(f float64, t target) float64 {
-	if l.labels.task == Binary {
-		return 1 - float64(t.class)*f
-	}
-	return math.Abs(t.value-f) - l.labels.epsilon
 }
 
 // paLoss is the loss of scores f at the example t: the hinge losses of
