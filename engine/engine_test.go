@@ -214,6 +214,8 @@ func TestInvalidInput(t *testing.T) {
 		Sparse([]int32{2, 1}, []float32{1, 1}),
 		Sparse([]int32{0}, []float32{1, 2}),
 		Sparse([]int32{0}, []float32{float32(math.Inf(-1))}),
+		Dense([]float32{1, 2, float32(math.Inf(1))}),
+		Sparse([]int32{1}, []float32{float32(math.NaN())}),
 	}
 	for _, storage := range []Storage{DenseStorage, SparseStorage} {
 		set, _ := New(3, 1, Options{Storage: storage})
@@ -239,6 +241,15 @@ func TestInvalidInput(t *testing.T) {
 		}
 		if set.Len() != 1 || !slices.Equal(set.Vector(0, nil), []float32{1, 0, 2}) {
 			t.Fatalf("%v storage: a rejected vector was stored", storage)
+		}
+	}
+	// Every finite value is valid, the extremes included.
+	for _, x := range []float32{math.MaxFloat32, -math.MaxFloat32, math.SmallestNonzeroFloat32, float32(math.Copysign(0, -1))} {
+		if err := Dense([]float32{x, 0, 1}).Validate(3); err != nil {
+			t.Errorf("%v rejected: %v", x, err)
+		}
+		if err := Sparse([]int32{2}, []float32{x}).Validate(3); err != nil {
+			t.Errorf("sparse %v rejected: %v", x, err)
 		}
 	}
 	// The zero Vector is the sparse zero vector, Dense(nil) an error.

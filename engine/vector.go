@@ -100,6 +100,9 @@ func (v Vector) densify(dst []float32) []float32 {
 	return dst
 }
 
+// finite reports whether x is neither NaN nor ±Inf: whether its exponent
+// bits are not all ones (one test, where IsNaN and IsInf are three).
 func finite(x float32) bool {
-	return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0)
+	const exponent = 0x7f800000
+	return math.Float32bits(x)&exponent != exponent
 }
