@@ -500,6 +500,9 @@ func (v *view) evaluate(buf []float32, x Vector, vs vectors, sc *Scratch, w []fl
 		offset = -v.scale * nearest
 	}
 	simd.GaussianSumColumns(sums, buf, w, stride, v.scale, offset)
+	if offset == 0 {
+		return 1 // exp(0), without the call: most evaluations need no shift
+	}
 	return math.Exp(-float64(offset))
 }
 
