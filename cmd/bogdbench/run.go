@@ -64,7 +64,8 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	runs := fs.Int("runs", 20, "random permutations per (algorithm, budget)")
 	seed := fs.Uint64("seed", 1, "seed of the permutations and the learners' random choices")
 	f := addLearnerFlags(fs)
-	fs.Float64Var(&f.sigma, "sigma", 8, "Gaussian kernel width: exp(-||x-y||^2/(2 sigma^2))")
+	width := kernelWidth{sigma: 8}
+	fs.Var(&width, "sigma", "Gaussian kernel width, exp(-||x-y||^2/(2 sigma^2)), or auto: the median Euclidean distance between rows (after --scale; all pairs of 1000 rows drawn with seed 1; the value is printed)")
 	orderPath := fs.String("order", "", "file of fixed orders (one comma-separated 1-based permutation per line) instead of random permutations")
 	format := fs.String("format", "table", "output format: table or json")
 	savePath := fs.String("save", "", "save the learner of the last run to this model file (needs one algorithm and one budget); with --scale minmax the scaling goes beside it, to FILE"+scalingSuffix)
@@ -137,6 +138,9 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 		if data, err = scaling.Apply(data); err != nil {
 			return err
 		}
+	}
+	if f.sigma, err = width.resolve(data, func(msg string) { fmt.Fprintf(stderr, "bogdbench run: %s\n", msg) }); err != nil {
+		return err
 	}
 	figs.Task = learnerTask
 	for _, a := range algorithms {
@@ -343,7 +347,7 @@ func writeTable(w io.Writer, rows []row) error {
 		if r.MSEMean != nil {
 			mean, std, format = r.MSEMean, r.MSEStd, "%.5g\t%.3g"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t"+format+"\t%.1f\t%.4f\t%g\t%.3g\t%g\t%g\t\n",
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t"+format+"\t%.1f\t%.4f\t%g\t%.3g\t%g\t%.6g\t\n",
 			r.Dataset, r.Algorithm, budget, r.Runs, *mean, *std,
 			r.SupportVectorsMean, r.SecondsMean, r.Eta, r.Lambda, r.Gamma, r.Sigma)
 	}

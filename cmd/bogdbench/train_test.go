@@ -267,6 +267,24 @@ func TestTrainSigmaAuto(t *testing.T) {
 	}
 }
 
+// TestRunSigmaAuto: run's --sigma auto is train's, measured on the rows
+// the learners see (after --scale).
+func TestRunSigmaAuto(t *testing.T) {
+	rows, stderr := runJSON(t, "--data", germanPath, "--algo", "rbp", "--budget", "20", "--runs", "1", "--scale", "minmax", "--sigma", "auto")
+	data, _ := dataset.ReadFile(germanPath, dataset.Options{})
+	scaled, err := dataset.MinMax(data, false).Apply(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := experiment.MedianDistance(scaled, 1000, 1)
+	if !strings.Contains(stderr, fmt.Sprintf("--sigma auto: σ = %.6g, the median Euclidean distance over all pairs of 1000 rows", want)) {
+		t.Errorf("stderr: %s", stderr)
+	}
+	if len(rows) != 1 || rows[0]["sigma"] != want {
+		t.Errorf("rows %v, want σ %v", rows, want)
+	}
+}
+
 // TestMedianWidthCompacts: the compacted sample measures the distances of
 // the full rows, on high-dimensional sparse data too.
 func TestMedianWidthCompacts(t *testing.T) {
