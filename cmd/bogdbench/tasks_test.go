@@ -267,3 +267,42 @@ func TestRunOrderRegression(t *testing.T) {
 		t.Fatalf("MSE over the orders %v, want %v", got, want)
 	}
 }
+
+// TestTrainRegressionBaseline: train's regression summary states the MSE
+// of predicting the running mean of the labels (the labels the learner
+// sees, scaled) and warns when the learner did worse than that.
+func TestTrainRegressionBaseline(t *testing.T) {
+	reg := writeData(t, t.TempDir(), "reg.svm", 300, target)
+	raw, err := dataset.ReadFile(reg, dataset.Options{Task: dataset.Regression})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := dataset.MinMax(raw, true).Apply(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		eta, passes string
+		warn        bool
+	}{{"0.5", "1", false}, {"50", "1", true}, {"0.5", "2", false}} {
+		var mean, sum float64
+		n := 0
+		for range int(c.passes[0] - '0') {
+			for _, y := range data.Labels {
+				sum += (y - mean) * (y - mean)
+				n++
+				mean += (y - mean) / float64(n)
+			}
+		}
+		code, _, stderr := bench(t, "train", "--data", reg, "--algo", "bogd-oldest", "--budget", "30", "--scale", "minmax", "--sigma", "0.3", "--eta", c.eta, "--passes", c.passes)
+		if code != 0 {
+			t.Fatal(stderr)
+		}
+		if want := fmt.Sprintf("predicting the mean of the labels before each: %.6g)", sum/float64(n)); !strings.Contains(stderr, want) {
+			t.Errorf("η %s, %s passes: no %q in\n%s", c.eta, c.passes, want, stderr)
+		}
+		if got := strings.Contains(stderr, "warning: the learner predicted worse than the running mean"); got != c.warn {
+			t.Errorf("η %s: warned %v, want %v\n%s", c.eta, got, c.warn, stderr)
+		}
+	}
+}

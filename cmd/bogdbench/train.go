@@ -313,13 +313,36 @@ func trainPasses(ctx context.Context, l bogd.Online, data *dataset.Dataset, pass
 	if progress != nil {
 		elapsed := time.Since(start)
 		what := fmt.Sprintf("mistake rate %.3f%% (progressive validation)", 100*float64(mistakes)/float64(seen))
+		mse, baseline := squared/float64(seen), runningMeanMSE(data.Labels, passes)
 		if regression {
-			what = fmt.Sprintf("MSE %.6g (progressive validation)", squared/float64(seen))
+			what = fmt.Sprintf("MSE %.6g (progressive validation; predicting the mean of the labels before each: %.6g)", mse, baseline)
 		}
 		fmt.Fprintf(progress, "bogdbench train: %d examples in %.3g s (%.0f/s, %.3g s per pass): %s, %d support vectors\n",
 			seen, elapsed.Seconds(), float64(seen)/elapsed.Seconds(), elapsed.Seconds()/float64(passes), what, l.SupportVectors())
+		if regression && mse > baseline {
+			fmt.Fprintf(progress, "bogdbench train: warning: the learner predicted worse than the running mean of the labels: "+
+				"the step size may be too large or the kernel too wide for this data (try a smaller --eta, --sigma auto, or bogdbench tune)\n")
+		}
 	}
 	return nil
+}
+
+// runningMeanMSE is the progressive validation of the simplest online
+// regressor, over passes passes of labels in order: it predicts the mean
+// of the labels before each (0 before the first, as a learner starts).
+// A learner's MSE should beat it.
+func runningMeanMSE(labels []float64, passes int) float64 {
+	var mean, sum float64
+	n := 0
+	for range passes {
+		for _, y := range labels {
+			d := y - mean
+			sum += d * d
+			n++
+			mean += d / float64(n)
+		}
+	}
+	return sum / float64(max(1, n))
 }
 
 // algorithmNames lists the algorithms for help texts.
