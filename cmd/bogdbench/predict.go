@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
@@ -150,11 +151,22 @@ func truth(rows *dataset.Dataset, l bogd.Online, warn func(string)) ([]float64, 
 		}
 		return resolved.Labels, true
 	case bogd.Multiclass:
+		classes := l.Classes()
+		unknown, first := 0, -1
 		for i, y := range rows.Labels {
 			if y != math.Trunc(y) {
 				warn(fmt.Sprintf("no summary: %s: label %v is not a class", rows.Where(i), y))
 				return nil, false
 			}
+			if _, ok := slices.BinarySearch(classes, int(y)); !ok {
+				if unknown++; first < 0 {
+					first = i
+				}
+			}
+		}
+		if unknown > 0 {
+			warn(fmt.Sprintf("%s with a label the model has no class for, the first at %s (label %v; the model's classes: %v): they count as mistakes",
+				experiment.Plural(unknown, "row", "rows"), rows.Where(first), rows.Labels[first], classes))
 		}
 	}
 	return append([]float64(nil), rows.Labels...), true

@@ -226,6 +226,15 @@ func TestMulticlassPredict(t *testing.T) {
 	if want := fmt.Sprintf("mistakes      %d\n", mistakes); !strings.Contains(stderr, want) || !strings.Contains(stderr, "multiclass projectron") {
 		t.Fatalf("summary lacks %q:\n%s", want, stderr)
 	}
+	if strings.Contains(stderr, "warning") {
+		t.Fatalf("a warning on rows of the model's classes:\n%s", stderr)
+	}
+	// Labels the model has no class for are mistakes, and said so.
+	code, _, stderr = benchStdin(t, "3 1:1\n4 1:2 2:1\n8 1:3\n", "predict", "--model", model)
+	if code != 0 || !strings.Contains(stderr, "warning: 2 rows with a label the model has no class for, the first at <stdin>:2 (label 4; the model's classes: [3 5 9])") ||
+		!strings.Contains(stderr, "mistakes      ") {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
 }
 
 // --order replays fixed orders in every task: two orders are the two
