@@ -313,13 +313,15 @@ func trainPasses(ctx context.Context, l bogd.Online, data *dataset.Dataset, pass
 	if progress != nil {
 		elapsed := time.Since(start)
 		what := fmt.Sprintf("mistake rate %.3f%% (progressive validation)", 100*float64(mistakes)/float64(seen))
-		mse, baseline := squared/float64(seen), runningMeanMSE(data.Labels, passes)
+		worse := false // than the running mean of the labels
 		if regression {
+			mse, baseline := squared/float64(seen), runningMeanMSE(data.Labels, passes)
 			what = fmt.Sprintf("MSE %.6g (progressive validation; predicting the mean of the labels before each: %.6g)", mse, baseline)
+			worse = mse > baseline
 		}
 		fmt.Fprintf(progress, "bogdbench train: %d examples in %.3g s (%.0f/s, %.3g s per pass): %s, %d support vectors\n",
 			seen, elapsed.Seconds(), float64(seen)/elapsed.Seconds(), elapsed.Seconds()/float64(passes), what, l.SupportVectors())
-		if regression && mse > baseline {
+		if worse {
 			fmt.Fprintf(progress, "bogdbench train: warning: the learner predicted worse than the running mean of the labels: "+
 				"the step size may be too large or the kernel too wide for this data (try a smaller --eta, --sigma auto, or bogdbench tune)\n")
 		}
