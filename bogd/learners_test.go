@@ -392,13 +392,9 @@ func BenchmarkNOGDTransition(b *testing.B) {
 	for _, name := range []string{"dna", "satimage"} {
 		d := sharedData(b, filepath.Join("multiclass", name+".svm.gz"))
 		cfg := Config{Task: Multiclass, Classes: d.Classes, Dim: d.Dim, Budget: 200, Sigma: 8, Eta: 0.2, Seed: 1}
-		var xs []engine.Vector
-		for _, r := range rand.New(rand.NewPCG(1, 0)).Perm(d.Len()) {
-			xs = append(xs, engine.Sparse(d.Row(r)))
-		}
 		order := rand.New(rand.NewPCG(1, 0)).Perm(d.Len())
 		learn := func(l Online, i int) {
-			if _, err := l.Learn(xs[i], d.Labels[order[i]]); err != nil {
+			if _, err := l.Learn(engine.Sparse(d.Row(order[i])), d.Labels[order[i]]); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -418,7 +414,7 @@ func BenchmarkNOGDTransition(b *testing.B) {
 		b.Run(name+"/pass", func(b *testing.B) {
 			for range b.N {
 				l := mustNewOnline(b, NOGD, cfg)
-				for i := range xs {
+				for i := range order {
 					learn(l, i)
 				}
 			}
