@@ -11,9 +11,9 @@ import (
 
 // weightsByX maps each support vector of a 1-D learner to its signed
 // coefficient, keyed by the vector's only feature (tests use distinct x).
-func weightsByX(t *testing.T, l Learner) map[float32]float64 {
+func weightsByX(t *testing.T, l *Learner) map[float32]float64 {
 	t.Helper()
-	m, err := l.Snapshot()
+	m, err := l.snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func weightsByX(t *testing.T, l Learner) map[float32]float64 {
 	return out
 }
 
-func mustNew(t testing.TB, a Algorithm, cfg Config) Learner {
+func mustNew(t testing.TB, a Algorithm, cfg Config) *Learner {
 	t.Helper()
 	l, err := New(a, cfg)
 	if err != nil {
@@ -38,9 +38,9 @@ func mustNew(t testing.TB, a Algorithm, cfg Config) Learner {
 	return l
 }
 
-func observe(t testing.TB, l Learner, x float32, y int) Outcome {
+func observe(t testing.TB, l *Learner, x float32, y int) outcome {
 	t.Helper()
-	out, err := l.Observe(engine.Dense([]float32{x}), y)
+	out, err := l.observe(engine.Dense([]float32{x}), y)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/bogd-project/bogd/engine"
 	"github.com/bogd-project/bogd/simd"
+	"github.com/bogd-project/bogd/task"
 )
 
 // bpas is BPA-S, the simple budgeted passive-aggressive algorithm (Wang and
@@ -52,7 +53,7 @@ func (l *bpas) learn(x engine.Vector, t target) (judgment, bool, error) {
 		return j, false, err
 	}
 	loss, g2 := l.paLoss(l.scores, t), 1.0
-	if l.labels.task == Multiclass {
+	if l.labels.task == task.Multiclass {
 		g2 = 2
 	}
 	if !(loss > 0) {
@@ -97,7 +98,7 @@ func (l *bpas) cheapest(t target, step []float64) int {
 		// |y + (−1)·f_r| − ε.
 		n := len(kernels)
 		cost := simd.PACost{Factor: factor, Step: step[0], Score: l.scores[0], Offset: 1, Slope: -float64(t.class), C: c}
-		if l.labels.task != Binary {
+		if l.labels.task != task.Binary {
 			cost.Offset, cost.Slope, cost.Epsilon, cost.Abs = t.value, -1, l.labels.epsilon, true
 		}
 		least := simd.PACosts(l.costs[:n], kernels, l.alpha[:n], cost)
@@ -130,9 +131,9 @@ func (l *bpas) cheapest(t target, step []float64) int {
 // or |y − f| − ε in regression.
 func (l *bpas) paLoss(f []float64, t target) float64 {
 	switch l.labels.task {
-	case Binary:
+	case task.Binary:
 		return 1 - float64(t.class)*f[0]
-	case Multiclass:
+	case task.Multiclass:
 		return 1 - (f[t.class] - f[argmax(f, t.class)])
 	}
 	return math.Abs(t.value-f[0]) - l.labels.epsilon

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/task"
 )
 
 // extremeStreams are valid inputs at the edges: huge magnitudes, identical
@@ -42,7 +43,7 @@ func extremeStreams() map[string]stream {
 func TestExtremeDataStaysFinite(t *testing.T) {
 	for name, s := range extremeStreams() {
 		t.Run(name, func(t *testing.T) {
-			for _, a := range AlgorithmsFor(Binary) {
+			for _, a := range algorithmsFor(task.Binary) {
 				cfg := Config{Dim: s.dim, Budget: 10, Sigma: 8, Eta: 0.5, Lambda: 1, Gamma: 2, Seed: 1, C: 1}
 				runStream(t, a, cfg, s)
 			}
@@ -61,16 +62,16 @@ func TestMillionIdenticalRows(t *testing.T) {
 		t.Skip("a million rows per learner")
 	}
 	x := engine.Dense([]float32{3, -1})
-	for _, a := range AlgorithmsFor(Binary) {
+	for _, a := range algorithmsFor(task.Binary) {
 		cfg := Config{Dim: 2, Budget: 10, Sigma: 1, Eta: 1, Lambda: 0.5, Gamma: 2, Seed: 1, C: 1}
 		if a == OGD {
 			cfg.Lambda = 0
 		}
 		l := mustNew(t, a, cfg)
-		var out Outcome
+		var out outcome
 		for i := range 1_000_000 {
 			var err error
-			if out, err = l.Observe(x, 1); err != nil {
+			if out, err = l.observe(x, 1); err != nil {
 				t.Fatal(err)
 			}
 			if math.IsNaN(out.Score) || math.IsInf(out.Score, 0) {
@@ -80,10 +81,8 @@ func TestMillionIdenticalRows(t *testing.T) {
 		if out.Mistake {
 			t.Errorf("%v: still wrong after a million identical rows (score %v)", a, out.Score)
 		}
-		if b, ok := l.(interface{ core() *base }); ok {
-			if s := b.core().scale; !(s >= 1e-15 && s <= 1e15) {
-				t.Errorf("%v: scale %v left its range", a, s)
-			}
+		if s := l.b.scale; !(s >= 1e-15 && s <= 1e15) {
+			t.Errorf("%v: scale %v left its range", a, s)
 		}
 	}
 }

@@ -120,7 +120,7 @@ func replay(t *testing.T, d *dataset.Dataset, perm []int, v fidelityVariant) fid
 		t.Fatal(err)
 	}
 	var run fidelityRun
-	if fg, ok := l.(*forgetron); ok {
+	if fg, ok := l.b.rule.(*forgetron); ok {
 		fg.phiHook = func(a, bq, c, phi float64) float64 {
 			run.removals++
 			mp := matlabPhi(a, bq, c)
@@ -138,7 +138,7 @@ func replay(t *testing.T, d *dataset.Dataset, perm []int, v fidelityVariant) fid
 	}
 	for _, r := range perm {
 		idx, val := d.Row(r)
-		out, err := l.Observe(engine.Sparse(idx, val), int(d.Labels[r]))
+		out, err := l.observe(engine.Sparse(idx, val), int(d.Labels[r]))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -252,7 +252,7 @@ func TestFidelityRandomized(t *testing.T) {
 			mistakes := 0
 			for _, r := range perm {
 				idx, val := d.Row(r)
-				out, err := l.Observe(engine.Sparse(idx, val), int(d.Labels[r]))
+				out, err := l.observe(engine.Sparse(idx, val), int(d.Labels[r]))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -331,7 +331,7 @@ func TestFidelityNearTie(t *testing.T) {
 	for step, r := range perms[1] {
 		idx, val := d.Row(r)
 		y := float64(d.Labels[r])
-		out, err := l.Observe(engine.Sparse(idx, val), int(y))
+		out, err := l.observe(engine.Sparse(idx, val), int(y))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -444,7 +444,7 @@ func divergence(t *testing.T, d *dataset.Dataset, rows [][]float64, perm []int, 
 	var guarded func() int
 	switch v.algo {
 	case Forgetron:
-		l.(*forgetron).phiHook = func(a, bq, c, _ float64) float64 { return matlabPhi(a, bq, c) }
+		l.b.rule.(*forgetron).phiHook = func(a, bq, c, _ float64) float64 { return matlabPhi(a, bq, c) }
 		r := &refForgetron{b: 100, sigma: 8, phi: matlabPhi}
 		twin, guarded = r.observe, func() int { return 0 }
 	default:
@@ -466,7 +466,7 @@ func divergence(t *testing.T, d *dataset.Dataset, rows [][]float64, perm []int, 
 	for step, r := range perm {
 		idx, val := d.Row(r)
 		y := int(d.Labels[r])
-		out, err := l.Observe(engine.Sparse(idx, val), y)
+		out, err := l.observe(engine.Sparse(idx, val), y)
 		if err != nil {
 			t.Fatal(err)
 		}

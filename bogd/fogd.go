@@ -88,8 +88,3 @@ func (l *fogd) customScores(sc *engine.Scratch, x engine.Vector, f, _ []float64)
 	}
 	return nil
 }
-
-// Snapshot freezes the linear model over FOGD's features.
-func (l *fogd) Snapshot() (*engine.Model, error) {
-	return engine.NewFeatureModel(l.feat, l.outputs, l.w)
-}

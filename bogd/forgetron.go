@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/task"
 )
 
 // forgetron is the self-tuned Forgetron (Dekel, Shalev-Shwartz, Singer,
@@ -83,7 +84,7 @@ func (l *forgetron) learn(x engine.Vector, t target) (judgment, bool, error) {
 	// Binary: every round with y·f ≤ 0 updates, as forgetron.m (also
 	// f = 0, y = +1, which is no mistake); the other tasks update on what
 	// they count.
-	if l.labels.task == Binary && j.margin > 0 || l.labels.task != Binary && !l.labels.wrong(j) {
+	if l.labels.task == task.Binary && j.margin > 0 || l.labels.task != task.Binary && !l.labels.wrong(j) {
 		return j, false, nil
 	}
 	step := l.mistakeStep()
@@ -100,10 +101,10 @@ func (l *forgetron) learn(x engine.Vector, t target) (judgment, bool, error) {
 	}
 	var mu float64
 	switch l.labels.task {
-	case Binary:
+	case task.Binary:
 		yr := float64(l.classOf[r])
 		mu = yr * (l.fr[0] + step*j.dir.sign(0)*kxr)
-	case Multiclass:
+	case task.Multiclass:
 		yr := int(l.classOf[r])
 		mu = l.fr[yr] + step*j.dir.sign(yr)*kxr
 	default:

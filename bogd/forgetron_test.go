@@ -13,7 +13,7 @@ import (
 // sigmaPow2 makes κ(a, b) = 2^(−‖a−b‖²): 2σ² = 1/ln 2.
 var sigmaPow2 = 1 / math.Sqrt(2*math.Ln2)
 
-func fpNew(t testing.TB, a Algorithm, cfg Config) Learner {
+func fpNew(t testing.TB, a Algorithm, cfg Config) *Learner {
 	t.Helper()
 	l, err := New(a, cfg)
 	if err != nil {
@@ -30,18 +30,18 @@ func fpVec(x []float64) engine.Vector {
 	return engine.Dense(v)
 }
 
-func fpObserve(t testing.TB, l Learner, x []float64, y int) Outcome {
+func fpObserve(t testing.TB, l *Learner, x []float64, y int) outcome {
 	t.Helper()
-	out, err := l.Observe(fpVec(x), y)
+	out, err := l.observe(fpVec(x), y)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return out
 }
 
-func fpPredict(t testing.TB, l Learner, x []float64) float64 {
+func fpPredict(t testing.TB, l *Learner, x []float64) float64 {
 	t.Helper()
-	f, err := l.Predict(fpVec(x))
+	f, err := l.score(fpVec(x))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestForgetronPhi(t *testing.T) {
 func TestForgetronByHand(t *testing.T) {
 	cfg := Config{Dim: 1, Budget: 2, Sigma: sigmaPow2}
 	l := fpNew(t, Forgetron, cfg)
-	fg := l.(*forgetron)
+	fg := l.b.rule.(*forgetron)
 	var seen [][3]float64
 	fg.phiHook = func(a, bq, c, phi float64) float64 {
 		seen = append(seen, [3]float64{a, bq, c})
@@ -274,7 +274,7 @@ func TestForgetronWrongRootBranch(t *testing.T) {
 	for _, matlab := range []bool{false, true} {
 		l := fpNew(t, Forgetron, Config{Dim: 1, Budget: 2, Sigma: sigmaPow2})
 		var got []float64
-		l.(*forgetron).phiHook = func(a, bq, c, phi float64) float64 {
+		l.b.rule.(*forgetron).phiHook = func(a, bq, c, phi float64) float64 {
 			if matlab {
 				phi = matlabPhi(a, bq, c)
 			}
@@ -330,7 +330,7 @@ func TestForgetronMatchesReference(t *testing.T) {
 		l := fpNew(t, Forgetron, cfg)
 		ref := &refForgetron{b: 5, sigma: 0.7, phi: paperPhi}
 		removals, wrong := 0, 0
-		l.(*forgetron).phiHook = func(a, bq, c, phi float64) float64 {
+		l.b.rule.(*forgetron).phiHook = func(a, bq, c, phi float64) float64 {
 			removals++
 			if mp := matlabPhi(a, bq, c); math.Abs(mp-phi) > 1e-12 {
 				wrong++
@@ -359,7 +359,7 @@ func TestForgetronMatchesReference(t *testing.T) {
 		t.Logf("matlab=%v: %d removals, forgetron.m's φ differs on %d", matlab, removals, wrong)
 		// The stored vectors are the reference's, which keeps arrival order:
 		// the FIFO survived the swap-removes.
-		m, _ := l.Snapshot()
+		m, _ := l.snapshot()
 		if m.Len() != len(ref.sv) {
 			t.Fatalf("snapshot has %d vectors", m.Len())
 		}
@@ -396,7 +396,7 @@ func TestForgetronFIFO(t *testing.T) {
 		if out := fpObserve(t, l, x, -fpSign(fpPredict(t, l, x))); !out.Updated {
 			t.Fatalf("step %d not updated", i)
 		}
-		fg := l.(*forgetron)
+		fg := l.b.rule.(*forgetron)
 		n := l.SupportVectors()
 		if n != min(i+1, b) {
 			t.Fatalf("step %d: %d SVs", i, n)

@@ -20,8 +20,6 @@ func newMaxHeap(capacity int, key func(slot int32) float32) *maxHeap {
 
 func (h *maxHeap) len() int { return len(h.slots) }
 
-func (h *maxHeap) contains(slot int) bool { return slot < len(h.pos) && h.pos[slot] >= 0 }
-
 // top returns the slot with the largest key; the heap must not be empty.
 func (h *maxHeap) top() int { return int(h.slots[0]) }
 

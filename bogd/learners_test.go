@@ -7,13 +7,16 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/engine"
 	"github.com/bogd-project/bogd/simd"
 	"github.com/bogd-project/bogd/simd/simdtest"
+	"github.com/bogd-project/bogd/task"
 )
 
 // stream is a labelled sequence of sparse examples.
@@ -81,7 +84,7 @@ func runStream(t *testing.T, a Algorithm, cfg Config, s stream) (mistakes int, s
 	t.Helper()
 	l := mustNew(t, a, cfg)
 	for i, x := range s.xs {
-		out, err := l.Observe(x, s.labels[i])
+		out, err := l.observe(x, s.labels[i])
 		if err != nil {
 			t.Fatalf("%v step %d: %v", a, i, err)
 		}
@@ -96,7 +99,7 @@ func runStream(t *testing.T, a Algorithm, cfg Config, s stream) (mistakes int, s
 			t.Fatalf("%v step %d: %d support vectors over budget %d", a, i, l.SupportVectors(), cfg.Budget)
 		}
 		if (a == BOGD || a == BOGDpp) && i%17 == 0 {
-			m, err := l.Snapshot()
+			m, err := l.snapshot()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,7 +115,7 @@ func runStream(t *testing.T, a Algorithm, cfg Config, s stream) (mistakes int, s
 
 func TestInvariantsOnSyntheticStream(t *testing.T) {
 	s := syntheticStream(1500, 5, 1)
-	for _, a := range AlgorithmsFor(Binary) {
+	for _, a := range algorithmsFor(task.Binary) {
 		for _, proj := range []Projection{ClipEach, RescaleAll} {
 			if proj == RescaleAll && a != BOGD && a != BOGDpp {
 				continue
@@ -143,7 +146,7 @@ func TestImplementationsAgree(t *testing.T) {
 		var at []int
 		l := mustNew(t, a, configFor(a, s.dim, 60, 5))
 		for i, x := range s.xs {
-			out, err := l.Observe(x, s.labels[i])
+			out, err := l.observe(x, s.labels[i])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,12 +161,12 @@ func TestImplementationsAgree(t *testing.T) {
 	if err := simd.Use(simd.Generic); err != nil {
 		t.Fatal(err)
 	}
-	for _, a := range AlgorithmsFor(Binary) {
+	for _, a := range algorithmsFor(task.Binary) {
 		want[a] = mistakes(a)
 	}
 	simd.Use(prev)
 	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
-		for _, a := range AlgorithmsFor(Binary) {
+		for _, a := range algorithmsFor(task.Binary) {
 			if got := mistakes(a); !slices.Equal(got, want[a]) {
 				t.Errorf("%v: %d mistakes, generic %d (first difference at example %d)", a, len(got), len(want[a]), firstDifference(got, want[a]))
 			}
@@ -254,26 +257,56 @@ func TestGermanNearPaper(t *testing.T) {
 	}
 }
 
+// TestConfigErrors: every check of a configuration fails with an error
+// wrapping ErrConfig that names the algorithm and the Config field at
+// fault.
 func TestConfigErrors(t *testing.T) {
 	ok := Config{Dim: 3, Budget: 10, Sigma: 8, Eta: 0.5, Lambda: 0.01, Gamma: 2}
-	cases := map[string]func(c *Config){
-		"sigma negative":   func(c *Config) { c.Sigma = -1 },
-		"sigma NaN":        func(c *Config) { c.Sigma = math.NaN() },
-		"eta negative":     func(c *Config) { c.Eta = -0.5 },
-		"lambda negative":  func(c *Config) { c.Lambda = -0.1 },
-		"lambda*eta >= 1":  func(c *Config) { c.Lambda, c.Eta = 2, 0.5 },
-		"gamma negative":   func(c *Config) { c.Gamma = -1 },
-		"budget 1":         func(c *Config) { c.Budget = 1 },
-		"budget negative":  func(c *Config) { c.Budget = -5 },
-		"dim 0":            func(c *Config) { c.Dim = 0 },
-		"threshold < 0":    func(c *Config) { c.ProjectronThreshold = -1 },
-		"projection bogus": func(c *Config) { c.Projection = 9 },
+	multi := func(classes ...int) func(c *Config) {
+		return func(c *Config) { c.Task, c.Classes = task.Multiclass, classes }
 	}
-	for name, mutate := range cases {
+	cases := []struct {
+		a      Algorithm
+		field  string
+		mutate func(c *Config)
+	}{
+		{BOGD, "Task", func(c *Config) { c.Task = 9 }},
+		{NORMA, "Task", func(c *Config) { c.Task = task.Binary }},
+		{ProjectronPP, "Task", func(c *Config) { c.Task = task.Regression }},
+		{BOGD, "Dim", func(c *Config) { c.Dim = 0 }},
+		{BOGD, "Sigma", func(c *Config) { c.Sigma = -1 }},
+		{BOGD, "Sigma", func(c *Config) { c.Sigma = math.NaN() }},
+		{BOGD, "Storage", func(c *Config) { c.Storage = 9 }},
+		{BOGD, "Budget", func(c *Config) { c.Budget = 1 }},
+		{RBP, "Budget", func(c *Config) { c.Budget = -5 }},
+		{BOGD, "Classes", multi(1)},
+		{BOGD, "Classes", multi(2, 1)},
+		{BOGD, "Classes", multi(1, 1)},
+		{BOGD, "Classes", multi(make([]int, task.MaxClasses+1)...)},
+		{BOGD, "Classes", func(c *Config) { c.Task, c.Classes = task.Binary, []int{1, 2} }},
+		{OGD, "Epsilon", func(c *Config) { c.Task, c.Epsilon = task.Regression, -1 }},
+		{OGD, "Calibrate", func(c *Config) { c.Task, c.Calibrate = task.Regression, true }},
+		{BOGD, "Eta", func(c *Config) { c.Eta = -0.5 }},
+		{OGD, "Eta", func(c *Config) { c.Eta = 1e200 }},
+		{BOGDpp, "Lambda", func(c *Config) { c.Lambda = -0.1 }},
+		{NORMA, "Lambda*Eta", func(c *Config) { c.Task, c.Lambda, c.Eta = task.Regression, 2, 0.5 }},
+		{BOGDOldest, "Gamma", func(c *Config) { c.Gamma = -1 }},
+		{BOGD, "Projection", func(c *Config) { c.Projection = 9 }},
+		{NORMA, "Nu", func(c *Config) { c.Task, c.Nu = task.Regression, 2 }},
+		{BPAS, "C", func(c *Config) { c.C = -1 }},
+		{BSGDMerge, "Lambda", func(c *Config) { c.Lambda = 1e20 }},
+		{FOGD, "Features", func(c *Config) { c.Features = maxFeatures + 1 }},
+		{FOGD, "Features", func(c *Config) { c.Dim, c.Features = 1<<20, 1<<10 }},
+		{NOGD, "Rank", func(c *Config) { c.Rank = 11 }},
+		{Projectron, "ProjectronThreshold", func(c *Config) { c.ProjectronThreshold = -1 }},
+	}
+	for _, tc := range cases {
 		c := ok
-		mutate(&c)
-		if _, err := New(BOGD, c); !errors.Is(err, ErrConfig) {
-			t.Errorf("%s: got %v, want a configuration error", name, err)
+		tc.mutate(&c)
+		_, err := New(tc.a, c)
+		if !errors.Is(err, ErrConfig) || !strings.HasPrefix(err.Error(), tc.a.String()+": ") ||
+			!strings.Contains(err.Error(), ": "+tc.field+" ") && !strings.Contains(err.Error(), ": "+tc.field+",") && !strings.Contains(err.Error(), ": "+tc.field+":") {
+			t.Errorf("%v, %s: got %v, want a configuration error naming both", tc.a, tc.field, err)
 		}
 	}
 	if _, err := New(BOGD, ok); err != nil {
@@ -289,45 +322,67 @@ func TestConfigErrors(t *testing.T) {
 // working learner of every algorithm and task, with the documented
 // defaults in its Config.
 func TestDefaults(t *testing.T) {
-	for _, task := range []Task{Binary, Multiclass, Regression} {
-		for _, a := range AlgorithmsFor(task) {
-			cfg := Config{Dim: 2, Task: task}
-			if task == Multiclass {
+	for _, tk := range []task.Task{task.Binary, task.Multiclass, task.Regression} {
+		for _, a := range algorithmsFor(tk) {
+			cfg := Config{Dim: 2, Task: tk}
+			if tk == task.Multiclass {
 				cfg.Classes = []int{1, 2, 3}
 			}
-			l, err := NewOnline(a, cfg)
+			l, err := New(a, cfg)
 			if err != nil {
-				t.Errorf("%v %v: %v", task, a, err)
+				t.Errorf("%v %v: %v", tk, a, err)
 				continue
 			}
 			got := l.Config()
 			if got.Budget != 100 || got.Sigma != 8 || got.Gamma != 10 || got.C != 1 || got.Rank != 20 {
-				t.Errorf("%v %v: defaults %+v", task, a, got)
+				t.Errorf("%v %v: defaults %+v", tk, a, got)
 			}
-			if uses := a.Params(task).Has(ParamEta); uses != (got.Eta > 0) {
-				t.Errorf("%v %v: η %v (the rule reads η: %v)", task, a, got.Eta, uses)
+			if uses := a.Params(tk).Has(ParamEta); uses != (got.Eta > 0) {
+				t.Errorf("%v %v: η %v (the rule reads η: %v)", tk, a, got.Eta, uses)
 			}
-			y := []float64{Binary: 1, Multiclass: 2, Regression: 0.5}[task]
+			want := Defaults(a, tk)
+			want.Dim, want.Classes = cfg.Dim, cfg.Classes
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%v %v: New made %+v, Defaults says %+v", tk, a, got, want)
+			}
+			y := map[task.Task]float64{task.Binary: 1, task.Multiclass: 2, task.Regression: 0.5}[tk]
 			if _, err := l.Learn(engine.Dense([]float32{0.5, -1}), y); err != nil {
-				t.Errorf("%v %v: %v", task, a, err)
+				t.Errorf("%v %v: %v", tk, a, err)
 			}
 		}
 	}
-	if _, err := NewOnline(OGD, Config{}); err == nil {
+	if _, err := New(OGD, Config{}); err == nil {
 		t.Error("a configuration without a dimension accepted")
+	}
+	// The table of Defaults' documentation.
+	for _, c := range []struct {
+		a   Algorithm
+		tk  task.Task
+		eta float64
+	}{
+		{BOGDpp, task.Binary, 0.2}, {BOGDpp, task.Auto, 0.2}, {OGD, task.Multiclass, 0.5}, {NOGD, task.Regression, 0.1},
+		{Perceptron, task.Regression, 0.1}, {Perceptron, task.Binary, 0}, {BPAS, task.Binary, 0}, {NORMA, task.Regression, 0.03},
+		{FOGD, task.Binary, 0.002}, {FOGD, task.Multiclass, 0.005}, {FOGD, task.Regression, 6e-4},
+	} {
+		if d := Defaults(c.a, c.tk); d.Eta != c.eta || d.Task == task.Auto {
+			t.Errorf("Defaults(%v, %v): η %v, task %v; want η %v", c.a, c.tk, d.Eta, d.Task, c.eta)
+		}
+	}
+	if d := Defaults(BSGDMerge, task.Binary); d.Lambda != 1e-4 || d.Features != 400 || Defaults(FOGD, task.Regression).Features != 1500 {
+		t.Errorf("BSGD-merge's λ %v, FOGD's features %d (regression %d)", d.Lambda, d.Features, Defaults(FOGD, task.Regression).Features)
 	}
 }
 
 func TestObserveRejectsBadInput(t *testing.T) {
-	for _, a := range AlgorithmsFor(Binary) {
+	for _, a := range algorithmsFor(task.Binary) {
 		l := mustNew(t, a, configFor(a, 3, 10, 1))
-		if _, err := l.Observe(engine.Dense([]float32{1, 2}), 1); err == nil {
+		if _, err := l.observe(engine.Dense([]float32{1, 2}), 1); err == nil {
 			t.Errorf("%v: wrong dimension accepted", a)
 		}
-		if _, err := l.Observe(engine.Dense([]float32{1, 2, 3}), 0); err == nil {
+		if _, err := l.observe(engine.Dense([]float32{1, 2, 3}), 0); err == nil {
 			t.Errorf("%v: label 0 accepted", a)
 		}
-		if _, err := l.Observe(engine.Dense([]float32{1, float32(math.NaN()), 3}), 1); err == nil {
+		if _, err := l.observe(engine.Dense([]float32{1, float32(math.NaN()), 3}), 1); err == nil {
 			t.Errorf("%v: NaN accepted", a)
 		}
 		if l.SupportVectors() != 0 {
@@ -337,7 +392,7 @@ func TestObserveRejectsBadInput(t *testing.T) {
 }
 
 func TestParseAlgorithm(t *testing.T) {
-	for _, a := range AlgorithmsFor(Binary) {
+	for _, a := range algorithmsFor(task.Binary) {
 		if got, err := ParseAlgorithm(a.String()); err != nil || got != a {
 			t.Errorf("%v: %v, %v", a, got, err)
 		}
@@ -361,22 +416,22 @@ func BenchmarkObserve(b *testing.B) {
 				b.Fatal(err)
 			}
 			for i := range 5000 {
-				l.Observe(s.xs[i], s.labels[i])
+				l.observe(s.xs[i], s.labels[i])
 			}
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
 				k := 5000 + i%15000
-				l.Observe(s.xs[k], s.labels[k])
+				l.observe(s.xs[k], s.labels[k])
 			}
 		})
 	}
 	b.Run("algo=score-only", func(b *testing.B) {
 		l, _ := New(BOGDpp, Config{Dim: 8, Budget: 1000, Sigma: 8, Eta: 0.25, Lambda: 1e-8, Gamma: 4, Seed: 1})
 		for i := range 5000 {
-			l.Observe(s.xs[i], s.labels[i])
+			l.observe(s.xs[i], s.labels[i])
 		}
 		for i := 0; b.Loop(); i++ {
-			l.Predict(s.xs[5000+i%15000])
+			l.score(s.xs[5000+i%15000])
 		}
 	})
 }
@@ -391,9 +446,9 @@ func BenchmarkObserve(b *testing.B) {
 func BenchmarkNOGDTransition(b *testing.B) {
 	for _, name := range []string{"dna", "satimage"} {
 		d := sharedData(b, filepath.Join("multiclass", name+".svm.gz"))
-		cfg := Config{Task: Multiclass, Classes: d.Classes, Dim: d.Dim, Budget: 200, Sigma: 8, Eta: 0.2, Seed: 1}
+		cfg := Config{Task: task.Multiclass, Classes: d.Classes, Dim: d.Dim, Budget: 200, Sigma: 8, Eta: 0.2, Seed: 1}
 		order := rand.New(rand.NewPCG(1, 0)).Perm(d.Len())
-		learn := func(l Online, i int) {
+		learn := func(l *Learner, i int) {
 			if _, err := l.Learn(engine.Sparse(d.Row(order[i])), d.Labels[order[i]]); err != nil {
 				b.Fatal(err)
 			}
@@ -401,19 +456,19 @@ func BenchmarkNOGDTransition(b *testing.B) {
 		b.Run(name+"/transition", func(b *testing.B) {
 			for range b.N {
 				b.StopTimer()
-				l := mustNewOnline(b, NOGD, cfg).(*nogd)
-				for i := 0; l.set.Len() < cfg.Budget; i++ {
+				l := mustNew(b, NOGD, cfg)
+				for i := 0; l.SupportVectors() < cfg.Budget; i++ {
 					learn(l, i)
 				}
 				b.StartTimer()
-				if err := l.transition(); err != nil {
+				if err := l.b.rule.(*nogd).transition(); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
 		b.Run(name+"/pass", func(b *testing.B) {
 			for range b.N {
-				l := mustNewOnline(b, NOGD, cfg)
+				l := mustNew(b, NOGD, cfg)
 				for i := range order {
 					learn(l, i)
 				}

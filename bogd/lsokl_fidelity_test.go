@@ -16,6 +16,7 @@ import (
 
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/task"
 )
 
 // The LSOKL fidelity test replays, order by order, what the authors'
@@ -151,10 +152,10 @@ func (r lsoklRun) mse(n int) float64 { return r.sse / float64(n) }
 func lsoklConfig(ds *lsoklDataset, d *dataset.Dataset, a Algorithm) Config {
 	s := ds.Settings
 	cfg := Config{Dim: d.Dim, Budget: s.Budget, Sigma: s.Sigma, Eta: s.Eta}
-	if d.Task == dataset.Multiclass {
-		cfg.Task, cfg.Classes = Multiclass, d.Classes
+	if d.Task == task.Multiclass {
+		cfg.Task, cfg.Classes = task.Multiclass, d.Classes
 	} else {
-		cfg.Task, cfg.Epsilon = Regression, s.Epsilon
+		cfg.Task, cfg.Epsilon = task.Regression, s.Epsilon
 	}
 	switch a {
 	case BOGDOldest:
@@ -173,15 +174,15 @@ func lsoklConfig(ds *lsoklDataset, d *dataset.Dataset, a Algorithm) Config {
 // the Forgetron's φ.
 func lsoklReplay(t *testing.T, ds *lsoklDataset, d *dataset.Dataset, perm []int, a Algorithm, phi func(a, bq, c float64) float64) lsoklRun {
 	t.Helper()
-	l, err := NewOnline(a, lsoklConfig(ds, d, a))
+	l, err := New(a, lsoklConfig(ds, d, a))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fg, ok := l.(*forgetron); ok && phi != nil {
+	if fg, ok := l.b.rule.(*forgetron); ok && phi != nil {
 		fg.phiHook = func(a, bq, c, _ float64) float64 { return phi(a, bq, c) }
 	}
-	proj, _ := l.(*projectron)
-	regression := d.Task == dataset.Regression
+	proj, _ := l.b.rule.(*projectron)
+	regression := d.Task == task.Regression
 	run := lsoklRun{nearest: math.NaN()}
 	start := time.Now()
 	for s, i := range perm {
@@ -193,7 +194,7 @@ func lsoklReplay(t *testing.T, ds *lsoklDataset, d *dataset.Dataset, perm []int,
 			// x updates. O(m²) with m < 30.
 			if d2, _, err := proj.project(x, m); err == nil {
 				if math.IsNaN(run.nearest) || math.Abs(math.Log(d2/minDelta2)) < math.Abs(math.Log(run.nearest/minDelta2)) {
-					if p, err := l.PredictOne(x, nil); err == nil && math.Abs(d.Labels[i]-p.Label) > ds.Settings.Epsilon {
+					if p, err := l.Predict(x); err == nil && math.Abs(d.Labels[i]-p.Label) > ds.Settings.Epsilon {
 						run.nearest, run.nearestStep = d2, s+1
 					}
 				}
@@ -222,7 +223,7 @@ func lsoklReplay(t *testing.T, ds *lsoklDataset, d *dataset.Dataset, perm []int,
 	}
 	run.seconds = time.Since(start).Seconds()
 	run.supportVectors = l.SupportVectors()
-	if n, ok := l.(*nogd); ok {
+	if n, ok := l.b.rule.(*nogd); ok {
 		run.droppedRanks = -1
 		if n.phase2 {
 			run.droppedRanks = 0
@@ -266,11 +267,11 @@ func lsoklLoad(t *testing.T) (*lsoklReference, string) {
 
 func lsoklData(t *testing.T, dir string, ds *lsoklDataset) *dataset.Dataset {
 	t.Helper()
-	task := dataset.Multiclass
+	tk := task.Multiclass
 	if ds.Task == "regression" {
-		task = dataset.Regression
+		tk = task.Regression
 	}
-	d, err := dataset.ReadFile(filepath.Join(dir, ds.File), dataset.Options{Task: task})
+	d, err := dataset.ReadFile(filepath.Join(dir, ds.File), dataset.Options{Task: tk})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +310,7 @@ func lsoklDataset1(t *testing.T, dir string, seed uint64, ds *lsoklDataset) {
 			t.Fatalf("order %d: SHA-256 %s, the reference ran %s: experiment.Permutation's orders changed", r, got, want)
 		}
 	}
-	regression := d.Task == dataset.Regression
+	regression := d.Task == task.Regression
 
 	// Our passes, shared by the entries that compare with the same learner.
 	type key struct {
@@ -448,7 +449,7 @@ func lsoklMSEs(rs []lsoklRun, n int) []string {
 // predicts otherwise than the twin, with the twin's largest φ before.
 func lsoklExplainForgetron(t *testing.T, d *dataset.Dataset, rows [][]float64, perm []int, ds *lsoklDataset, res lsoklResult, r int, run lsoklRun, matlab bool) {
 	t.Helper()
-	if d.Task != dataset.Multiclass {
+	if d.Task != task.Multiclass {
 		t.Errorf("%s order %d: %d mistakes against %d: no twin to explain it", res.Toolbox, r, run.mistakes, res.Mistakes[r])
 		return
 	}
@@ -457,11 +458,11 @@ func lsoklExplainForgetron(t *testing.T, d *dataset.Dataset, rows [][]float64, p
 		phi = matlabPhi
 	}
 	twin := &twinMCForgetron{b: ds.Settings.Budget, k: len(d.Classes), sigma: ds.Settings.Sigma, phi: phi}
-	l, err := NewOnline(Forgetron, lsoklConfig(ds, d, Forgetron))
+	l, err := New(Forgetron, lsoklConfig(ds, d, Forgetron))
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.(*forgetron).phiHook = func(a, bq, c, _ float64) float64 { return phi(a, bq, c) }
+	l.b.rule.(*forgetron).phiHook = func(a, bq, c, _ float64) float64 { return phi(a, bq, c) }
 	twinMistakes, first, drift := 0, "", ""
 	for s, i := range perm {
 		y := int(d.Labels[i]) - d.Classes[0]

@@ -155,19 +155,3 @@ func (l *nogd) transition() error {
 	l.phase2 = true
 	return nil
 }
-
-// Snapshot folds phase 2's linear model into the landmarks' weights: output
-// c of landmark i is Σ_r w_{c,r}·M_{r,i}.
-func (l *nogd) Snapshot() (*engine.Model, error) {
-	cols := l.set.Columns()
-	mix := make([][]float64, l.outputs)
-	for c := range mix {
-		mix[c] = make([]float64, cols)
-		if !l.phase2 {
-			mix[c][c] = 1
-			continue
-		}
-		copy(mix[c][l.outputs:], l.w[c*l.rank:(c+1)*l.rank])
-	}
-	return l.set.SnapshotLinear(mix)
-}

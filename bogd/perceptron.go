@@ -1,6 +1,9 @@
 package bogd
 
-import "github.com/bogd-project/bogd/engine"
+import (
+	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/task"
+)
 
 // perceptron is the kernel Perceptron (Rosenblatt 1958), without a budget.
 // On a mistake (binary: sgn(f(x)) ≠ y with sgn(0) = +1; multi-class: the
@@ -23,7 +26,7 @@ func (l *perceptron) learn(x engine.Vector, t target) (judgment, bool, error) {
 // mistakeStep is the coefficient a mistake-driven rule adds: 1 in
 // classification, η in regression (the toolbox's eta_perceptron).
 func (b *base) mistakeStep() float64 {
-	if b.labels.task == Regression {
+	if b.labels.task == task.Regression {
 		return b.cfg.Eta
 	}
 	return 1

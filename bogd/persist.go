@@ -11,55 +11,10 @@ import (
 	"github.com/bogd-project/bogd/engine"
 	"github.com/bogd-project/bogd/internal/atomicfile"
 	"github.com/bogd-project/bogd/internal/binrec"
+	"github.com/bogd-project/bogd/task"
 )
 
-// Model files.
-//
-// Save writes a learner as a versioned little-endian binary file that Load
-// turns back into a learner continuing exactly where the saved one stood:
-// the same support vectors and float32 weight bits, scale factors, random
-// state and algorithm state, so that training resumes with bit-identical
-// scores. The layout of format version 3, in order:
-//
-//	header   magic "BOGDMDL\x00" (8 bytes), version uint32 (= 3),
-//	         total file length uint64 (header and checksum included)
-//	learner  algorithm uint8; Config: Dim int64, Budget int64, Sigma, Eta,
-//	         Lambda, Gamma float64, Seed uint64, Projection uint8,
-//	         ProjectronThreshold float64, Task uint8, Epsilon, Nu, C float64,
-//	         Rank, Features int64, Calibrate uint8, Storage uint8,
-//	         the number of classes int64, then each class label int64
-//	set      dimension int64 (= Dim), count int64, weight columns uint32,
-//	         norm bound float64 and integral uint8 (engine.Set.Bounds),
-//	         sparse uint8 (the set stores its vectors sparsely), then count
-//	         vectors: dense, Dim float32 values each; sparse, the number of
-//	         non-zeros uint32, then each 0-based index uint32 and value
-//	         float32; then each weight column: count float32
-//	base     scale float64, group float64, PCG state (length int64, then
-//	         the bytes of rand.PCG.MarshalBinary), then, for every learner
-//	         whose coefficients are a scalar times a pattern (keepsPatterns),
-//	         each support vector's pattern: its positive and negative output
-//	         as int32 each (−1: none); then, with Calibrate, the
-//	         calibration: A and its AdaGrad sum, then each B and its sum
-//	         (float64)
-//	state    the algorithm's own state (state.go documents each)
-//	trailer  CRC-32C (Castagnoli) uint32 of every byte before it
-//
-// (internal/binrec frames the body with the header and trailer, and
-// decodes its fields.)
-//
-// Versions 1 and 2 held binary learners only: no task fields and no
-// patterns (a pattern is the sign of the vector's weight), and state.go
-// says where their algorithm states differ.
-//
-// Floats are stored as their IEEE 754 bits. Load checks, in this order, the
-// magic, the version, the length (a short input is a truncated file, unless
-// the checksum shows the length field corrupted), the checksum, then every
-// field: counts non-negative, within the limits below and within the bytes
-// that remain, the dimension equal to Dim, no NaN or infinite value, the
-// configuration valid for the algorithm and every algorithm invariant the
-// state must satisfy. It never allocates more than the input holds, except
-// what the learner itself preallocates for its Dim and Budget, which the
-// limits bound.
+// The model format, which doc.go specifies.
 const (
 	modelMagic    = "BOGDMDL\x00"
 	formatVersion = 3
@@ -68,19 +23,19 @@ const (
 	// version 3 added the tasks.
 	oldestVersion = 1
 
-	// MaxModelDim is the largest dimension of a model file with dense
+	// maxModelDim is the largest dimension of a model file with dense
 	// storage: 64 MiB per support vector at this size.
-	MaxModelDim = 1 << 24
-	// MaxSparseModelDim is the largest dimension of a model file with
+	maxModelDim = 1 << 24
+	// maxSparseModelDim is the largest dimension of a model file with
 	// sparse storage, whose vectors take O(non-zeros).
-	MaxSparseModelDim = math.MaxInt32
-	// MaxModelBudget is the largest budget a model file holds; the
+	maxSparseModelDim = math.MaxInt32
+	// maxModelBudget is the largest budget a model file holds; the
 	// learners preallocate per-slot arrays of that length.
-	MaxModelBudget = 1 << 20
-	// MaxProjectronBudget is the largest budget of a saved Projectron or
+	maxModelBudget = 1 << 20
+	// maxProjectronBudget is the largest budget of a saved Projectron or
 	// Projectron++, whose K⁻¹ (and K) are Budget×Budget float64 matrices:
 	// 128 MiB each at this size.
-	MaxProjectronBudget = 1 << 12
+	maxProjectronBudget = 1 << 12
 
 	maxPCGState = 256 // bytes of a marshalled rand.PCG (20 in Go 1.26)
 )
@@ -92,9 +47,6 @@ var (
 	ErrChecksum     = errors.New("model file corrupted (checksum mismatch)")
 	ErrNewerVersion = errors.New("model format version is newer than this program supports")
 	ErrInvalidModel = errors.New("invalid model file")
-	// ErrNotBinary is returned by Load and LoadFile for a model of another
-	// task than binary classification: LoadOnline reads every task.
-	ErrNotBinary = errors.New("not a binary classifier")
 )
 
 // modelFormat frames model files.
@@ -109,10 +61,9 @@ var modelFormat = &binrec.Format{
 	Invalid:   ErrInvalidModel,
 }
 
-// persistent is what every learner of this package implements to be saved:
+// persistent is what every learner of this package implements: its step,
 // its base, and its algorithm-specific state (state.go).
 type persistent interface {
-	Online
 	rule
 	core() *base
 	// appendState appends the algorithm's own state to b.
@@ -124,11 +75,10 @@ type persistent interface {
 
 func (b *base) core() *base { return b }
 
-// Save writes l, a learner of this package (from New, NewOnline or a
-// Load), in the model format. It may run while other goroutines predict,
-// but not while l learns.
-func Save(w io.Writer, l Base) error {
-	data, err := encode(l)
+// Save writes the learner in the model format (doc.go): Load turns it back
+// into a learner that continues exactly where this one stands.
+func (l *Learner) Save(w io.Writer) error {
+	data, err := l.saved()
 	if err != nil {
 		return err
 	}
@@ -138,39 +88,11 @@ func Save(w io.Writer, l Base) error {
 	return nil
 }
 
-// Load reads one binary classifier written by Save and returns it (a model
-// of another task is an error wrapping ErrNotBinary). It reads exactly the
-// bytes of that model, so models may follow each other in a stream.
-func Load(r io.Reader) (Learner, error) {
-	l, err := LoadOnline(r)
-	if err != nil {
-		return nil, err
-	}
-	return binaryOf(l)
-}
-
-// LoadOnline reads one learner of any task written by Save.
-func LoadOnline(r io.Reader) (Online, error) {
-	data, err := modelFormat.Read(r)
-	if err != nil {
-		return nil, fmt.Errorf("load model: %w", err)
-	}
-	return decode(data)
-}
-
-// binaryOf returns l as a binary Learner, or ErrNotBinary.
-func binaryOf(l Online) (Learner, error) {
-	if l.Task() != Binary {
-		return nil, fmt.Errorf("%w: a %v %v model (load it with LoadOnline)", ErrNotBinary, l.Task(), l.Algorithm())
-	}
-	return l.(Learner), nil
-}
-
-// SaveFile writes l to path atomically (atomicfile.Write): on any error an
-// existing file at path is left as it was and no temporary file remains. A
-// new file gets mode 0644; an existing file's mode is kept.
-func SaveFile(path string, l Base) error {
-	data, err := encode(l)
+// SaveFile writes the learner to path atomically: on any error an existing
+// file at path is left as it was and no temporary file remains. A new file
+// gets mode 0644; an existing file's mode is kept.
+func (l *Learner) SaveFile(path string) error {
+	data, err := l.saved()
 	if err != nil {
 		return err
 	}
@@ -180,28 +102,33 @@ func SaveFile(path string, l Base) error {
 	return nil
 }
 
-// LoadFile reads the binary classifier in the model file at path (see
-// Load). Errors name the file.
-func LoadFile(path string) (Learner, error) {
-	l, err := LoadOnlineFile(path)
-	if err != nil {
-		return nil, err
+// saved encodes the learner for a model file, within the file's limits.
+func (l *Learner) saved() ([]byte, error) {
+	if err := checkLimits(l.b.algo, l.b.cfg); err != nil {
+		return nil, fmt.Errorf("save model: %v", err)
 	}
-	b, err := binaryOf(l)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return b, nil
+	return encode(l.b)
 }
 
-// LoadOnlineFile reads the learner of any task in the model file at path.
-// Errors name the file.
-func LoadOnlineFile(path string) (Online, error) {
+// Load reads one learner of any task and any model format version written
+// so far (1 to 3) from r. It reads exactly the bytes of that model, so
+// models may follow each other in a stream.
+func Load(r io.Reader) (*Learner, error) {
+	data, err := modelFormat.Read(r)
+	if err != nil {
+		return nil, fmt.Errorf("load model: %w", err)
+	}
+	return decode(data, true)
+}
+
+// LoadFile reads the learner in the model file at path (see Load). Errors
+// name the file.
+func LoadFile(path string) (*Learner, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err // *PathError names the file
 	}
-	l, err := decode(data)
+	l, err := decode(data, true)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -212,16 +139,8 @@ func LoadOnlineFile(path string) (Online, error) {
 // (see atomicfile.Options.FailAt).
 var saveHook func(step string) error
 
-// encode serialises l.
-func encode(l Base) ([]byte, error) {
-	p, ok := l.(persistent)
-	if !ok {
-		return nil, fmt.Errorf("save model: a %T is not a learner of package bogd", l)
-	}
-	b := p.core()
-	if err := checkLimits(b.algo, b.cfg); err != nil {
-		return nil, fmt.Errorf("save model: %v", err)
-	}
+// encode serialises the learner of base b, whatever its size.
+func encode(b *base) ([]byte, error) {
 	set := b.set
 	n, dim, cols := set.Len(), set.Dim(), set.Columns()
 	// A learner whose weights overflowed (an η far beyond float32's range)
@@ -252,7 +171,7 @@ func encode(l Base) ([]byte, error) {
 	out = le.AppendUint64(out, c.Seed)
 	out = append(out, byte(c.Projection))
 	out = binrec.AppendF64(out, c.ProjectronThreshold)
-	out = append(out, byte(c.Task))
+	out = append(out, taskCode(c.Task))
 	out = binrec.AppendF64(out, c.Epsilon)
 	out = binrec.AppendF64(out, c.Nu)
 	out = binrec.AppendF64(out, c.C)
@@ -317,20 +236,51 @@ func encode(l Base) ([]byte, error) {
 		}
 	}
 
-	return binrec.End(p.appendState(out)), nil
+	return binrec.End(b.rule.appendState(out)), nil
+}
+
+// The task codes of model files.
+const (
+	codeBinary byte = iota
+	codeMulticlass
+	codeRegression
+)
+
+// taskCode is the code of a resolved task in model files.
+func taskCode(t task.Task) byte {
+	switch t {
+	case task.Multiclass:
+		return codeMulticlass
+	case task.Regression:
+		return codeRegression
+	}
+	return codeBinary
+}
+
+// taskOfCode reads a task code; ok is false for an unknown one.
+func taskOfCode(code byte) (t task.Task, ok bool) {
+	switch code {
+	case codeBinary:
+		return task.Binary, true
+	case codeMulticlass:
+		return task.Multiclass, true
+	case codeRegression:
+		return task.Regression, true
+	}
+	return task.Auto, false
 }
 
 // checkLimits rejects what a model file cannot hold.
 func checkLimits(a Algorithm, c Config) error {
 	switch {
-	case c.Dim > MaxSparseModelDim:
-		return fmt.Errorf("dimension %d is above the largest a model file holds (%d, sparse storage)", c.Dim, MaxSparseModelDim)
-	case c.Dim > MaxModelDim && storageOf(c) == engine.DenseStorage:
-		return fmt.Errorf("dimension %d is above the largest a model file with dense storage holds (%d)", c.Dim, MaxModelDim)
-	case (a == Projectron || a == ProjectronPP) && c.Budget > MaxProjectronBudget:
-		return fmt.Errorf("%v budget %d is above the largest a model file holds (%d)", a, c.Budget, MaxProjectronBudget)
-	case a.Budgeted() && c.Budget > MaxModelBudget:
-		return fmt.Errorf("budget %d is above the largest a model file holds (%d)", c.Budget, MaxModelBudget)
+	case c.Dim > maxSparseModelDim:
+		return fmt.Errorf("dimension %d is above the largest a model file holds (%d, sparse storage)", c.Dim, maxSparseModelDim)
+	case c.Dim > maxModelDim && storageOf(c) == engine.DenseStorage:
+		return fmt.Errorf("dimension %d is above the largest a model file with dense storage holds (%d)", c.Dim, maxModelDim)
+	case (a == Projectron || a == ProjectronPP) && c.Budget > maxProjectronBudget:
+		return fmt.Errorf("%v budget %d is above the largest a model file holds (%d)", a, c.Budget, maxProjectronBudget)
+	case a.Budgeted() && c.Budget > maxModelBudget:
+		return fmt.Errorf("budget %d is above the largest a model file holds (%d)", c.Budget, maxModelBudget)
 	}
 	return nil
 }
@@ -346,13 +296,16 @@ func storageOf(c Config) engine.Storage {
 }
 
 // decode parses data, which must hold one model and nothing after it
-// (binrec.Format.Open).
-func decode(data []byte) (Online, error) {
+// (binrec.Format.Open). With limits, the learner must be within what a
+// model file may hold (checkLimits): data from outside can ask for no more
+// memory than that.
+func decode(data []byte, limits bool) (*Learner, error) {
 	body, version, err := modelFormat.Open(data)
 	if err != nil {
 		return nil, err
 	}
 	r := newReader(body, version)
+	r.limits = limits
 	l, err := r.learner()
 	if err == nil {
 		err = r.done("the learner's state")
@@ -364,10 +317,11 @@ func decode(data []byte) (Online, error) {
 }
 
 // learner reads everything between the header and the checksum.
-func (r *reader) learner() (Online, error) {
+func (r *reader) learner() (*Learner, error) {
 	a := Algorithm(r.u8())
 	var c Config
-	c.Dim = r.int("dimension", MaxSparseModelDim)
+	c.Task = task.Binary // versions 1 and 2 held binary learners only
+	c.Dim = r.int("dimension", maxSparseModelDim)
 	c.Budget = int(r.i64())
 	// Configuration numbers are kept bit for bit: validate judges them
 	// (an algorithm may ignore a parameter, whatever its value).
@@ -376,12 +330,17 @@ func (r *reader) learner() (Online, error) {
 	c.Projection = Projection(r.u8())
 	c.ProjectronThreshold = r.raw64()
 	if r.version >= 3 {
-		c.Task = Task(r.u8())
+		code := r.u8()
+		t, ok := taskOfCode(code)
+		if !ok && r.d.Err() == nil {
+			return nil, r.fail("unknown task code %d", code)
+		}
+		c.Task = t
 		c.Epsilon, c.Nu, c.C = r.raw64(), r.raw64(), r.raw64()
 		c.Rank, c.Features = int(r.i64()), int(r.i64())
 		c.Calibrate = r.bool("calibrate flag")
 		c.Storage = engine.Storage(r.u8())
-		classes := r.int("class count", MaxClasses)
+		classes := r.int("class count", task.MaxClasses)
 		if r.d.Err() == nil && classes > r.d.Len()/8 {
 			return nil, r.fail("%d classes need %d bytes, %d remain", classes, 8*classes, r.d.Len())
 		}
@@ -402,11 +361,11 @@ func (r *reader) learner() (Online, error) {
 	if err := c.validate(a); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidModel, err)
 	}
-	if err := checkLimits(a, c); err != nil {
+	if err := checkLimits(a, c); err != nil && r.limits {
 		return nil, r.fail("%v", err)
 	}
 
-	dim := r.int("support vector dimension", MaxSparseModelDim)
+	dim := r.int("support vector dimension", maxSparseModelDim)
 	if r.d.Err() == nil && dim != c.Dim {
 		return nil, r.fail("support vector dimension %d does not match the configured dimension %d", dim, c.Dim)
 	}
@@ -497,7 +456,10 @@ func (r *reader) learner() (Online, error) {
 	if err := l.loadState(r); err != nil {
 		return nil, err
 	}
-	return l, r.d.Err()
+	if err := r.d.Err(); err != nil {
+		return nil, err
+	}
+	return &Learner{b: b}, nil
 }
 
 // vectors reads count support vectors into set: dense rows of Dim float32
@@ -543,7 +505,7 @@ func (r *reader) vectors(set *engine.Set, count int, sparse bool) error {
 // per output, twice that for BOGD's and BOGD++'s two groups.
 func columnsOf(a Algorithm, c Config) int {
 	k := 1
-	if c.Task == Multiclass {
+	if c.Task == task.Multiclass {
 		k = len(c.Classes)
 	}
 	switch a {
@@ -628,6 +590,7 @@ func finite32(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(fl
 type reader struct {
 	d       *binrec.Decoder
 	version uint32 // format version of the file
+	limits  bool   // the learner must be within checkLimits
 }
 
 func newReader(body []byte, version uint32) *reader {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/bogd-project/bogd/engine"
 	"github.com/bogd-project/bogd/internal/binrec"
+	"github.com/bogd-project/bogd/task"
 )
 
 // persistVariants lists every algorithm, BOGD and BOGD++ with both
@@ -28,7 +29,7 @@ func persistVariants() []struct {
 		a    Algorithm
 		proj Projection
 	}
-	for _, a := range AlgorithmsFor(Binary) {
+	for _, a := range algorithmsFor(task.Binary) {
 		out = append(out, struct {
 			a    Algorithm
 			proj Projection
@@ -50,16 +51,16 @@ func variantName(a Algorithm, proj Projection) string {
 	return a.String()
 }
 
-func mustSave(t testing.TB, l Learner) []byte {
+func mustSave(t testing.TB, l *Learner) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := Save(&buf, l); err != nil {
+	if err := l.Save(&buf); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
 }
 
-func mustLoad(t testing.TB, data []byte) Learner {
+func mustLoad(t testing.TB, data []byte) *Learner {
 	t.Helper()
 	l, err := Load(bytes.NewReader(data))
 	if err != nil {
@@ -69,11 +70,11 @@ func mustLoad(t testing.TB, data []byte) Learner {
 }
 
 // train feeds s.xs[from:to] to l and returns the outcomes.
-func train(t testing.TB, l Learner, s stream, from, to int) []Outcome {
+func train(t testing.TB, l *Learner, s stream, from, to int) []outcome {
 	t.Helper()
-	var outs []Outcome
+	var outs []outcome
 	for i := from; i < to; i++ {
-		out, err := l.Observe(s.xs[i], s.labels[i])
+		out, err := l.observe(s.xs[i], s.labels[i])
 		if err != nil {
 			t.Fatalf("%v step %d: %v", l.Algorithm(), i, err)
 		}
@@ -83,7 +84,7 @@ func train(t testing.TB, l Learner, s stream, from, to int) []Outcome {
 }
 
 // sameOutcomes compares outcomes bit for bit.
-func sameOutcomes(t testing.TB, what string, got, want []Outcome, offset int) {
+func sameOutcomes(t testing.TB, what string, got, want []outcome, offset int) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%s: %d outcomes, want %d", what, len(got), len(want))
@@ -98,13 +99,13 @@ func sameOutcomes(t testing.TB, what string, got, want []Outcome, offset int) {
 
 // sameModel compares two snapshots: vectors, weights and scores of probe
 // queries, bit for bit.
-func sameModel(t testing.TB, what string, got, want Learner, probes []engine.Vector) {
+func sameModel(t testing.TB, what string, got, want *Learner, probes []engine.Vector) {
 	t.Helper()
-	mg, err := got.Snapshot()
+	mg, err := got.snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	mw, err := want.Snapshot()
+	mw, err := want.snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +282,7 @@ func TestRoundTrip(t *testing.T) {
 			if got.Algorithm() != v.a || got.SupportVectors() != l.SupportVectors() {
 				t.Fatalf("%s: loaded %v with %d vectors", name, got.Algorithm(), got.SupportVectors())
 			}
-			if gc, want := got.(persistent).core().cfg, l.(persistent).Config(); !reflect.DeepEqual(gc, want) {
+			if gc, want := got.b.cfg, l.Config(); !reflect.DeepEqual(gc, want) {
 				t.Fatalf("%s: config %+v, saved %+v", name, gc, want)
 			}
 			if again := mustSave(t, got); !bytes.Equal(again, data) {
@@ -327,7 +328,7 @@ func TestLoadTruncated(t *testing.T) {
 			if _, err := Load(bytes.NewReader(data[:n])); !errors.Is(err, ErrTruncated) {
 				t.Fatalf("%s cut to %d of %d bytes (Load): %v, want %v", name, n, len(data), err, ErrTruncated)
 			}
-			if _, err := decode(data[:n]); !errors.Is(err, ErrTruncated) {
+			if _, err := decode(data[:n], true); !errors.Is(err, ErrTruncated) {
 				t.Fatalf("%s cut to %d of %d bytes (decode): %v, want %v", name, n, len(data), err, ErrTruncated)
 			}
 		}
@@ -414,7 +415,7 @@ const (
 	offSigma     = offBudget + 8
 	offEta       = offSigma + 8
 	offTask      = offEta + 8*4 + 1 + 8  // Eta, Lambda, Gamma, Seed, Projection, Threshold
-	offSetDim    = offTask + 1 + 8*6 + 2 // Task, Epsilon, Nu, C, Rank, Features, no classes, Calibrate, Storage
+	offSetDim    = offTask + 1 + 8*6 + 2 // task.Task, Epsilon, Nu, C, Rank, Features, no classes, Calibrate, Storage
 	offCount     = offSetDim + 8
 	offColumns   = offCount + 8
 	offNormBound = offColumns + 4
@@ -448,7 +449,7 @@ func TestLoadInvalidFields(t *testing.T) {
 	}
 	// Two entries of the BOGD heap whose swap breaks its order.
 	heapSwap := func() (int, int) {
-		h := mustLoad(t, models["bogd"]).(*uniform).free
+		h := mustLoad(t, models["bogd"]).b.rule.(*uniform).free
 		for k := 1; k < h.len(); k++ {
 			if h.key(h.slots[(k-1)/2]) > h.key(h.slots[k]) {
 				return (k - 1) / 2, k
@@ -460,7 +461,7 @@ func TestLoadInvalidFields(t *testing.T) {
 	stateOf := func(name string) int { // offset of the algorithm state
 		data := models[name]
 		l := mustLoad(t, data)
-		return len(data) - binrec.TrailerSize - len(l.(persistent).appendState(nil))
+		return len(data) - binrec.TrailerSize - len(l.b.rule.appendState(nil))
 	}
 	cases := []struct {
 		model, name, want string
@@ -469,12 +470,12 @@ func TestLoadInvalidFields(t *testing.T) {
 		{"bogd", "unknown algorithm", "unknown algorithm 200", put8(offAlgo, 200)},
 		{"bogd", "negative dimension", "dimension is negative", put64(offDim, math.MaxUint64)},
 		{"bogd", "huge dimension", "above the limit", put64(offDim, 1<<40)},
-		{"bogd", "budget 1", "budget must be at least 2", put64(offBudget, 1)},
-		{"bogd", "negative budget", "budget must be at least 2", put64(offBudget, math.MaxUint64-4)},
+		{"bogd", "budget 1", "Budget must be at least 2", put64(offBudget, 1)},
+		{"bogd", "negative budget", "Budget must be at least 2", put64(offBudget, math.MaxUint64-4)},
 		{"bogd", "huge budget", "above the largest a model file holds", put64(offBudget, 1<<40)},
-		{"projectron", "projectron budget", "above the largest a model file holds", put64(offBudget, MaxProjectronBudget+1)},
-		{"bogd", "NaN sigma", "sigma must be in", putF(offSigma, math.NaN())},
-		{"bogd", "zero eta", "eta must be in", putF(offEta, 0)},
+		{"projectron", "projectron budget", "above the largest a model file holds", put64(offBudget, maxProjectronBudget+1)},
+		{"bogd", "NaN sigma", "Sigma, the kernel width, must be in", putF(offSigma, math.NaN())},
+		{"bogd", "zero eta", "Eta, the step size, must be in", putF(offEta, 0)},
 		{"bogd", "dimension mismatch", "does not match the configured dimension", put64(offSetDim, uint64(dim+1))},
 		{"bogd", "negative count", "support vector count is negative", put64(offCount, 1<<63)},
 		{"bogd", "huge count", "above the limit", put64(offCount, 1<<40)},
@@ -550,7 +551,7 @@ func TestLoadInvalidFields(t *testing.T) {
 			binary.LittleEndian.PutUint64(d[stateOf("forgetron")+16:], 20)
 			return d
 		}},
-		{"forgetron", "repeated age slot", "Forgetron: invalid model file: ages", func(d []byte) []byte {
+		{"forgetron", "repeated age slot", "forgetron: invalid model file: ages", func(d []byte) []byte {
 			off := stateOf("forgetron") + 24
 			copy(d[off+4:off+8], d[off:off+4])
 			return d
@@ -590,27 +591,22 @@ func TestLoadInvalidFields(t *testing.T) {
 }
 
 func TestSaveRejects(t *testing.T) {
-	if err := Save(&bytes.Buffer{}, fakeLearner{}); err == nil || !strings.Contains(err.Error(), "not a learner of package bogd") {
-		t.Errorf("foreign learner: %v", err)
-	}
-	if err := checkLimits(ProjectronPP, Config{Budget: MaxProjectronBudget + 1}); err == nil {
+	if err := checkLimits(ProjectronPP, Config{Budget: maxProjectronBudget + 1}); err == nil {
 		t.Error("Projectron++ budget above the limit accepted")
 	}
-	if err := checkLimits(RBP, Config{Budget: MaxModelBudget + 1}); err == nil {
+	if err := checkLimits(RBP, Config{Budget: maxModelBudget + 1}); err == nil {
 		t.Error("budget above the limit accepted")
 	}
-	if err := checkLimits(Perceptron, Config{Dim: MaxModelDim + 1, Storage: engine.DenseStorage}); err == nil {
+	if err := checkLimits(Perceptron, Config{Dim: maxModelDim + 1, Storage: engine.DenseStorage}); err == nil {
 		t.Error("dimension above the dense limit accepted")
 	}
-	if err := checkLimits(Perceptron, Config{Dim: MaxModelDim + 1}); err != nil {
+	if err := checkLimits(Perceptron, Config{Dim: maxModelDim + 1}); err != nil {
 		t.Errorf("a sparse dimension above the dense limit: %v", err)
 	}
 	if err := checkLimits(Perceptron, Config{Dim: 10, Budget: math.MaxInt}); err != nil {
 		t.Errorf("an unbudgeted learner's unused budget: %v", err)
 	}
 }
-
-type fakeLearner struct{ Learner }
 
 // TestSaveRejectsOverflow: an η beyond float32's range is refused at
 // construction; should an infinite weight appear anyway, Save refuses it
@@ -621,8 +617,8 @@ func TestSaveRejectsOverflow(t *testing.T) {
 	}
 	l := mustNew(t, OGD, Config{Dim: 1, Sigma: 1, Eta: 1})
 	observe(t, l, 1, 1)
-	l.(*ogd).set.Weights(0)[0] = float32(math.Inf(1))
-	if err := Save(&bytes.Buffer{}, l); err == nil || !strings.Contains(err.Error(), "is +Inf") {
+	l.b.rule.(*ogd).set.Weights(0)[0] = float32(math.Inf(1))
+	if err := l.Save(&bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "is +Inf") {
 		t.Fatalf("Save: %v", err)
 	}
 }
@@ -634,7 +630,7 @@ func TestSaveFile(t *testing.T) {
 	s := syntheticStream(60, 4, 5)
 	l := mustNew(t, Forgetron, configFor(Forgetron, 4, 20, 1))
 	train(t, l, s, 0, 60)
-	if err := SaveFile(path, l); err != nil {
+	if err := l.SaveFile(path); err != nil {
 		t.Fatal(err)
 	}
 	good, err := os.ReadFile(path)
@@ -676,7 +672,7 @@ func TestSaveFile(t *testing.T) {
 		}
 		return nil
 	}
-	err = SaveFile(path, other)
+	err = other.SaveFile(path)
 	saveHook = nil
 	if err == nil || !strings.Contains(err.Error(), "injected failure") || !strings.HasPrefix(err.Error(), "save model: write "+path) {
 		t.Fatalf("failed save: %v", err)
@@ -690,7 +686,7 @@ func TestSaveFile(t *testing.T) {
 	if err := os.Chmod(path, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := SaveFile(path, other); err != nil {
+	if err := other.SaveFile(path); err != nil {
 		t.Fatal(err)
 	}
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
@@ -699,10 +695,10 @@ func TestSaveFile(t *testing.T) {
 	onlyModel("overwrite")
 
 	// Not a regular file, or a missing directory: errors.
-	if err := SaveFile(dir, other); err == nil {
+	if err := other.SaveFile(dir); err == nil {
 		t.Error("saving over a directory succeeded")
 	}
-	if err := SaveFile(filepath.Join(dir, "missing", "m.bogd"), other); err == nil {
+	if err := other.SaveFile(filepath.Join(dir, "missing", "m.bogd")); err == nil {
 		t.Error("saving into a missing directory succeeded")
 	}
 
@@ -713,14 +709,14 @@ func TestSaveFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		target := filepath.Join(ro, "m.bogd")
-		if err := SaveFile(target, l); err != nil {
+		if err := l.SaveFile(target); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.Chmod(ro, 0o555); err != nil {
 			t.Fatal(err)
 		}
 		defer os.Chmod(ro, 0o755)
-		if err := SaveFile(target, other); err == nil {
+		if err := other.SaveFile(target); err == nil {
 			t.Error("saving into a read-only directory succeeded")
 		}
 		if now, _ := os.ReadFile(target); !bytes.Equal(now, good) {
@@ -763,7 +759,7 @@ func TestLoadedNoAllocs(t *testing.T) {
 		l = mustLoad(t, mustSave(t, l))
 		i := 100
 		allocs := testing.AllocsPerRun(50, func() {
-			if _, err := l.Observe(s.xs[i], s.labels[i]); err != nil {
+			if _, err := l.observe(s.xs[i], s.labels[i]); err != nil {
 				t.Fatal(err)
 			}
 			i++
@@ -850,7 +846,7 @@ func TestLoadVersion1(t *testing.T) {
 	v2 := mustSave(t, old)
 	n := old.SupportVectors()
 	// Version 1 held K and all of K⁻¹; version 3 has the lower triangle of
-	// K⁻¹, the task fields (Task, Epsilon, Nu, C, Rank, Features, no
+	// K⁻¹, the task fields (task.Task, Epsilon, Nu, C, Rank, Features, no
 	// classes, Calibrate, Storage), the sparse-storage flag and a 4-byte
 	// column count where version 1 had 1 byte.
 	if n < 2 || len(v1)-len(v2) != 8*(2*n*n-tri(n))-(1+8*6+2)-3-1 {
@@ -860,12 +856,12 @@ func TestLoadVersion1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := make([]float32, old.(persistent).core().cfg.Dim)
+	x := make([]float32, old.b.cfg.Dim)
 	for i := range x {
 		x[i] = 0.5
 	}
-	a, errA := old.Predict(engine.Dense(x))
-	b, errB := cur.Predict(engine.Dense(x))
+	a, errA := old.score(engine.Dense(x))
+	b, errB := cur.score(engine.Dense(x))
 	if errA != nil || errB != nil || a != b {
 		t.Fatalf("predictions %v (%v) and %v (%v)", a, errA, b, errB)
 	}
@@ -926,7 +922,7 @@ func FuzzLoad(f *testing.F) {
 			if !bytes.Equal(again, in[:size]) {
 				t.Fatalf("a loaded %v saves differently", l.Algorithm())
 			}
-			dim := l.(persistent).core().cfg.Dim
+			dim := l.b.cfg.Dim
 			if dim > 64 {
 				continue
 			}
@@ -935,11 +931,11 @@ func FuzzLoad(f *testing.F) {
 				for j := range x {
 					x[j] = float32(i*(j+1)%5) - 2
 				}
-				if _, err := l.Observe(engine.Dense(x), 1-2*(i%2)); err != nil {
+				if _, err := l.observe(engine.Dense(x), 1-2*(i%2)); err != nil {
 					t.Fatal(err)
 				}
 			}
-			m, err := l.Snapshot()
+			m, err := l.snapshot()
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/bogd-project/bogd/engine"
 	"github.com/bogd-project/bogd/simd"
+	"github.com/bogd-project/bogd/task"
 )
 
 // minDelta2 is the smallest squared distance ‖δ‖² of a new point from the span
@@ -142,7 +143,7 @@ func (l *projectron) learn(x engine.Vector, t target) (judgment, bool, error) {
 	loss := 1 - j.margin
 	// Binary: 0 < ℓ < 1 strictly, as proplus.m; multi-class: ℓ > 0 on a
 	// correct prediction (ℓ ≤ 1 then).
-	if !(loss > 0 && (loss < 1 || l.labels.task == Multiclass)) {
+	if !(loss > 0 && (loss < 1 || l.labels.task == task.Multiclass)) {
 		return j, false, nil
 	}
 	delta2, p, err := l.project(x, m)

@@ -129,7 +129,7 @@ func TestExperimentMatlabProjectronSpambase(t *testing.T) {
 				u: 0.25 * math.Sqrt(float64(budget+1)/math.Log(float64(budget+1)))}
 			var a, b int
 			for _, i := range perm {
-				out, err := l.Observe(engine.Dense(d.Dense(i, buf)), int(d.Labels[i]))
+				out, err := l.observe(engine.Dense(d.Dense(i, buf)), int(d.Labels[i]))
 				if err != nil {
 					t.Fatal(err)
 				}

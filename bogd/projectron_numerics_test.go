@@ -41,7 +41,7 @@ func TestProjectronStaysBoundedOnNearDuplicates(t *testing.T) {
 			}
 			mistakes := 0
 			for i, x := range xs {
-				o, err := l.Observe(engine.Dense(x), ys[i])
+				o, err := l.observe(engine.Dense(x), ys[i])
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -50,7 +50,7 @@ func TestProjectronStaysBoundedOnNearDuplicates(t *testing.T) {
 				}
 			}
 			maxAlpha := 0.0
-			for _, a := range l.(*projectron).alpha[:l.SupportVectors()] {
+			for _, a := range l.b.rule.(*projectron).alpha[:l.SupportVectors()] {
 				maxAlpha = max(maxAlpha, math.Abs(a))
 			}
 			rate := float64(mistakes) / float64(n/2)

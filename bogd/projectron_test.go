@@ -251,7 +251,7 @@ func TestProjectronInverse(t *testing.T) {
 		y := 1 - 2*rng.IntN(2)
 		fpObserve(t, l, x, y)
 	}
-	p := l.(*projectron)
+	p := l.b.rule.(*projectron)
 	vecs := make([][]float64, b)
 	for i := range vecs {
 		v := p.set.Vector(i, nil)
@@ -331,7 +331,7 @@ func TestBudgetedRobust(t *testing.T) {
 				}
 				scores = append(scores, out.Score)
 			}
-			m, err := l.Snapshot()
+			m, err := l.snapshot()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -368,13 +368,13 @@ func TestBudgetedNoAllocs(t *testing.T) {
 			xs[i], ys[i] = engine.Dense(v), 1-2*rng.IntN(2)
 		}
 		for i := 0; l.SupportVectors() < b; i++ {
-			if _, err := l.Observe(xs[i%n], ys[i%n]); err != nil {
+			if _, err := l.observe(xs[i%n], ys[i%n]); err != nil {
 				t.Fatal(err)
 			}
 		}
 		i := 0
 		allocs := testing.AllocsPerRun(500, func() {
-			if _, err := l.Observe(xs[i%n], ys[i%n]); err != nil {
+			if _, err := l.observe(xs[i%n], ys[i%n]); err != nil {
 				t.Fatal(err)
 			}
 			i++

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+
+	"github.com/bogd-project/bogd/task"
 )
 
 // The algorithm-specific part of a model file (persist.go has the rest).
@@ -240,7 +242,7 @@ func (l *forgetron) loadState(r *reader) error {
 	l.mistakes = r.int("Forgetron mistake count", math.MaxInt)
 	l.q = r.f64()
 	if err := loadAges(r, &l.age, n, l.cfg.Budget); err != nil {
-		return fmt.Errorf("Forgetron: %w", err)
+		return fmt.Errorf("%v: %w", Forgetron, err)
 	}
 	for i := range n {
 		var y int32
@@ -263,9 +265,9 @@ func (l *forgetron) loadState(r *reader) error {
 // validLabel reports whether y can be a stored label of the task.
 func (l *forgetron) validLabel(y int32) bool {
 	switch l.labels.task {
-	case Binary:
+	case task.Binary:
 		return y == 1 || y == -1
-	case Multiclass:
+	case task.Multiclass:
 		return y >= 0 && int(y) < l.outputs
 	}
 	return y == 0

@@ -15,6 +15,7 @@ import (
 
 	"github.com/bogd-project/bogd/engine"
 	"github.com/bogd-project/bogd/simd"
+	"github.com/bogd-project/bogd/task"
 )
 
 // Tests of the multi-class and regression rules: literal float64 twins of
@@ -92,24 +93,15 @@ func forAlgo(c Config, a Algorithm) Config {
 	return c
 }
 
-func taskConfig(task Task, dim, budget int, seed uint64) Config {
-	c := Config{Dim: dim, Budget: budget, Sigma: 2, Eta: 0.3, Lambda: 1e-3, Gamma: 3, Seed: seed, Task: task, C: 0.8}
-	switch task {
-	case Multiclass:
+func taskConfig(tk task.Task, dim, budget int, seed uint64) Config {
+	c := Config{Dim: dim, Budget: budget, Sigma: 2, Eta: 0.3, Lambda: 1e-3, Gamma: 3, Seed: seed, Task: tk, C: 0.8}
+	switch tk {
+	case task.Multiclass:
 		c.Classes = slices.Sorted(slices.Values(testClasses))
-	case Regression:
+	case task.Regression:
 		c.Eta, c.Epsilon, c.Nu = 0.1, 0.1, 0.4
 	}
 	return c
-}
-
-func mustNewOnline(t testing.TB, a Algorithm, cfg Config) Online {
-	t.Helper()
-	l, err := NewOnline(a, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
 }
 
 // refTask is the toolbox's multi-class and regression rules written out in
@@ -143,7 +135,7 @@ type refTask struct {
 
 func newRefTask(a Algorithm, cfg Config) *refTask {
 	k := 1
-	if cfg.Task == Multiclass {
+	if cfg.Task == task.Multiclass {
 		k = len(cfg.Classes)
 	}
 	return &refTask{algo: a, cfg: cfg, k: k, rng: rand.New(rand.NewPCG(cfg.Seed, pcgStream)), eps: cfg.Epsilon}
@@ -365,7 +357,7 @@ func (r *refTask) observe(x []float64, y float64) []float64 {
 	wrong, violated := false, false
 	grad := 1.0
 	switch r.cfg.Task {
-	case Binary:
+	case task.Binary:
 		yc = int(y)
 		pred := 1
 		if f[0] < 0 {
@@ -374,7 +366,7 @@ func (r *refTask) observe(x []float64, y float64) []float64 {
 		loss = max(0, 1-y*f[0])
 		wrong, violated = pred != yc, y*f[0] < 1
 		dir = []float64{y}
-	case Multiclass:
+	case task.Multiclass:
 		yc, _ = slices.BinarySearch(r.cfg.Classes, int(y))
 		pred := 0
 		for c := range f {
@@ -401,9 +393,9 @@ func (r *refTask) observe(x []float64, y float64) []float64 {
 	// paLoss is BPA-S's loss of scores g at this example.
 	paLoss := func(g []float64) float64 {
 		switch r.cfg.Task {
-		case Binary:
+		case task.Binary:
 			return 1 - y*g[0]
-		case Multiclass:
+		case task.Multiclass:
 			best := -1
 			for c := range g {
 				if c != yc && (best < 0 || g[c] > g[best]) {
@@ -422,7 +414,7 @@ func (r *refTask) observe(x []float64, y float64) []float64 {
 		return out
 	}
 	step := 1.0 // the Perceptron-style step: ±1, or ±η in regression
-	if r.cfg.Task == Regression {
+	if r.cfg.Task == task.Regression {
 		step = r.cfg.Eta
 	}
 	switch r.algo {
@@ -503,7 +495,7 @@ func (r *refTask) observe(x []float64, y float64) []float64 {
 			break
 		}
 		g2 := 1.0
-		if r.cfg.Task == Multiclass {
+		if r.cfg.Task == task.Multiclass {
 			g2 = 2
 		}
 		tau := min(r.cfg.C, loss/g2)
@@ -531,9 +523,9 @@ func (r *refTask) observe(x []float64, y float64) []float64 {
 		if wrong {
 			r.m++
 		}
-		// Binary: y·f ≤ 0 updates (forgetron.m); the others update on
+		// task.Binary: y·f ≤ 0 updates (forgetron.m); the others update on
 		// what they count.
-		if r.cfg.Task == Binary && y*f[0] > 0 || r.cfg.Task != Binary && !wrong {
+		if r.cfg.Task == task.Binary && y*f[0] > 0 || r.cfg.Task != task.Binary && !wrong {
 			break
 		}
 		r.push(x, scaled(step), yc)
@@ -544,9 +536,9 @@ func (r *refTask) observe(x []float64, y float64) []float64 {
 		fr := r.scores(r.sv[o]) // f' includes the new vector
 		var mu, delta float64
 		switch r.cfg.Task {
-		case Binary:
+		case task.Binary:
 			mu, delta = float64(r.label[o])*fr[0], math.Abs(r.alpha[o][0])
-		case Multiclass:
+		case task.Multiclass:
 			mu, delta = fr[r.label[o]], math.Abs(r.alpha[o][r.label[o]])
 		default:
 			mu, delta = math.Abs(fr[0]), math.Abs(r.alpha[o][0])
@@ -580,8 +572,8 @@ func (r *refTask) observe(x []float64, y float64) []float64 {
 			r.updated = true
 			break
 		}
-		// Binary: 0 < ℓ < 1 strictly (proplus.m); multi-class: ℓ > 0.
-		if r.algo != ProjectronPP || len(r.sv) == 0 || !(loss > 0) || r.cfg.Task == Binary && !(loss < 1) {
+		// task.Binary: 0 < ℓ < 1 strictly (proplus.m); multi-class: ℓ > 0.
+		if r.algo != ProjectronPP || len(r.sv) == 0 || !(loss > 0) || r.cfg.Task == task.Binary && !(loss < 1) {
 			break
 		}
 		_, kx, d := proj.solve(x)
@@ -612,16 +604,16 @@ func (r *refTask) observe(x []float64, y float64) []float64 {
 // RBP, whose draws the twin replays) next to its float64 twin: the same scores before every step (to float32 accuracy),
 // the same mistakes and updates, the same support vector count.
 func TestTasksMatchReference(t *testing.T) {
-	streams := map[Task]taskStream{Binary: binaryStream(300, 3, 3), Multiclass: multiStream(300, 3, 1), Regression: regressionStream(300, 3, 2)}
-	for _, task := range []Task{Binary, Multiclass, Regression} {
-		s := streams[task]
-		for _, a := range AlgorithmsFor(task) {
+	streams := map[task.Task]taskStream{task.Binary: binaryStream(300, 3, 3), task.Multiclass: multiStream(300, 3, 1), task.Regression: regressionStream(300, 3, 2)}
+	for _, tk := range []task.Task{task.Binary, task.Multiclass, task.Regression} {
+		s := streams[tk]
+		for _, a := range algorithmsFor(tk) {
 			if a == BOGD || a == BOGDpp {
 				continue // random removal: TestTaskUnbiasedRemoval and TestTaskBOGDSteps
 			}
-			t.Run(task.String()+"/"+a.String(), func(t *testing.T) {
-				cfg := forAlgo(taskConfig(task, s.dim, 25, 3), a)
-				l := mustNewOnline(t, a, cfg)
+			t.Run(tk.String()+"/"+a.String(), func(t *testing.T) {
+				cfg := forAlgo(taskConfig(tk, s.dim, 25, 3), a)
+				l := mustNew(t, a, cfg)
 				ref := newRefTask(a, l.Config()) // with the defaults filled in
 				updates := 0
 				for i, x := range s.xs {
@@ -635,7 +627,7 @@ func TestTasksMatchReference(t *testing.T) {
 						t.Fatal(err)
 					}
 					scores := got.Scores
-					if task != Multiclass {
+					if tk != task.Multiclass {
 						scores = []float64{got.Score}
 					}
 					var mag float64
@@ -679,7 +671,7 @@ func TestTasksMatchReference(t *testing.T) {
 // TestMulticlassPerceptronByHand: classes {-3, 0, 7, 12}, 1-D points,
 // σ = 1, g = κ(0, 1) = e^(−1/2).
 func TestMulticlassPerceptronByHand(t *testing.T) {
-	l := mustNewOnline(t, Perceptron, Config{Dim: 1, Sigma: 1, Task: Multiclass, Classes: []int{-3, 0, 7, 12}})
+	l := mustNew(t, Perceptron, Config{Dim: 1, Sigma: 1, Task: task.Multiclass, Classes: []int{-3, 0, 7, 12}})
 	g := math.Exp(-0.5)
 	learn := func(x float32, y float64) Step {
 		s, err := l.Learn(engine.Dense([]float32{x}), y)
@@ -711,7 +703,7 @@ func TestMulticlassPerceptronByHand(t *testing.T) {
 	if s := learn(0, 0); s.Label != 0 || s.Mistake || s.Updated || !near(s.Scores[1], 2-g, 1e-6) || !near(s.Scores[2], g-1, 1e-6) {
 		t.Fatalf("step 4: %+v", s)
 	}
-	m, err := l.Snapshot()
+	m, err := l.snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -728,7 +720,7 @@ func TestMulticlassPerceptronByHand(t *testing.T) {
 // far apart (σ = 0.01: no kernel value between different points).
 func TestNORMAByHand(t *testing.T) {
 	const eta, lambda, nu = 0.5, 0.2, 0.4
-	l := mustNewOnline(t, NORMA, Config{Dim: 1, Sigma: 0.01, Eta: eta, Lambda: lambda, Nu: nu, Epsilon: 0.1, Task: Regression})
+	l := mustNew(t, NORMA, Config{Dim: 1, Sigma: 0.01, Eta: eta, Lambda: lambda, Nu: nu, Epsilon: 0.1, Task: task.Regression})
 	lr := 1 - eta*lambda
 	learn := func(x float32, y float64) Step {
 		s, err := l.Learn(engine.Dense([]float32{x}), y)
@@ -750,11 +742,11 @@ func TestNORMAByHand(t *testing.T) {
 	if s := learn(0, 0); !near(s.Label, eta*lr, 1e-6) || !s.Updated {
 		t.Fatalf("step 3: %+v", s)
 	}
-	p, err := l.PredictOne(engine.Dense([]float32{0}), nil)
+	p, err := l.Predict(engine.Dense([]float32{0}))
 	if err != nil || !near(p.Label, eta*lr*lr-eta, 1e-6) {
 		t.Fatalf("prediction %+v (%v), want %v", p, err, eta*lr*lr-eta)
 	}
-	if eps := l.(*norma).eps; !near(eps, 0.2+0.6*eta, 1e-12) {
+	if eps := l.b.rule.(*norma).eps; !near(eps, 0.2+0.6*eta, 1e-12) {
 		t.Fatalf("ε = %v", eps)
 	}
 }
@@ -764,7 +756,7 @@ func TestNORMAByHand(t *testing.T) {
 // clipped at γη.
 func TestBOGDOldestByHand(t *testing.T) {
 	const eta, lambda, gamma = 0.5, 0.1, 3
-	l := mustNewOnline(t, BOGDOldest, Config{Dim: 1, Sigma: 0.01, Budget: 2, Eta: eta, Lambda: lambda, Gamma: gamma, Epsilon: 0.1, Task: Regression})
+	l := mustNew(t, BOGDOldest, Config{Dim: 1, Sigma: 0.01, Budget: 2, Eta: eta, Lambda: lambda, Gamma: gamma, Epsilon: 0.1, Task: task.Regression})
 	lr := 1 - eta*lambda
 	for _, step := range []struct {
 		x    float32
@@ -780,7 +772,7 @@ func TestBOGDOldestByHand(t *testing.T) {
 	// comes with min(10η, γη) = γη; step 4 predicts 0 at x=0 (gone) and,
 	// |0 − 0| ≤ ε, only shrinks.
 	want := map[float32]float64{1: -2 * eta * lr * lr, 2: gamma * eta * lr}
-	m, _ := l.Snapshot()
+	m, _ := l.snapshot()
 	if m.Len() != 2 {
 		t.Fatalf("%d vectors", m.Len())
 	}
@@ -804,7 +796,7 @@ func TestTaskUnbiasedRemoval(t *testing.T) {
 		y float64
 	}
 	cases := []struct {
-		task  Task
+		tk    task.Task
 		cfg   Config
 		train []example
 		next  example
@@ -812,17 +804,17 @@ func TestTaskUnbiasedRemoval(t *testing.T) {
 		// Classes {1, 2, 3}: three far-apart updates below the budget;
 		// each adds +η on its class and −η on the runner-up (class 1,
 		// the lowest index, unless that is y).
-		{Multiclass, Config{Classes: []int{1, 2, 3}}, []example{{0, 2}, {10, 3}, {20, 1}}, example{30, 2}},
-		// Regression: residuals 0.3, −2 and 5 give weights 0.3η, 2η, 5η
+		{task.Multiclass, Config{Classes: []int{1, 2, 3}}, []example{{0, 2}, {10, 3}, {20, 1}}, example{30, 2}},
+		// task.Regression: residuals 0.3, −2 and 5 give weights 0.3η, 2η, 5η
 		// (γ large: no clip) of both signs.
-		{Regression, Config{Epsilon: 0.1}, []example{{0, 0.3}, {10, -2}, {20, 5}}, example{30, 1}},
+		{task.Regression, Config{Epsilon: 0.1}, []example{{0, 0.3}, {10, -2}, {20, 5}}, example{30, 1}},
 	}
 	for _, c := range cases {
 		for _, a := range []Algorithm{BOGD, BOGDpp} {
 			// The coefficients after the training steps.
 			cfg := c.cfg
-			cfg.Dim, cfg.Sigma, cfg.Budget, cfg.Eta, cfg.Lambda, cfg.Gamma, cfg.Task = 1, 0.1, 3, eta, lambda, 1e6, c.task
-			first := mustNewOnline(t, a, cfg)
+			cfg.Dim, cfg.Sigma, cfg.Budget, cfg.Eta, cfg.Lambda, cfg.Gamma, cfg.Task = 1, 0.1, 3, eta, lambda, 1e6, c.tk
+			first := mustNew(t, a, cfg)
 			for _, e := range c.train {
 				if _, err := first.Learn(engine.Dense([]float32{e.x}), e.y); err != nil {
 					t.Fatal(err)
@@ -832,7 +824,7 @@ func TestTaskUnbiasedRemoval(t *testing.T) {
 			mean := map[float32][]float64{}
 			for seed := range trials {
 				cfg.Seed = uint64(seed)
-				l := mustNewOnline(t, a, cfg)
+				l := mustNew(t, a, cfg)
 				for _, e := range append(slices.Clone(c.train), c.next) {
 					if _, err := l.Learn(engine.Dense([]float32{e.x}), e.y); err != nil {
 						t.Fatal(err)
@@ -853,7 +845,7 @@ func TestTaskUnbiasedRemoval(t *testing.T) {
 					// 5 standard errors of the uniform estimator (spread up
 					// to about 1.5·|α|) over 20,000 trials: 0.06·|α|.
 					if math.Abs(mean[x][o]-want) > 0.06*math.Abs(v)+1e-9 {
-						t.Errorf("%v %v: E[α'] of x=%v, output %d is %.4f, want %.4f", c.task, a, x, o, mean[x][o], want)
+						t.Errorf("%v %v: E[α'] of x=%v, output %d is %.4f, want %.4f", c.tk, a, x, o, mean[x][o], want)
 					}
 				}
 			}
@@ -863,9 +855,9 @@ func TestTaskUnbiasedRemoval(t *testing.T) {
 
 // outputsByX maps each support vector of a 1-D learner to its coefficients,
 // one per output.
-func outputsByX(t *testing.T, l Online) map[float32][]float64 {
+func outputsByX(t *testing.T, l *Learner) map[float32][]float64 {
 	t.Helper()
-	m, err := l.Snapshot()
+	m, err := l.snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -887,22 +879,22 @@ func outputsByX(t *testing.T, l Online) map[float32][]float64 {
 // learner predicts (PredictOne, from another goroutine's view) what Learn
 // predicted, with the original class labels.
 func TestTaskInvariants(t *testing.T) {
-	for _, task := range []Task{Multiclass, Regression} {
+	for _, tk := range []task.Task{task.Multiclass, task.Regression} {
 		s := multiStream(1500, 5, 4)
-		if task == Regression {
+		if tk == task.Regression {
 			s = regressionStream(1500, 5, 5)
 		}
-		for _, a := range AlgorithmsFor(task) {
-			t.Run(task.String()+"/"+a.String(), func(t *testing.T) {
-				cfg := forAlgo(taskConfig(task, s.dim, 30, 6), a)
+		for _, a := range algorithmsFor(tk) {
+			t.Run(tk.String()+"/"+a.String(), func(t *testing.T) {
+				cfg := forAlgo(taskConfig(tk, s.dim, 30, 6), a)
 				run := func() []Step {
-					l := mustNewOnline(t, a, cfg)
+					l := mustNew(t, a, cfg)
 					var steps []Step
 					for i, x := range s.xs {
 						if i%50 == 0 {
 							checkCoefficients(t, l, cfg)
 						}
-						p, err := l.PredictOne(x, nil)
+						p, err := l.Predict(x)
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -916,7 +908,7 @@ func TestTaskInvariants(t *testing.T) {
 						if math.IsNaN(st.Score) || math.IsInf(st.Score, 0) {
 							t.Fatalf("step %d: score %v", i, st.Score)
 						}
-						if task == Multiclass && !slices.Contains(testClasses, int(st.Label)) {
+						if tk == task.Multiclass && !slices.Contains(testClasses, int(st.Label)) {
 							t.Fatalf("step %d: predicted label %v", i, st.Label)
 						}
 						if a.Budgeted() && l.SupportVectors() > cfg.Budget {
@@ -937,12 +929,12 @@ func TestTaskInvariants(t *testing.T) {
 
 // checkCoefficients checks that BOGD's and BOGD++'s coefficients stay in
 // [−γη, γη] and that each vector has its two class coefficients opposite.
-func checkCoefficients(t *testing.T, l Online, cfg Config) {
+func checkCoefficients(t *testing.T, l *Learner, cfg Config) {
 	t.Helper()
 	if a := l.Algorithm(); a != BOGD && a != BOGDpp {
 		return
 	}
-	m, err := l.Snapshot()
+	m, err := l.snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -965,15 +957,15 @@ func checkCoefficients(t *testing.T, l Online, cfg Config) {
 // loaded mid-stream continues exactly as the uninterrupted one, and saves
 // the same bytes at the end.
 func TestTaskResumeEquivalence(t *testing.T) {
-	for _, task := range []Task{Multiclass, Regression} {
+	for _, tk := range []task.Task{task.Multiclass, task.Regression} {
 		s := multiStream(400, 4, 8)
-		if task == Regression {
+		if tk == task.Regression {
 			s = regressionStream(400, 4, 9)
 		}
-		for _, a := range AlgorithmsFor(task) {
-			cfg := forAlgo(taskConfig(task, s.dim, 20, 13), a)
-			cfg.Calibrate = task == Multiclass // its state is resumed too
-			learnAll := func(l Online, from, to int) []string {
+		for _, a := range algorithmsFor(tk) {
+			cfg := forAlgo(taskConfig(tk, s.dim, 20, 13), a)
+			cfg.Calibrate = tk == task.Multiclass // its state is resumed too
+			learnAll := func(l *Learner, from, to int) []string {
 				var out []string
 				for i := from; i < to; i++ {
 					st, err := l.Learn(s.xs[i], s.labels[i])
@@ -984,37 +976,34 @@ func TestTaskResumeEquivalence(t *testing.T) {
 				}
 				return out
 			}
-			whole := mustNewOnline(t, a, cfg)
+			whole := mustNew(t, a, cfg)
 			want := learnAll(whole, 0, len(s.xs))
 			split := len(s.xs) / 2
-			l := mustNewOnline(t, a, cfg)
+			l := mustNew(t, a, cfg)
 			learnAll(l, 0, split)
 			var buf bytes.Buffer
-			if err := Save(&buf, l); err != nil {
+			if err := l.Save(&buf); err != nil {
 				t.Fatal(err)
 			}
-			resumed, err := LoadOnline(&buf)
+			resumed, err := Load(&buf)
 			if err != nil {
-				t.Fatalf("%v %v: %v", task, a, err)
+				t.Fatalf("%v %v: %v", tk, a, err)
 			}
-			if resumed.Task() != task || !slices.Equal(resumed.Classes(), l.Classes()) {
-				t.Fatalf("%v %v: loaded task %v, classes %v", task, a, resumed.Task(), resumed.Classes())
+			if resumed.Config().Task != tk || !slices.Equal(resumed.Config().Classes, l.Config().Classes) {
+				t.Fatalf("%v %v: loaded tk %v, classes %v", tk, a, resumed.Config().Task, resumed.Config().Classes)
 			}
 			if got := learnAll(resumed, split, len(s.xs)); !slices.Equal(got, want[split:]) {
-				t.Fatalf("%v %v: resumed steps differ from the uninterrupted ones", task, a)
+				t.Fatalf("%v %v: resumed steps differ from the uninterrupted ones", tk, a)
 			}
 			var x, y bytes.Buffer
-			if err := Save(&x, resumed); err != nil {
+			if err := resumed.Save(&x); err != nil {
 				t.Fatal(err)
 			}
-			if err := Save(&y, whole); err != nil {
+			if err := whole.Save(&y); err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(x.Bytes(), y.Bytes()) {
-				t.Fatalf("%v %v: the resumed learner saves other bytes", task, a)
-			}
-			if _, err := Load(bytes.NewReader(x.Bytes())); err == nil {
-				t.Fatalf("%v %v: Load (binary) accepted a %v model", task, a, task)
+				t.Fatalf("%v %v: the resumed learner saves other bytes", tk, a)
 			}
 		}
 	}
@@ -1023,38 +1012,45 @@ func TestTaskResumeEquivalence(t *testing.T) {
 // TestTaskConfigErrors: what a multi-class or regression configuration
 // must not accept.
 func TestTaskConfigErrors(t *testing.T) {
-	ok := Config{Dim: 2, Budget: 5, Sigma: 1, Eta: 0.1, Gamma: 2, Task: Multiclass, Classes: []int{1, 2, 3}}
+	ok := Config{Dim: 2, Budget: 5, Sigma: 1, Eta: 0.1, Gamma: 2, Task: task.Multiclass, Classes: []int{1, 2, 3}}
 	for name, c := range map[string]Config{
-		"one class":          {Dim: 2, Budget: 5, Sigma: 1, Eta: 0.1, Gamma: 2, Task: Multiclass, Classes: []int{1}},
-		"unsorted classes":   {Dim: 2, Budget: 5, Sigma: 1, Eta: 0.1, Gamma: 2, Task: Multiclass, Classes: []int{2, 1}},
-		"repeated classes":   {Dim: 2, Budget: 5, Sigma: 1, Eta: 0.1, Gamma: 2, Task: Multiclass, Classes: []int{1, 1}},
-		"classes for binary": {Dim: 2, Budget: 5, Sigma: 1, Eta: 0.1, Gamma: 2, Classes: []int{1, 2}},
-		"negative epsilon":   {Dim: 2, Budget: 5, Sigma: 1, Eta: 0.1, Gamma: 2, Task: Regression, Epsilon: -1},
+		"one class":          {Dim: 2, Budget: 5, Sigma: 1, Eta: 0.1, Gamma: 2, Task: task.Multiclass, Classes: []int{1}},
+		"unsorted classes":   {Dim: 2, Budget: 5, Sigma: 1, Eta: 0.1, Gamma: 2, Task: task.Multiclass, Classes: []int{2, 1}},
+		"repeated classes":   {Dim: 2, Budget: 5, Sigma: 1, Eta: 0.1, Gamma: 2, Task: task.Multiclass, Classes: []int{1, 1}},
+		"classes for binary": {Dim: 2, Budget: 5, Sigma: 1, Eta: 0.1, Gamma: 2, Task: task.Binary, Classes: []int{1, 2}},
+		"auto, one class":    {Dim: 2, Budget: 5, Sigma: 1, Eta: 0.1, Gamma: 2, Classes: []int{1}},
+		"negative epsilon":   {Dim: 2, Budget: 5, Sigma: 1, Eta: 0.1, Gamma: 2, Task: task.Regression, Epsilon: -1},
 		"unknown task":       {Dim: 2, Budget: 5, Sigma: 1, Eta: 0.1, Gamma: 2, Task: 9},
 	} {
-		if _, err := NewOnline(BOGD, c); err == nil {
+		if _, err := New(BOGD, c); err == nil {
 			t.Errorf("%s accepted", name)
 		}
 	}
-	if _, err := NewOnline(BOGD, ok); err != nil {
+	if _, err := New(BOGD, ok); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewOnline(NORMA, ok); err == nil {
+	if _, err := New(NORMA, ok); err == nil {
 		t.Error("NORMA accepted a multi-class task")
 	}
-	if _, err := NewOnline(ProjectronPP, Config{Dim: 1, Budget: 3, Sigma: 1, Task: Regression}); err == nil {
+	if _, err := New(ProjectronPP, Config{Dim: 1, Budget: 3, Sigma: 1, Task: task.Regression}); err == nil {
 		t.Error("Projectron++ accepted regression")
 	}
-	if _, err := New(BOGD, ok); err == nil {
-		t.Error("New accepted a multi-class configuration")
+	for _, c := range []struct {
+		classes []int
+		want    task.Task
+	}{{nil, task.Binary}, {[]int{1, 2}, task.Multiclass}} {
+		auto := Config{Dim: 2, Classes: c.classes}
+		if l, err := New(BOGD, auto); err != nil || l.Config().Task != c.want {
+			t.Errorf("task auto with classes %v: %v, want a %v learner", c.classes, err, c.want)
+		}
 	}
-	l := mustNewOnline(t, BOGD, ok)
+	l := mustNew(t, BOGD, ok)
 	for _, y := range []float64{4, 1.5, math.NaN()} {
 		if _, err := l.Learn(engine.Dense([]float32{1, 2}), y); err == nil {
 			t.Errorf("label %v accepted", y)
 		}
 	}
-	r := mustNewOnline(t, OGD, Config{Dim: 1, Sigma: 1, Eta: 0.1, Task: Regression})
+	r := mustNew(t, OGD, Config{Dim: 1, Sigma: 1, Eta: 0.1, Task: task.Regression})
 	if _, err := r.Learn(engine.Dense([]float32{1}), math.Inf(1)); err == nil {
 		t.Error("an infinite regression label accepted")
 	}
@@ -1064,8 +1060,8 @@ func TestTaskConfigErrors(t *testing.T) {
 // each row, and a cancelled context stops both.
 func TestBatches(t *testing.T) {
 	s := multiStream(600, 3, 21)
-	cfg := taskConfig(Multiclass, s.dim, 20, 2)
-	one, batch := mustNewOnline(t, BOGDpp, cfg), mustNewOnline(t, BOGDpp, cfg)
+	cfg := taskConfig(task.Multiclass, s.dim, 20, 2)
+	one, batch := mustNew(t, BOGDpp, cfg), mustNew(t, BOGDpp, cfg)
 	steps, err := batch.LearnBatch(context.Background(), s.xs, s.labels, nil)
 	if err != nil || len(steps) != len(s.xs) {
 		t.Fatalf("%d steps, %v", len(steps), err)
@@ -1084,7 +1080,7 @@ func TestBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, p := range preds {
-		q, _ := one.PredictOne(s.xs[i], nil)
+		q, _ := one.Predict(s.xs[i])
 		if p.Label != q.Label || !slices.Equal(p.Scores, q.Scores) {
 			t.Fatalf("prediction %d: %+v, %+v", i, p, q)
 		}
@@ -1146,14 +1142,14 @@ func hashedStream(n, nnz, dim int, seed uint64) taskStream {
 // resumes exactly, in a file of O(non-zeros).
 func TestSparseStorage(t *testing.T) {
 	small := hashedStream(500, 20, 3000, 3)
-	for _, a := range AlgorithmsFor(Binary) {
+	for _, a := range algorithmsFor(task.Binary) {
 		if a == BSGDMerge {
 			continue // its merged points are not integers: no bitwise guarantee
 		}
 		cfg := Config{Dim: small.dim, Budget: 40, Sigma: 3, Eta: 0.3, Lambda: 1e-4, Gamma: 3, Seed: 7, Storage: engine.DenseStorage}
-		dense := mustNewOnline(t, a, cfg)
+		dense := mustNew(t, a, cfg)
 		cfg.Storage = engine.SparseStorage
-		sparse := mustNewOnline(t, a, cfg)
+		sparse := mustNew(t, a, cfg)
 		for i, x := range small.xs {
 			d, err1 := dense.Learn(x, small.labels[i])
 			s, err2 := sparse.Learn(x, small.labels[i])
@@ -1166,18 +1162,18 @@ func TestSparseStorage(t *testing.T) {
 		}
 	}
 	big := hashedStream(300, 20, 4_000_000, 4)
-	for _, a := range AlgorithmsFor(Binary) {
+	for _, a := range algorithmsFor(task.Binary) {
 		cfg := Config{Dim: big.dim, Budget: 30, Sigma: 3, Eta: 0.3, Gamma: 3, Seed: 8}
 		if a == FOGD {
 			// Its frequencies are dense: 120 of four million dimensions
 			// would take 1.8 GiB.
-			if _, err := NewOnline(a, cfg); err == nil || !strings.Contains(err.Error(), "MiB of frequencies") {
+			if _, err := New(a, cfg); err == nil || !strings.Contains(err.Error(), "MiB of frequencies") {
 				t.Fatalf("FOGD at four million dimensions: %v", err)
 			}
 			continue
 		}
-		whole, l := mustNewOnline(t, a, cfg), mustNewOnline(t, a, cfg)
-		if got := l.(persistent).core().set.Storage(); got != engine.SparseStorage {
+		whole, l := mustNew(t, a, cfg), mustNew(t, a, cfg)
+		if got := l.b.set.Storage(); got != engine.SparseStorage {
 			t.Fatalf("%v: %v storage at four million features", a, got)
 		}
 		var want, got []float64
@@ -1190,13 +1186,13 @@ func TestSparseStorage(t *testing.T) {
 			got = append(got, st.Score)
 		}
 		var buf bytes.Buffer
-		if err := Save(&buf, l); err != nil {
+		if err := l.Save(&buf); err != nil {
 			t.Fatal(err)
 		}
 		if buf.Len() > 1<<20 {
 			t.Fatalf("%v: a model of %d vectors takes %d bytes", a, l.SupportVectors(), buf.Len())
 		}
-		resumed, err := LoadOnline(&buf)
+		resumed, err := Load(&buf)
 		if err != nil {
 			t.Fatalf("%v: %v", a, err)
 		}

@@ -1,6 +1,8 @@
 package dataset
 
 import (
+	"github.com/bogd-project/bogd/task"
+
 	"slices"
 	"strconv"
 
@@ -10,9 +12,9 @@ import (
 // Dataset holds n labelled examples in compressed sparse row form with
 // 0-based feature indices.
 type Dataset struct {
-	Name string // base name of the file, or the name given to Read
-	Dim  int    // number of features: Options.Dim if set, else 2^HashBits when hashing, else the largest 1-based index seen
-	Task Task   // what the labels are for, as resolved by Read or Resolve (never Auto then)
+	Name string    // base name of the file, or the name given to Read
+	Dim  int       // number of features: Options.Dim if set, else 2^HashBits when hashing, else the largest 1-based index seen
+	Task task.Task // what the labels are for, as resolved by Read or Resolve (never Auto then)
 	// Labels holds one label per row: −1 or +1 (Binary), one of Classes
 	// (Multiclass) or a finite real target (Regression).
 	Labels  []float64

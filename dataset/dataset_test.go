@@ -14,18 +14,20 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/bogd-project/bogd/task"
 )
 
 // checkLabel verifies that y is a label of d's task.
 func checkLabel(d *Dataset, y float64) error {
 	ok := false
 	switch d.Task {
-	case Binary:
+	case task.Binary:
 		ok = y == -1 || y == 1
-	case Multiclass:
+	case task.Multiclass:
 		_, ok = slices.BinarySearch(d.Classes, int(y))
 		ok = ok && y == float64(int(y))
-	case Regression:
+	case task.Regression:
 		ok = !math.IsNaN(y) && !math.IsInf(y, 0)
 	}
 	if !ok {
@@ -46,7 +48,7 @@ func checkInvariants(d *Dataset) error {
 	if d.lines != nil && len(d.lines) != n {
 		return fmt.Errorf("%d line numbers for %d rows", len(d.lines), n)
 	}
-	if d.Task == Multiclass != (d.Classes != nil) {
+	if d.Task == task.Multiclass != (d.Classes != nil) {
 		return fmt.Errorf("task %v with classes %v", d.Task, d.Classes)
 	}
 	for i := 0; i < n; i++ {
@@ -84,96 +86,96 @@ func TestReadAccepted(t *testing.T) {
 		{
 			name: "basic",
 			in:   "+1 1:0.5 3:-2\n-1 2:1e-1\n",
-			want: Dataset{Dim: 3, Task: Binary, Labels: []float64{1, -1}, RowPtr: []int{0, 2, 3},
+			want: Dataset{Dim: 3, Task: task.Binary, Labels: []float64{1, -1}, RowPtr: []int{0, 2, 3},
 				Index: []int32{0, 2, 1}, Value: []float32{0.5, -2, 0.1}, lines: []int{1, 2}},
 		},
 		{
 			name: "crlf and trailing whitespace, no final newline",
 			in:   "1 1:1 2:2 \t\r\n-1 4:4\r\n+1 2:3",
-			want: Dataset{Dim: 4, Task: Binary, Labels: []float64{1, -1, 1}, RowPtr: []int{0, 2, 3, 4},
+			want: Dataset{Dim: 4, Task: task.Binary, Labels: []float64{1, -1, 1}, RowPtr: []int{0, 2, 3, 4},
 				Index: []int32{0, 1, 3, 1}, Value: []float32{1, 2, 4, 3}, lines: []int{1, 2, 3}},
 		},
 		{
 			name: "blank lines and tabs",
 			in:   "\n   \n+1\t1:1\t\t2:2\n\t\n\n-1  3:3\n\n",
-			want: Dataset{Dim: 3, Task: Binary, Labels: []float64{1, -1}, RowPtr: []int{0, 2, 3},
+			want: Dataset{Dim: 3, Task: task.Binary, Labels: []float64{1, -1}, RowPtr: []int{0, 2, 3},
 				Index: []int32{0, 1, 2}, Value: []float32{1, 2, 3}, lines: []int{3, 6}},
 		},
 		{
 			name: "label-only lines",
 			in:   "-1\n+1 2:7\n+1\n",
-			want: Dataset{Dim: 2, Task: Binary, Labels: []float64{-1, 1, 1}, RowPtr: []int{0, 0, 1, 1},
+			want: Dataset{Dim: 2, Task: task.Binary, Labels: []float64{-1, 1, 1}, RowPtr: []int{0, 0, 1, 1},
 				Index: []int32{1}, Value: []float32{7}, lines: []int{1, 2, 3}},
 		},
 		{
 			name: "comments",
 			in:   "# header comment\n+1 1:1 # trailing comment 9:9\n-1 #only label\n  # indented comment\n-1 2:2#glued\n",
-			want: Dataset{Dim: 2, Task: Binary, Labels: []float64{1, -1, -1}, RowPtr: []int{0, 1, 1, 2},
+			want: Dataset{Dim: 2, Task: task.Binary, Labels: []float64{1, -1, -1}, RowPtr: []int{0, 1, 1, 2},
 				Index: []int32{0, 1}, Value: []float32{1, 2}, lines: []int{2, 3, 5}},
 		},
 		{
 			name: "0/1 labels mapped",
 			in:   "1 1:1\n0 2:2\n0\n1 3:3\n",
-			want: Dataset{Dim: 3, Task: Binary, Labels: []float64{1, -1, -1, 1}, RowPtr: []int{0, 1, 2, 2, 3},
+			want: Dataset{Dim: 3, Task: task.Binary, Labels: []float64{1, -1, -1, 1}, RowPtr: []int{0, 1, 2, 2, 3},
 				Index: []int32{0, 1, 2}, Value: []float32{1, 2, 3}, lines: []int{1, 2, 3, 4}, zeroOne: true},
 			warned: true,
 		},
 		{
 			name: "0/1 labels mapped for an explicit binary task",
 			in:   "0\n1 1:1\n",
-			opt:  Options{Task: Binary},
-			want: Dataset{Dim: 1, Task: Binary, Labels: []float64{-1, 1}, RowPtr: []int{0, 0, 1},
+			opt:  Options{Task: task.Binary},
+			want: Dataset{Dim: 1, Task: task.Binary, Labels: []float64{-1, 1}, RowPtr: []int{0, 0, 1},
 				Index: []int32{0}, Value: []float32{1}, lines: []int{1, 2}, zeroOne: true},
 			warned: true,
 		},
 		{
 			name: "float labels",
 			in:   "1.0 1:1\n-1.0 1:2\n+1.0 1:3\n-1.00e0 1:4\n",
-			want: Dataset{Dim: 1, Task: Binary, Labels: []float64{1, -1, 1, -1}, RowPtr: []int{0, 1, 2, 3, 4},
+			want: Dataset{Dim: 1, Task: task.Binary, Labels: []float64{1, -1, 1, -1}, RowPtr: []int{0, 1, 2, 3, 4},
 				Index: []int32{0, 0, 0, 0}, Value: []float32{1, 2, 3, 4}, lines: []int{1, 2, 3, 4}},
 		},
 		{
 			name: "explicit zeros dropped but count for Dim",
 			in:   "+1 1:0 2:0.0 3:1.5 5:-0\n",
-			want: Dataset{Dim: 5, Task: Binary, Labels: []float64{1}, RowPtr: []int{0, 1},
+			want: Dataset{Dim: 5, Task: task.Binary, Labels: []float64{1}, RowPtr: []int{0, 1},
 				Index: []int32{2}, Value: []float32{1.5}, lines: []int{1}},
 		},
 		{
 			name: "fixed Dim larger than seen",
 			in:   "+1 2:1\n",
 			opt:  Options{Dim: 10},
-			want: Dataset{Dim: 10, Task: Binary, Labels: []float64{1}, RowPtr: []int{0, 1},
+			want: Dataset{Dim: 10, Task: task.Binary, Labels: []float64{1}, RowPtr: []int{0, 1},
 				Index: []int32{1}, Value: []float32{1}, lines: []int{1}},
 		},
 		{
 			name: "only +1 labels, all label-only",
 			in:   "+1\n+1\n",
-			want: Dataset{Dim: 0, Task: Binary, Labels: []float64{1, 1}, RowPtr: []int{0, 0, 0},
+			want: Dataset{Dim: 0, Task: task.Binary, Labels: []float64{1, 1}, RowPtr: []int{0, 0, 0},
 				Index: []int32{}, Value: []float32{}, lines: []int{1, 2}},
 		},
 		{
 			name: "byte-order mark and number forms",
 			in:   "\uFEFF+1 1:.5 2:5. 3:+2E2 4:3.4028234e38\n",
-			want: Dataset{Dim: 4, Task: Binary, Labels: []float64{1}, RowPtr: []int{0, 4},
+			want: Dataset{Dim: 4, Task: task.Binary, Labels: []float64{1}, RowPtr: []int{0, 4},
 				Index: []int32{0, 1, 2, 3}, Value: []float32{0.5, 5, 200, 3.4028234e38}, lines: []int{1}},
 		},
 		{
 			name: "integer labels are classes",
 			in:   "3 1:1\n1\n3.0 2:2\n# c\n2e0\n",
-			want: Dataset{Dim: 2, Task: Multiclass, Labels: []float64{3, 1, 3, 2}, Classes: []int{1, 2, 3},
+			want: Dataset{Dim: 2, Task: task.Multiclass, Labels: []float64{3, 1, 3, 2}, Classes: []int{1, 2, 3},
 				RowPtr: []int{0, 1, 1, 2, 2}, Index: []int32{0, 1}, Value: []float32{1, 2}, lines: []int{1, 2, 3, 5}},
 		},
 		{
 			name: "real labels are targets",
 			in:   "0.5 1:1\n-3\n1e3\n",
-			want: Dataset{Dim: 1, Task: Regression, Labels: []float64{0.5, -3, 1000}, RowPtr: []int{0, 1, 1, 1},
+			want: Dataset{Dim: 1, Task: task.Regression, Labels: []float64{0.5, -3, 1000}, RowPtr: []int{0, 1, 1, 1},
 				Index: []int32{0}, Value: []float32{1}, lines: []int{1, 2, 3}},
 		},
 		{
 			name: "0/1 labels kept for regression",
 			in:   "0\n1\n",
-			opt:  Options{Task: Regression},
-			want: Dataset{Dim: 0, Task: Regression, Labels: []float64{0, 1}, RowPtr: []int{0, 0, 0},
+			opt:  Options{Task: task.Regression},
+			want: Dataset{Dim: 0, Task: task.Regression, Labels: []float64{0, 1}, RowPtr: []int{0, 0, 0},
 				Index: []int32{}, Value: []float32{}, lines: []int{1, 2}},
 		},
 	}
@@ -220,12 +222,12 @@ func TestReadErrors(t *testing.T) {
 		{"only blank and comments", "\n  \n# c\n\t# d\n", Options{}, 0, "no examples"},
 		{"non-numeric label", "+1 1:1\nabc 1:1\n", Options{}, 2, "invalid label"},
 		{"missing label", "1:1 2:2\n", Options{}, 1, "invalid label"},
-		{"label 2", "+1\n-1\n2 1:1\n", Options{Task: Binary}, 3, "not -1 or +1"},
-		{"label 0.5", "+1\n0.5\n", Options{Task: Binary}, 2, "not -1 or +1"},
+		{"label 2", "+1\n-1\n2 1:1\n", Options{Task: task.Binary}, 3, "not -1 or +1"},
+		{"label 0.5", "+1\n0.5\n", Options{Task: task.Binary}, 2, "not -1 or +1"},
 		{"label NaN", "\nnan 1:1\n", Options{}, 2, "not finite"},
 		{"label Inf", "+1\n-Inf 1:1\n", Options{}, 2, "not finite"},
-		{"three distinct labels 0 then -1", "1\n\n0 1:1\n1\n-1\n", Options{Task: Binary}, 3, "more than two distinct labels"},
-		{"three distinct labels -1 then 0", "-1\n1\n0 1:1\n", Options{Task: Binary}, 3, "label 0"},
+		{"three distinct labels 0 then -1", "1\n\n0 1:1\n1\n-1\n", Options{Task: task.Binary}, 3, "more than two distinct labels"},
+		{"three distinct labels -1 then 0", "-1\n1\n0 1:1\n", Options{Task: task.Binary}, 3, "label 0"},
 		{"index zero", "+1 0:1\n", Options{}, 1, "feature index must be >= 1"},
 		{"index negative", "+1\n+1 -3:1\n", Options{}, 2, "feature index must be >= 1"},
 		{"index repeated", "+1 1:1 2:2 2:3\n", Options{}, 1, "feature index 2 follows 2"},
@@ -249,15 +251,15 @@ func TestReadErrors(t *testing.T) {
 		{"invalid UTF-8", "+1 1:1\n\n-1 \xff\xfe\n", Options{}, 3, "binary data"},
 		{"NUL in comment", "+1 1:1 # \x00\n", Options{}, 1, "binary data"},
 		{"bare CR inside line", "+1 1:1\r2:2\n", Options{}, 1, "invalid value"},
-		{"explicit task: a label error comes before a later syntax error", "2\n+1 0:1\n", Options{Task: Binary}, 1, "label 2 is not -1 or +1"},
-		{"multiclass label 2.5", "1\n2\n\n2.5 1:1\n", Options{Task: Multiclass}, 4, "label 2.5 is not a class"},
-		{"multiclass label beyond int32", "1\n-3e9\n", Options{Task: Multiclass}, 2, "label -3e+09 is not a class"},
-		{"multiclass with one class", "4 1:1\n4\n", Options{Task: Multiclass}, 0, "1 distinct label(s): a multi-class set needs at least 2 classes"},
+		{"explicit task: a label error comes before a later syntax error", "2\n+1 0:1\n", Options{Task: task.Binary}, 1, "label 2 is not -1 or +1"},
+		{"multiclass label 2.5", "1\n2\n\n2.5 1:1\n", Options{Task: task.Multiclass}, 4, "label 2.5 is not a class"},
+		{"multiclass label beyond int32", "1\n-3e9\n", Options{Task: task.Multiclass}, 2, "label -3e+09 is not a class"},
+		{"multiclass with one class", "4 1:1\n4\n", Options{Task: task.Multiclass}, 0, "1 distinct label(s): a multi-class set needs at least 2 classes"},
 		{"hashed: no name", "+1 a :3\n", Options{HashBits: 4}, 1, `feature ":3" has no name`},
 		{"hashed: value out of range", "+1\n-1 a b:1e39\n", Options{HashBits: 4}, 2, `invalid value in feature "b:1e39"`},
 		{"hashed: sum out of range", "+1 a:3e38 b a:3e38\n", Options{HashBits: 4}, 1, "beyond the float32 range"},
 		{"hashed: bad label", "+1 a\nx a\n", Options{HashBits: 4}, 2, "invalid label"},
-		{"hashed: binary label", "+1 a\n2 a\n", Options{HashBits: 4, Task: Binary}, 2, "not -1 or +1"},
+		{"hashed: binary label", "+1 a\n2 a\n", Options{HashBits: 4, Task: task.Binary}, 2, "not -1 or +1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -471,7 +473,7 @@ func TestRowDenseSubset(t *testing.T) {
 	}
 
 	s := d.Subset([]int{2, 0, 2, 1})
-	want := &Dataset{Name: "s", Dim: 4, Task: Binary, Labels: []float64{-1, 1, -1, -1}, RowPtr: []int{0, 2, 4, 6, 6},
+	want := &Dataset{Name: "s", Dim: 4, Task: task.Binary, Labels: []float64{-1, 1, -1, -1}, RowPtr: []int{0, 2, 4, 6, 6},
 		Index: []int32{1, 2, 0, 3, 1, 2}, Value: []float32{2, 3, 1, 4, 2, 3}, lines: []int{3, 1, 3, 2}}
 	if !reflect.DeepEqual(s, want) {
 		t.Errorf("Subset = %+v\nwant %+v", s, want)
@@ -520,7 +522,7 @@ func TestWhere(t *testing.T) {
 	if got := d.Subset([]int{1, 0}).Where(0); got != "w.svm:4" {
 		t.Errorf("a subset's Where(0) = %q, want w.svm:4", got)
 	}
-	made := &Dataset{Name: "made", Dim: 1, Task: Binary, Labels: []float64{1, -1}, RowPtr: []int{0, 0, 0}}
+	made := &Dataset{Name: "made", Dim: 1, Task: task.Binary, Labels: []float64{1, -1}, RowPtr: []int{0, 0, 0}}
 	if got := made.Where(1); got != "made row 2" {
 		t.Errorf("Where(1) without lines = %q, want made row 2", got)
 	}

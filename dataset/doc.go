@@ -37,17 +37,17 @@
 // [Options.Task] says what the labels are for; [Dataset.Task] holds the
 // outcome and [Dataset.Resolve] applies another task to labels already read.
 //
-//   - [Binary]: every label is -1 or +1, or every label is 0 or 1; 0/1
+//   - [task.Binary]: every label is -1 or +1, or every label is 0 or 1; 0/1
 //     labels are mapped 0 -> -1, 1 -> +1 and a warning is sent to
 //     [Options.Warn]. Any other label, or 0 and -1 in one file, is an error
 //     at the line of the first label that breaks the rule.
-//   - [Multiclass]: every label is an integer within ±2147483647 (an error
-//     at the first line that is not), with 2 to [MaxClasses] distinct values
+//   - [task.Multiclass]: every label is an integer within ±2147483647 (an error
+//     at the first line that is not), with 2 to [task.MaxClasses] distinct values
 //     (else an error giving the count); [Dataset.Classes] lists them.
-//   - [Regression]: any label.
-//   - [Auto], the default, chooses: Binary when the labels all lie in
+//   - [task.Regression]: any label.
+//   - [task.Auto], the default, chooses: Binary when the labels all lie in
 //     {-1, +1} or all in {0, 1}; Multiclass when they are integers with 2 to
-//     [MaxClasses] distinct values (so {1, 2} is a 2-class problem);
+//     [task.MaxClasses] distinct values (so {1, 2} is a 2-class problem);
 //     Regression otherwise. A regression file whose targets are few integers
 //     (counts, ratings) is thus taken as multi-class: ask for Regression.
 //

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/bogd-project/bogd/task"
 )
 
 func FuzzRead(f *testing.F) {
@@ -14,7 +16,7 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte("3 1:1\n1 2:2\n2.0\n"))
 	f.Add([]byte("0.5 the cat:2 sat\n-1e3 a:b:1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, opt := range []Options{{}, {Dim: 5}, {HashBits: 3}, {Task: Binary}, {Task: Multiclass}, {Task: Regression}} {
+		for _, opt := range []Options{{}, {Dim: 5}, {HashBits: 3}, {Task: task.Binary}, {Task: task.Multiclass}, {Task: task.Regression}} {
 			opt.Warn = func(string) {}
 			d, err := Read(bytes.NewReader(data), "fuzz", opt)
 			if err != nil {
@@ -30,13 +32,13 @@ func FuzzRead(f *testing.F) {
 			if opt.Dim > 0 && d.Dim != opt.Dim || opt.HashBits > 0 && d.Dim != 1<<opt.HashBits {
 				t.Fatalf("Dim %d with %+v", d.Dim, opt)
 			}
-			if d.Task == Auto || opt.Task != Auto && d.Task != opt.Task {
+			if d.Task == task.Auto || opt.Task != task.Auto && d.Task != opt.Task {
 				t.Fatalf("task %v with %+v", d.Task, opt)
 			}
 			if err := checkInvariants(d); err != nil {
 				t.Fatal(err)
 			}
-			if opt.Task == Auto {
+			if opt.Task == task.Auto {
 				checkResolve(t, data, opt, d)
 			}
 			checkScaled(t, d)
@@ -47,17 +49,17 @@ func FuzzRead(f *testing.F) {
 // checkResolve checks that Resolve of what Auto read with opt agrees with
 // reading for each task: the same error or the same labels.
 func checkResolve(t *testing.T, data []byte, opt Options, auto *Dataset) {
-	for _, task := range []Task{Binary, Multiclass, Regression} {
-		opt.Task = task
+	for _, tk := range []task.Task{task.Binary, task.Multiclass, task.Regression} {
+		opt.Task = tk
 		want, werr := Read(bytes.NewReader(data), "fuzz", opt)
-		got, gerr := auto.Resolve(task, nil)
+		got, gerr := auto.Resolve(tk, nil)
 		switch {
 		case (werr == nil) != (gerr == nil):
-			t.Fatalf("%v: Read error %v, Resolve error %v", task, werr, gerr)
+			t.Fatalf("%v: Read error %v, Resolve error %v", tk, werr, gerr)
 		case werr != nil && werr.Error() != gerr.Error():
-			t.Fatalf("%v: Read error %v, Resolve error %v", task, werr, gerr)
+			t.Fatalf("%v: Read error %v, Resolve error %v", tk, werr, gerr)
 		case werr == nil && (got.Task != want.Task || !reflect.DeepEqual(got.Labels, want.Labels) || !reflect.DeepEqual(got.Classes, want.Classes)):
-			t.Fatalf("%v: Resolve gives %v %v %v, Read %v %v %v", task, got.Task, got.Labels, got.Classes, want.Task, want.Labels, want.Classes)
+			t.Fatalf("%v: Resolve gives %v %v %v, Read %v %v %v", tk, got.Task, got.Labels, got.Classes, want.Task, want.Labels, want.Classes)
 		}
 	}
 }
@@ -65,7 +67,7 @@ func checkResolve(t *testing.T, data []byte, opt Options, auto *Dataset) {
 // checkScaled checks that a dataset's own min-max scaling puts every value
 // (and a regression label) in [0, 1].
 func checkScaled(t *testing.T, d *Dataset) {
-	labels := d.Task == Regression
+	labels := d.Task == task.Regression
 	s, err := MinMax(d, labels).Apply(d)
 	if err != nil {
 		t.Fatalf("scaling its own data: %v", err)

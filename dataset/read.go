@@ -1,6 +1,8 @@
 package dataset
 
 import (
+	"github.com/bogd-project/bogd/task"
+
 	"bytes"
 	"errors"
 	"fmt"
@@ -15,7 +17,7 @@ type Options struct {
 	Dim int // if > 0: a fixed dimension; an index above it is an error
 	// Task is what the labels are for; Auto (the zero value) chooses from
 	// the labels. Dataset.Task holds the outcome.
-	Task Task
+	Task task.Task
 	// HashBits, if > 0 (at most 30), makes every feature a name hashed into
 	// 2^HashBits dimensions (see the package documentation).
 	HashBits int
@@ -29,7 +31,7 @@ const maxHashBits = 30
 // check reports options that no file can satisfy.
 func (opt Options) check() error {
 	switch {
-	case opt.Task >= numTasks:
+	case !opt.Task.Valid():
 		return fmt.Errorf("unknown task %d", opt.Task)
 	case opt.HashBits < 0 || opt.HashBits > maxHashBits:
 		return fmt.Errorf("HashBits %d outside 1..%d (0: no hashing)", opt.HashBits, maxHashBits)

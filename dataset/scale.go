@@ -1,6 +1,8 @@
 package dataset
 
 import (
+	"github.com/bogd-project/bogd/task"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -87,7 +89,7 @@ func (s *Scaling) Unlabel(y float64) float64 {
 // So is a value that leaves the float32 range, which new data far outside
 // a narrow column can do.
 func (s *Scaling) Apply(d *Dataset) (*Dataset, error) {
-	if s.labels && (d.Task == Binary || d.Task == Multiclass) {
+	if s.labels && (d.Task == task.Binary || d.Task == task.Multiclass) {
 		return nil, fmt.Errorf("dataset: scaling %s: the labels of a %v dataset are classes, not numbers to scale", d.Name, d.Task)
 	}
 	var shifted []int32 // features whose absent 0 maps to a non-zero value, ascending

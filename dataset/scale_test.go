@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/bogd-project/bogd/task"
 )
 
 // handScaled is a small regression set whose scaling was computed by hand.
@@ -28,7 +30,7 @@ func readString(t *testing.T, in string, opt Options) *Dataset {
 }
 
 func TestMinMaxByHand(t *testing.T) {
-	d := readString(t, handScaled, Options{Task: Regression, Dim: 4})
+	d := readString(t, handScaled, Options{Task: task.Regression, Dim: 4})
 	s := MinMax(d, true)
 	// Feature 1: 2, absent, 4 -> [0, 4]. Feature 2: -2, 1, absent -> [-2, 1].
 	// Feature 3: 5 everywhere -> constant. Feature 4: never present -> constant 0.
@@ -44,7 +46,7 @@ func TestMinMaxByHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &Dataset{
-		Name: "s.svm", Dim: 4, Task: Regression,
+		Name: "s.svm", Dim: 4, Task: task.Regression,
 		Labels: []float64{0, 1, 0.5},
 		RowPtr: []int{0, 1, 2, 4},
 		// Row 1: 2 -> 0.5; -2 -> 0 (dropped); 5 -> 0 (constant, dropped).
@@ -66,7 +68,7 @@ func TestMinMaxByHand(t *testing.T) {
 }
 
 func TestMinMaxLabels(t *testing.T) {
-	d := readString(t, handScaled, Options{Task: Regression})
+	d := readString(t, handScaled, Options{Task: task.Regression})
 	s := MinMax(d, true)
 	for _, y := range []float64{10, 20, 15, 12.5, -7, 1e6} {
 		if got := s.Unlabel(s.Label(y)); math.Abs(got-y) > 1e-12*math.Abs(y) {
@@ -76,7 +78,7 @@ func TestMinMaxLabels(t *testing.T) {
 	if s.Label(20) != 1 || s.Label(10) != 0 || s.Label(30) != 2 || s.Unlabel(0.5) != 15 {
 		t.Errorf("Label(20) %v, Label(10) %v, Label(30) %v, Unlabel(0.5) %v", s.Label(20), s.Label(10), s.Label(30), s.Unlabel(0.5))
 	}
-	constant := MinMax(readString(t, "4 1:1\n4 1:2\n", Options{Task: Regression}), true)
+	constant := MinMax(readString(t, "4 1:1\n4 1:2\n", Options{Task: task.Regression}), true)
 	if constant.Label(4) != 0 || constant.Label(9) != 0 || constant.Unlabel(0.3) != 4 {
 		t.Errorf("constant label 4: Label(4) %v, Label(9) %v, Unlabel(0.3) %v", constant.Label(4), constant.Label(9), constant.Unlabel(0.3))
 	}
@@ -103,14 +105,14 @@ func TestMinMaxRefusesClasses(t *testing.T) {
 // TestMinMaxNewData: data other than the scaling's own may fall outside
 // [0, 1], may have fewer features, and may not have more.
 func TestMinMaxNewData(t *testing.T) {
-	s := MinMax(readString(t, handScaled, Options{Task: Regression}), true)
-	d := readString(t, "25 1:8 2:-5\n\n30\n", Options{Task: Regression})
+	s := MinMax(readString(t, handScaled, Options{Task: task.Regression}), true)
+	d := readString(t, "25 1:8 2:-5\n\n30\n", Options{Task: task.Regression})
 	got, err := s.Apply(d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := &Dataset{
-		Name: "s.svm", Dim: 3, Task: Regression,
+		Name: "s.svm", Dim: 3, Task: task.Regression,
 		Labels: []float64{1.5, 2},
 		RowPtr: []int{0, 2, 3},
 		Index:  []int32{0, 1, 1},
@@ -120,17 +122,17 @@ func TestMinMaxNewData(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Apply = %+v\nwant    %+v", got, want)
 	}
-	wide := readString(t, "1 1:1\n2 2:1 4:1\n", Options{Task: Regression})
+	wide := readString(t, "1 1:1\n2 2:1 4:1\n", Options{Task: task.Regression})
 	_, err = s.Apply(wide)
 	checkParseError(t, err, "s.svm", 2, "feature 4 is beyond the 3 features of the scaling")
 
-	narrow := MinMax(readString(t, "1 1:1e-30\n2\n", Options{Task: Regression}), false)
-	_, err = narrow.Apply(readString(t, "1\n1 1:1e10\n", Options{Task: Regression}))
+	narrow := MinMax(readString(t, "1 1:1e-30\n2\n", Options{Task: task.Regression}), false)
+	_, err = narrow.Apply(readString(t, "1\n1 1:1e10\n", Options{Task: task.Regression}))
 	checkParseError(t, err, "s.svm", 2, "beyond the float32 range")
 }
 
 func TestScalingJSON(t *testing.T) {
-	d := readString(t, "0.1 1:0.1 3:-7.25e-3\n0.3 2:3.4028234e38 3:1e-40\n", Options{Task: Regression})
+	d := readString(t, "0.1 1:0.1 3:-7.25e-3\n0.3 2:3.4028234e38 3:1e-40\n", Options{Task: task.Regression})
 	for _, labels := range []bool{false, true} {
 		s := MinMax(d, labels)
 		js, err := json.Marshal(s)

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/bogd-project/bogd/task"
 )
 
 // sharedDir holds the project's real datasets (outside the repository).
@@ -53,7 +55,7 @@ func TestSharedDatasets(t *testing.T) {
 					pos++
 				}
 			}
-			if d.Task != Binary {
+			if d.Task != task.Binary {
 				t.Errorf("%s: task %v, want binary", d.Name, d.Task)
 			}
 			if d.Len() != tc.rows || d.Dim != tc.dim || pos != tc.positives || d.Name != tc.file {
@@ -87,7 +89,7 @@ func TestSharedMulticlass(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
 			d := readShared(t, filepath.Join("multiclass", tc.file))
-			if d.Task != Multiclass || !slices.Equal(d.Classes, tc.classes) || d.Dim != tc.dim {
+			if d.Task != task.Multiclass || !slices.Equal(d.Classes, tc.classes) || d.Dim != tc.dim {
 				t.Fatalf("task %v, classes %v, Dim %d; want multiclass, %v, %d", d.Task, d.Classes, d.Dim, tc.classes, tc.dim)
 			}
 			sizes := make([]int, len(d.Classes))
@@ -129,13 +131,13 @@ func TestSharedRegression(t *testing.T) {
 		t.Run(tc.file, func(t *testing.T) {
 			auto := readShared(t, filepath.Join("regression", tc.file))
 			if tc.autoMulticlass > 0 {
-				if auto.Task != Multiclass || len(auto.Classes) != tc.autoMulticlass {
+				if auto.Task != task.Multiclass || len(auto.Classes) != tc.autoMulticlass {
 					t.Errorf("auto: %v with %d classes, want multiclass with %d", auto.Task, len(auto.Classes), tc.autoMulticlass)
 				}
-			} else if auto.Task != Regression {
+			} else if auto.Task != task.Regression {
 				t.Errorf("auto: %v, want regression", auto.Task)
 			}
-			d, err := auto.Resolve(Regression, func(m string) { t.Errorf("unexpected warning %q", m) })
+			d, err := auto.Resolve(task.Regression, func(m string) { t.Errorf("unexpected warning %q", m) })
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,24 +6,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-)
 
-func TestParseTask(t *testing.T) {
-	for task := range numTasks {
-		for _, s := range []string{task.String(), strings.ToUpper(task.String()), " " + task.String() + "\n"} {
-			got, err := ParseTask(s)
-			if err != nil || got != task {
-				t.Errorf("ParseTask(%q) = %v, %v; want %v", s, got, err, task)
-			}
-		}
-	}
-	if _, err := ParseTask("classification"); err == nil || !strings.Contains(err.Error(), "auto, binary, multiclass, regression") {
-		t.Errorf("ParseTask(classification): error %v, want one listing the tasks", err)
-	}
-	if s := Task(9).String(); s != "Task(9)" {
-		t.Errorf("Task(9).String() = %q", s)
-	}
-}
+	"github.com/bogd-project/bogd/task"
+)
 
 // labelFile writes one label-only line per label.
 func labelFile[T any](labels ...T) string {
@@ -47,26 +32,26 @@ func TestAuto(t *testing.T) {
 	tests := []struct {
 		name    string
 		in      string
-		task    Task
+		task    task.Task
 		classes []int
 		labels  []float64 // nil: as in the file
 		warned  bool
 	}{
-		{"±1", labelFile(1, -1, 1), Binary, nil, nil, false},
-		{"0/1 mapped", labelFile(0, 1, 0), Binary, nil, []float64{-1, 1, -1}, true},
-		{"+1 only", labelFile(1, 1), Binary, nil, nil, false},
-		{"0 only", labelFile(0), Binary, nil, []float64{-1}, true},
-		{"two integers other than ±1 and 0/1", labelFile(2, 1, 2), Multiclass, []int{1, 2}, nil, false},
-		{"-1 and 0", labelFile(0, -1), Multiclass, []int{-1, 0}, nil, false},
-		{"-1, 0 and 1", labelFile(1, 0, -1, 0), Multiclass, []int{-1, 0, 1}, nil, false},
-		{"integers in float notation", labelFile("3.0", "1e1", "-2"), Multiclass, []int{-2, 3, 10}, nil, false},
-		{"the int32 range", labelFile(2147483647, -2147483647), Multiclass, []int{-2147483647, 2147483647}, nil, false},
-		{"1000 classes", labelFile(count(1000, 0)...), Multiclass, count(1000, 0), nil, false},
-		{"1001 integers", labelFile(count(1001, 0)...), Regression, nil, nil, false},
-		{"one integer", labelFile(5, 5), Regression, nil, nil, false},
-		{"a fraction", labelFile(1, 2, 2.5), Regression, nil, nil, false},
-		{"an integer beyond int32", labelFile(1, 2, 2147483648), Regression, nil, nil, false},
-		{"±1 and a fraction", labelFile(1, -1, 0.5), Regression, nil, nil, false},
+		{"±1", labelFile(1, -1, 1), task.Binary, nil, nil, false},
+		{"0/1 mapped", labelFile(0, 1, 0), task.Binary, nil, []float64{-1, 1, -1}, true},
+		{"+1 only", labelFile(1, 1), task.Binary, nil, nil, false},
+		{"0 only", labelFile(0), task.Binary, nil, []float64{-1}, true},
+		{"two integers other than ±1 and 0/1", labelFile(2, 1, 2), task.Multiclass, []int{1, 2}, nil, false},
+		{"-1 and 0", labelFile(0, -1), task.Multiclass, []int{-1, 0}, nil, false},
+		{"-1, 0 and 1", labelFile(1, 0, -1, 0), task.Multiclass, []int{-1, 0, 1}, nil, false},
+		{"integers in float notation", labelFile("3.0", "1e1", "-2"), task.Multiclass, []int{-2, 3, 10}, nil, false},
+		{"the int32 range", labelFile(2147483647, -2147483647), task.Multiclass, []int{-2147483647, 2147483647}, nil, false},
+		{"1000 classes", labelFile(count(1000, 0)...), task.Multiclass, count(1000, 0), nil, false},
+		{"1001 integers", labelFile(count(1001, 0)...), task.Regression, nil, nil, false},
+		{"one integer", labelFile(5, 5), task.Regression, nil, nil, false},
+		{"a fraction", labelFile(1, 2, 2.5), task.Regression, nil, nil, false},
+		{"an integer beyond int32", labelFile(1, 2, 2147483648), task.Regression, nil, nil, false},
+		{"±1 and a fraction", labelFile(1, -1, 0.5), task.Regression, nil, nil, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -96,7 +81,7 @@ func TestAuto(t *testing.T) {
 // as written.
 func parsedLabels(t *testing.T, in string) []float64 {
 	t.Helper()
-	d, err := Read(strings.NewReader(in), "labels", Options{Task: Regression})
+	d, err := Read(strings.NewReader(in), "labels", Options{Task: task.Regression})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +92,7 @@ func TestTooManyClasses(t *testing.T) {
 	labels := append(count(1000, 0), 1, 2) // repeats do not count
 	labels = append(labels, count(500, 1000)...)
 	in := labelFile(labels...)
-	_, err := Read(strings.NewReader(in), "many.svm", Options{Task: Multiclass})
+	_, err := Read(strings.NewReader(in), "many.svm", Options{Task: task.Multiclass})
 	checkParseError(t, err, "many.svm", 1003, "1500 distinct labels, more than the limit of 1000 classes")
 }
 
@@ -118,19 +103,19 @@ func TestResolveServesEveryTask(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Task != Binary || !reflect.DeepEqual(d.Labels, []float64{1, -1, 1}) || len(warns) != 1 {
+	if d.Task != task.Binary || !reflect.DeepEqual(d.Labels, []float64{1, -1, 1}) || len(warns) != 1 {
 		t.Fatalf("read: %v %v, warnings %q", d.Task, d.Labels, warns)
 	}
 	tests := []struct {
-		task    Task
+		task    task.Task
 		labels  []float64
 		classes []int
 		warned  bool
 	}{
-		{Regression, []float64{1, 0, 1}, nil, false},
-		{Multiclass, []float64{1, 0, 1}, []int{0, 1}, false},
-		{Binary, []float64{1, -1, 1}, nil, true},
-		{Auto, []float64{1, -1, 1}, nil, true},
+		{task.Regression, []float64{1, 0, 1}, nil, false},
+		{task.Multiclass, []float64{1, 0, 1}, []int{0, 1}, false},
+		{task.Binary, []float64{1, -1, 1}, nil, true},
+		{task.Auto, []float64{1, -1, 1}, nil, true},
 	}
 	for _, tc := range tests {
 		// From the read dataset, and from a subset (which keeps the mapping).
@@ -141,8 +126,8 @@ func TestResolveServesEveryTask(t *testing.T) {
 				t.Fatalf("%v: %v", tc.task, err)
 			}
 			want := tc.task
-			if want == Auto {
-				want = Binary
+			if want == task.Auto {
+				want = task.Binary
 			}
 			if r.Task != want || !reflect.DeepEqual(r.Labels, tc.labels) || !reflect.DeepEqual(r.Classes, tc.classes) ||
 				tc.warned != (len(warns) == 1) {
@@ -156,7 +141,7 @@ func TestResolveServesEveryTask(t *testing.T) {
 			}
 		}
 	}
-	if d.Task != Binary || !reflect.DeepEqual(d.Labels, []float64{1, -1, 1}) || d.Classes != nil {
+	if d.Task != task.Binary || !reflect.DeepEqual(d.Labels, []float64{1, -1, 1}) || d.Classes != nil {
 		t.Errorf("Resolve changed its receiver: %v %v %v", d.Task, d.Labels, d.Classes)
 	}
 }
@@ -166,15 +151,15 @@ func TestResolveServesEveryTask(t *testing.T) {
 func TestResolveErrorsAreReadErrors(t *testing.T) {
 	tests := []struct {
 		in   string
-		task Task
+		task task.Task
 		line int
 		word string
 	}{
-		{"+1\n\n-1\n2 1:1\n", Binary, 4, "label 2 is not -1 or +1"},
-		{"1\n0 1:1\n1\n-1\n", Binary, 2, "the file also has label -1 (line 4)"},
-		{"1\n2\n2.5\n", Multiclass, 3, "not a class"},
-		{"7\n7\n", Multiclass, 0, "at least 2 classes"},
-		{labelFile(count(1001, 0)...), Multiclass, 1001, "1001 distinct labels"},
+		{"+1\n\n-1\n2 1:1\n", task.Binary, 4, "label 2 is not -1 or +1"},
+		{"1\n0 1:1\n1\n-1\n", task.Binary, 2, "the file also has label -1 (line 4)"},
+		{"1\n2\n2.5\n", task.Multiclass, 3, "not a class"},
+		{"7\n7\n", task.Multiclass, 0, "at least 2 classes"},
+		{labelFile(count(1001, 0)...), task.Multiclass, 1001, "1001 distinct labels"},
 	}
 	for _, tc := range tests {
 		_, readErr := Read(strings.NewReader(tc.in), "r.svm", Options{Task: tc.task})
@@ -195,7 +180,7 @@ func TestInvalidOptions(t *testing.T) {
 		opt  Options
 		word string
 	}{
-		{Options{Task: numTasks}, "unknown task 4"},
+		{Options{Task: task.Task(4)}, "unknown task 4"},
 		{Options{HashBits: 31}, "HashBits 31 outside 1..30"},
 		{Options{HashBits: -1}, "HashBits -1"},
 		{Options{HashBits: 4, Dim: 15}, "Dim 15 is below the 2^4"},
@@ -211,7 +196,7 @@ func TestInvalidOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Resolve(numTasks, nil); err == nil || !strings.Contains(err.Error(), "unknown task") {
-		t.Errorf("Resolve(%d): error %v", numTasks, err)
+	if _, err := d.Resolve(task.Task(4), nil); err == nil || !strings.Contains(err.Error(), "unknown task") {
+		t.Errorf("Resolve(%d): error %v", task.Task(4), err)
 	}
 }

@@ -7,18 +7,19 @@ import (
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/experiment"
+	"github.com/bogd-project/bogd/task"
 )
 
 // One run of the protocol: a BOGD++ pass over a seeded random permutation
 // of german (class-sorted files must be permuted), every row predicted
 // before it is learnt.
 func ExamplePass() {
-	data, err := dataset.ReadFile("../dataset/testdata/german.svm.gz", dataset.Options{Task: dataset.Binary})
+	data, err := dataset.ReadFile("../dataset/testdata/german.svm.gz", dataset.Options{Task: task.Binary})
 	if err != nil {
 		panic(err)
 	}
 	n := data.Len()
-	l, err := bogd.NewOnline(bogd.BOGDpp, bogd.Config{
+	l, err := bogd.New(bogd.BOGDpp, bogd.Config{
 		Dim: data.Dim, Budget: 100, Sigma: 8, Eta: 0.125, Gamma: 1,
 		Lambda: 1 / float64(n*n), Seed: experiment.LearnerSeed(1, 0),
 	})
@@ -29,7 +30,7 @@ func ExamplePass() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Printf("%d rows, mistake rate %.1f%%, %d support vectors\n", n, res.Metric(n, bogd.Binary), res.SupportVectors)
+	fmt.Printf("%d rows, mistake rate %.1f%%, %d support vectors\n", n, res.Metric(n, task.Binary), res.SupportVectors)
 	// Output: 1000 rows, mistake rate 30.8%, 100 support vectors
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/internal/atomicfile"
+	"github.com/bogd-project/bogd/task"
 )
 
 // The figures of every experiment are drawn by one code path: each turns
@@ -49,7 +50,7 @@ type FigureData struct {
 type FigureSet struct {
 	Name       string // the dataset, in file names (and titles, without Label)
 	Label      string // the dataset and setting in titles ("" for Name)
-	Task       bogd.Task
+	Task       task.Task
 	Budgets    []int            // ascending; one online figure each
 	Algorithms []bogd.Algorithm // legend order
 	Cells      map[FigureKey]FigureData
@@ -59,8 +60,8 @@ type FigureSet struct {
 func (d FigureSet) title() string { return cmp.Or(d.Label, d.Name) }
 
 // metricNames are the metric of a task in titles and on axes.
-func metricNames(t bogd.Task) (title, axis string) {
-	if t == bogd.Regression {
+func metricNames(t task.Task) (title, axis string) {
+	if t == task.Regression {
 		return "MSE", "mean squared error"
 	}
 	return "mistake rate", "mistake rate (%)"
@@ -153,11 +154,11 @@ func legendName(a bogd.Algorithm) string {
 // ⌈(i+1)·rows/K⌉ examples, K the number of checkpoints of the first pass
 // (the positions of Checkpoints(rows) when K = min(100, rows)). Passes
 // with another number of checkpoints are left out.
-func MeanCurve(rows int, passes []Result, task bogd.Task) plotter.XYs {
+func MeanCurve(rows int, passes []Result, tk task.Task) plotter.XYs {
 	runs := make([][]float64, len(passes))
 	scale := 100.0
 	for r, p := range passes {
-		if task == bogd.Regression {
+		if tk == task.Regression {
 			runs[r], scale = p.ErrorCheckpoints, 1
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/bogd-project/bogd/bogd"
+	"github.com/bogd-project/bogd/task"
 )
 
 // TestMeanCurve: the mean rate over the runs at the positions of
@@ -20,7 +21,7 @@ func TestMeanCurve(t *testing.T) {
 	for i, pos := range at {
 		a[i], b[i] = pos/5, pos/2 // 20% and 50%
 	}
-	xys := MeanCurve(n, []Result{{Checkpoints: a}, {Checkpoints: b}, {Checkpoints: []int{1, 2}}}, bogd.Multiclass)
+	xys := MeanCurve(n, []Result{{Checkpoints: a}, {Checkpoints: b}, {Checkpoints: []int{1, 2}}}, task.Multiclass)
 	if len(xys) != len(at) {
 		t.Fatalf("%d points, want %d", len(xys), len(at))
 	}
@@ -30,7 +31,7 @@ func TestMeanCurve(t *testing.T) {
 			t.Fatalf("point %d: %v, want (%d, %v)", i, xy, at[i], want)
 		}
 	}
-	if MeanCurve(n, nil, bogd.Binary) != nil || MeanCurve(n, []Result{{}}, bogd.Binary) != nil {
+	if MeanCurve(n, nil, task.Binary) != nil || MeanCurve(n, []Result{{}}, task.Binary) != nil {
 		t.Fatal("a curve without checkpoints")
 	}
 	// Regression: the mean of the cumulative MSEs, not in percent.
@@ -38,7 +39,7 @@ func TestMeanCurve(t *testing.T) {
 	for i, pos := range at {
 		errs[i] = 0.5 * float64(pos)
 	}
-	for _, xy := range MeanCurve(n, []Result{{ErrorCheckpoints: errs}, {Checkpoints: a}}, bogd.Regression) {
+	for _, xy := range MeanCurve(n, []Result{{ErrorCheckpoints: errs}, {Checkpoints: a}}, task.Regression) {
 		if xy.Y != 0.5 {
 			t.Fatalf("regression curve point %v, want 0.5", xy)
 		}
@@ -50,7 +51,7 @@ func TestMeanCurve(t *testing.T) {
 func TestDrawFiguresRefusesOverwrite(t *testing.T) {
 	dir := t.TempDir()
 	set := FigureSet{Name: "d", Budgets: []int{10}, Algorithms: []bogd.Algorithm{bogd.RBP},
-		Cells: map[FigureKey]FigureData{{bogd.RBP, 10}: {Curve: MeanCurve(4, []Result{{Checkpoints: []int{1, 2, 2, 3}}}, bogd.Binary), Metric: 75, Seconds: 0.5}}}
+		Cells: map[FigureKey]FigureData{{bogd.RBP, 10}: {Curve: MeanCurve(4, []Result{{Checkpoints: []int{1, 2, 2, 3}}}, task.Binary), Metric: 75, Seconds: 0.5}}}
 	files, err := DrawFigures(dir, []FigureSet{set}, false)
 	if err != nil || len(files) != 2 {
 		t.Fatalf("%d figures, %v", len(files), err)

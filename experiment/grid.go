@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/bogd-project/bogd/bogd"
+	"github.com/bogd-project/bogd/task"
 )
 
 // Params is one point of a parameter grid; parameters an algorithm does
@@ -21,7 +22,7 @@ type Params struct {
 
 // Describe renders the parameters algorithm a reads in task t, and σ when
 // the point sets it: "η=0.5, λT²=1, γ=4", "-" for none.
-func (p Params) Describe(a bogd.Algorithm, t bogd.Task) string {
+func (p Params) Describe(a bogd.Algorithm, t task.Task) string {
 	read := a.Params(t)
 	var parts []string
 	if read.Has(bogd.ParamEta) {
@@ -74,7 +75,7 @@ func Pow2s(lo, hi int) []float64 {
 // exactly the parameters a reads in t (Algorithm.Params), and σ for every
 // algorithm when the grid lists widths; without either there is one point,
 // all zero.
-func (g Grid) Points(a bogd.Algorithm, t bogd.Task) []Params {
+func (g Grid) Points(a bogd.Algorithm, t task.Task) []Params {
 	read := a.Params(t)
 	lambdas := []Params{{}}
 	if read.Has(bogd.ParamLambda) {

@@ -6,21 +6,22 @@ import (
 	"testing"
 
 	"github.com/bogd-project/bogd/bogd"
+	"github.com/bogd-project/bogd/task"
 )
 
 // Points varies exactly what a rule reads in a task, λ first, then η, γ,
 // C and σ, each in its list's order.
 func TestPointsFollowParams(t *testing.T) {
 	g := Grid{LambdaT2: []float64{1}, AbsLambda: []float64{1e-5}, Eta: []float64{0.2, 2}, Gamma: []float64{10}, C: []float64{0.1, 1}}
-	count := func(a bogd.Algorithm, task bogd.Task) int { return len(g.Points(a, task)) }
+	count := func(a bogd.Algorithm, tk task.Task) int { return len(g.Points(a, tk)) }
 	for _, c := range []struct {
 		algo bogd.Algorithm
-		task bogd.Task
+		task task.Task
 		want int
 	}{
-		{bogd.BOGD, bogd.Binary, 2 * 2 * 1}, {bogd.OGD, bogd.Multiclass, 2 * 2}, {bogd.BPAS, bogd.Regression, 2},
-		{bogd.Perceptron, bogd.Binary, 1}, {bogd.Perceptron, bogd.Regression, 2}, {bogd.BSGDMerge, bogd.Binary, 2},
-		{bogd.NOGD, bogd.Multiclass, 2},
+		{bogd.BOGD, task.Binary, 2 * 2 * 1}, {bogd.OGD, task.Multiclass, 2 * 2}, {bogd.BPAS, task.Regression, 2},
+		{bogd.Perceptron, task.Binary, 1}, {bogd.Perceptron, task.Regression, 2}, {bogd.BSGDMerge, task.Binary, 2},
+		{bogd.NOGD, task.Multiclass, 2},
 	} {
 		if got := count(c.algo, c.task); got != c.want {
 			t.Errorf("%v %v: %d points, want %d", c.algo, c.task, got, c.want)
@@ -30,27 +31,27 @@ func TestPointsFollowParams(t *testing.T) {
 		{LambdaT2: 1, Eta: 0.2, Gamma: 10}, {LambdaT2: 1, Eta: 2, Gamma: 10},
 		{AbsLambda: 1e-5, Eta: 0.2, Gamma: 10}, {AbsLambda: 1e-5, Eta: 2, Gamma: 10},
 	}
-	if got := g.Points(bogd.BOGDpp, bogd.Regression); !slices.Equal(got, want) {
+	if got := g.Points(bogd.BOGDpp, task.Regression); !slices.Equal(got, want) {
 		t.Fatalf("BOGD++ points %v, want %v", got, want)
 	}
 	g.Sigma = []float64{1, 8}
-	if got := g.Points(bogd.RBP, bogd.Multiclass); !slices.Equal(got, []Params{{Sigma: 1}, {Sigma: 8}}) {
+	if got := g.Points(bogd.RBP, task.Multiclass); !slices.Equal(got, []Params{{Sigma: 1}, {Sigma: 8}}) {
 		t.Fatalf("with widths, RBP varies σ: %v", got)
 	}
-	if got := len(g.Points(bogd.BOGD, bogd.Binary)); got != 8 {
+	if got := len(g.Points(bogd.BOGD, task.Binary)); got != 8 {
 		t.Fatalf("BOGD with two widths: %d points", got)
 	}
 	if got := g.Describe(); got != "λ ∈ {1} / T² ∪ {1e-05}, η ∈ {0.2, 2}, γ ∈ {10}, C ∈ {0.1, 1}, σ ∈ {1, 8}" {
 		t.Fatalf("Describe: %s", got)
 	}
 	p := Params{Eta: 0.5, AbsLambda: 0.03, C: 2, Sigma: 4}
-	if got := p.Describe(bogd.NORMA, bogd.Regression); got != "η=0.5, λ=0.03, σ=4" {
+	if got := p.Describe(bogd.NORMA, task.Regression); got != "η=0.5, λ=0.03, σ=4" {
 		t.Fatalf("NORMA: %s", got)
 	}
-	if got := (Params{Eta: 0.5, LambdaT2: 1, Gamma: 4}).Describe(bogd.BOGD, bogd.Binary); got != "η=0.5, λT²=1, γ=4" {
+	if got := (Params{Eta: 0.5, LambdaT2: 1, Gamma: 4}).Describe(bogd.BOGD, task.Binary); got != "η=0.5, λT²=1, γ=4" {
 		t.Fatalf("BOGD: %s", got)
 	}
-	if got := (Params{}).Describe(bogd.RBP, bogd.Binary); got != "-" {
+	if got := (Params{}).Describe(bogd.RBP, task.Binary); got != "-" {
 		t.Fatalf("RBP: %s", got)
 	}
 }
@@ -59,7 +60,7 @@ func TestPointsFollowParams(t *testing.T) {
 // and a dataset's own widths replace the grid's.
 func TestPlanKeys(t *testing.T) {
 	p := &Plan{Grid: Grid{Eta: []float64{0.1}, AbsLambda: []float64{0.03}}, Widths: map[string][]float64{"mg": {0.25, 0.5}}, Sigma: 8,
-		Task: bogd.Regression, Scaling: ScalingMinMax, Epsilon: 0.1, Nu: 0.4, RankFactor: 0.2, FeatureFactor: 15, SelectRuns: 1}
+		Task: task.Regression, Scaling: ScalingMinMax, Epsilon: 0.1, Nu: 0.4, RankFactor: 0.2, FeatureFactor: 15, SelectRuns: 1}
 	norma := Cell{Dataset: "mg", Algo: bogd.NORMA}
 	nogd := Cell{Dataset: "housing", Algo: bogd.NOGD, Budget: 30}
 	if got := p.Points(norma); len(got) != 2 || got[1].Sigma != 0.5 {
@@ -117,7 +118,7 @@ func TestMedianDistance(t *testing.T) {
 
 // FOGD's key carries its D = FeatureFactor·B.
 func TestPlanFeatures(t *testing.T) {
-	p := &Plan{Sigma: 8, Task: bogd.Multiclass, FeatureFactor: 4, RankFactor: 0.2}
+	p := &Plan{Sigma: 8, Task: task.Multiclass, FeatureFactor: 4, RankFactor: 0.2}
 	k := p.job(Cell{Dataset: "dna", Algo: bogd.FOGD, Budget: 200}, Params{Eta: 0.005}, StreamSelect, 0, 1).Key
 	if k.Features != 800 || k.Rank != 0 || k.Task != "multiclass" {
 		t.Fatalf("FOGD key %+v", k)

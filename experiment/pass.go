@@ -10,6 +10,7 @@ import (
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/task"
 )
 
 // Online is a learner bound to its data, as a pass sees it. Each task says
@@ -21,7 +22,7 @@ type Online interface {
 	// SupportVectors is the number of stored support vectors.
 	SupportVectors() int
 	// Task says which loss the pass sums: mistakes or squared errors.
-	Task() bogd.Task
+	Task() task.Task
 }
 
 // Loss is what one prediction cost, measured before the update.
@@ -53,9 +54,9 @@ type Result struct {
 // Metric is the figure a pass over rows rows is judged by: the mistake
 // rate in percent (classification) or the mean squared error (regression;
 // +Inf for a pass that diverged).
-func (r Result) Metric(rows int, task bogd.Task) float64 {
+func (r Result) Metric(rows int, t task.Task) float64 {
 	switch {
-	case task != bogd.Regression:
+	case t != task.Regression:
 		return 100 * float64(r.Mistakes) / float64(rows)
 	case r.DivergedAt > 0:
 		return math.Inf(1)
@@ -86,7 +87,7 @@ const boundsAhead, valuesAhead = 16, 8
 // is asked for a few rows before its step (see lookahead).
 func Pass(ctx context.Context, l Online, order []int, at []int) (Result, error) {
 	var res Result
-	regression := l.Task() == bogd.Regression
+	regression := l.Task() == task.Regression
 	if len(at) > 0 {
 		if regression {
 			res.ErrorCheckpoints = make([]float64, 0, len(at))
@@ -136,15 +137,18 @@ func Pass(ctx context.Context, l Online, order []int, at []int) (Result, error) 
 
 // bound is a learner of any task over a dataset of that task.
 type bound struct {
-	bogd.Online
+	*bogd.Learner
 	data *dataset.Dataset
+	task task.Task
 }
 
 // Bind binds a learner to its data for Pass. The data's labels must be of
 // the learner's task (±1, one of its classes, or real targets).
-func Bind(l bogd.Online, data *dataset.Dataset) Online {
-	return bound{Online: l, data: data}
+func Bind(l *bogd.Learner, data *dataset.Dataset) Online {
+	return bound{Learner: l, data: data, task: l.Config().Task}
 }
+
+func (b bound) Task() task.Task { return b.task }
 
 func (b bound) Step(row int) (Loss, error) {
 	idx, val := b.data.Row(row)
@@ -153,7 +157,7 @@ func (b bound) Step(row int) (Loss, error) {
 	if err != nil {
 		return Loss{}, fmt.Errorf("%s: %w", b.data.Where(row), err)
 	}
-	if b.Task() == bogd.Regression {
+	if b.task == task.Regression {
 		r := y - step.Label
 		return Loss{SquaredError: r * r}, nil
 	}

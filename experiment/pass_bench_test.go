@@ -9,6 +9,7 @@ import (
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/task"
 )
 
 // codrnaPath is the paper's codrna (271,617 rows, 8 features) beside the
@@ -24,7 +25,7 @@ func codrnaShaped(b *testing.B) *dataset.Dataset {
 	b.Logf("%s not found: random rows of its shape instead", codrnaPath)
 	const rows, dim = 271617, 8
 	rng := rand.New(rand.NewPCG(1, 1))
-	d := &dataset.Dataset{Name: "codrna-shaped", Dim: dim, Task: dataset.Binary, RowPtr: make([]int, 1, rows+1)}
+	d := &dataset.Dataset{Name: "codrna-shaped", Dim: dim, Task: task.Binary, RowPtr: make([]int, 1, rows+1)}
 	for range rows {
 		for f := range dim {
 			d.Index = append(d.Index, int32(f))
@@ -66,8 +67,8 @@ func BenchmarkPass(b *testing.B) {
 func benchmarkPass(b *testing.B, data *dataset.Dataset, algo bogd.Algorithm, cfg bogd.Config) {
 	n := data.Len()
 	order := Permutation(1, 0, n)
-	learner := func(b *testing.B) bogd.Online {
-		l, err := bogd.NewOnline(algo, cfg)
+	learner := func(b *testing.B) *bogd.Learner {
+		l, err := bogd.New(algo, cfg)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/task"
 )
 
 // germanPath is the bundled copy of shared/datasets/german.svm.gz.
@@ -39,7 +40,7 @@ func (s *scripted) Step(row int) (Loss, error) {
 
 func (s *scripted) SupportVectors() int { return s.steps / 2 }
 
-func (s *scripted) Task() bogd.Task { return bogd.Binary }
+func (s *scripted) Task() task.Task { return task.Binary }
 
 func TestPassCountsAndCheckpoints(t *testing.T) {
 	order := []int{4, 0, 3, 1, 2}
@@ -69,14 +70,14 @@ func TestPassStopsWhenCancelled(t *testing.T) {
 	}
 }
 
-// The adapter of a binary learner is exactly a loop of Observe calls, and
+// The adapter of a binary learner is exactly a loop of Learn calls, and
 // its errors name the dataset and the 1-based row.
-func TestBindIsObserve(t *testing.T) {
+func TestBindIsLearn(t *testing.T) {
 	data := german(t)
 	n := data.Len()
 	cfg := bogd.Config{Dim: data.Dim, Budget: 50, Sigma: 8, Eta: 0.25, Lambda: 1 / float64(n*n), Gamma: 1, Seed: LearnerSeed(1, 0)}
 	order := Permutation(1, 0, n)
-	a, _ := bogd.NewOnline(bogd.BOGDpp, cfg)
+	a, _ := bogd.New(bogd.BOGDpp, cfg)
 	res, err := Pass(context.Background(), Bind(a, data), order, Checkpoints(n))
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +86,7 @@ func TestBindIsObserve(t *testing.T) {
 	mistakes := 0
 	for _, row := range order {
 		idx, val := data.Row(row)
-		out, err := b.Observe(engine.Sparse(idx, val), int(data.Labels[row]))
+		out, err := b.Learn(engine.Sparse(idx, val), data.Labels[row])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +98,7 @@ func TestBindIsObserve(t *testing.T) {
 		res.SquaredError != 0 || res.ErrorCheckpoints != nil {
 		t.Fatalf("pass %+v, loop %d mistakes, %d support vectors", res, mistakes, b.SupportVectors())
 	}
-	narrow, _ := bogd.NewOnline(bogd.RBP, bogd.Config{Dim: 3, Budget: 10, Sigma: 8})
+	narrow, _ := bogd.New(bogd.RBP, bogd.Config{Dim: 3, Budget: 10, Sigma: 8})
 	if _, err := Bind(narrow, data).Step(6); err == nil || !strings.HasPrefix(err.Error(), "german.svm.gz:7: ") {
 		t.Fatalf("a row wider than the learner: %v", err)
 	}
@@ -114,7 +115,7 @@ func TestLookaheadIsPass(t *testing.T) {
 	n := data.Len()
 	cfg := bogd.Config{Dim: data.Dim, Budget: 50, Sigma: 8, Eta: 0.25, Lambda: 1 / float64(n*n), Gamma: 1, Seed: LearnerSeed(1, 0)}
 	order := Permutation(1, 0, n)
-	a, _ := bogd.NewOnline(bogd.BOGDpp, cfg)
+	a, _ := bogd.New(bogd.BOGDpp, cfg)
 	bound := Bind(a, data)
 	if _, ok := bound.(lookahead); !ok {
 		t.Fatal("a bound learner does not ask for rows ahead")
@@ -123,7 +124,7 @@ func TestLookaheadIsPass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := bogd.NewOnline(bogd.BOGDpp, cfg)
+	b, _ := bogd.New(bogd.BOGDpp, cfg)
 	got, err := Pass(context.Background(), Bind(b, data), order, Checkpoints(n))
 	if err != nil {
 		t.Fatal(err)
@@ -132,16 +133,16 @@ func TestLookaheadIsPass(t *testing.T) {
 		t.Fatalf("with lookahead %+v, without %+v", got, want)
 	}
 	var sa, sb strings.Builder
-	if err := bogd.Save(&sa, a); err != nil {
+	if err := a.Save(&sa); err != nil {
 		t.Fatal(err)
 	}
-	if err := bogd.Save(&sb, b); err != nil {
+	if err := b.Save(&sb); err != nil {
 		t.Fatal(err)
 	}
 	if sa.String() != sb.String() {
 		t.Fatal("the learners of the passes with and without lookahead differ")
 	}
-	narrow, _ := bogd.NewOnline(bogd.RBP, bogd.Config{Dim: 3, Budget: 10, Sigma: 8})
+	narrow, _ := bogd.New(bogd.RBP, bogd.Config{Dim: 3, Budget: 10, Sigma: 8})
 	if _, err := Pass(context.Background(), Bind(narrow, data), []int{6, 0}, nil); err == nil || !strings.HasPrefix(err.Error(), "german.svm.gz:7: ") {
 		t.Fatalf("a row wider than the learner: %v", err)
 	}
@@ -156,7 +157,7 @@ func TestLookaheadIsPass(t *testing.T) {
 // feature over 10.
 func regressionData(t *testing.T) *dataset.Dataset {
 	t.Helper()
-	d, err := german(t).Resolve(dataset.Regression, nil)
+	d, err := german(t).Resolve(task.Regression, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,15 +177,15 @@ func regressionData(t *testing.T) *dataset.Dataset {
 func TestPassSumsSquaredErrors(t *testing.T) {
 	data := regressionData(t)
 	n := data.Len()
-	cfg := bogd.Config{Task: bogd.Regression, Dim: data.Dim, Budget: 30, Sigma: 8, Eta: 0.1, Gamma: 10, Epsilon: 0.1, Seed: 3}
+	cfg := bogd.Config{Task: task.Regression, Dim: data.Dim, Budget: 30, Sigma: 8, Eta: 0.1, Gamma: 10, Epsilon: 0.1, Seed: 3}
 	order := Permutation(2, 0, n)
 	at := Checkpoints(n)
-	a, _ := bogd.NewOnline(bogd.BOGD, cfg)
+	a, _ := bogd.New(bogd.BOGD, cfg)
 	res, err := Pass(context.Background(), Bind(a, data), order, at)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := bogd.NewOnline(bogd.BOGD, cfg)
+	b, _ := bogd.New(bogd.BOGD, cfg)
 	var sum float64
 	var sums []float64
 	for i, row := range order {
@@ -202,7 +203,7 @@ func TestPassSumsSquaredErrors(t *testing.T) {
 	if res.SquaredError != sum || !slices.Equal(res.ErrorCheckpoints, sums) || res.Mistakes != 0 || res.Checkpoints != nil || !(sum > 0) {
 		t.Fatalf("pass: error %v, checkpoints %d, mistakes %d; loop: error %v", res.SquaredError, len(res.ErrorCheckpoints), res.Mistakes, sum)
 	}
-	if got, want := res.Metric(n, bogd.Regression), sum/float64(n); got != want {
+	if got, want := res.Metric(n, task.Regression), sum/float64(n); got != want {
 		t.Fatalf("metric %v, want the MSE %v", got, want)
 	}
 }
@@ -210,7 +211,7 @@ func TestPassSumsSquaredErrors(t *testing.T) {
 // A multi-class pass counts the wrong labels Learn reports.
 func TestPassCountsMulticlassMistakes(t *testing.T) {
 	data := german(t)
-	multi, err := data.Resolve(dataset.Multiclass, nil)
+	multi, err := data.Resolve(task.Multiclass, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,14 +223,14 @@ func TestPassCountsMulticlassMistakes(t *testing.T) {
 		}
 	}
 	multi.Classes = []int{-1, 1, 7}
-	cfg := bogd.Config{Task: bogd.Multiclass, Classes: multi.Classes, Dim: multi.Dim, Budget: 40, Sigma: 8, Eta: 0.5, Gamma: 10, Seed: 1}
+	cfg := bogd.Config{Task: task.Multiclass, Classes: multi.Classes, Dim: multi.Dim, Budget: 40, Sigma: 8, Eta: 0.5, Gamma: 10, Seed: 1}
 	order := Permutation(4, 1, multi.Len())
-	a, _ := bogd.NewOnline(bogd.BOGDpp, cfg)
+	a, _ := bogd.New(bogd.BOGDpp, cfg)
 	res, err := Pass(context.Background(), Bind(a, multi), order, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := bogd.NewOnline(bogd.BOGDpp, cfg)
+	b, _ := bogd.New(bogd.BOGDpp, cfg)
 	mistakes := 0
 	for _, row := range order {
 		idx, val := multi.Row(row)
@@ -282,11 +283,11 @@ func TestMeanStdAndSummarize(t *testing.T) {
 	if m, s := MeanStd(nil); !math.IsNaN(m) || !math.IsNaN(s) {
 		t.Errorf("no value: %v, %v", m, s)
 	}
-	s := Summarize([]Result{{Mistakes: 10, SupportVectors: 4, Seconds: 1}, {Mistakes: 30, SupportVectors: 6, Seconds: 3}}, 200, bogd.Binary)
+	s := Summarize([]Result{{Mistakes: 10, SupportVectors: 4, Seconds: 1}, {Mistakes: 30, SupportVectors: 6, Seconds: 3}}, 200, task.Binary)
 	if s.Runs != 2 || s.Metric != 10 || math.Abs(s.MetricStd-math.Sqrt(50)) > 1e-12 || s.SupportVectors != 5 || s.Seconds != 2 || s.MaxSeconds != 3 {
 		t.Errorf("Summarize: %+v", s)
 	}
-	s = Summarize([]Result{{SquaredError: 2, Seconds: 1}, {SquaredError: 6, Seconds: 0.5}}, 4, bogd.Regression)
+	s = Summarize([]Result{{SquaredError: 2, Seconds: 1}, {SquaredError: 6, Seconds: 0.5}}, 4, task.Regression)
 	if s.Metric != 1 || math.Abs(s.MetricStd-math.Sqrt(0.5)) > 1e-12 || s.MaxSeconds != 1 {
 		t.Errorf("Summarize regression: %+v", s)
 	}
@@ -296,7 +297,7 @@ func TestMeanStdAndSummarize(t *testing.T) {
 // non-finite error: its metric is +Inf, its record encodes.
 func TestPassStopsWhenDiverged(t *testing.T) {
 	data := regressionData(t)
-	l, err := bogd.NewOnline(bogd.OGD, bogd.Config{Task: bogd.Regression, Dim: data.Dim, Sigma: 1000, Eta: 1e6, Epsilon: 0.1})
+	l, err := bogd.New(bogd.OGD, bogd.Config{Task: task.Regression, Dim: data.Dim, Sigma: 1000, Eta: 1e6, Epsilon: 0.1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +305,7 @@ func TestPassStopsWhenDiverged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.DivergedAt < 2 || res.DivergedAt >= data.Len() || math.IsInf(res.SquaredError, 0) || !math.IsInf(res.Metric(data.Len(), bogd.Regression), 1) ||
+	if res.DivergedAt < 2 || res.DivergedAt >= data.Len() || math.IsInf(res.SquaredError, 0) || !math.IsInf(res.Metric(data.Len(), task.Regression), 1) ||
 		len(res.ErrorCheckpoints) >= CheckpointCount {
 		t.Fatalf("diverged at %d, error %v, %d checkpoints", res.DivergedAt, res.SquaredError, len(res.ErrorCheckpoints))
 	}

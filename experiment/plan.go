@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/bogd-project/bogd/bogd"
+	"github.com/bogd-project/bogd/task"
 )
 
 // Plan is the job list of a two-phase experiment:
@@ -34,7 +35,7 @@ type Plan struct {
 
 	// What the tasks and rules after binary classification fix for every
 	// job (zero for binary plans, whose keys stay as they were).
-	Task    bogd.Task
+	Task    task.Task
 	Scaling string  // how the study scaled its data: "" or ScalingMinMax
 	Epsilon float64 // regression: ε
 	Nu      float64 // NORMA's ν
@@ -73,7 +74,7 @@ func (p *Plan) job(c Cell, params Params, stream string, run int, seed uint64) J
 	if c.Algo == bogd.BOGD || c.Algo == bogd.BOGDpp {
 		k.Projection = ProjectionName(p.Projection)
 	}
-	if p.Task == bogd.Regression {
+	if p.Task == task.Regression {
 		k.Epsilon = p.Epsilon
 	}
 	if c.Algo == bogd.NORMA {

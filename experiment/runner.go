@@ -130,12 +130,12 @@ feeding:
 func RunJob(ctx context.Context, j Job, data *dataset.Dataset) (*Record, error) {
 	n := data.Len()
 	k := j.Key
-	task, err := ParseTaskName(k.Task)
+	tk, err := ParseTaskName(k.Task)
 	if err != nil {
 		return nil, err
 	}
-	if data.Task != DataTask(task) {
-		return nil, fmt.Errorf("%s holds %v data, the job is %v", data.Name, data.Task, task)
+	if data.Task != tk {
+		return nil, fmt.Errorf("%s holds %v data, the job is %v", data.Name, data.Task, tk)
 	}
 	proj, err := ParseProjection(cmp.Or(k.Projection, "clip"))
 	if err != nil {
@@ -145,11 +145,11 @@ func RunJob(ctx context.Context, j Job, data *dataset.Dataset) (*Record, error) 
 	if k.AbsLambda != 0 {
 		lambda = k.AbsLambda
 	}
-	l, err := bogd.NewOnline(j.Cell.Algo, bogd.Config{
+	l, err := bogd.New(j.Cell.Algo, bogd.Config{
 		Dim: data.Dim, Budget: k.Budget, Sigma: k.Sigma,
 		Eta: k.Eta, Lambda: lambda, Gamma: k.Gamma,
 		Seed: LearnerSeed(k.Seed, k.Run), Projection: proj,
-		Task: task, Classes: data.Classes, Epsilon: k.Epsilon, Nu: k.Nu,
+		Task: tk, Classes: data.Classes, Epsilon: k.Epsilon, Nu: k.Nu,
 		C: k.C, Rank: k.Rank, Features: k.Features,
 	})
 	if err != nil {
@@ -171,27 +171,4 @@ func RunJob(ctx context.Context, j Job, data *dataset.Dataset) (*Record, error) 
 		Rank: k.Rank, Features: k.Features, AbsLambda: k.AbsLambda,
 		Rows: n, Lambda: lambda, Result: res, SIMD: simd.Active().String(),
 	}, nil
-}
-
-// DataTask is the dataset reader's name for learning task t.
-func DataTask(t bogd.Task) dataset.Task {
-	switch t {
-	case bogd.Multiclass:
-		return dataset.Multiclass
-	case bogd.Regression:
-		return dataset.Regression
-	}
-	return dataset.Binary
-}
-
-// LearnerTask is the learners' name for the resolved task of a dataset
-// (never dataset.Auto: Read and Resolve settle it).
-func LearnerTask(t dataset.Task) bogd.Task {
-	switch t {
-	case dataset.Multiclass:
-		return bogd.Multiclass
-	case dataset.Regression:
-		return bogd.Regression
-	}
-	return bogd.Binary
 }

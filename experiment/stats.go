@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/bogd-project/bogd/bogd"
+	"github.com/bogd-project/bogd/task"
 )
 
 // MeanStd returns the mean and the sample standard deviation (n−1, as
@@ -38,10 +38,10 @@ type Summary struct {
 
 // Summarize computes the means and sample standard deviations of passes
 // of a task over rows rows each.
-func Summarize(passes []Result, rows int, task bogd.Task) Summary {
+func Summarize(passes []Result, rows int, tk task.Task) Summary {
 	var metrics, svs, secs []float64
 	for _, p := range passes {
-		metrics = append(metrics, p.Metric(rows, task))
+		metrics = append(metrics, p.Metric(rows, tk))
 		svs = append(svs, float64(p.SupportVectors))
 		secs = append(secs, p.Seconds)
 	}

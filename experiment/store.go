@@ -17,6 +17,7 @@ import (
 
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/internal/atomicfile"
+	"github.com/bogd-project/bogd/task"
 )
 
 // Record is one finished job, stored as one JSON object per line of a
@@ -71,26 +72,27 @@ func (r *Record) Key() Key {
 // Metric is the figure the record's pass is judged by (Result.Metric):
 // what selection minimises and tables show.
 func (r *Record) Metric() float64 {
-	task, _ := ParseTaskName(r.Task) // validated when read
-	return r.Result.Metric(r.Rows, task)
+	tk, _ := ParseTaskName(r.Task) // validated when read
+	return r.Result.Metric(r.Rows, tk)
 }
 
 // TaskName is the name of task t in records and keys: "" for binary, so
-// that binary records keep the form they had before tasks.
-func TaskName(t bogd.Task) string {
-	if t == bogd.Binary {
+// that binary records keep the form they had before tasks (and for Auto,
+// the Task of a Plan that sets none: a binary plan's).
+func TaskName(t task.Task) string {
+	if t == task.Binary || t == task.Auto {
 		return ""
 	}
 	return t.String()
 }
 
 // ParseTaskName reads a TaskName.
-func ParseTaskName(s string) (bogd.Task, error) {
+func ParseTaskName(s string) (task.Task, error) {
 	if s == "" {
-		return bogd.Binary, nil
+		return task.Binary, nil
 	}
-	t, err := bogd.ParseTask(s)
-	if err != nil || t == bogd.Binary {
+	t, err := task.Parse(s)
+	if err != nil || t == task.Binary {
 		return 0, fmt.Errorf("task %q is neither multiclass nor regression (binary is written as no task)", s)
 	}
 	return t, nil
@@ -110,7 +112,7 @@ func sameOutcome(a, b *Record) bool {
 
 // outcome describes a record's result for messages.
 func (r *Record) outcome() string {
-	if r.Task == TaskName(bogd.Regression) {
+	if r.Task == TaskName(task.Regression) {
 		if r.DivergedAt > 0 {
 			return fmt.Sprintf("diverged at row %d, %d support vectors", r.DivergedAt, r.SupportVectors)
 		}
@@ -124,7 +126,7 @@ func (r *Record) validate() error {
 	if _, err := bogd.ParseAlgorithm(r.Algorithm); err != nil {
 		return err
 	}
-	task, err := ParseTaskName(r.Task)
+	tk, err := ParseTaskName(r.Task)
 	if err != nil {
 		return err
 	}
@@ -140,10 +142,10 @@ func (r *Record) validate() error {
 		return errors.New("negative or inconsistent counts")
 	case !(r.SquaredError >= 0):
 		return fmt.Errorf("squared error %v is negative", r.SquaredError)
-	case task == bogd.Regression && (r.Mistakes > 0 || len(r.Checkpoints) > 0):
+	case tk == task.Regression && (r.Mistakes > 0 || len(r.Checkpoints) > 0):
 		return errors.New("a regression pass with mistakes")
-	case task != bogd.Regression && (r.SquaredError > 0 || len(r.ErrorCheckpoints) > 0 || r.DivergedAt > 0):
-		return fmt.Errorf("a %v pass with squared errors", task)
+	case tk != task.Regression && (r.SquaredError > 0 || len(r.ErrorCheckpoints) > 0 || r.DivergedAt > 0):
+		return fmt.Errorf("a %v pass with squared errors", tk)
 	}
 	return nil
 }

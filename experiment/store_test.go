@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/bogd-project/bogd/bogd"
+	"github.com/bogd-project/bogd/task"
 )
 
 // rbpRecord is a reported run of RBP on german at today's rule version.
@@ -237,7 +238,7 @@ func TestRecordValidation(t *testing.T) {
 			t.Errorf("%s: %v", c.to, err)
 		}
 	}
-	if task, err := ParseTaskName(""); err != nil || task != bogd.Binary || TaskName(bogd.Binary) != "" || TaskName(bogd.Multiclass) != "multiclass" {
-		t.Fatalf("binary is the empty task name: %v %v", task, err)
+	if tk, err := ParseTaskName(""); err != nil || tk != task.Binary || TaskName(task.Binary) != "" || TaskName(task.Multiclass) != "multiclass" {
+		t.Fatalf("binary is the empty task name: %v %v", tk, err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/bogd-project/bogd/engine"
 	"github.com/bogd-project/bogd/experiment"
 	"github.com/bogd-project/bogd/experiment/lsokl"
+	"github.com/bogd-project/bogd/task"
 )
 
 // learnerFlags are the learners' settings that the commands which train
@@ -58,11 +59,11 @@ func (f *learnerFlags) config(algo bogd.Algorithm, budget int, data *dataset.Dat
 		lambda = 0
 	}
 	cfg := bogd.Config{
-		Task: experiment.LearnerTask(data.Task), Classes: data.Classes, Dim: data.Dim, Budget: budget,
+		Task: data.Task, Classes: data.Classes, Dim: data.Dim, Budget: budget,
 		Sigma: f.sigma, Eta: f.eta, Lambda: lambda, Gamma: f.gamma, Projection: f.projection,
 		C: f.c, Rank: f.rank, Features: f.features,
 	}
-	if cfg.Task == bogd.Regression {
+	if cfg.Task == task.Regression {
 		cfg.Epsilon = f.epsilon
 	}
 	if algo == bogd.NORMA {
@@ -153,7 +154,7 @@ func addDataFlags(fs *flag.FlagSet) *dataFlags {
 
 // options checks the flags and returns the reader's options.
 func (f *dataFlags) options() (dataset.Options, error) {
-	task, err := dataset.ParseTask(f.task)
+	tk, err := task.Parse(f.task)
 	if err != nil {
 		return dataset.Options{}, usagef("--task: %v", err)
 	}
@@ -167,7 +168,7 @@ func (f *dataFlags) options() (dataset.Options, error) {
 	case f.hashBits > 0 && f.dim > 0 && f.dim != 1<<f.hashBits:
 		return dataset.Options{}, usagef("--dim %d differs from the 2^%d dimensions of --hash: give one", f.dim, f.hashBits)
 	}
-	return dataset.Options{Task: task, HashBits: f.hashBits, Dim: f.dim}, nil
+	return dataset.Options{Task: tk, HashBits: f.hashBits, Dim: f.dim}, nil
 }
 
 // read reads the data of path ("-": stdin) and prepares them as the flags
@@ -179,12 +180,12 @@ func (f *dataFlags) read(path string, stdin io.Reader, opt dataset.Options, warn
 	if err != nil {
 		return nil, modelInput{}, err
 	}
-	if opt.Task == dataset.Auto {
+	if opt.Task == task.Auto {
 		log(fmt.Sprintf("--task auto: %s", describeTask(data)))
 	}
 	in := modelInput{HashBits: f.hashBits}
 	if f.scale == experiment.ScalingMinMax {
-		in.Scaling = dataset.MinMax(data, data.Task == dataset.Regression)
+		in.Scaling = dataset.MinMax(data, data.Task == task.Regression)
 		if data, err = in.Scaling.Apply(data); err != nil {
 			return nil, modelInput{}, err
 		}

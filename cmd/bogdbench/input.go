@@ -70,8 +70,8 @@ func loadInput(modelPath string) (modelInput, error) {
 }
 
 // loadModel reads a model file and the modelInput beside it.
-func loadModel(path string) (bogd.Online, modelInput, error) {
-	l, err := bogd.LoadOnlineFile(path)
+func loadModel(path string) (*bogd.Learner, modelInput, error) {
+	l, err := bogd.LoadFile(path)
 	if err != nil {
 		return nil, modelInput{}, err
 	}
@@ -105,7 +105,7 @@ func checkSavePath(path string, force bool) error {
 
 // saveLast writes the learner of the last run of `run --save` and the
 // scaling of its data beside it (see saveModel).
-func saveLast(path string, force bool, l bogd.Online, scaling *dataset.Scaling, stderr io.Writer) error {
+func saveLast(path string, force bool, l *bogd.Learner, scaling *dataset.Scaling, stderr io.Writer) error {
 	if err := saveModel(path, l, modelInput{Scaling: scaling}, force); err != nil {
 		return err
 	}
@@ -120,9 +120,9 @@ func saveLast(path string, force bool, l bogd.Online, scaling *dataset.Scaling, 
 // (a crash between the two writes can still leave the new input beside
 // the old model). A model without input removes, with replace, the input
 // file of the model it replaces: predict would apply it.
-func saveModel(path string, l bogd.Base, in modelInput, replace bool) error {
+func saveModel(path string, l *bogd.Learner, in modelInput, replace bool) error {
 	var model bytes.Buffer
-	if err := bogd.Save(&model, l); err != nil {
+	if err := l.Save(&model); err != nil {
 		return err
 	}
 	inputPath := path + scalingSuffix

@@ -15,6 +15,7 @@ import (
 	"github.com/bogd-project/bogd/experiment"
 	"github.com/bogd-project/bogd/internal/atomicfile"
 	"github.com/bogd-project/bogd/simd"
+	"github.com/bogd-project/bogd/task"
 )
 
 // predictCommand is `bogdbench predict`: it loads a saved model (and the
@@ -64,7 +65,7 @@ func predictCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) er
 	warn := func(msg string) { fmt.Fprintf(stderr, "bogdbench predict: warning: %s\n", msg) }
 	// Any label reads, as a regression target: the labels of rows to
 	// predict may be placeholders; truth tells whether they can be judged.
-	rows, err := readData(path, stdin, dataset.Options{Task: dataset.Regression, HashBits: in.HashBits})
+	rows, err := readData(path, stdin, dataset.Options{Task: task.Regression, HashBits: in.HashBits})
 	if err != nil {
 		return err
 	}
@@ -83,15 +84,13 @@ func predictCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	var buf []float64
 	for i := range rows.Len() {
 		idx, val := rows.Row(i)
-		p, err := l.PredictOne(engine.Sparse(idx, val), buf)
+		p, err := l.Predict(engine.Sparse(idx, val))
 		if err != nil {
 			return fmt.Errorf("%s: %w", rows.Where(i), err)
 		}
-		buf = p.Scores
-		pj, err := newPredictionJSON(p, l.Task(), in.Scaling)
+		pj, err := newPredictionJSON(p, l.Config().Task, in.Scaling)
 		if err != nil {
 			return fmt.Errorf("%s: %w", rows.Where(i), err)
 		}
@@ -119,7 +118,7 @@ func predictCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) er
 	}
 	if judged && !*quiet {
 		fmt.Fprintf(stderr, "model         %s (%v %v, %d support vectors, dimension %d)\ndata          %s\n",
-			*modelPath, l.Task(), l.Algorithm(), l.SupportVectors(), l.Config().Dim, rows.Name)
+			*modelPath, l.Config().Task, l.Algorithm(), l.SupportVectors(), l.Config().Dim, rows.Name)
 		ev.report(stderr, in.Scaling)
 	}
 	return nil
@@ -141,17 +140,17 @@ func checkOutput(path string, force bool) error {
 // (original scale), and whether they can be: binary labels must be ±1 or
 // 0/1 (mapped to ±1), classes integers (one the model lacks is a
 // mistake); any label is a regression target.
-func truth(rows *dataset.Dataset, l bogd.Online, warn func(string)) ([]float64, bool) {
-	switch l.Task() {
-	case bogd.Binary:
-		resolved, err := rows.Resolve(dataset.Binary, warn)
+func truth(rows *dataset.Dataset, l *bogd.Learner, warn func(string)) ([]float64, bool) {
+	switch l.Config().Task {
+	case task.Binary:
+		resolved, err := rows.Resolve(task.Binary, warn)
 		if err != nil {
 			warn(fmt.Sprintf("no summary: the labels are not those of a binary task (%v)", err))
 			return nil, false
 		}
 		return resolved.Labels, true
-	case bogd.Multiclass:
-		classes := l.Classes()
+	case task.Multiclass:
+		classes := l.Config().Classes
 		unknown, first := 0, -1
 		for i, y := range rows.Labels {
 			if y != math.Trunc(y) {
@@ -182,31 +181,28 @@ type predictionJSON struct {
 	Score float64 `json:"score"`
 	// Scores holds every class's score, in the order of the classes.
 	Scores []float64 `json:"scores,omitempty"`
-	// Probability is the calibrated probability of the predicted label,
-	// Probabilities every class's (calibrated models only).
+	// Probability is the calibrated probability of the predicted label
+	// (bogd.Prediction), Probabilities every class's (calibrated models
+	// only).
 	Probability   *float64  `json:"probability,omitempty"`
 	Probabilities []float64 `json:"probabilities,omitempty"`
 }
 
 // newPredictionJSON turns the learner's prediction into its output form:
-// the label back on its original scale, the probability of the predicted
-// label (the learner gives a binary one as P(+1)). Scores must be finite:
-// JSON has no other numbers.
-func newPredictionJSON(p bogd.Prediction, task bogd.Task, scaling *dataset.Scaling) (predictionJSON, error) {
+// the label back on its original scale. Scores must be finite: JSON has no
+// other numbers.
+func newPredictionJSON(p bogd.Prediction, tk task.Task, scaling *dataset.Scaling) (predictionJSON, error) {
 	pj := predictionJSON{Label: p.Label, Score: p.Score}
-	if task == bogd.Regression && scaling != nil {
+	if tk == task.Regression && scaling != nil {
 		pj.Label = scaling.Unlabel(p.Label)
 	}
-	if task == bogd.Multiclass {
+	if tk == task.Multiclass {
 		pj.Scores = append([]float64(nil), p.Scores...)
 	}
 	if !math.IsNaN(p.Probability) {
 		prob := p.Probability
-		if task == bogd.Binary && p.Label < 0 {
-			prob = 1 - prob
-		}
 		pj.Probability = &prob
-		if task == bogd.Multiclass {
+		if tk == task.Multiclass {
 			pj.Probabilities = append([]float64(nil), p.Probabilities...)
 		}
 	}
@@ -227,7 +223,7 @@ type predictionWriter struct {
 
 // newPredictionWriter starts the output; JSON opens a document naming the
 // model and its classes.
-func newPredictionWriter(w *bufio.Writer, format, model string, l bogd.Online) (*predictionWriter, error) {
+func newPredictionWriter(w *bufio.Writer, format, model string, l *bogd.Learner) (*predictionWriter, error) {
 	p := &predictionWriter{w: w, json: format == "json", first: true}
 	if p.json {
 		head, err := json.Marshal(struct {
@@ -235,7 +231,7 @@ func newPredictionWriter(w *bufio.Writer, format, model string, l bogd.Online) (
 			Task      string `json:"task"`
 			Algorithm string `json:"algorithm"`
 			Classes   []int  `json:"classes,omitempty"`
-		}{model, l.Task().String(), l.Algorithm().String(), l.Classes()})
+		}{model, l.Config().Task.String(), l.Algorithm().String(), l.Config().Classes})
 		if err != nil {
 			return nil, err
 		}
@@ -292,9 +288,10 @@ func (p *predictionWriter) close(ev *evaluation) error {
 
 // evaluation sums how predictions fared against labels: mistakes or
 // squared errors, and for a calibrated classifier its reliability beside
-// that of the plain sigmoid (softmax) of the scores.
+// that of the plain sigmoid (softmax) of the scores, whose multi-class
+// prediction is the class of the largest score.
 type evaluation struct {
-	task              bogd.Task
+	task              task.Task
 	rows, mistakes    int
 	squared           float64 // on the scale the model learnt
 	squaredOriginal   float64 // on the label's original scale
@@ -303,11 +300,11 @@ type evaluation struct {
 	plainBuf          []float64
 }
 
-func newEvaluation(l bogd.Online) *evaluation {
-	ev := &evaluation{task: l.Task()}
-	if l.Calibration() != nil {
-		outputs := max(1, len(l.Classes()))
-		ev.calibrated, ev.plain = newReliability(l.Classes()), newReliability(l.Classes())
+func newEvaluation(l *bogd.Learner) *evaluation {
+	ev := &evaluation{task: l.Config().Task}
+	if cfg := l.Config(); cfg.Calibrate {
+		outputs := max(1, len(cfg.Classes))
+		ev.calibrated, ev.plain = newReliability(cfg.Classes), newReliability(cfg.Classes)
 		ev.plainCalibration = &bogd.Calibration{A: 1, B: make([]float64, outputs)}
 	}
 	return ev
@@ -318,7 +315,7 @@ func newEvaluation(l bogd.Online) *evaluation {
 // learnt it.
 func (ev *evaluation) add(y, scaled, label float64, p bogd.Prediction) {
 	ev.rows++
-	if ev.task == bogd.Regression {
+	if ev.task == task.Regression {
 		ev.squared += (scaled - p.Label) * (scaled - p.Label)
 		ev.squaredOriginal += (y - label) * (y - label)
 		return
@@ -329,17 +326,25 @@ func (ev *evaluation) add(y, scaled, label float64, p bogd.Prediction) {
 	if ev.calibrated == nil {
 		return
 	}
-	scores := p.Scores
-	if ev.task == bogd.Binary {
-		scores = []float64{p.Score}
+	scores, probs, plainLabel := p.Scores, p.Probabilities, label
+	if ev.task == task.Binary {
+		p1 := p.Probability // of the label: P(+1) is its complement for −1
+		if label < 0 {
+			p1 = 1 - p1
+		}
+		scores, probs = []float64{p.Score}, []float64{p1}
+	} else {
+		best := 0
+		for c, f := range scores {
+			if f > scores[best] {
+				best = c
+			}
+		}
+		plainLabel = float64(ev.plain.classes[best])
 	}
 	ev.plainBuf = ev.plainCalibration.Probabilities(scores, ev.plainBuf)
-	probs := p.Probabilities
-	if ev.task == bogd.Binary {
-		probs = []float64{p.Probability}
-	}
 	ev.calibrated.add(probs, y, label)
-	ev.plain.add(ev.plainBuf, y, label)
+	ev.plain.add(ev.plainBuf, y, plainLabel)
 }
 
 // summaryJSON is the summary of predict --format json.
@@ -357,7 +362,7 @@ type summaryJSON struct {
 func (ev *evaluation) summary() summaryJSON {
 	s := summaryJSON{Rows: ev.rows}
 	n := float64(ev.rows)
-	if ev.task == bogd.Regression {
+	if ev.task == task.Regression {
 		mse := ev.squaredOriginal / n
 		s.MSE = &mse
 		return s
@@ -376,11 +381,11 @@ func (ev *evaluation) report(w io.Writer, scaling *dataset.Scaling) {
 	n := float64(ev.rows)
 	fmt.Fprintf(w, "rows          %d\n", ev.rows)
 	switch {
-	case ev.task == bogd.Regression && scaling != nil:
+	case ev.task == task.Regression && scaling != nil:
 		fmt.Fprintf(w, "mse           %.6g (scaled labels, as the model learnt them)\nrmse          %.6g\nmse original  %.6g (the file's labels)\nrmse original %.6g\n",
 			ev.squared/n, math.Sqrt(ev.squared/n), ev.squaredOriginal/n, math.Sqrt(ev.squaredOriginal/n))
 		return
-	case ev.task == bogd.Regression:
+	case ev.task == task.Regression:
 		fmt.Fprintf(w, "mse           %.6g\nrmse          %.6g\n", ev.squared/n, math.Sqrt(ev.squared/n))
 		return
 	}
@@ -389,7 +394,7 @@ func (ev *evaluation) report(w io.Writer, scaling *dataset.Scaling) {
 		fmt.Fprintln(w)
 		ev.calibrated.table(w)
 		fmt.Fprintf(w, "expected calibration error: %.4f calibrated, %.4f plain %s of the score%s\n",
-			ev.calibrated.ece(), ev.plain.ece(), map[bool]string{true: "sigmoid", false: "softmax"}[ev.task == bogd.Binary],
-			map[bool]string{true: "", false: "s"}[ev.task == bogd.Binary])
+			ev.calibrated.ece(), ev.plain.ece(), map[bool]string{true: "sigmoid", false: "softmax"}[ev.task == task.Binary],
+			map[bool]string{true: "", false: "s"}[ev.task == task.Binary])
 	}
 }

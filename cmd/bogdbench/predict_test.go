@@ -56,7 +56,7 @@ func TestSavePredictRoundTrip(t *testing.T) {
 	}
 	n := data.Len()
 	cfg := bogd.Config{Dim: data.Dim, Budget: 40, Sigma: 8, Eta: 0.125, Lambda: 1 / float64(n*n), Gamma: 1, Seed: experiment.LearnerSeed(1, 2)}
-	last, err := bogd.NewOnline(bogd.BOGDpp, cfg)
+	last, err := bogd.New(bogd.BOGDpp, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestSavePredictRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want bytes.Buffer
-	if err := bogd.Save(&want, last); err != nil {
+	if err := last.Save(&want); err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile(model)
@@ -85,7 +85,7 @@ func TestSavePredictRoundTrip(t *testing.T) {
 	var wantScores strings.Builder
 	for i := range n {
 		idx, val := data.Row(i)
-		p, err := last.PredictOne(engine.Sparse(idx, val), nil)
+		p, err := last.Predict(engine.Sparse(idx, val))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -299,11 +299,11 @@ func TestPredictJSONAndOutput(t *testing.T) {
 		t.Fatalf("document head %+v, %d predictions", doc, len(doc.Predictions))
 	}
 	mistakes := 0
-	l, _ := bogd.LoadOnlineFile(model)
+	l, _ := bogd.LoadFile(model)
 	data, _ := dataset.ReadFile(multi, dataset.Options{})
 	for i, p := range doc.Predictions {
 		idx, val := data.Row(i)
-		want, _ := l.PredictOne(engine.Sparse(idx, val), nil)
+		want, _ := l.Predict(engine.Sparse(idx, val))
 		c := slices.Index(doc.Classes, int(p.Label))
 		if p.Label != want.Label || p.Score != want.Score || len(p.Scores) != 3 || len(p.Probabilities) != 3 || p.Probability == nil || *p.Probability != p.Probabilities[c] || *p.Probability != want.Probability {
 			t.Fatalf("row %d: %+v, the learner %+v", i+1, p, want)

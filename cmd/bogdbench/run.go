@@ -19,6 +19,7 @@ import (
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/experiment"
 	"github.com/bogd-project/bogd/simd"
+	"github.com/bogd-project/bogd/task"
 )
 
 // row is one line of `bogdbench run` output; its JSON form is the documented
@@ -84,7 +85,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	if *runs < 1 {
 		return usagef("--runs must be at least 1, got %d", *runs)
 	}
-	task, err := dataset.ParseTask(*taskFlag)
+	tk, err := task.Parse(*taskFlag)
 	if err != nil {
 		return usagef("--task: %v", err)
 	}
@@ -121,12 +122,12 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	}
 
 	warn := func(msg string) { fmt.Fprintf(stderr, "bogdbench run: warning: %s\n", msg) }
-	data, err := dataset.ReadFile(*dataPath, dataset.Options{Task: task, Warn: warn})
+	data, err := dataset.ReadFile(*dataPath, dataset.Options{Task: tk, Warn: warn})
 	if err != nil {
 		return err
 	}
-	learnerTask := experiment.LearnerTask(data.Task)
-	if task == dataset.Auto {
+	learnerTask := data.Task
+	if tk == task.Auto {
 		fmt.Fprintf(stderr, "bogdbench run: --task auto: %s\n", describeTask(data))
 	}
 	if *algos == defaultAlgorithms {
@@ -134,7 +135,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	}
 	var scaling *dataset.Scaling
 	if *scale == experiment.ScalingMinMax {
-		scaling = dataset.MinMax(data, learnerTask == bogd.Regression)
+		scaling = dataset.MinMax(data, learnerTask == task.Regression)
 		if data, err = scaling.Apply(data); err != nil {
 			return err
 		}
@@ -166,7 +167,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 		}
 		for _, budget := range cellBudgets {
 			cfg := f.config(algo, budget, data, lambda)
-			l, err := bogd.NewOnline(algo, cfg)
+			l, err := bogd.New(algo, cfg)
 			if errors.Is(err, bogd.ErrConfig) {
 				return usageError{err}
 			} else if err != nil {
@@ -181,13 +182,13 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	}
 
 	var rows []row
-	var saved bogd.Online
+	var saved *bogd.Learner
 	for _, c := range cells {
 		passes := make([]experiment.Result, len(orders))
 		for r, order := range orders {
 			cfg := c.cfg
 			cfg.Seed = experiment.LearnerSeed(*seed, r)
-			l, err := bogd.NewOnline(c.algo, cfg)
+			l, err := bogd.New(c.algo, cfg)
 			if err != nil {
 				return err
 			}
@@ -229,9 +230,9 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 // describeTask says what --task auto chose for data.
 func describeTask(d *dataset.Dataset) string {
 	switch d.Task {
-	case dataset.Multiclass:
+	case task.Multiclass:
 		return fmt.Sprintf("multiclass, %d classes %v", len(d.Classes), d.Classes)
-	case dataset.Regression:
+	case task.Regression:
 		return "regression"
 	}
 	return "binary"
@@ -256,9 +257,9 @@ func (c runCell) row(name string, data *dataset.Dataset, s experiment.Summary, s
 	}
 	mean, std := s.Metric, s.MetricStd
 	switch u.Task {
-	case bogd.Regression:
+	case task.Regression:
 		r.Task, r.MSEMean, r.MSEStd, r.Epsilon = u.Task.String(), &mean, &std, u.Epsilon
-	case bogd.Multiclass:
+	case task.Multiclass:
 		r.Task, r.Classes, r.MistakeRateMean, r.MistakeRateStd = u.Task.String(), data.Classes, &mean, &std
 	default:
 		r.MistakeRateMean, r.MistakeRateStd = &mean, &std

@@ -26,6 +26,7 @@ import (
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/engine"
 	"github.com/bogd-project/bogd/simd"
+	"github.com/bogd-project/bogd/task"
 )
 
 // serveCommand is `bogdbench serve`: a small HTTP server over a saved
@@ -138,11 +139,10 @@ func (s snapshots) newest() (path string, last int, err error) {
 	return s.path(last), last, nil
 }
 
-// published is what predictions read: an immutable copy of the learner
-// (nothing ever trains it, so any number of goroutines may predict with
-// it) and what it counts.
+// published is what predictions read: a frozen copy of the learner (any
+// number of goroutines may predict with it) and what it counts.
 type published struct {
-	learner        bogd.Online
+	predictor      *bogd.Predictor
 	version        uint64 // grows by one per publication
 	supportVectors int
 }
@@ -150,9 +150,9 @@ type published struct {
 // server serves one model. The learner belongs to the goroutine of loop:
 // handlers reach it through the learn channel only.
 type server struct {
-	learner bogd.Online
+	learner *bogd.Learner
+	model   bogd.Config // the learner's, which never changes: handlers read it
 	in      modelInput
-	dim     int
 	current atomic.Pointer[published]
 
 	learn chan learnRequest
@@ -225,7 +225,7 @@ func newServer(snaps snapshots, every time.Duration, keep int, maxBody int64, lo
 	}
 	log(describeLearner(l) + fmt.Sprintf(", %d support vectors", l.SupportVectors()))
 	s := &server{
-		learner: l, in: in, dim: l.Config().Dim, learn: make(chan learnRequest, 64),
+		learner: l, model: l.Config(), in: in, learn: make(chan learnRequest, 64),
 		snaps: snaps, seq: last, every: every, keep: keep, maxBody: maxBody, log: log,
 		metrics: newServerMetrics(),
 	}
@@ -235,19 +235,15 @@ func newServer(snaps snapshots, every time.Duration, keep int, maxBody int64, lo
 	return s, nil
 }
 
-// publish makes the learner's present state what predictions read: a
-// copy through the model format, which predicts exactly as the learner
-// and as `predict` on a saved file.
+// publish makes the learner's present state what predictions read: its
+// Predictor, which predicts exactly as the learner and as `predict` on a
+// saved file.
 func (s *server) publish() error {
-	var buf strings.Builder
-	if err := bogd.Save(&buf, s.learner); err != nil {
-		return err
-	}
-	frozen, err := bogd.LoadOnline(strings.NewReader(buf.String()))
+	frozen, err := s.learner.Predictor()
 	if err != nil {
 		return err
 	}
-	p := &published{learner: frozen, version: s.version, supportVectors: frozen.SupportVectors()}
+	p := &published{predictor: frozen, version: s.version, supportVectors: frozen.SupportVectors()}
 	s.current.Store(p)
 	s.published = time.Now()
 	s.metrics.supportVectors.Set(float64(p.supportVectors))
@@ -351,7 +347,7 @@ func (s *server) apply(rows *dataset.Dataset) learnOutcome {
 		}
 		squared += (rows.Labels[i] - st.Label) * (rows.Labels[i] - st.Label)
 	}
-	if s.learner.Task() == bogd.Regression {
+	if s.model.Task == task.Regression {
 		out.Squared = &squared
 	} else {
 		out.Mistakes = &mistakes
@@ -495,7 +491,7 @@ func (s *server) readRows(w http.ResponseWriter, r *http.Request, labelled bool)
 	if err != nil {
 		return nil, 0, badRequest{err}
 	}
-	ignored := clip(rows, s.dim).features
+	ignored := clip(rows, s.model.Dim).features
 	if s.in.Scaling != nil {
 		if rows, err = s.in.Scaling.Apply(rows); err != nil {
 			return nil, 0, badRequest{err}
@@ -508,7 +504,7 @@ func (s *server) readRows(w http.ResponseWriter, r *http.Request, labelled bool)
 // indices, as the reader makes those of a file: values finite float32s,
 // zeros dropped.
 func indexedRows(req requestJSON, labels []float64) (*dataset.Dataset, error) {
-	d := &dataset.Dataset{Name: "rows", Task: dataset.Regression, Labels: labels, RowPtr: make([]int, 1, len(labels)+1)}
+	d := &dataset.Dataset{Name: "rows", Task: task.Regression, Labels: labels, RowPtr: make([]int, 1, len(labels)+1)}
 	type feature struct {
 		index int32 // 0-based
 		value float32
@@ -556,7 +552,7 @@ func (s *server) hashedRows(req requestJSON, labels []float64) (*dataset.Dataset
 		}
 		text.WriteByte('\n')
 	}
-	rows, err := dataset.Read(strings.NewReader(text.String()), "rows", dataset.Options{Task: dataset.Regression, HashBits: s.in.HashBits})
+	rows, err := dataset.Read(strings.NewReader(text.String()), "rows", dataset.Options{Task: task.Regression, HashBits: s.in.HashBits})
 	if pe := (*dataset.ParseError)(nil); errors.As(err, &pe) {
 		return nil, fmt.Errorf("row %d: %s", pe.Line, pe.Msg)
 	} else if err != nil {
@@ -570,22 +566,19 @@ func (s *server) hashedRows(req requestJSON, labels []float64) (*dataset.Dataset
 // that a batch is learnt whole or not at all.
 func (s *server) checkLabels(labels []float64) error {
 	for i, y := range labels {
-		switch s.learner.Task() {
-		case bogd.Binary:
+		switch s.model.Task {
+		case task.Binary:
 			if y != 1 && y != -1 {
 				return fmt.Errorf("row %d: label %v: a binary model learns -1 or +1", i+1, y)
 			}
-		case bogd.Multiclass:
-			if !slices.Contains(s.classes(), int(y)) || y != float64(int(y)) {
-				return fmt.Errorf("row %d: label %v is not one of the model's classes %v", i+1, y, s.classes())
+		case task.Multiclass:
+			if !slices.Contains(s.model.Classes, int(y)) || y != float64(int(y)) {
+				return fmt.Errorf("row %d: label %v is not one of the model's classes %v", i+1, y, s.model.Classes)
 			}
 		}
 	}
 	return nil
 }
-
-// classes are the model's (immutable: read from the published copy).
-func (s *server) classes() []int { return s.current.Load().learner.Classes() }
 
 // fail answers an error: 400 for a bad request, 413 for a body too large,
 // 500 otherwise.
@@ -624,21 +617,19 @@ func (s *server) handlePredict(w http.ResponseWriter, r *http.Request) {
 	}
 	p := s.current.Load()
 	resp := predictResponse{Predictions: make([]predictionJSON, rows.Len()), Version: p.version, IgnoredFeatures: ignored}
-	if p.learner.Task() == bogd.Multiclass {
-		resp.Classes = p.learner.Classes()
+	if s.model.Task == task.Multiclass {
+		resp.Classes = s.model.Classes
 	}
-	var buf []float64
 	for i := range rows.Len() {
 		idx, val := rows.Row(i)
-		pred, err := p.learner.PredictOne(engine.Sparse(idx, val), buf)
+		pred, err := p.predictor.Predict(engine.Sparse(idx, val))
 		if err == nil {
-			resp.Predictions[i], err = newPredictionJSON(pred, p.learner.Task(), s.in.Scaling)
+			resp.Predictions[i], err = newPredictionJSON(pred, s.model.Task, s.in.Scaling)
 		}
 		if err != nil {
 			fail(w, fmt.Errorf("row %d: %w", i+1, err))
 			return
 		}
-		buf = pred.Scores
 	}
 	s.metrics.predicted.Add(float64(rows.Len()))
 	reply(w, http.StatusOK, resp)
@@ -675,5 +666,5 @@ type healthResponse struct {
 
 func (s *server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	p := s.current.Load()
-	reply(w, http.StatusOK, healthResponse{"ok", p.learner.Algorithm().String(), p.learner.Task().String(), p.version, p.supportVectors})
+	reply(w, http.StatusOK, healthResponse{"ok", p.predictor.Algorithm().String(), s.model.Task.String(), p.version, p.supportVectors})
 }

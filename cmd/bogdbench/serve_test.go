@@ -130,7 +130,7 @@ func TestServePredictLearn(t *testing.T) {
 	if code := post(t, ts.URL+"/learn", body, &learnt); code != 200 || learnt.Learned != 5 || learnt.Version != 1 || learnt.Mistakes == nil {
 		t.Fatalf("/learn: %d %+v", code, learnt)
 	}
-	l, err := bogd.LoadOnlineFile(model)
+	l, err := bogd.LoadFile(model)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestServePredictLearn(t *testing.T) {
 	}
 	for i, line := range strings.Split(strings.TrimSpace(text), "\n") {
 		x, _ := parseRow(t, line)
-		p, err := l.PredictOne(x, nil)
+		p, err := l.Predict(x)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -413,7 +413,7 @@ func TestServeKillRecovery(t *testing.T) {
 			t.Errorf("a temporary file is left: %s", e.Name())
 		}
 	}
-	snap, err := bogd.LoadOnlineFile(newest)
+	snap, err := bogd.LoadFile(newest)
 	if err != nil {
 		t.Fatalf("the newest snapshot %s does not load: %v", newest, err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/engine"
 	"github.com/bogd-project/bogd/experiment"
+	"github.com/bogd-project/bogd/task"
 )
 
 // writeData writes n rows of three features in [0, 10) to dir/name, the
@@ -125,9 +126,9 @@ func TestRunTaskErrors(t *testing.T) {
 		{[]string{"--data", reg, "--task", "multiclass"}, 1, reg + ":1: label 10"},
 		{[]string{"--data", multi, "--task", "ranking"}, 2, `--task: unknown task "ranking"`},
 		{[]string{"--data", multi, "--scale", "zscore"}, 2, "--scale must be none or minmax"},
-		{[]string{"--data", reg, "--algo", "norma", "--nu", "2"}, 2, "nu must be in [0, 1]"},
-		{[]string{"--data", reg, "--algo", "nogd", "--budget", "20", "--rank", "30"}, 2, "the rank k must be in [1, budget 20]"},
-		{[]string{"--data", multi, "--algo", "norma"}, 2, "norma: invalid configuration: not defined for multiclass"},
+		{[]string{"--data", reg, "--algo", "norma", "--nu", "2"}, 2, "Nu must be in [0, 1]"},
+		{[]string{"--data", reg, "--algo", "nogd", "--budget", "20", "--rank", "30"}, 2, "Rank, the k of the Nyström map, must be in [1, Budget 20]"},
+		{[]string{"--data", multi, "--algo", "norma"}, 2, "norma: invalid configuration: Task multiclass: the algorithm is not defined for it"},
 		{[]string{"--data", reg, "--algo", "bpas", "--C", "-1"}, 2, "C must be in (0, 1e15]"},
 	} {
 		code, stdout, stderr := bench(t, append([]string{"run", "--runs", "1"}, c.args...)...)
@@ -152,11 +153,11 @@ func TestScaledRegressionRoundTrip(t *testing.T) {
 		t.Fatalf("no scaling beside the model: %v", err)
 	}
 	scaling := in.Scaling
-	l, err := bogd.LoadOnlineFile(model)
+	l, err := bogd.LoadFile(model)
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := dataset.ReadFile(reg, dataset.Options{Task: dataset.Regression})
+	data, err := dataset.ReadFile(reg, dataset.Options{Task: task.Regression})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +169,7 @@ func TestScaledRegressionRoundTrip(t *testing.T) {
 	var squared float64
 	for i := range scaled.Len() {
 		idx, val := scaled.Row(i)
-		p, err := l.PredictOne(engine.Sparse(idx, val), nil)
+		p, err := l.Predict(engine.Sparse(idx, val))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -258,10 +259,10 @@ func TestRunOrderRegression(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows, _ := runJSON(t, "--data", reg, "--task", "regression", "--algo", "rbp", "--budget", "10", "--runs", "2", "--order", orderFile, "--eta", "0.5")
-	data, _ := dataset.ReadFile(reg, dataset.Options{Task: dataset.Regression})
+	data, _ := dataset.ReadFile(reg, dataset.Options{Task: task.Regression})
 	var mses []float64
 	for r, order := range orders {
-		l, err := bogd.NewOnline(bogd.RBP, bogd.Config{Task: bogd.Regression, Dim: data.Dim, Budget: 10, Sigma: 8, Eta: 0.5, Epsilon: 0.1, Gamma: 10, Lambda: 1.0 / (120 * 120), Seed: experiment.LearnerSeed(1, r)})
+		l, err := bogd.New(bogd.RBP, bogd.Config{Task: task.Regression, Dim: data.Dim, Budget: 10, Sigma: 8, Eta: 0.5, Epsilon: 0.1, Gamma: 10, Lambda: 1.0 / (120 * 120), Seed: experiment.LearnerSeed(1, r)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -282,7 +283,7 @@ func TestRunOrderRegression(t *testing.T) {
 // sees, scaled) and warns when the learner did worse than that.
 func TestTrainRegressionBaseline(t *testing.T) {
 	reg := writeData(t, t.TempDir(), "reg.svm", 300, target)
-	raw, err := dataset.ReadFile(reg, dataset.Options{Task: dataset.Regression})
+	raw, err := dataset.ReadFile(reg, dataset.Options{Task: task.Regression})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/experiment"
 	"github.com/bogd-project/bogd/simd"
+	"github.com/bogd-project/bogd/task"
 )
 
 // trainCommand is `bogdbench train`: one learner over the rows of a file
@@ -67,7 +68,7 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	log := func(msg string) { logf("%s", msg) }
 	warn := func(msg string) { fmt.Fprintf(stderr, "bogdbench train: warning: %s\n", msg) }
 
-	var l bogd.Online
+	var l *bogd.Learner
 	var in modelInput
 	var rows *dataset.Dataset
 	if *from != "" {
@@ -121,8 +122,8 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		}
 		cfg := lf.config(a, *budget, rows, lambda)
 		cfg.Seed, cfg.Storage = *seed, st
-		cfg.Calibrate = *calibrate && cfg.Task != bogd.Regression
-		if l, err = bogd.NewOnline(a, cfg); errors.Is(err, bogd.ErrConfig) {
+		cfg.Calibrate = *calibrate && cfg.Task != task.Regression
+		if l, err = bogd.New(a, cfg); errors.Is(err, bogd.ErrConfig) {
 			return usageError{err}
 		} else if err != nil {
 			return err
@@ -183,36 +184,37 @@ func sameFile(a, b string) bool {
 // task (binary files may hold 0/1; a class must be one of l's), features
 // hashed and scaled as for l's training, those beyond its dimension
 // ignored with a warning.
-func readToContinue(path string, stdin io.Reader, l bogd.Online, in modelInput, warn func(string)) (*dataset.Dataset, error) {
-	task := dataset.Regression // classes are checked against the model's below
-	if l.Task() == bogd.Binary {
-		task = dataset.Binary
+func readToContinue(path string, stdin io.Reader, l *bogd.Learner, in modelInput, warn func(string)) (*dataset.Dataset, error) {
+	cfg := l.Config()
+	tk := task.Regression // classes are checked against the model's below
+	if cfg.Task == task.Binary {
+		tk = task.Binary
 	}
-	rows, err := readData(path, stdin, dataset.Options{Task: task, HashBits: in.HashBits, Warn: warn})
+	rows, err := readData(path, stdin, dataset.Options{Task: tk, HashBits: in.HashBits, Warn: warn})
 	if err != nil {
 		return nil, err
 	}
-	if l.Task() == bogd.Multiclass {
-		classes := l.Classes()
+	if cfg.Task == task.Multiclass {
+		classes := cfg.Classes
 		for i, y := range rows.Labels {
 			if y != math.Trunc(y) || !slices.Contains(classes, int(y)) {
 				return nil, fmt.Errorf("%s: label %v is not one of the model's classes %v", rows.Where(i), y, classes)
 			}
 		}
-		rows.Task, rows.Classes = dataset.Multiclass, classes
+		rows.Task, rows.Classes = task.Multiclass, classes
 	}
-	return prepare(rows, l.Config().Dim, in, warn)
+	return prepare(rows, cfg.Dim, in, warn)
 }
 
 // describeLearner says what a learner is and runs with.
-func describeLearner(l bogd.Online) string {
+func describeLearner(l *bogd.Learner) string {
 	c := l.Config()
-	s := fmt.Sprintf("%v %v", l.Task(), l.Algorithm())
+	s := fmt.Sprintf("%v %v", c.Task, l.Algorithm())
 	if l.Algorithm().Budgeted() {
 		s += fmt.Sprintf(", budget %d", c.Budget)
 	}
 	s += fmt.Sprintf(", σ = %.6g", c.Sigma)
-	read := l.Algorithm().Params(l.Task())
+	read := l.Algorithm().Params(c.Task)
 	if read.Has(bogd.ParamEta) {
 		s += fmt.Sprintf(", η = %.6g", c.Eta)
 	}
@@ -225,16 +227,16 @@ func describeLearner(l bogd.Online) string {
 	if read.Has(bogd.ParamC) {
 		s += fmt.Sprintf(", C = %.6g", c.C)
 	}
-	if l.Task() == bogd.Regression {
+	if c.Task == task.Regression {
 		s += fmt.Sprintf(", ε = %.6g", c.Epsilon)
 	}
-	if l.Task() == bogd.Multiclass {
-		s += fmt.Sprintf(", classes %v", l.Classes())
+	if c.Task == task.Multiclass {
+		s += fmt.Sprintf(", classes %v", c.Classes)
 	}
 	if storage, err := c.Storage.Resolve(c.Dim); err == nil {
 		s += fmt.Sprintf(", %v storage", storage)
 	}
-	if l.Calibration() != nil {
+	if c.Calibrate {
 		s += ", calibrated"
 	}
 	return s
@@ -246,13 +248,13 @@ func describeLearner(l bogd.Online) string {
 // doubling example counts, as Vowpal Wabbit does: the examples seen, the
 // mistake rate (MSE) so far and since the line before, the support
 // vectors and the examples per second; then a summary.
-func trainPasses(ctx context.Context, l bogd.Online, data *dataset.Dataset, passes int, progress io.Writer) error {
+func trainPasses(ctx context.Context, l *bogd.Learner, data *dataset.Dataset, passes int, progress io.Writer) error {
 	order := make([]int, data.Len())
 	for i := range order {
 		order[i] = i
 	}
 	bound := experiment.Bind(l, data)
-	regression := l.Task() == bogd.Regression
+	regression := l.Config().Task == task.Regression
 	metric := "mistakes %"
 	if regression {
 		metric = "MSE"

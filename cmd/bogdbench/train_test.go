@@ -48,9 +48,9 @@ func trainGerman(t *testing.T, dir string) string {
 
 // trainInOrder trains a learner of cfg over data in file order, passes
 // times: what train must compute.
-func trainInOrder(t *testing.T, a bogd.Algorithm, cfg bogd.Config, data *dataset.Dataset, passes int) (bogd.Online, experiment.Result) {
+func trainInOrder(t *testing.T, a bogd.Algorithm, cfg bogd.Config, data *dataset.Dataset, passes int) (*bogd.Learner, experiment.Result) {
 	t.Helper()
-	l, err := bogd.NewOnline(a, cfg)
+	l, err := bogd.New(a, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,10 +67,10 @@ func trainInOrder(t *testing.T, a bogd.Algorithm, cfg bogd.Config, data *dataset
 	return l, res
 }
 
-func saved(t *testing.T, l bogd.Base) []byte {
+func saved(t *testing.T, l *bogd.Learner) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := bogd.Save(&b, l); err != nil {
+	if err := l.Save(&b); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -122,7 +122,7 @@ func TestTrainFileOrder(t *testing.T) {
 	}
 	// The last progress line: the mistake rate so far, and that of rows
 	// 513..1000 alone.
-	l, err := bogd.NewOnline(bogd.BOGDpp, cfg)
+	l, err := bogd.New(bogd.BOGDpp, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"--data", germanPath, "--sigma", "-1"}, 2, `invalid value "-1" for flag -sigma: want a positive number or auto`},
 		{[]string{"--data", germanPath, "--storage", "tiled"}, 2, "--storage must be auto, dense or sparse"},
 		{[]string{"--data", germanPath, "--hash", "31"}, 2, "--hash must be in 1..30"},
-		{[]string{"--data", germanPath, "--eta", "-1"}, 2, "step size eta must be in"},
+		{[]string{"--data", germanPath, "--eta", "-1"}, 2, "Eta, the step size, must be in"},
 		{[]string{"--data", germanPath, "--force"}, 2, "--force needs --save"},
 		{[]string{"--data", germanPath, "--model", model, "--eta", "1"}, 2, "--eta cannot be given with it"},
 		{[]string{"--data", germanPath, "--model", model, "--scale", "minmax"}, 2, "--scale cannot be given with it"},
@@ -258,7 +258,7 @@ func TestTrainSigmaAuto(t *testing.T) {
 	if !strings.Contains(stderr, fmt.Sprintf("--sigma auto: σ = %.6g, the median Euclidean distance over all pairs of 1000 rows", want)) {
 		t.Errorf("stderr: %s", stderr)
 	}
-	l, err := bogd.LoadOnlineFile(model)
+	l, err := bogd.LoadFile(model)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/bogd-project/bogd/experiment/lsokl"
 	"github.com/bogd-project/bogd/experiment/paper"
 	"github.com/bogd-project/bogd/simd"
+	"github.com/bogd-project/bogd/task"
 )
 
 // tuneCommand is `bogdbench tune`: the studies' protocol on the user's
@@ -115,7 +116,7 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	task := experiment.LearnerTask(rows.Task)
+	tk := rows.Task
 	if widths == nil {
 		m, n := medianWidth(rows)
 		widths = lsokl.Dataset{Median: m}.Widths()
@@ -127,19 +128,19 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		name = datasetName(*data)
 	}
 	plan := &experiment.Plan{
-		Grid: tuneGrid(task, *gridName), Runs: *runs, SelectRuns: *selectRuns, Seed: *seed, SelectSeed: *selectSeed,
-		Sigma: widths[0], Projection: lf.projection, Task: task, Nu: lf.nu,
+		Grid: tuneGrid(tk, *gridName), Runs: *runs, SelectRuns: *selectRuns, Seed: *seed, SelectSeed: *selectSeed,
+		Sigma: widths[0], Projection: lf.projection, Task: tk, Nu: lf.nu,
 	}
 	plan.Grid.Sigma = widths
-	if task == bogd.Regression {
+	if tk == task.Regression {
 		plan.Epsilon = lf.epsilon
 	}
 	if in.Scaling != nil {
 		plan.Scaling = experiment.ScalingMinMax
 	}
 	for _, a := range algorithms {
-		if !a.Supports(task) {
-			return usagef("--algo: %v is not defined for %v", a, task)
+		if !a.Supports(tk) {
+			return usagef("--algo: %v is not defined for %v", a, tk)
 		}
 		if !a.Budgeted() {
 			plan.Cells = append(plan.Cells, experiment.Cell{Dataset: name, Algo: a})
@@ -166,11 +167,11 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		}
 	}
 	fmt.Fprintf(stdout, "\ntrain with the selected parameters (the lowest held-out %s):\n  %s\n",
-		map[bool]string{true: "MSE", false: "mistake rate"}[task == bogd.Regression], trainCommandLine(*data, df, lf, best, sels[best].Params, task))
+		map[bool]string{true: "MSE", false: "mistake rate"}[tk == task.Regression], trainCommandLine(*data, df, lf, best, sels[best].Params, tk))
 	if *save == "" {
 		return nil
 	}
-	l, err := bogd.NewOnline(best.Algo, tunedConfig(lf, best, sels[best].Params, rows, *seed, st, *calibrate))
+	l, err := bogd.New(best.Algo, tunedConfig(lf, best, sels[best].Params, rows, *seed, st, *calibrate))
 	if err != nil {
 		return err
 	}
@@ -257,11 +258,11 @@ func runTune(ctx context.Context, plan *experiment.Plan, rows *dataset.Dataset, 
 
 // tuneGrid is the grid of tune for task t: binary, the ICML 2012 paper's;
 // multi-class and regression, the LSOKL study's.
-func tuneGrid(t bogd.Task, name string) experiment.Grid {
+func tuneGrid(t task.Task, name string) experiment.Grid {
 	switch t {
-	case bogd.Multiclass, bogd.Regression:
+	case task.Multiclass, task.Regression:
 		table := lsokl.Multiclass
-		if t == bogd.Regression {
+		if t == task.Regression {
 			table = lsokl.Regression
 		}
 		if name == "quick" {
@@ -279,19 +280,19 @@ func mean(recs []*experiment.Record, rows int) float64 {
 
 func summarize(recs []*experiment.Record, rows int) experiment.Summary {
 	passes := make([]experiment.Result, len(recs))
-	task := bogd.Binary
+	tk := task.Binary
 	for i, r := range recs {
 		passes[i] = r.Result
-		task, _ = experiment.ParseTaskName(r.Task)
+		tk, _ = experiment.ParseTaskName(r.Task)
 	}
-	return experiment.Summarize(passes, rows, task)
+	return experiment.Summarize(passes, rows, tk)
 }
 
 // writeTuneTable writes, per cell, the selected parameters, their mean
 // over the selection runs and the held-out estimate.
 func writeTuneTable(w io.Writer, plan *experiment.Plan, sels map[experiment.Cell]experiment.Selection, reported map[experiment.Cell][]*experiment.Record, rows int) error {
 	metric := "mistakes %"
-	if plan.Task == bogd.Regression {
+	if plan.Task == task.Regression {
 		metric = "MSE"
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -325,13 +326,13 @@ func tunedConfig(lf *learnerFlags, c experiment.Cell, p experiment.Params, data 
 	}
 	cfg := f.config(c.Algo, c.Budget, data, lambda)
 	cfg.Seed, cfg.Storage = seed, st
-	cfg.Calibrate = calibrate && cfg.Task != bogd.Regression
+	cfg.Calibrate = calibrate && cfg.Task != task.Regression
 	return cfg
 }
 
 // trainCommandLine is the train command that trains cell c with the
 // selected parameters p on the same data.
-func trainCommandLine(data string, df *dataFlags, lf *learnerFlags, c experiment.Cell, p experiment.Params, t bogd.Task) string {
+func trainCommandLine(data string, df *dataFlags, lf *learnerFlags, c experiment.Cell, p experiment.Params, t task.Task) string {
 	args := []string{"bogdbench", "train", "--data", data, "--algo", c.Algo.String()}
 	if c.Budget > 0 {
 		args = append(args, "--budget", strconv.Itoa(c.Budget))
@@ -354,7 +355,7 @@ func trainCommandLine(data string, df *dataFlags, lf *learnerFlags, c experiment
 		args = append(args, "--C", fmt.Sprint(p.C))
 	}
 	args = append(args, "--sigma", fmt.Sprint(p.Sigma))
-	if t == bogd.Regression {
+	if t == task.Regression {
 		args = append(args, "--epsilon", fmt.Sprint(lf.epsilon))
 	}
 	if c.Algo == bogd.NORMA {

@@ -13,8 +13,8 @@ import (
 	"math"
 	"strings"
 
-	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/experiment"
+	"github.com/bogd-project/bogd/task"
 )
 
 // Dataset is one dataset of a table: the file of shared/datasets that
@@ -105,7 +105,7 @@ func containsFloat(xs []float64, x float64) bool {
 type Table struct {
 	Name     string // multiclass, regression or binary: the --table value
 	Number   int    // the paper's table number
-	Task     bogd.Task
+	Task     task.Task
 	Datasets []Dataset
 	// Algorithms are the rows, by bogd.Algorithm name: the paper's, then
 	// ours. Names are parsed when options are made, so that an algorithm
@@ -135,7 +135,7 @@ var AllTables = []*Table{&Multiclass, &Regression, &Binary}
 
 // Multiclass is Table 7.
 var Multiclass = Table{
-	Name: "multiclass", Number: 7, Task: bogd.Multiclass,
+	Name: "multiclass", Number: 7, Task: task.Multiclass,
 	Datasets: []Dataset{
 		{Name: "dna", File: "multiclass/dna.svm.gz", Rows: 2000, Budget: 200, PaperRows: 2000, Median: 8.1853527718724504, Baseline: 100 * (2000 - 1051) / 2000.0},
 		{Name: "satimage", File: "multiclass/satimage.svm.gz", Rows: 4435, Budget: 200, PaperRows: 4435, Median: 2.7314915688682788, Baseline: 100 * (4435 - 1072) / 4435.0},
@@ -165,7 +165,7 @@ var Multiclass = Table{
 // Regression is Table 9: labels and features min-max scaled to [0, 1], as
 // the toolbox's data were.
 var Regression = Table{
-	Name: "regression", Number: 9, Task: bogd.Regression,
+	Name: "regression", Number: 9, Task: task.Regression,
 	Datasets: []Dataset{
 		{Name: "housing", File: "regression/housing.svm.gz", Rows: 506, Budget: 30, PaperRows: 506, Median: 1.1725197544107075, Baseline: 0.041688669706748435},
 		{Name: "mg", File: "regression/mg.svm.gz", Rows: 1385, Budget: 30, PaperRows: 1385, Median: 0.84928555037474385, Baseline: 0.063373612797851309, Prescaled: true},
@@ -191,7 +191,7 @@ var Regression = Table{
 
 // Binary is Table 5, at the paper's B = 100 and at B = 1000 (ours).
 var Binary = Table{
-	Name: "binary", Number: 5, Task: bogd.Binary,
+	Name: "binary", Number: 5, Task: task.Binary,
 	Datasets: []Dataset{
 		{Name: "german", File: "german.svm.gz", Rows: 1000, Budget: 100, PaperRows: 1000, Median: 29.765752132274432, Baseline: 30},
 		{Name: "spambase", File: "spambase.svm.gz", Rows: 4601, Budget: 100, PaperRows: 4601, Median: 140.07458885259462, Baseline: 100 * 1813 / 4601.0},

@@ -13,9 +13,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/experiment"
+	"github.com/bogd-project/bogd/task"
 )
 
 // shared is the directory of the project's shared data and references.
@@ -122,7 +122,7 @@ func TestDatasetConstants(t *testing.T) {
 // frequent label, or the variance of the labels (the MSE of their mean).
 func baseline(d *dataset.Dataset) float64 {
 	n := float64(d.Len())
-	if d.Task == dataset.Regression {
+	if d.Task == task.Regression {
 		_, std := experiment.MeanStd(d.Labels)
 		return std * std * (n - 1) / n
 	}
@@ -174,18 +174,18 @@ func TestMissingAlgorithmNamed(t *testing.T) {
 
 // testTable is a regression table over the bundled german data (labels
 // ±1 read as real targets), with made-up published figures.
-func testTable(t *testing.T, task bogd.Task) *Table {
+func testTable(t *testing.T, tk task.Task) *Table {
 	t.Helper()
 	tab := Regression
-	if task == bogd.Binary {
+	if tk == task.Binary {
 		tab = Binary
 	}
 	d := Dataset{Name: "german", File: "german.svm.gz", Rows: 1000, Budget: 20, PaperRows: 1000, Baseline: 30}
-	data, err := dataset.ReadFile(filepath.Join("../../dataset/testdata", d.File), dataset.Options{Task: experiment.DataTask(task)})
+	data, err := dataset.ReadFile(filepath.Join("../../dataset/testdata", d.File), dataset.Options{Task: tk})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if task == bogd.Regression {
+	if tk == task.Regression {
 		if data, err = dataset.MinMax(data, true).Apply(data); err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +196,7 @@ func testTable(t *testing.T, task bogd.Task) *Table {
 	tab.Algorithms = []string{"rbp", "bogd-oldest", "bogd", "bogd++"}
 	tab.Published = map[string]map[string]Published{"german": {"rbp": {0.2, 0.01, 0.1}, "bogd-oldest": {0.9, 0.01, 0.2}}}
 	tab.Datasets[0].PaperScale = 16
-	if task == bogd.Binary {
+	if tk == task.Binary {
 		tab.Datasets[0].PaperScale, tab.Datasets[0].PaperScaling = 0.5, experiment.ScalingMinMax
 		tab.Algorithms = []string{"rbp", "bogd", "bogd++"}
 		tab.Published = map[string]map[string]Published{"german": {"rbp": {37.5, 1.1, 0.086}, "bogd": {31.6, 1.5, 0.114}}}
@@ -237,7 +237,7 @@ func testOptions(t *testing.T, tab *Table, out string) (*Options, *syncLog) {
 // jobs shared), the report with every section, MSE figures.
 func TestRegressionTableEndToEnd(t *testing.T) {
 	out := t.TempDir()
-	opt, log := testOptions(t, testTable(t, bogd.Regression), out)
+	opt, log := testOptions(t, testTable(t, task.Regression), out)
 	stats, err := Run(context.Background(), opt)
 	if err != nil {
 		t.Fatal(err)
@@ -292,7 +292,7 @@ func TestRegressionTableEndToEnd(t *testing.T) {
 // budget, the addition marked, the best-of-all row.
 func TestBinaryTableTwoBudgets(t *testing.T) {
 	out := t.TempDir()
-	opt, _ := testOptions(t, testTable(t, bogd.Binary), out)
+	opt, _ := testOptions(t, testTable(t, task.Binary), out)
 	opt.Plots = false
 	if _, err := Run(context.Background(), opt); err != nil {
 		t.Fatal(err)

@@ -11,8 +11,8 @@ import (
 
 	"github.com/klauspost/cpuid/v2"
 
-	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/experiment"
+	"github.com/bogd-project/bogd/task"
 )
 
 // ReportName is the report's file name in the output directory; the
@@ -67,7 +67,7 @@ func (t *Tables) renderProtocol(b *bytes.Buffer) {
 	}
 	fmt.Fprintf(b, "- **Data**: %s, from `%s`.", strings.Join(data, ", "), o.DatasetsDir)
 	switch tab.Task {
-	case bogd.Regression:
+	case task.Regression:
 		b.WriteString(" Read as regression explicitly (integer labels, such as abalone's and cpusmall's, would otherwise be taken for classes), then every feature and the label min-max scaled to [0, 1] over the whole file, as the toolbox's data were (its `scale.m`); the MSE is on the scaled label, as the paper reports.")
 		for _, d := range o.Datasets {
 			if d.Prescaled {
@@ -80,9 +80,9 @@ func (t *Tables) renderProtocol(b *bytes.Buffer) {
 	}
 	fmt.Fprintf(b, "- **Model**: Gaussian kernel κ(x, y) = exp(−‖x−y‖²/(2σ²)); ")
 	switch tab.Task {
-	case bogd.Regression:
+	case task.Regression:
 		fmt.Fprintf(b, "ε-insensitive losses with ε = %g (NORMA adapts it from there, ν = %g); ", tab.Epsilon, tab.Nu)
-	case bogd.Multiclass:
+	case task.Multiclass:
 		b.WriteString("multi-class hinge loss with max-score updates (class y and the best wrong class); ")
 	default:
 		b.WriteString("hinge loss; ")
@@ -90,7 +90,7 @@ func (t *Tables) renderProtocol(b *bytes.Buffer) {
 	fmt.Fprintf(b, "NOGD's rank k = %g·B, FOGD's D = %g·B random Fourier features; BOGD and BOGD++ with the projection \"clip\".\n", tab.RankFactor, tab.FeatureFactor)
 	fmt.Fprintf(b, "- **Protocol**: each run is one online pass over a random permutation of all rows: predict, score the prediction (%s), then update. Time = wall-clock seconds of the pass.\n", t.protocolMetric())
 	fmt.Fprintf(b, "- **Parameter grid** (%q): %s; a cell varies exactly the parameters its rule reads (η of OGD, NORMA, NOGD, FOGD, BOGD, BOGD++, BOGD-oldest", o.Grid.Name, o.Grid.Describe())
-	if tab.Task == bogd.Regression {
+	if tab.Task == task.Regression {
 		b.WriteString(", and of the Perceptron, RBP, Forgetron and Projectron in regression")
 	}
 	b.WriteString("; λ of OGD, NORMA, BSGD-merge and the BOGDs; γ of the BOGDs; C of BPA-S). η comes from the paper's search set {2, 0.2, …, 0.0002}; the other lists hold the toolbox's driver setting.\n")

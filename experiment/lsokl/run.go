@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/experiment"
+	"github.com/bogd-project/bogd/task"
 )
 
 // Run runs the phase(s) of opt and, for the phases all and tables, writes
@@ -42,12 +42,12 @@ func (o *Options) LoadData(warn func(string)) (map[string]*dataset.Dataset, erro
 	return experiment.LoadEach(names, func(name string) (*dataset.Dataset, error) {
 		d, _ := o.Table.datasetOf(name)
 		path := filepath.Join(o.DatasetsDir, d.File)
-		data, err := dataset.ReadFile(path, dataset.Options{Task: experiment.DataTask(o.Table.Task), Warn: warn})
+		data, err := dataset.ReadFile(path, dataset.Options{Task: o.Table.Task, Warn: warn})
 		if err != nil {
 			return nil, err
 		}
 		if name != d.Name { // the paper's copy: scaled as it was
-			return dataset.MinMax(data, o.Table.Task == bogd.Regression).Apply(data)
+			return dataset.MinMax(data, o.Table.Task == task.Regression).Apply(data)
 		}
 		if data.Len() != d.Rows {
 			return nil, fmt.Errorf("%s has %d rows, Table %d's %s %d: another file", path, data.Len(), o.Table.Number, d.Name, d.Rows)

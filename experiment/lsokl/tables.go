@@ -9,6 +9,7 @@ import (
 
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/experiment"
+	"github.com/bogd-project/bogd/task"
 )
 
 // CellResult is one cell under one width setting: its selection and
@@ -86,7 +87,7 @@ func (t *Tables) cell(w Width, ds string, a bogd.Algorithm, budget int) (*CellRe
 }
 
 // regression reports whether the table's metric is the MSE.
-func (t *Tables) regression() bool { return t.Opt.Table.Task == bogd.Regression }
+func (t *Tables) regression() bool { return t.Opt.Table.Task == task.Regression }
 
 // fmtMetric renders a mean ± std: two decimals of a mistake rate, five of
 // an MSE.

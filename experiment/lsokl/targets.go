@@ -10,6 +10,7 @@ import (
 
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/experiment"
+	"github.com/bogd-project/bogd/task"
 )
 
 // The targets the reproduction states and checks, each against the
@@ -31,12 +32,12 @@ const (
 // renderTargets writes the checks of the table's targets.
 func (t *Tables) renderTargets(b *bytes.Buffer) {
 	switch t.Opt.Table.Task {
-	case bogd.Multiclass:
+	case task.Multiclass:
 		t.renderOldest(b)
 		t.renderSpeed(b)
-	case bogd.Regression:
+	case task.Regression:
 		t.renderOldest(b)
-	case bogd.Binary:
+	case task.Binary:
 		t.renderBestOfAll(b)
 	}
 }
@@ -53,7 +54,7 @@ func met(ok bool) string {
 // (the paper's figure and our run of it) by the target margin, and, in
 // multi-class, come within bestGap points of the best budgeted learner.
 func (t *Tables) renderOldest(b *bytes.Buffer) {
-	multi := t.Opt.Table.Task == bogd.Multiclass
+	multi := t.Opt.Table.Task == task.Multiclass
 	target := fmt.Sprintf("by at least %d points", oldestMargin)
 	if !multi {
 		target = fmt.Sprintf("by at least %.0f%% of its MSE", 100*oldestRelative)
@@ -192,7 +193,7 @@ func (t *Tables) renderBestOfAll(b *bytes.Buffer) {
 			diff = best.Metric - lowestB.Metric
 		}
 		fmt.Fprintf(b, "| %s | %s (%s, %s) | %s | %s | %+.2f |\n", d.Name, t.fmtMetric(best.Metric, best.MetricStd), experiment.DisplayName(best.Cell.Algo),
-			best.Sel.Params.Describe(best.Cell.Algo, bogd.Binary), low, lowBudgeted, diff)
+			best.Sel.Params.Describe(best.Cell.Algo, task.Binary), low, lowBudgeted, diff)
 	}
 	b.WriteString("\n")
 }

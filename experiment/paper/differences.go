@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/experiment"
+	"github.com/bogd-project/bogd/task"
 )
 
 // differenceThreshold is the distance (percentage points) from the paper's
@@ -76,7 +76,7 @@ func (t *Tables) renderDifferences(b *bytes.Buffer) {
 		if lo, hi, ok := experiment.GridSpan(cr.Grid); ok {
 			span = fmt.Sprintf("%.3f … %.3f", lo.Mean, hi.Mean)
 			near, _ := experiment.Nearest(cr.Grid, cr.Paper.Mistake)
-			nearest = fmt.Sprintf("%.3f at %s", near.Mean, near.Params.Describe(cr.Cell.Algo, bogd.Binary))
+			nearest = fmt.Sprintf("%.3f at %s", near.Mean, near.Params.Describe(cr.Cell.Algo, task.Binary))
 			if cr.Paper.Mistake < lo.Mean || cr.Paper.Mistake > hi.Mean {
 				nearest += " (the paper's figure is outside the span)"
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/experiment"
+	"github.com/bogd-project/bogd/task"
 )
 
 // Run runs the phase(s) of opt and, for PhaseAll and PhaseTables, writes
@@ -36,7 +37,7 @@ func (o *Options) LoadData(warn func(string)) (map[string]*dataset.Dataset, erro
 	}
 	return experiment.LoadEach(names, func(name string) (*dataset.Dataset, error) {
 		d, _ := Lookup(name)
-		data, err := dataset.ReadFile(filepath.Join(o.DatasetsDir, d.File), dataset.Options{Task: dataset.Binary})
+		data, err := dataset.ReadFile(filepath.Join(o.DatasetsDir, d.File), dataset.Options{Task: task.Binary})
 		if err != nil {
 			return nil, err
 		}

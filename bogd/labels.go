@@ -4,48 +4,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
+
+	"github.com/bogd-project/bogd/task"
 )
-
-// Task is what a learner predicts.
-type Task uint8
-
-const (
-	// Binary classification: labels −1 and +1, prediction sgn f(x) with
-	// sgn(0) = +1. The default.
-	Binary Task = iota
-	// Multiclass classification: K ≥ 2 integer labels (Config.Classes), one
-	// score f_c(x) per class from one kernel pass, prediction argmax_c f_c(x)
-	// (ties: the lowest class index).
-	Multiclass
-	// Regression: real labels, prediction f(x).
-	Regression
-	numTasks
-)
-
-var taskNames = [numTasks]string{"binary", "multiclass", "regression"}
-
-// String returns the command-line name of the task.
-func (t Task) String() string {
-	if t < numTasks {
-		return taskNames[t]
-	}
-	return fmt.Sprintf("Task(%d)", uint8(t))
-}
-
-// ParseTask parses a task name as printed by String (case-insensitive).
-func ParseTask(s string) (Task, error) {
-	for i, n := range taskNames {
-		if strings.EqualFold(strings.TrimSpace(s), n) {
-			return Task(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown task %q (want one of %s)", s, strings.Join(taskNames[:], ", "))
-}
-
-// classifies reports whether the task predicts labels (binary or
-// multi-class) rather than values.
-func (t Task) classifies() bool { return t != Regression }
 
 // pattern is the direction of an update that adds a support vector with a
 // scalar weight: +1 on output pos, −1 on output neg (−1: no such output).
@@ -108,10 +69,10 @@ type judgment struct {
 // of label t.
 func (l *labels) judge(f []float64, t target) judgment {
 	switch l.task {
-	case Binary:
+	case task.Binary:
 		y := t.class
 		return judgment{predicted: sign(f[0]), mistake: sign(f[0]) != y, margin: float64(y) * f[0], dir: signed(float64(y))}
-	case Multiclass:
+	case task.Multiclass:
 		best, runnerUp := argmax(f, -1), argmax(f, t.class)
 		return judgment{
 			predicted: best, mistake: best != t.class,
@@ -145,14 +106,14 @@ func sign(f float64) int {
 
 // labels turns a task's labels into targets and scores into predictions.
 type labels struct {
-	task    Task
+	task    task.Task
 	classes []int // multi-class: the label of each output, ascending
 	epsilon float64
 }
 
 // outputs is the number of scores per example.
 func (l *labels) outputs() int {
-	if l.task == Multiclass {
+	if l.task == task.Multiclass {
 		return len(l.classes)
 	}
 	return 1
@@ -161,12 +122,12 @@ func (l *labels) outputs() int {
 // target checks a label of the task and converts it.
 func (l *labels) target(y float64) (target, error) {
 	switch l.task {
-	case Binary:
+	case task.Binary:
 		if y != 1 && y != -1 {
 			return target{}, fmt.Errorf("label must be -1 or +1, got %v", y)
 		}
 		return target{class: int(y)}, nil
-	case Multiclass:
+	case task.Multiclass:
 		if y == math.Trunc(y) && math.Abs(y) <= math.MaxInt32 {
 			if c, ok := slices.BinarySearch(l.classes, int(y)); ok {
 				return target{class: c}, nil
@@ -186,7 +147,7 @@ func (l *labels) target(y float64) (target, error) {
 // regression.
 func (l *labels) violated(j judgment, inclusive bool) bool {
 	switch {
-	case l.task == Regression:
+	case l.task == task.Regression:
 		return math.Abs(j.residual) > l.epsilon
 	case inclusive:
 		return j.margin <= 1
@@ -198,7 +159,7 @@ func (l *labels) violated(j judgment, inclusive bool) bool {
 // Perceptron and its budgeted kin): a wrong label in classification, a
 // residual beyond ε in regression.
 func (l *labels) wrong(j judgment) bool {
-	if l.task == Regression {
+	if l.task == task.Regression {
 		return math.Abs(j.residual) > l.epsilon
 	}
 	return j.mistake
@@ -207,7 +168,7 @@ func (l *labels) wrong(j judgment) bool {
 // gradient is the size of a loss-driven step along j.dir before η: 1 for
 // the hinge losses, |y − f| for regression's ε-insensitive squared loss.
 func (l *labels) gradient(j judgment) float64 {
-	if l.task == Regression {
+	if l.task == task.Regression {
 		return math.Abs(j.residual)
 	}
 	return 1

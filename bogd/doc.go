@@ -1,0 +1,88 @@
+// Package bogd implements budgeted kernel online learners with a Gaussian kernel.
+//
+// Fourteen algorithms, each for the tasks listed (task.Binary, task.Multiclass,
+// task.Regression):
+//
+//   - BOGD and BOGD++ (Zhao, Wang, Wu, Jin, Hoi, "Fast Bounded Online
+//     Gradient Descent Algorithms for Scalable Kernel-Based Online
+//     Learning", ICML 2012): uniform or weight-driven random removal with
+//     unbiased rescaling; every task.
+//   - The baselines of that paper: Perceptron and OGD (no budget), RBP
+//     (random budget perceptron), Forgetron and Projectron, every task;
+//     Projectron++, binary and multi-class.
+//   - NORMA, kernel regression with an adaptive ε: regression.
+//   - BOGDOldest, BOGD removing the oldest vector (the LSOKL toolbox's
+//     multi-class and regression "BOGD"); every task.
+//   - BPAS, the budgeted passive-aggressive BPA-S (Wang, Vucetic, 2010);
+//     every task.
+//   - NOGD and FOGD, Nyström and Fourier online gradient descent (Lu, Hoi,
+//     Wang, Zhao, Liu, "Large Scale Online Kernel Learning", JMLR 2016);
+//     every task.
+//   - BSGDMerge, budgeted stochastic gradient descent with merging (Wang,
+//     Crammer, Vucetic, JMLR 2012); every task.
+//
+// New makes a Learner of any algorithm and task from a Config (Defaults
+// shows what zero fields become); Learn predicts an example and then learns
+// it, Predict only predicts, Save and Load keep a learner in a file from
+// which it continues bit for bit, and a Predictor is a frozen copy that
+// serves predictions on any number of goroutines while the learner goes on.
+// A Config with Calibrate fits probabilities online (Calibration).
+//
+// Every learner follows the online protocol: it predicts the label of an
+// example, counts a mistake (classification) or the error (regression), and
+// then updates, computing the scores once and reusing the kernel values
+// where the update needs them. Each algorithm's file states its exact rule
+// in every task and where it deliberately differs from the paper authors'
+// group's MATLAB toolbox (GitHub jingcoco/Online-Kernel-Learning, folders
+// binary/, multiclass/ and regression/). Algorithm.RuleVersion numbers each
+// rule's arithmetic, so that results of different rules are never mixed.
+//
+// # Model files
+//
+// Save writes a learner as a versioned little-endian binary file that Load
+// turns back into a learner continuing exactly where the saved one stood:
+// the same support vectors and float32 weight bits, scale factors, random
+// state and algorithm state, so that training resumes with bit-identical
+// scores. The layout of format version 3, in order:
+//
+//	header   magic "BOGDMDL\x00" (8 bytes), version uint32 (= 3),
+//	         total file length uint64 (header and checksum included)
+//	learner  algorithm uint8; Config: Dim int64, Budget int64, Sigma, Eta,
+//	         Lambda, Gamma float64, Seed uint64, Projection uint8,
+//	         ProjectronThreshold float64, task uint8 (0 binary, 1 multi-class,
+//	         2 regression), Epsilon, Nu, C float64, Rank, Features int64,
+//	         Calibrate uint8, Storage uint8, the number of classes int64,
+//	         then each class label int64
+//	set      dimension int64 (= Dim), count int64, weight columns uint32,
+//	         norm bound float64 and integral uint8 (engine.Set.Bounds),
+//	         sparse uint8 (the set stores its vectors sparsely), then count
+//	         vectors: dense, Dim float32 values each; sparse, the number of
+//	         non-zeros uint32, then each 0-based index uint32 and value
+//	         float32; then each weight column: count float32
+//	base     scale float64, group float64, PCG state (length int64, then
+//	         the bytes of rand.PCG.MarshalBinary), then, for every learner
+//	         whose coefficients are a scalar times a pattern, each support
+//	         vector's pattern: its positive and negative output as int32
+//	         each (−1: none); then, with Calibrate, the calibration: A and
+//	         its AdaGrad sum, then each B and its sum (float64)
+//	state    the algorithm's own state (state.go documents each)
+//	trailer  CRC-32C (Castagnoli) uint32 of every byte before it
+//
+// Versions 1 and 2 held binary learners only: no task fields and no
+// patterns (a pattern is the sign of the vector's weight), a one-byte
+// column count, and state.go says where their algorithm states differ.
+// Load reads every version.
+//
+// Floats are stored as their IEEE 754 bits. Load checks, in this order, the
+// magic, the version, the length (a short input is a truncated file, unless
+// the checksum shows the length field corrupted), the checksum, then every
+// field: counts non-negative, within the limits below and within the bytes
+// that remain, the dimension equal to Dim, no NaN or infinite value, the
+// configuration valid for the algorithm and every algorithm invariant the
+// state must satisfy. It never allocates more than the input holds, except
+// what the learner itself preallocates for its Dim and Budget, which the
+// limits bound: a dimension of at most 2²⁴ with dense storage (2³¹−1
+// sparse), a budget of at most 2²⁰, and of 2¹² for the Projectrons, whose
+// K⁻¹ is a Budget×Budget float64 matrix. Save refuses a learner beyond
+// them.
+package bogd
