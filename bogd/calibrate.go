@@ -15,7 +15,7 @@ import (
 // spans many orders of magnitude across data and kernel widths). It starts
 // at a = 1, b = 0: the plain sigmoid (softmax) of the score.
 //
-// A Calibration is a value: Learner.Calibration returns a copy, which
+// A Calibration is a value: Predictor.Calibration returns a copy, which
 // stays valid (and is safe to share) while the learner goes on.
 type Calibration struct {
 	A float64   // the scale of the scores

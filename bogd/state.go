@@ -11,7 +11,7 @@ import (
 // The algorithm-specific part of a model file (persist.go has the rest).
 // Each learner saves what its future steps read and cannot be recomputed
 // bit for bit from the support set, and rebuilds the rest exactly on load;
-// loadState also checks every invariant its Observe relies on, so that a
+// loadState also checks every invariant its learning relies on, so that a
 // file with a valid checksum but invented contents is an error, never a
 // panic. Slot numbers are int32, counts int64, all little-endian.
 
@@ -74,7 +74,7 @@ func loadAges(r *reader, q *fifo, n, budget int) error {
 // weight is non-zero (project sets it to ±1 and zeroes column 0; Add zeroes
 // column 1 of a new vector; the swap-remove moves both with the flag), so
 // the flags are a function of the stored weights. Flags of unused slots are
-// never read (Observe sets the flag of every new vector).
+// never read (learning sets the flag of every new vector).
 func (l *uniform) appendState(b []byte) []byte { return appendSlots(b, l.free.slots) }
 
 // appendSlots appends a list of slots: its length, then each slot.

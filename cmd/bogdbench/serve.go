@@ -102,6 +102,9 @@ func (s snapshots) list() ([]int, error) {
 	var seqs []int
 	for _, e := range entries {
 		digits, ok := strings.CutPrefix(e.Name(), s.prefix())
+		if !ok {
+			continue
+		}
 		if digits, ok = strings.CutSuffix(digits, ".bogd"); !ok {
 			continue
 		}

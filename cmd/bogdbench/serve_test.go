@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -486,5 +487,20 @@ func TestServeHashedAndScaled(t *testing.T) {
 		if code := post(t, ts.URL+"/predict", c.body, &got); code != 200 || jsonOf(t, got.Predictions) != jsonOf(t, fromFile.Predictions) {
 			t.Errorf("%s: /predict %d %s, predict %s", c.model, code, jsonOf(t, got.Predictions), jsonOf(t, fromFile.Predictions))
 		}
+	}
+}
+
+// TestSnapshotList: only the model's own snapshot files count, not other
+// files whose names end in digits and .bogd.
+func TestSnapshotList(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"german.snapshot-000002.bogd", "german.snapshot-000010.bogd", "000005.bogd", "other.snapshot-000007.bogd", "german.snapshot-x.bogd"} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seqs, err := snapshots{model: filepath.Join(dir, "german.bogd"), dir: dir}.list()
+	if err != nil || !slices.Equal(seqs, []int{2, 10}) {
+		t.Fatalf("snapshots %v (%v), want [2 10]", seqs, err)
 	}
 }
