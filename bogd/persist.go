@@ -75,7 +75,8 @@ type persistent interface {
 
 func (b *base) core() *base { return b }
 
-// Save writes the learner in the model format (doc.go): Load turns it back
+// Save writes the learner in the model format (the package documentation,
+// Model files): Load turns it back
 // into a learner that continues exactly where this one stands.
 func (l *Learner) Save(w io.Writer) error {
 	data, err := l.saved()
