@@ -373,7 +373,7 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
-func TestObserveRejectsBadInput(t *testing.T) {
+func TestLearnRejectsBadInput(t *testing.T) {
 	for _, a := range algorithmsFor(task.Binary) {
 		l := mustNew(t, a, configFor(a, 3, 10, 1))
 		if _, err := l.observe(engine.Dense([]float32{1, 2}), 1); err == nil {

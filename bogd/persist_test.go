@@ -765,7 +765,7 @@ func TestLoadedNoAllocs(t *testing.T) {
 			i++
 		})
 		if allocs != 0 {
-			t.Errorf("%v: %v allocations per Observe after loading", a, allocs)
+			t.Errorf("%v: %v allocations per Learn after loading", a, allocs)
 		}
 	}
 }

@@ -876,7 +876,7 @@ func outputsByX(t *testing.T, l *Learner) map[float32][]float64 {
 // TestTaskInvariants runs every learner of both tasks on a long stream: the
 // budget is never exceeded, scores stay finite, BOGD's and BOGD++'s
 // coefficients stay within γη, two runs with one seed agree, and the
-// learner predicts (PredictOne, from another goroutine's view) what Learn
+// learner predicts (Predict, from another goroutine's view) what Learn
 // predicted, with the original class labels.
 func TestTaskInvariants(t *testing.T) {
 	for _, tk := range []task.Task{task.Multiclass, task.Regression} {
@@ -903,7 +903,7 @@ func TestTaskInvariants(t *testing.T) {
 							t.Fatal(err)
 						}
 						if p.Label != st.Label || math.Float64bits(p.Score) != math.Float64bits(st.Score) {
-							t.Fatalf("step %d: PredictOne %+v, Learn %+v", i, p, st.Prediction)
+							t.Fatalf("step %d: Predict %+v, Learn %+v", i, p, st.Prediction)
 						}
 						if math.IsNaN(st.Score) || math.IsInf(st.Score, 0) {
 							t.Fatalf("step %d: score %v", i, st.Score)
@@ -1056,7 +1056,7 @@ func TestTaskConfigErrors(t *testing.T) {
 	}
 }
 
-// TestBatches: LearnBatch is Learn in order, PredictBatch is PredictOne for
+// TestBatches: LearnBatch is Learn in order, PredictBatch is Predict for
 // each row, and a cancelled context stops both.
 func TestBatches(t *testing.T) {
 	s := multiStream(600, 3, 21)
