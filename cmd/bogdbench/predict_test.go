@@ -308,6 +308,9 @@ func TestPredictJSONAndOutput(t *testing.T) {
 		if p.Label != want.Label || p.Score != want.Score || len(p.Scores) != 3 || len(p.Probabilities) != 3 || p.Probability == nil || *p.Probability != p.Probabilities[c] || *p.Probability != want.Probability {
 			t.Fatalf("row %d: %+v, the learner %+v", i+1, p, want)
 		}
+		if c != slices.Index(p.Probabilities, slices.Max(p.Probabilities)) {
+			t.Fatalf("row %d: label %v, not the most probable class of %v", i+1, p.Label, p.Probabilities)
+		}
 		if p.Label != data.Labels[i] {
 			mistakes++
 		}

@@ -158,8 +158,8 @@ func TestServePredictLearn(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Predictions[i].Score != p.Score || got.Predictions[i].Label != p.Label {
-			t.Errorf("row %d after /learn: %+v, the learner %+v", i+1, got.Predictions[i], p)
+		if got.Predictions[i].Score != p.Score || got.Predictions[i].Label != p.Label || *got.Predictions[i].Probability != p.Probability || p.Probability < 0.5 {
+			t.Errorf("row %d after /learn: %+v, the learner %+v (the probability of the label is at least 0.5)", i+1, got.Predictions[i], p)
 		}
 	}
 
