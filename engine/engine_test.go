@@ -191,6 +191,11 @@ func TestSumOverSecondColumn(t *testing.T) {
 
 func closeTo(a, b float64) bool { return math.Abs(a-b) <= 1e-6*(1+math.Abs(b)) }
 
+// relClose reports whether got is within 1e-6 of want relative to want's
+// size, for values far below 1 where closeTo's absolute part accepts
+// anything. For a non-zero want it implies got is non-zero with want's sign.
+func relClose(got, want float64) bool { return math.Abs(got-want) <= 1e-6*math.Abs(want) }
+
 func TestInvalidInput(t *testing.T) {
 	if _, err := New(3, 0, Options{}); err == nil {
 		t.Fatal("sigma 0 accepted")
@@ -424,7 +429,9 @@ func unsupportedImpl() string {
 }
 
 // TestFarQueriesKeepTheirSign: every kernel value is below float32's range,
-// yet f keeps its float64 value (here dominated by the nearer vector).
+// yet f keeps its float64 value (here dominated by the nearer vector). The
+// values are near 1e-87, so they are compared relative to their size
+// (relClose): 0 or the wrong sign fails.
 func TestFarQueriesKeepTheirSign(t *testing.T) {
 	eachStorage(t, func(t *testing.T, storage Storage) {
 		eachImpl(t, func(t *testing.T) {
@@ -436,18 +443,19 @@ func TestFarQueriesKeepTheirSign(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := math.Exp(-450) - math.Exp(-200)
-			if !closeTo(f, want) {
+			if !relClose(f, want) {
 				t.Fatalf("f = %v, want %v", f, want)
 			}
-			if want1 := 3*math.Exp(-450) + 5*math.Exp(-200); !closeTo(set.Sum(1), want1) {
+			want1 := 3*math.Exp(-450) + 5*math.Exp(-200)
+			if !relClose(set.Sum(1), want1) {
 				t.Fatalf("column 1: %v, want %v", set.Sum(1), want1)
 			}
-			if k := set.KernelFactor() * float64(set.Kernels()[1]); !closeTo(k, math.Exp(-200)) {
-				t.Fatalf("κ = %v", k)
+			if k := set.KernelFactor() * float64(set.Kernels()[1]); !relClose(k, math.Exp(-200)) {
+				t.Fatalf("κ = %v, want %v", k, math.Exp(-200))
 			}
-			m, _ := set.Snapshot()
-			if g, _ := m.Score(Dense([]float32{30})); !closeTo(g, want) {
-				t.Fatalf("model: f = %v, want %v", g, want)
+			m, _ := set.SnapshotOutputs(2) // an output per column
+			if g, _ := m.Scores(Dense([]float32{30}), nil); !relClose(g[0], want) || !relClose(g[1], want1) {
+				t.Fatalf("model: f = %v, want [%v %v]", g, want, want1)
 			}
 		})
 	})
