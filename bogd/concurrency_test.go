@@ -54,7 +54,7 @@ func TestSnapshotsServeWhileTraining(t *testing.T) {
 					return
 				}
 				p := &published{step: step, model: m, scores: make([]float64, len(probes))}
-				if err := m.ScoreBatch(probes, p.scores); err != nil {
+				if err := m.ScoreBatch(t.Context(), probes, p.scores); err != nil {
 					t.Error(err)
 					return
 				}
@@ -129,7 +129,7 @@ func TestSnapshotsServeWhileTraining(t *testing.T) {
 // SupportVectors, Snapshot and Save may be called from many goroutines at
 // once (the Learner contract). Every prediction must equal, bit for bit, the
 // one made alone beforehand. Run with -race (and -tags purego, for the
-// detector to see the kernels): on a learner whose Predict wrote the set's
+// detector to see the kernels): on a learner whose Predict wrote the learner's
 // own scratch, the detector reports the race and scores come out wrong.
 func TestReadersShareATrainedLearner(t *testing.T) {
 	s := syntheticStream(400, 7, 41)

@@ -648,6 +648,10 @@ type base struct {
 	sums   []float64 // column sums of one evaluation
 	cal    *Calibration
 	probs  []float64 // probabilities of the last Learn
+
+	// scratch holds the kernel values of the last observe, which the
+	// updates read; readers borrow scratches of their own from the set.
+	scratch engine.Scratch
 }
 
 func (b *base) Algorithm() Algorithm { return b.algo }
@@ -680,7 +684,7 @@ type scorer interface {
 // scoresWith writes the scores of x into f on the scratch sc (sums holds
 // one value per weight column, for the learner's use). With a scratch of
 // its own a reader computes exactly what Observe computes, without
-// touching the learner; on the set's own scratch the kernel values stay
+// touching the learner; on the learner's own scratch the kernel values stay
 // there for the update.
 func (b *base) scoresWith(sc *engine.Scratch, x engine.Vector, f, sums []float64) error {
 	if s, ok := b.rule.(scorer); ok {
@@ -694,7 +698,7 @@ func (b *base) scoresWith(sc *engine.Scratch, x engine.Vector, f, sums []float64
 // but NOGD in its second phase.
 func (b *base) kernelScores(sc *engine.Scratch, x engine.Vector, f, sums []float64) error {
 	cols := b.set.Columns()
-	if err := b.set.ScoreColumnsWith(sc, x, sums[:cols]); err != nil {
+	if err := b.set.Evaluate(sc, x, sums[:cols]); err != nil {
 		return fmt.Errorf("%v: %w", b.algo, err)
 	}
 	for c := range b.outputs {
@@ -706,10 +710,10 @@ func (b *base) kernelScores(sc *engine.Scratch, x engine.Vector, f, sums []float
 	return nil
 }
 
-// observe scores x on the set's own scratch (the kernel values stay there
+// observe scores x on the learner's own scratch (the kernel values stay there
 // for the update) and judges the scores against t.
 func (b *base) observe(x engine.Vector, t target) (judgment, error) {
-	if err := b.scoresWith(b.set.OwnScratch(), x, b.scores, b.sums); err != nil {
+	if err := b.scoresWith(&b.scratch, x, b.scores, b.sums); err != nil {
 		return judgment{}, err
 	}
 	return b.labels.judge(b.scores, t), nil
@@ -857,9 +861,9 @@ func (b *base) PredictOne(x engine.Vector, scores []float64) (Prediction, error)
 
 func (b *base) Snapshot() (*engine.Model, error) {
 	if b.set.Columns() > b.outputs {
-		return b.set.SnapshotOutputs(b.outputs, b.scale, b.group)
+		return b.set.Snapshot(b.outputs, b.scale, b.group)
 	}
-	return b.set.SnapshotOutputs(b.outputs, b.scale)
+	return b.set.Snapshot(b.outputs, b.scale)
 }
 
 // shrink multiplies every weight of the first column group by factor,
@@ -873,7 +877,7 @@ func (b *base) shrink(factor float64) {
 	b.scale *= factor
 	if b.scale < 1e-15 || b.scale > 1e15 {
 		for c := range b.outputs {
-			w := b.set.Weights(c)
+			w := b.set.WeightColumn(c)
 			for i := range w {
 				if v := float64(w[i]) * b.scale; math.Abs(v) >= 1e-30 {
 					w[i] = float32(v)
@@ -906,16 +910,16 @@ func (b *base) add(x engine.Vector, a float64, p pattern) (int, error) {
 // of slot i.
 func (b *base) setFree(i int, a float64, p pattern) {
 	if p.pos >= 0 {
-		b.set.Weights(int(p.pos))[i] = float32(a / b.scale)
+		b.set.WeightColumn(int(p.pos))[i] = float32(a / b.scale)
 	}
 	if p.neg >= 0 {
-		b.set.Weights(int(p.neg))[i] = float32(-a / b.scale)
+		b.set.WeightColumn(int(p.neg))[i] = float32(-a / b.scale)
 	}
 }
 
 // weight returns the magnitude of slot i's free weight (columns 0..k−1).
 func (b *base) weight(i int) float64 {
-	return b.scale * math.Abs(float64(b.set.Weights(b.pat[i].lead())[i]))
+	return b.scale * math.Abs(float64(b.set.WeightColumn(b.pat[i].lead())[i]))
 }
 
 // remove deletes support vector i, keeping the patterns aligned with the
