@@ -106,6 +106,8 @@ type base struct {
 	sums   []float64 // column sums of one evaluation
 	cal    *Calibration
 	probs  []float64 // probabilities of the last Learn
+
+	scratch engine.Scratch // the kernel values of the last evaluation, for the update
 }
 
 // scorer is implemented by the learners whose scores are not the sums of
@@ -131,7 +133,7 @@ func (b *base) scoresWith(sc *engine.Scratch, x engine.Vector, f, sums []float64
 // but NOGD in its second phase.
 func (b *base) kernelScores(sc *engine.Scratch, x engine.Vector, f, sums []float64) error {
 	cols := b.set.Columns()
-	if err := b.set.ScoreColumnsWith(sc, x, sums[:cols]); err != nil {
+	if err := b.set.Evaluate(sc, x, sums[:cols]); err != nil {
 		return fmt.Errorf("%v: %w", b.algo, err)
 	}
 	for c := range b.outputs {
@@ -146,7 +148,7 @@ func (b *base) kernelScores(sc *engine.Scratch, x engine.Vector, f, sums []float
 // observe scores x on the set's own scratch (the kernel values stay there
 // for the update) and judges the scores against t.
 func (b *base) observe(x engine.Vector, t target) (judgment, error) {
-	if err := b.scoresWith(b.set.OwnScratch(), x, b.scores, b.sums); err != nil {
+	if err := b.scoresWith(&b.scratch, x, b.scores, b.sums); err != nil {
 		return judgment{}, err
 	}
 	return b.labels.judge(b.scores, t), nil
@@ -276,7 +278,7 @@ func (b *base) shrink(factor float64) {
 	b.scale *= factor
 	if b.scale < 1e-15 || b.scale > 1e15 {
 		for c := range b.outputs {
-			w := b.set.Weights(c)
+			w := b.set.WeightColumn(c)
 			for i := range w {
 				if v := float64(w[i]) * b.scale; math.Abs(v) >= 1e-30 {
 					w[i] = float32(v)
@@ -309,16 +311,16 @@ func (b *base) add(x engine.Vector, a float64, p pattern) (int, error) {
 // of slot i.
 func (b *base) setFree(i int, a float64, p pattern) {
 	if p.pos >= 0 {
-		b.set.Weights(int(p.pos))[i] = float32(a / b.scale)
+		b.set.WeightColumn(int(p.pos))[i] = float32(a / b.scale)
 	}
 	if p.neg >= 0 {
-		b.set.Weights(int(p.neg))[i] = float32(-a / b.scale)
+		b.set.WeightColumn(int(p.neg))[i] = float32(-a / b.scale)
 	}
 }
 
 // weight returns the magnitude of slot i's free weight (columns 0..k−1).
 func (b *base) weight(i int) float64 {
-	return b.scale * math.Abs(float64(b.set.Weights(b.pat[i].lead())[i]))
+	return b.scale * math.Abs(float64(b.set.WeightColumn(b.pat[i].lead())[i]))
 }
 
 // remove deletes support vector i, keeping the patterns aligned with the

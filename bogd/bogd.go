@@ -48,7 +48,7 @@ type uniform struct {
 func newUniform(b base) *uniform {
 	l := &uniform{base: b, capped: make([]bool, b.cfg.Budget)}
 	l.free = newMaxHeap(b.cfg.Budget, func(slot int32) float32 {
-		return float32(math.Abs(float64(l.set.Weights(l.pat[slot].lead())[slot])))
+		return float32(math.Abs(float64(l.set.WeightColumn(l.pat[slot].lead())[slot])))
 	})
 	return l
 }
@@ -145,8 +145,8 @@ func (b *base) join(i int) {
 	p := b.pat[i]
 	for o := range b.outputs {
 		if v := p.sign(o); v != 0 {
-			b.set.Weights(o)[i] = 0
-			b.set.Weights(b.outputs + o)[i] = float32(v)
+			b.set.WeightColumn(o)[i] = 0
+			b.set.WeightColumn(b.outputs + o)[i] = float32(v)
 		}
 	}
 }

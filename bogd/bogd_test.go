@@ -24,7 +24,7 @@ func weightsByX(t *testing.T, l *Learner) map[float32]float64 {
 		if _, dup := out[buf[0]]; dup {
 			t.Fatalf("support vector x=%v stored twice", buf[0])
 		}
-		out[buf[0]] = float64(m.Weight(i))
+		out[buf[0]] = float64(m.Weight(0, i))
 	}
 	return out
 }

@@ -248,7 +248,7 @@ func (l *nonUniform) leaveColumns(i int) {
 	p := l.pat[i]
 	for o := range l.outputs {
 		if p.sign(o) != 0 {
-			l.set.Weights(l.outputs + o)[i] = 0
+			l.set.WeightColumn(l.outputs + o)[i] = 0
 		}
 	}
 	l.setFree(i, l.group, p)

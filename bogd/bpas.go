@@ -73,7 +73,8 @@ func (l *bpas) learn(x engine.Vector, t target) (judgment, bool, error) {
 		return j, true, nil
 	}
 	best := l.cheapest(t, step)
-	kr := l.set.KernelFactor() * float64(l.set.Kernels()[best])
+	kernels, factor := l.scratch.Kernels()
+	kr := factor * float64(kernels[best])
 	a, beta := l.alpha[best*k:(best+1)*k], l.beta
 	for c := range k {
 		beta[c] = a[c]*kr + step[c]
@@ -88,7 +89,7 @@ func (l *bpas) learn(x engine.Vector, t target) (judgment, bool, error) {
 // cheapest returns the support vector r of least Q_r for the example t
 // and the step τ·g (see bpas), the first on ties.
 func (l *bpas) cheapest(t target, step []float64) int {
-	factor, kernels := l.set.KernelFactor(), l.set.Kernels()
+	kernels, factor := l.scratch.Kernels()
 	k, c := l.outputs, l.cfg.C
 	best, bestQ := -1, math.Inf(1)
 	if k == 1 {
@@ -144,6 +145,6 @@ func (l *bpas) write(i int, coef func(c int) float64) {
 	for c := range l.outputs {
 		v := coef(c)
 		l.alpha[i*l.outputs+c] = v
-		l.set.Weights(c)[i] = float32(v)
+		l.set.WeightColumn(c)[i] = float32(v)
 	}
 }

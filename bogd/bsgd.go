@@ -86,7 +86,7 @@ func (l *bsgd) learn(x engine.Vector, t target) (judgment, bool, error) {
 	}
 	l.same = -1
 	if n := l.set.Len(); n > 0 {
-		factor, kernels := l.set.KernelFactor(), l.set.Kernels()
+		kernels, factor := l.scratch.Kernels()
 		for i, kv := range kernels[:n] {
 			if factor*float64(kv) >= identical {
 				l.same = i
@@ -113,7 +113,7 @@ func (l *bsgd) learn(x engine.Vector, t target) (judgment, bool, error) {
 }
 
 // coef returns the coefficient of slot i on output c.
-func (l *bsgd) coef(i, c int) float64 { return l.scale * float64(l.set.Weights(c)[i]) }
+func (l *bsgd) coef(i, c int) float64 { return l.scale * float64(l.set.WeightColumn(c)[i]) }
 
 // merge brings B+1 support vectors back to B (see the type's comment).
 func (l *bsgd) merge() error {
@@ -122,7 +122,7 @@ func (l *bsgd) merge() error {
 		// The newest vector (slot n−1) duplicates slot same.
 		last := n - 1
 		for c := range k {
-			l.set.Weights(c)[l.same] += l.set.Weights(c)[last]
+			l.set.WeightColumn(c)[l.same] += l.set.WeightColumn(c)[last]
 		}
 		l.set.Remove(last)
 		return nil
@@ -136,10 +136,11 @@ func (l *bsgd) merge() error {
 	}
 	m := smallest(l.norms[:n])
 	l.row = l.set.SupportVector(m, l.row)
-	if _, err := l.set.Score(l.row); err != nil {
+	var f [1]float64 // unread: the evaluation is for its kernel values
+	if err := l.set.Evaluate(&l.scratch, l.row, f[:]); err != nil {
 		return fmt.Errorf("%v: %w", l.algo, err)
 	}
-	factor, kernels := l.set.KernelFactor(), l.set.Kernels()
+	kernels, factor := l.scratch.Kernels()
 	for i := range n {
 		l.k[i] = factor * float64(kernels[i])
 		a1, a2 := l.mergeWeights(m, i)
@@ -185,7 +186,7 @@ func (l *bsgd) merge() error {
 		return fmt.Errorf("%v: %w", l.algo, err)
 	}
 	for c := range k {
-		l.set.Weights(c)[m] = float32(alpha[c] / l.scale)
+		l.set.WeightColumn(c)[m] = float32(alpha[c] / l.scale)
 	}
 	l.set.Remove(best)
 	return nil

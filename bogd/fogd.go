@@ -64,11 +64,11 @@ func (l *fogd) learn(x engine.Vector, t target) (judgment, bool, error) {
 }
 
 // customScores maps x to z(x) and takes every output's dot product with
-// it. On the set's own scratch (observe) z stays in l.z for the update;
+// it. On the learner's own scratch (observe) z stays in l.z for the update;
 // readers use a z of their own.
 func (l *fogd) customScores(sc *engine.Scratch, x engine.Vector, f, _ []float64) error {
 	z, sums := l.z, l.sums
-	if sc != l.set.OwnScratch() {
+	if sc != &l.scratch {
 		p, _ := l.zs.Get().(*[]float32)
 		if p == nil {
 			p = new([]float32)

@@ -370,13 +370,13 @@ func TestForgetronMatchesReference(t *testing.T) {
 			found := false
 			for j, v := range ref.sv {
 				if !used[j] && float32(v[0]) == buf[0] && float32(v[1]) == buf[1] &&
-					math.Abs(float64(m.Weight(i))-ref.alpha[j]) <= 1e-5 {
+					math.Abs(float64(m.Weight(0, i))-ref.alpha[j]) <= 1e-5 {
 					used[j], found = true, true
 					break
 				}
 			}
 			if !found {
-				t.Fatalf("stored vector %v (weight %v) is not among the reference's", buf, m.Weight(i))
+				t.Fatalf("stored vector %v (weight %v) is not among the reference's", buf, m.Weight(0, i))
 			}
 		}
 	}

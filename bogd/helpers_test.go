@@ -53,9 +53,9 @@ func (l *Learner) snapshot() (*engine.Model, error) {
 		return engine.NewFeatureModel(r.feat, b.outputs, r.w)
 	}
 	if b.set.Columns() > b.outputs {
-		return b.set.SnapshotOutputs(b.outputs, b.scale, b.group)
+		return b.set.Snapshot(b.outputs, b.scale, b.group)
 	}
-	return b.set.SnapshotOutputs(b.outputs, b.scale)
+	return b.set.Snapshot(b.outputs, b.scale)
 }
 
 // algorithmsFor lists the algorithms defined for task t.

@@ -104,7 +104,7 @@ func runStream(t *testing.T, a Algorithm, cfg Config, s stream) (mistakes int, s
 				t.Fatal(err)
 			}
 			for k := range m.Len() {
-				if w := math.Abs(float64(m.Weight(k))); w > cfg.Gamma*cfg.Eta*(1+1e-5) || w == 0 {
+				if w := math.Abs(float64(m.Weight(0, k))); w > cfg.Gamma*cfg.Eta*(1+1e-5) || w == 0 {
 					t.Fatalf("%v step %d: weight %v outside (0, γη=%v]", a, i, w, cfg.Gamma*cfg.Eta)
 				}
 			}

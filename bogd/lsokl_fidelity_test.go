@@ -228,7 +228,7 @@ func lsoklReplay(t *testing.T, ds *lsoklDataset, d *dataset.Dataset, perm []int,
 		if n.phase2 {
 			run.droppedRanks = 0
 			for k := range n.rank {
-				if !slices.ContainsFunc(n.set.Weights(n.outputs+k), func(v float32) bool { return v != 0 }) {
+				if !slices.ContainsFunc(n.set.WeightColumn(n.outputs+k), func(v float32) bool { return v != 0 }) {
 					run.droppedRanks++
 				}
 			}

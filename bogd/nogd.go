@@ -63,7 +63,7 @@ func (l *nogd) learn(x engine.Vector, t target) (judgment, bool, error) {
 			return j, false, fmt.Errorf("%v: %w", l.algo, err)
 		}
 		for c := range l.outputs {
-			l.set.Weights(c)[i] = float32(step * j.dir.sign(c))
+			l.set.WeightColumn(c)[i] = float32(step * j.dir.sign(c))
 		}
 		return j, true, nil
 	}
@@ -73,7 +73,7 @@ func (l *nogd) learn(x engine.Vector, t target) (judgment, bool, error) {
 		}
 	}
 	z := l.sums[l.outputs:]
-	l.set.Sums(l.outputs, z) // M·k_t from this example's kernel pass
+	l.set.Sums(&l.scratch, l.outputs, z) // M·k_t from this example's kernel pass
 	for c := range l.outputs {
 		if s := j.dir.sign(c); s != 0 {
 			w := l.w[c*l.rank : (c+1)*l.rank]
@@ -89,12 +89,12 @@ func (l *nogd) learn(x engine.Vector, t target) (judgment, bool, error) {
 // w·M·K(SV, x).
 func (l *nogd) customScores(sc *engine.Scratch, x engine.Vector, f, sums []float64) error {
 	if !l.phase2 {
-		if err := l.set.ScoreColumnsWith(sc, x, f[:l.outputs]); err != nil {
+		if err := l.set.Evaluate(sc, x, f[:l.outputs]); err != nil {
 			return fmt.Errorf("%v: %w", l.algo, err)
 		}
 		return nil
 	}
-	if err := l.set.ScoreColumnsWith(sc, x, sums); err != nil {
+	if err := l.set.Evaluate(sc, x, sums); err != nil {
 		return fmt.Errorf("%v: %w", l.algo, err)
 	}
 	z := sums[l.outputs:]
@@ -139,18 +139,18 @@ func (l *nogd) transition() error {
 			break // this and every smaller eigenvalue: M's rows stay zero
 		}
 		root := math.Sqrt(values[e])
-		m := l.set.Weights(l.outputs + r)
+		m := l.set.WeightColumn(l.outputs + r)
 		for i := range n {
 			v := vectors.At(i, e)
 			m[i] = float32(v / root)
 			// w_{c,r} = Σᵢ α_{c,i}·V_{i,r}·√D_r
 			for c := range l.outputs {
-				l.w[c*l.rank+r] += float64(l.set.Weights(c)[i]) * v * root
+				l.w[c*l.rank+r] += float64(l.set.WeightColumn(c)[i]) * v * root
 			}
 		}
 	}
 	for c := range l.outputs {
-		clear(l.set.Weights(c))
+		clear(l.set.WeightColumn(c))
 	}
 	l.phase2 = true
 	return nil

@@ -147,7 +147,7 @@ func encode(b *base) ([]byte, error) {
 	// A learner whose weights overflowed (an η far beyond float32's range)
 	// would write a file that Load rejects: refuse it here.
 	for col := range cols {
-		for i, w := range set.Weights(col) {
+		for i, w := range set.WeightColumn(col) {
 			if !finite32(w) {
 				return nil, fmt.Errorf("save model: %v: weight %d of column %d is %v", b.algo, i, col, w)
 			}
@@ -209,7 +209,7 @@ func encode(b *base) ([]byte, error) {
 		}
 	}
 	for col := range cols {
-		for _, w := range set.Weights(col) {
+		for _, w := range set.WeightColumn(col) {
 			out = binrec.AppendF32(out, w)
 		}
 	}
@@ -408,7 +408,7 @@ func (r *reader) learner() (*Learner, error) {
 		return nil, err
 	}
 	for col := range cols {
-		w := b.set.Weights(col)
+		w := b.set.WeightColumn(col)
 		for i := range w {
 			if w[i] = r.f32(); r.d.Err() == nil && !finite32(w[i]) {
 				return nil, r.fail("weight %d of column %d is %v", i, col, w[i])
@@ -540,11 +540,11 @@ func (r *reader) patterns(b *base) error {
 	n := b.set.Len()
 	b.pat = make([]pattern, n, max(n, b.cfg.Budget))
 	if r.version < 3 {
-		w := b.set.Weights(b.set.Columns() - 1)
+		w := b.set.WeightColumn(b.set.Columns() - 1)
 		for i := range b.pat {
 			v := w[i]
 			if v == 0 {
-				v = b.set.Weights(0)[i]
+				v = b.set.WeightColumn(0)[i]
 			}
 			b.pat[i] = signed(float64(v))
 		}
@@ -562,7 +562,7 @@ func (r *reader) patterns(b *base) error {
 		}
 		b.pat[i] = p
 		for c := range b.set.Columns() {
-			v, want := float64(b.set.Weights(c)[i]), p.sign(c%b.outputs)
+			v, want := float64(b.set.WeightColumn(c)[i]), p.sign(c%b.outputs)
 			if v != 0 && (want == 0 || math.Signbit(v) != (want < 0)) {
 				return r.fail("weight %d of column %d is %v, off the sign of its pattern (%d, %d)", i, c, v, p.pos, p.neg)
 			}

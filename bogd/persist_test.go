@@ -114,8 +114,8 @@ func sameModel(t testing.TB, what string, got, want *Learner, probes []engine.Ve
 	}
 	var a, b []float32
 	for i := range mg.Len() {
-		if math.Float32bits(mg.Weight(i)) != math.Float32bits(mw.Weight(i)) {
-			t.Fatalf("%s: weight %d = %v, want %v", what, i, mg.Weight(i), mw.Weight(i))
+		if math.Float32bits(mg.Weight(0, i)) != math.Float32bits(mw.Weight(0, i)) {
+			t.Fatalf("%s: weight %d = %v, want %v", what, i, mg.Weight(0, i), mw.Weight(0, i))
 		}
 		a, b = mg.Vector(i, a), mw.Vector(i, b)
 		for j := range a {
@@ -617,7 +617,7 @@ func TestSaveRejectsOverflow(t *testing.T) {
 	}
 	l := mustNew(t, OGD, Config{Dim: 1, Sigma: 1, Eta: 1})
 	observe(t, l, 1, 1)
-	l.b.rule.(*ogd).set.Weights(0)[0] = float32(math.Inf(1))
+	l.b.rule.(*ogd).set.WeightColumn(0)[0] = float32(math.Inf(1))
 	if err := l.Save(&bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "is +Inf") {
 		t.Fatalf("Save: %v", err)
 	}

@@ -219,7 +219,7 @@ func (l *projectron) step(m int, c float64, p pattern) {
 		if o < 0 {
 			continue
 		}
-		w := l.set.Weights(int(o))
+		w := l.set.WeightColumn(int(o))
 		for i, di := range l.d[:m] {
 			a := &l.alpha[i*l.outputs+int(o)]
 			if o == p.pos {

@@ -336,7 +336,7 @@ func TestBudgetedRobust(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := range m.Len() {
-				if w := float64(m.Weight(i)); math.IsNaN(w) || math.IsInf(w, 0) {
+				if w := float64(m.Weight(0, i)); math.IsNaN(w) || math.IsInf(w, 0) {
 					t.Fatalf("%v: weight %d is %v", a, i, w)
 				}
 			}

@@ -136,7 +136,7 @@ func (b *base) groups(r *reader) ([]bool, error) {
 	for i := range n {
 		p := b.pat[i]
 		lead := p.lead()
-		fv, gv := b.set.Weights(lead)[i], b.set.Weights(k + lead)[i]
+		fv, gv := b.set.WeightColumn(lead)[i], b.set.WeightColumn(k + lead)[i]
 		switch {
 		case gv == 0:
 			if b.scale*math.Abs(float64(fv)) > limit {
@@ -150,7 +150,7 @@ func (b *base) groups(r *reader) ([]bool, error) {
 			grouped[i] = true
 		}
 		if off := k * boolInt(grouped[i]); p.pos >= 0 && p.neg >= 0 &&
-			b.set.Weights(off + int(p.pos))[i] != -b.set.Weights(off + int(p.neg))[i] {
+			b.set.WeightColumn(off + int(p.pos))[i] != -b.set.WeightColumn(off + int(p.neg))[i] {
 			return nil, r.fail("%v: support vector %d has unequal weights on its two outputs", b.algo, i)
 		}
 	}
@@ -314,7 +314,7 @@ func (b *base) loadCoefficients(r *reader, alpha []float64) error {
 		for c := range k {
 			a := r.f64()
 			alpha[i*k+c] = a
-			if w := b.set.Weights(c)[i]; r.d.Err() == nil && float32(a/b.scale) != w {
+			if w := b.set.WeightColumn(c)[i]; r.d.Err() == nil && float32(a/b.scale) != w {
 				return r.fail("%v: weight %d of output %d is %v, its coefficient %v", b.algo, i, c, w, a)
 			}
 		}
@@ -377,7 +377,7 @@ func (l *nogd) loadState(r *reader) error {
 	l.phase2 = r.bool("NOGD phase")
 	if !l.phase2 {
 		for c := l.outputs; c < l.set.Columns(); c++ {
-			if slicesNonZero(l.set.Weights(c)) {
+			if slicesNonZero(l.set.WeightColumn(c)) {
 				return r.fail("NOGD: phase 1 with a Nyström map")
 			}
 		}

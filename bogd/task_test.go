@@ -778,8 +778,8 @@ func TestBOGDOldestByHand(t *testing.T) {
 	}
 	for i := range m.Len() {
 		x := m.Vector(i, nil)[0]
-		if w, ok := want[x]; !ok || !near(float64(m.Weight(i)), w, 1e-6) {
-			t.Fatalf("vector x=%v has weight %v, want %v", x, m.Weight(i), want)
+		if w, ok := want[x]; !ok || !near(float64(m.Weight(0, i)), w, 1e-6) {
+			t.Fatalf("vector x=%v has weight %v, want %v", x, m.Weight(0, i), want)
 		}
 	}
 }
@@ -866,7 +866,7 @@ func outputsByX(t *testing.T, l *Learner) map[float32][]float64 {
 		x := m.Vector(i, nil)[0]
 		coefs := make([]float64, m.Outputs())
 		for o := range coefs {
-			coefs[o] = float64(m.OutputWeight(o, i))
+			coefs[o] = float64(m.Weight(o, i))
 		}
 		out[x] = coefs
 	}
@@ -941,7 +941,7 @@ func checkCoefficients(t *testing.T, l *Learner, cfg Config) {
 	for i := range m.Len() {
 		var sum float64
 		for o := range m.Outputs() {
-			w := float64(m.OutputWeight(o, i))
+			w := float64(m.Weight(o, i))
 			if math.Abs(w) > cfg.Gamma*cfg.Eta*(1+1e-5) {
 				t.Fatalf("coefficient %d of vector %d is %v, above γη = %v", o, i, w, cfg.Gamma*cfg.Eta)
 			}

@@ -23,7 +23,7 @@ func batchFixture(t *testing.T, storage Storage) (*Set, *Model, []Vector) {
 	for range 100 {
 		set.Add(sparseOf(randomPoint(rng, 30, 0.3, gen)), gen(), gen(), gen())
 	}
-	model, err := set.SnapshotOutputs(3)
+	model, err := set.Snapshot(3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,26 +37,27 @@ func batchFixture(t *testing.T, storage Storage) (*Set, *Model, []Vector) {
 	return set, model, xs
 }
 
-// TestBatchesMatchSingleQueries: ScoresBatch and ScoreColumnsBatch give
-// each query the bits Scores and ScoreColumnsWith give it alone.
+// TestBatchesMatchSingleQueries: Model.ScoreBatch and Set.ScoreBatch give
+// each query the bits Model.Scores and Set.Evaluate give it alone.
 func TestBatchesMatchSingleQueries(t *testing.T) {
 	for _, storage := range []Storage{DenseStorage, SparseStorage} {
 		set, model, xs := batchFixture(t, storage)
 		got := make([]float64, 3*len(xs))
-		if err := model.ScoresBatch(context.Background(), xs, got); err != nil {
+		if err := model.ScoreBatch(context.Background(), xs, got); err != nil {
 			t.Fatal(err)
 		}
 		cols := make([]float64, 3*len(xs))
-		if err := set.ScoreColumnsBatch(context.Background(), xs, cols); err != nil {
+		if err := set.ScoreBatch(context.Background(), xs, cols); err != nil {
 			t.Fatal(err)
 		}
 		one := make([]float64, 3)
+		var sc Scratch
 		for k, x := range xs {
 			want, err := model.Scores(x, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := set.ScoreColumnsWith(set.OwnScratch(), x, one); err != nil {
+			if err := set.Evaluate(&sc, x, one); err != nil {
 				t.Fatal(err)
 			}
 			for o := range 3 {
@@ -92,8 +93,8 @@ func TestBatchesStopOnCancel(t *testing.T) {
 	set, model, xs := batchFixture(t, SparseStorage)
 	for _, stopAt := range []int{0, batchCheck, 2 * batchCheck} {
 		for name, run := range map[string]func(ctx context.Context, dst []float64) error{
-			"ScoresBatch":       func(ctx context.Context, dst []float64) error { return model.ScoresBatch(ctx, xs, dst) },
-			"ScoreColumnsBatch": func(ctx context.Context, dst []float64) error { return set.ScoreColumnsBatch(ctx, xs, dst) },
+			"Model.ScoreBatch": func(ctx context.Context, dst []float64) error { return model.ScoreBatch(ctx, xs, dst) },
+			"Set.ScoreBatch":   func(ctx context.Context, dst []float64) error { return set.ScoreBatch(ctx, xs, dst) },
 		} {
 			dst := make([]float64, 3*len(xs))
 			for i := range dst {
@@ -113,19 +114,19 @@ func TestBatchesStopOnCancel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Nanosecond)
 	defer cancel()
 	<-ctx.Done()
-	if err := model.ScoresBatch(ctx, xs, make([]float64, 3*len(xs))); !errors.Is(err, context.DeadlineExceeded) {
+	if err := model.ScoreBatch(ctx, xs, make([]float64, 3*len(xs))); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("past the deadline: %v", err)
 	}
 
-	if err := model.ScoresBatch(context.Background(), xs, make([]float64, 3*len(xs)-1)); err == nil {
-		t.Fatal("ScoresBatch wrote past dst")
+	if err := model.ScoreBatch(context.Background(), xs, make([]float64, 3*len(xs)-1)); err == nil {
+		t.Fatal("Model.ScoreBatch wrote past dst")
 	}
-	if err := set.ScoreColumnsBatch(context.Background(), xs, make([]float64, 3*len(xs)-1)); err == nil {
-		t.Fatal("ScoreColumnsBatch wrote past dst")
+	if err := set.ScoreBatch(context.Background(), xs, make([]float64, 3*len(xs)-1)); err == nil {
+		t.Fatal("Set.ScoreBatch wrote past dst")
 	}
 	bad := append(xs[:5:5], Dense(nil))
 	dst := make([]float64, 3*len(bad))
-	if err := model.ScoresBatch(context.Background(), bad, dst); err == nil || !strings.Contains(err.Error(), "query 5") {
+	if err := model.ScoreBatch(context.Background(), bad, dst); err == nil || !strings.Contains(err.Error(), "query 5") {
 		t.Fatalf("a nil dense query: %v", err)
 	}
 	if dst[3*4] == 0 {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -42,9 +43,10 @@ func BenchmarkScore(b *testing.B) {
 					gauss := func(r *rand.Rand) float32 { return float32(r.NormFloat64() * spread) }
 					set, rng := benchSet(b, budget, dim, 1, gauss)
 					x := Dense(randomPoint(rng, dim, 1, func() float32 { return gauss(rng) }))
+					var sc Scratch
 					b.ReportAllocs()
 					for b.Loop() {
-						set.Score(x)
+						score(set, &sc, x)
 					}
 				})
 			}
@@ -61,9 +63,10 @@ func BenchmarkScoreSparse(b *testing.B) {
 			b.Run(fmt.Sprintf("budget=%d/dim=300/nnz=12", budget), func(b *testing.B) {
 				set, rng := benchSet(b, budget, 300, 0.04, one)
 				x := sparseOf(randomPoint(rng, 300, 0.04, func() float32 { return 1 }))
+				var sc Scratch
 				b.ReportAllocs()
 				for b.Loop() {
-					set.Score(x)
+					score(set, &sc, x)
 				}
 			})
 		}
@@ -75,7 +78,7 @@ func BenchmarkModelScoreBatch(b *testing.B) {
 	gauss := func(r *rand.Rand) float32 { return float32(r.NormFloat64() * 4) }
 	benchImpls(b, func(b *testing.B) {
 		set, rng := benchSet(b, 1000, 8, 1, gauss)
-		model, _ := set.Snapshot()
+		model, _ := set.Snapshot(1)
 		xs := make([]Vector, 256)
 		for i := range xs {
 			xs[i] = Dense(randomPoint(rng, 8, 1, func() float32 { return gauss(rng) }))
@@ -83,7 +86,7 @@ func BenchmarkModelScoreBatch(b *testing.B) {
 		out := make([]float64, len(xs))
 		b.ReportAllocs()
 		for b.Loop() {
-			model.ScoreBatch(xs, out)
+			model.ScoreBatch(context.Background(), xs, out)
 		}
 	})
 }

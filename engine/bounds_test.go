@@ -52,8 +52,9 @@ func TestBounds(t *testing.T) {
 			t.Fatal(err)
 		}
 		q := Sparse([]int32{1, 2, 30}, []float32{0.3, 1.25, 2.5})
-		a, _ := s.Score(q)
-		b, _ := r.Score(q)
+		var sc Scratch
+		a, _ := score(s, &sc, q)
+		b, _ := score(r, &sc, q)
 		if math.Float64bits(a) != math.Float64bits(b) {
 			t.Fatalf("scores %v and %v differ after SetBounds", a, b)
 		}

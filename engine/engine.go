@@ -1,59 +1,3 @@
-// Package engine evaluates Gaussian kernel expansions over a budget of
-// support vectors: f(x) = Σᵢ wᵢ·κ(x, sᵢ) with κ(x,y) = exp(−‖x−y‖²/(2σ²)).
-//
-// A Set is the mutable support set a learner trains: vectors, one or more
-// float32 weight columns kept aligned with them through swap-remove
-// deletion, and scratch buffers so that scoring allocates nothing. A Model
-// is an immutable snapshot of a Set, safe for concurrent prediction, that
-// can be saved and loaded on its own (Model.Save, LoadModel). The
-// arithmetic of the kernel values runs in package simd on the
-// implementation chosen for the CPU.
-//
-// # Inputs
-//
-// A Vector is dense (Dense: every feature) or sparse (Sparse: the non-zero
-// features by 0-based index, so feature "1" of a LIBSVM file is index 0).
-//
-// # Storage
-//
-// A Set keeps its vectors in one of two layouts (Options.Storage):
-//
-//   - dense (layout.Matrix): every feature of every vector in float32
-//     tiles; distances in SIMD. The choice whenever the budget's dense
-//     vectors fit in memory.
-//   - sparse (layout.Sparse): each vector's non-zero features and, for
-//     every feature, the vectors that have it; memory and updates
-//     O(non-zeros) whatever the dimension. The choice for hashed text
-//     and other data with millions of features and a few set per vector.
-//
-// AutoStorage, the default, picks by dimension (see SparseDim). Both give
-// the same results up to the error bounds below, and on integer data whose
-// partial sums stay below 2²⁴ (binary features, counts) the same bits.
-//
-// # Exactness
-//
-// Dense storage computes ‖x−s‖² directly in float32 for a dense query. A
-// sparse query (a few non-zeros out of many features) takes a path that
-// touches only its non-zero features, through the norm expansion
-// ‖x−s‖² = ‖s‖² + ‖x‖² − 2·x·s. That expansion cancels catastrophically in
-// float32 when norms are large next to distances, so it is used only when it
-// is exact (integer data, as in binary features) or provably within 1e-6 of
-// the direct computation in every kernel value; otherwise the query is
-// densified and distances are computed directly.
-//
-// Sparse storage always uses the expansion, in float64 (norms, products
-// and sums; the stored norms with compensated summation), under the same
-// rule with float64's rounding: exact on integer data whose partial sums
-// stay below 2⁵³, else used only when its error bound,
-// (2·nnz+3)·2⁻⁵³·S·|scale| with nnz the query's non-zeros and
-// S = 2·(max‖s‖² + ‖x‖²), is at most 1e-6 in every kernel value, which
-// fails only for norms large next to σ² (at σ = 1 and 20 non-zeros, values
-// beyond about 2,000). Otherwise each distance is the direct float64 sum
-// over the union of the two vectors' features, exact to float64 rounding.
-// Either way the distance is rounded to float32 once and the kernel values
-// and sums run through the same SIMD code as dense storage's: a kernel
-// value of sparse storage is within the expansion's bound (at most 1e-6,
-// zero on integers) of the one the exact distance rounded to float32 gives.
 package engine
 
 import (
@@ -80,37 +24,46 @@ type Options struct {
 	Storage Storage
 }
 
-// Set is a mutable support set: vectors, their weight columns and the
-// scratch of its own evaluations (Score, Kernels, Sum). Mutating methods
-// (Add, Remove, Reset, writing Weights) and Score need exclusive access;
-// ScoreWith on a borrowed Scratch may run on any number of goroutines at
-// once while nothing mutates the set. Snapshot gives a Model that is safe
-// for concurrent use while the set goes on changing.
+// Set is a mutable support set: vectors and their weight columns. Evaluate,
+// Sums and ScoreBatch only read it, so any number of goroutines may call
+// them at once, each on a Scratch of its own, while nothing changes the
+// set; every other method needs exclusive access. Snapshot gives a Model
+// that is safe for concurrent use while the set goes on changing.
 type Set struct {
 	view
 	vs      vectors
 	cols    int
 	stride  int       // slots per weight column: the storage capacity
 	weights []float32 // column-major: column c is weights[c*stride : (c+1)*stride], zero past Len
-	own     Scratch   // the scratch of Score, Kernels and Sum
-	pool    sync.Pool // of *Scratch, for concurrent readers
+	work    Scratch   // the working memory of Add, Replace, SetBounds and ExactKernels
+	pool    sync.Pool // of *Scratch, for Borrow
 }
 
-// Scratch is the working memory of one evaluation: the kernel values of its
-// query, the factor that scales them, and what the storage needs to read a
-// query (a sparse query densified for dense storage, a query's non-zeros
-// and dot products for sparse storage). Concurrent readers of a Set each
-// bring their own (Set.Borrow). Nothing in it grows with the dimension
-// but the densified query of dense storage, and with sparse storage the
-// non-zeros of dense queries.
+// Scratch is the working memory of evaluations, and holds the kernel values
+// of its last one (Kernels). It serves one goroutine at a time. The zero
+// value is ready to use; it grows to the largest set it evaluates on, and
+// then evaluations allocate nothing. Nothing in it grows with the dimension
+// but a sparse query densified for dense storage (and, with sparse storage,
+// the non-zeros of a dense query).
 type Scratch struct {
 	buf    []float32 // distances, then kernel values; one per slot of the set's capacity
+	n      int       // the support vectors of the last evaluation
+	factor float64   // true kernel values are factor·buf (see the package documentation: far queries)
 	dense  []float32 // dense storage: a sparse query densified, grown on first use
 	dots   []float64 // sparse storage: x·sᵢ per slot
 	idx    []int32   // sparse storage: a query's non-zero features
 	val    []float32
-	sums   []float32 // column sums of SumsWith
-	factor float64   // true kernel values are factor·buf (see evaluate)
+	sums   []float32 // float32 column sums of one evaluation
+}
+
+// Kernels returns the kernel values of the last evaluation on sc
+// (Set.Evaluate), one per support vector the set held then:
+// κ(x, sᵢ) = factor·values[i]. The factor is 1 unless every kernel value
+// lay below float32's range (see the package documentation: far queries).
+// values aliases sc, so the next evaluation on sc overwrites it, and it
+// is stale once the set changes.
+func (sc *Scratch) Kernels() (values []float32, factor float64) {
+	return sc.buf[:sc.n], sc.factor
 }
 
 // fit sizes sc for a set of n slots.
@@ -134,17 +87,6 @@ func (sc *Scratch) sumBuf(n int) []float32 {
 		sc.sums = make([]float32, n)
 	}
 	return sc.sums[:n]
-}
-
-// columnSums writes into dst the sums over the kernel values in sc of the
-// len(dst) columns of w starting at w[0] (stride slots each), n slots
-// each, times the kernel factor: one simd.DotColumns pass.
-func (sc *Scratch) columnSums(dst []float64, w []float32, stride, n int) {
-	sums := sc.sumBuf(len(dst))
-	simd.DotColumns(sums, sc.buf[:n], w, stride)
-	for c, v := range sums {
-		dst[c] = sc.factor * float64(v)
-	}
 }
 
 // view is what scoring needs besides the vectors: the kernel and the facts
@@ -186,7 +128,7 @@ func New(dim int, sigma float64, opt Options) (*Set, error) {
 	return s, nil
 }
 
-// fit sizes the weight columns and the own scratch to the storage capacity.
+// fit sizes the weight columns to the storage capacity.
 func (s *Set) fit() {
 	n := s.vs.Cap()
 	if s.stride == n && s.weights != nil {
@@ -197,7 +139,6 @@ func (s *Set) fit() {
 		copy(w[c*n:], s.weights[c*s.stride:(c+1)*s.stride])
 	}
 	s.weights, s.stride = w, n
-	s.own.fit(n)
 }
 
 // Len returns the number of support vectors.
@@ -219,13 +160,13 @@ func (s *Set) Storage() Storage { return s.vs.storage() }
 // Add stores x with the given weights, one per column (missing ones are
 // zero), and returns its index.
 func (s *Set) Add(x Vector, w ...float32) (int, error) {
-	if err := x.Validate(s.dim); err != nil {
+	if err := x.validate(s.dim); err != nil {
 		return 0, fmt.Errorf("engine: add: %w", err)
 	}
 	if len(w) > s.cols {
 		return 0, fmt.Errorf("engine: add: %d weights for %d columns", len(w), s.cols)
 	}
-	i := s.vs.add(x, &s.own)
+	i := s.vs.add(x, &s.work)
 	s.fit()
 	s.setWeights(i, w)
 	s.remember(x)
@@ -236,7 +177,7 @@ func (s *Set) Add(x Vector, w ...float32) (int, error) {
 // column (missing ones are zero); every other vector keeps its slot. BPA-S
 // puts a new example in the place of the vector it removes.
 func (s *Set) Replace(i int, x Vector, w ...float32) error {
-	if err := x.Validate(s.dim); err != nil {
+	if err := x.validate(s.dim); err != nil {
 		return fmt.Errorf("engine: replace: %w", err)
 	}
 	if len(w) > s.cols {
@@ -245,7 +186,7 @@ func (s *Set) Replace(i int, x Vector, w ...float32) error {
 	if i < 0 || i >= s.vs.Len() {
 		return fmt.Errorf("engine: replace: vector %d out of range [0,%d)", i, s.vs.Len())
 	}
-	s.vs.replace(i, x, &s.own)
+	s.vs.replace(i, x, &s.work)
 	s.setWeights(i, w)
 	s.remember(x)
 	return nil
@@ -287,25 +228,11 @@ func (s *Set) Remove(i int) (moved int) {
 	return moved
 }
 
-// Reset removes every vector.
-func (s *Set) Reset() {
-	for c := range s.cols {
-		clear(s.weights[c*s.stride : c*s.stride+s.vs.Padded()])
-	}
-	s.vs.Reset()
-	s.maxNorm, s.integral = 0, true
-}
-
-// Weights returns weight column c, one entry per stored vector. The slice
-// aliases the set: writing it changes the weights (slots past Len must stay
-// zero, which writing only the first Len entries guarantees).
-func (s *Set) Weights(c int) []float32 {
-	return s.weights[c*s.stride : c*s.stride+s.vs.Len() : (c+1)*s.stride]
-}
-
-// column returns weight column c padded to whole tiles, as the kernels read it.
-func (s *Set) column(c int) []float32 {
-	return s.weights[c*s.stride : c*s.stride+s.vs.Padded()]
+// WeightColumn returns weight column c, one entry per stored vector. The
+// slice aliases the set's weights: a learner updates weights by writing it,
+// and it is stale once vectors are added or removed.
+func (s *Set) WeightColumn(c int) []float32 {
+	return s.weights[c*s.stride : c*s.stride+s.vs.Len() : c*s.stride+s.vs.Len()]
 }
 
 // Vector copies support vector i into dst (resized to Dim) and returns it:
@@ -324,58 +251,64 @@ func (s *Set) SupportVector(i int, buf Vector) Vector {
 	return s.vs.supportVector(i, buf)
 }
 
-// Score computes the kernel value of x with every support vector and returns
-// Σᵢ wᵢ·κ(x, sᵢ) over weight column 0. The kernel values stay available
-// through Kernels, Sum and Sums until the next call.
-func (s *Set) Score(x Vector) (float64, error) { return s.ScoreWith(&s.own, x) }
-
-// ScoreWith is Score on the caller's scratch: it reads the set and writes
-// only sc, so goroutines with scratches of their own may call it at once
-// while nothing modifies the set. SumWith and SumsWith read its kernel
-// values.
-func (s *Set) ScoreWith(sc *Scratch, x Vector) (float64, error) {
-	if err := x.Validate(s.dim); err != nil {
-		return 0, fmt.Errorf("engine: score: %w", err)
-	}
-	sc.fit(s.vs.Cap())
-	var sum [1]float32
-	sc.factor = s.view.evaluate(sc.buf[:s.vs.Padded()], x, s.vs, sc, s.weights, s.stride, sum[:])
-	return sc.factor * float64(sum[0]), nil
-}
-
-// ScoreColumnsWith computes the kernel values of x on sc, as ScoreWith,
-// and writes Σᵢ w_{c,i}·κ(x, sᵢ) of columns c = 0, 1, … into dst, one per
-// element, while the kernel values are in registers (simd.GaussianSumColumns):
-// the scores of a multi-output learner in one pass.
-func (s *Set) ScoreColumnsWith(sc *Scratch, x Vector, dst []float64) error {
-	if err := x.Validate(s.dim); err != nil {
+// Evaluate computes the kernel value of x with every support vector into sc
+// and writes into dst[c] the sum Σᵢ w_{c,i}·κ(x, sᵢ) of weight column c, for
+// c = 0 … len(dst)−1, in the same pass, while the kernel values are in
+// registers: the scores of a learner in one pass over the vectors. The
+// kernel values stay in sc (Scratch.Kernels, Sums) until its next
+// evaluation; they are the same bits whatever len(dst), 0 included.
+func (s *Set) Evaluate(sc *Scratch, x Vector, dst []float64) error {
+	if err := x.validate(s.dim); err != nil {
 		return fmt.Errorf("engine: score: %w", err)
 	}
 	if len(dst) > s.cols {
 		return fmt.Errorf("engine: score: %d sums of %d columns", len(dst), s.cols)
 	}
-	s.scoreColumns(sc, x, dst)
+	s.evaluate(sc, x, dst)
 	return nil
 }
 
-// scoreColumns is ScoreColumnsWith for a valid x and len(dst) ≤ Columns.
-func (s *Set) scoreColumns(sc *Scratch, x Vector, dst []float64) {
+// evaluate is Evaluate for a valid x and len(dst) ≤ Columns. Without a
+// column to sum it still sums column 0, unread: the fused SIMD kernel then
+// computes the kernel values, as for every other call.
+func (s *Set) evaluate(sc *Scratch, x Vector, dst []float64) {
 	sc.fit(s.vs.Cap())
-	sums := sc.sumBuf(len(dst))
+	sums := sc.sumBuf(max(len(dst), 1))
+	sc.n = s.vs.Len()
 	sc.factor = s.view.evaluate(sc.buf[:s.vs.Padded()], x, s.vs, sc, s.weights, s.stride, sums)
+	for c := range dst {
+		dst[c] = sc.factor * float64(sums[c])
+	}
+}
+
+// Sums writes into dst the sums Σᵢ w_{c,i}·κ(x, sᵢ) of weight columns
+// c = first, first+1, …, one per element, for the x of the last Evaluate on
+// sc, from its kernel values: the columns that Evaluate did not sum, in one
+// pass over the kernel values. The set must not have changed since. The
+// sums are formed in another order than Evaluate's, so the same column may
+// differ from Evaluate's in the last float32 bits. Columns out of range
+// panic.
+func (s *Set) Sums(sc *Scratch, first int, dst []float64) {
+	if first < 0 || first+len(dst) > s.cols {
+		panic(fmt.Sprintf("engine: columns %d..%d of %d", first, first+len(dst)-1, s.cols))
+	}
+	if len(dst) == 0 {
+		return
+	}
+	sums := sc.sumBuf(len(dst))
+	simd.DotColumns(sums, sc.buf[:s.vs.Padded()], s.weights[first*s.stride:], s.stride)
 	for c, v := range sums {
 		dst[c] = sc.factor * float64(v)
 	}
 }
 
-// ScoreColumnsBatch writes the sums of every weight column for each query,
-// as ScoreColumnsWith does for one: dst[k*Columns()+c] for query xs[k] and
-// column c (len(dst) ≥ len(xs)·Columns()). It scores on a borrowed scratch,
-// so it may run beside other readers while nothing modifies the set, and
-// stops with ctx's error, which it checks before the first query and every
-// 256 queries (batchCheck). On an error the sums of the queries before the
-// one it names are written.
-func (s *Set) ScoreColumnsBatch(ctx context.Context, xs []Vector, dst []float64) error {
+// ScoreBatch writes, for each query xs[k], the sums of every weight column
+// c into dst[k*Columns()+c], as Evaluate does for one query (len(dst) ≥
+// len(xs)·Columns()). It scores on a borrowed Scratch, so it may run beside
+// other readers while nothing changes the set, and stops with ctx's error,
+// which it checks before the first query and every 256 queries. On an
+// error the sums of the queries before the one it names are written.
+func (s *Set) ScoreBatch(ctx context.Context, xs []Vector, dst []float64) error {
 	if len(dst) < len(xs)*s.cols {
 		return fmt.Errorf("engine: score batch: %d sums for %d queries of %d columns", len(dst), len(xs), s.cols)
 	}
@@ -385,17 +318,18 @@ func (s *Set) ScoreColumnsBatch(ctx context.Context, xs []Vector, dst []float64)
 		if err := stopped(ctx, k, len(xs)); err != nil {
 			return err
 		}
-		if err := x.Validate(s.dim); err != nil {
+		if err := x.validate(s.dim); err != nil {
 			return fmt.Errorf("engine: score query %d: %w", k, err)
 		}
-		s.scoreColumns(sc, x, dst[k*s.cols:(k+1)*s.cols])
+		s.evaluate(sc, x, dst[k*s.cols:(k+1)*s.cols])
 	}
 	return nil
 }
 
 // batchCheck is how many queries a batch scores between looks at its
 // context: a few hundred f(x) take tens of microseconds to milliseconds,
-// and a look costs next to nothing at that interval.
+// and a look costs next to nothing at that interval. The package
+// documentation states it.
 const batchCheck = 256
 
 // stopped returns ctx's error, wrapped with the batch's progress, when
@@ -410,12 +344,9 @@ func stopped(ctx context.Context, k, n int) error {
 	return nil
 }
 
-// OwnScratch returns the scratch of Score, Kernels and Sum, for code that
-// evaluates through ScoreWith on either its own scratch or a borrowed one.
-func (s *Set) OwnScratch() *Scratch { return &s.own }
-
-// Borrow returns a scratch for ScoreWith from the set's pool; Release gives
-// it back. Borrowing allocates only when the pool is empty.
+// Borrow returns a Scratch from the set's pool, for a goroutine that
+// evaluates while others do; Release gives it back. Borrowing allocates
+// only when the pool is empty.
 func (s *Set) Borrow() *Scratch {
 	if sc, ok := s.pool.Get().(*Scratch); ok {
 		return sc
@@ -423,45 +354,8 @@ func (s *Set) Borrow() *Scratch {
 	return new(Scratch)
 }
 
-// Release returns a scratch taken with Borrow.
+// Release returns a Scratch taken with Borrow.
 func (s *Set) Release(sc *Scratch) { s.pool.Put(sc) }
-
-// Kernels returns the kernel values of the x of the last Score, one per
-// vector, divided by KernelFactor. The slice aliases scratch that the next
-// Score overwrites, and is stale once vectors are added or removed.
-func (s *Set) Kernels() []float32 { return s.own.buf[:s.vs.Len()] }
-
-// KernelFactor is the factor that turns Kernels into κ(x, sᵢ). It is 1
-// unless every kernel value of the last Score was below float32's range:
-// then the values are kept relative to the largest one (see evaluate).
-func (s *Set) KernelFactor() float64 { return s.own.factor }
-
-// Sum returns Σᵢ wᵢ·κ(x, sᵢ) over weight column c for the x of the last
-// Score. Sum(0) is what Score returned up to float32 rounding: Score sums
-// inside the fused kernel (simd.GaussianSumColumns), whose vector code
-// adds in another order than simd.Dot.
-func (s *Set) Sum(c int) float64 { return s.SumWith(&s.own, c) }
-
-// SumWith is Sum for the x of the last ScoreWith on sc.
-func (s *Set) SumWith(sc *Scratch, c int) float64 {
-	n := s.vs.Padded()
-	return sc.factor * float64(simd.Dot(sc.buf[:n], s.column(c)))
-}
-
-// Sums writes Σᵢ wᵢ·κ(x, sᵢ) over the weight columns first, first+1, … into
-// dst, one per element, for the x of the last Score: one pass over the
-// kernel values for all the columns (simd.DotColumns).
-func (s *Set) Sums(first int, dst []float64) { s.SumsWith(&s.own, first, dst) }
-
-// SumsWith is Sums for the x of the last ScoreWith on sc.
-func (s *Set) SumsWith(sc *Scratch, first int, dst []float64) {
-	if first < 0 || first+len(dst) > s.cols {
-		panic(fmt.Sprintf("engine: columns %d..%d of %d", first, first+len(dst)-1, s.cols))
-	}
-	if len(dst) > 0 {
-		sc.columnSums(dst, s.weights[first*s.stride:], s.stride, s.vs.Padded())
-	}
-}
 
 // evaluate writes the kernel values of x with the vectors vs into buf
 // (padded), and into sums[c], for every c < len(sums),

@@ -29,6 +29,14 @@ func eachStorage(t *testing.T, f func(t *testing.T, storage Storage)) {
 	}
 }
 
+// score evaluates x on sc and returns the sum of weight column 0: f(x) of
+// a set of one column.
+func score(s *Set, sc *Scratch, x Vector) (float64, error) {
+	var f [1]float64
+	err := s.Evaluate(sc, x, f[:])
+	return f[0], err
+}
+
 // reference computes Σ wᵢ exp(−‖x−sᵢ‖²/(2σ²)) in float64.
 func reference(x []float32, vectors [][]float32, w []float64, sigma float64) (sum float64, k []float64) {
 	k = make([]float64, len(vectors))
@@ -92,6 +100,7 @@ func TestScoreMatchesReference(t *testing.T) {
 				}
 				var vectors [][]float32
 				var weights []float64
+				var sc Scratch
 				for i := range 53 {
 					x := randomPoint(rng, dim, kind.density, gen)
 					w := rng.NormFloat64()
@@ -115,14 +124,15 @@ func TestScoreMatchesReference(t *testing.T) {
 					}
 					want, k := reference(x, vectors, weights, kind.sigma)
 					for _, v := range []Vector{Dense(x), sparseOf(x)} {
-						got, err := set.Score(v)
+						got, err := score(set, &sc, v)
 						if err != nil {
 							t.Fatal(err)
 						}
 						var fTol float64
-						for i, kv := range set.Kernels() {
-							tol := kernelTol(k[i], dim, v.IsSparse()) + set.KernelFactor()*math.Exp(simd.ExpMin)
-							if kv := set.KernelFactor() * float64(kv); math.Abs(kv-k[i]) > tol {
+						kernels, factor := sc.Kernels()
+						for i, kv := range kernels {
+							tol := kernelTol(k[i], dim, v.IsSparse()) + factor*math.Exp(simd.ExpMin)
+							if kv := factor * float64(kv); math.Abs(kv-k[i]) > tol {
 								t.Fatalf("%s dim %d query %d sparse=%v: κ[%d] = %v, want %v ± %.3g", kind.name, dim, q, v.IsSparse(), i, kv, k[i], tol)
 							}
 							fTol += math.Abs(weights[i]) * (tol + float64(len(vectors)/16+20)*0x1p-24*k[i])
@@ -168,8 +178,8 @@ func TestRemoveKeepsWeightsAligned(t *testing.T) {
 			var buf []float32
 			for i := range set.Len() {
 				buf = set.Vector(i, buf)
-				if set.Weights(0)[i] != buf[0] || set.Weights(1)[i] != -buf[0] {
-					t.Fatalf("vector %v has weights %v, %v", buf, set.Weights(0)[i], set.Weights(1)[i])
+				if set.WeightColumn(0)[i] != buf[0] || set.WeightColumn(1)[i] != -buf[0] {
+					t.Fatalf("vector %v has weights %v, %v", buf, set.WeightColumn(0)[i], set.WeightColumn(1)[i])
 				}
 			}
 		}
@@ -181,15 +191,23 @@ func TestSumOverSecondColumn(t *testing.T) {
 		set, _ := New(1, 1, Options{Columns: 2, Storage: storage})
 		set.Add(Dense([]float32{0}), 1, 2)
 		set.Add(Dense([]float32{1}), 3, -1)
-		f, _ := set.Score(Dense([]float32{0}))
+		var sc Scratch
+		f, _ := score(set, &sc, Dense([]float32{0}))
+		var second [1]float64
+		set.Sums(&sc, 1, second[:])
 		k := math.Exp(-0.5)
-		if !closeTo(f, 1+3*k) || !closeTo(set.Sum(1), 2-k) {
-			t.Fatalf("sums %v, %v", f, set.Sum(1))
+		if !closeTo(f, 1+3*k) || !closeTo(second[0], 2-k) {
+			t.Fatalf("sums %v, %v", f, second[0])
 		}
 	})
 }
 
 func closeTo(a, b float64) bool { return math.Abs(a-b) <= 1e-6*(1+math.Abs(b)) }
+
+// relClose reports whether got is within 1e-6 of want relative to want's
+// size, for values far below 1 where closeTo's absolute part accepts
+// anything. For a non-zero want it implies got is non-zero with want's sign.
+func relClose(got, want float64) bool { return math.Abs(got-want) <= 1e-6*math.Abs(want) }
 
 func TestInvalidInput(t *testing.T) {
 	if _, err := New(3, 0, Options{}); err == nil {
@@ -220,19 +238,17 @@ func TestInvalidInput(t *testing.T) {
 	for _, storage := range []Storage{DenseStorage, SparseStorage} {
 		set, _ := New(3, 1, Options{Storage: storage})
 		set.Add(Dense([]float32{1, 0, 2}), 1)
-		model, _ := set.Snapshot()
+		model, _ := set.Snapshot(1)
 		for _, v := range bad {
 			for name, call := range map[string]func() error{
-				"Add":               func() error { _, err := set.Add(v); return err },
-				"Replace":           func() error { return set.Replace(0, v) },
-				"Score":             func() error { _, err := set.Score(v); return err },
-				"ScoreColumnsWith":  func() error { return set.ScoreColumnsWith(set.Borrow(), v, nil) },
-				"ScoreColumnsBatch": func() error { return set.ScoreColumnsBatch(context.Background(), []Vector{v}, make([]float64, 1)) },
-				"ExactKernels":      func() error { _, err := set.ExactKernels(v, nil); return err },
-				"Model.Score":       func() error { _, err := model.Score(v); return err },
-				"Model.Scores":      func() error { _, err := model.Scores(v, nil); return err },
-				"Model.ScoreBatch":  func() error { return model.ScoreBatch([]Vector{v}, make([]float64, 1)) },
-				"Model.ScoresBatch": func() error { return model.ScoresBatch(context.Background(), []Vector{v}, make([]float64, 1)) },
+				"Add":              func() error { _, err := set.Add(v); return err },
+				"Replace":          func() error { return set.Replace(0, v) },
+				"Evaluate":         func() error { return set.Evaluate(new(Scratch), v, nil) },
+				"Set.ScoreBatch":   func() error { return set.ScoreBatch(context.Background(), []Vector{v}, make([]float64, 1)) },
+				"ExactKernels":     func() error { _, err := set.ExactKernels(v, nil); return err },
+				"Model.Score":      func() error { _, err := model.Score(v); return err },
+				"Model.Scores":     func() error { _, err := model.Scores(v, nil); return err },
+				"Model.ScoreBatch": func() error { return model.ScoreBatch(context.Background(), []Vector{v}, make([]float64, 1)) },
 			} {
 				if err := call(); err == nil {
 					t.Errorf("%v storage: %s(%+v) accepted", storage, name, v)
@@ -245,10 +261,10 @@ func TestInvalidInput(t *testing.T) {
 	}
 	// Every finite value is valid, the extremes included.
 	for _, x := range []float32{math.MaxFloat32, -math.MaxFloat32, math.SmallestNonzeroFloat32, float32(math.Copysign(0, -1))} {
-		if err := Dense([]float32{x, 0, 1}).Validate(3); err != nil {
+		if err := Dense([]float32{x, 0, 1}).validate(3); err != nil {
 			t.Errorf("%v rejected: %v", x, err)
 		}
-		if err := Sparse([]int32{2}, []float32{x}).Validate(3); err != nil {
+		if err := Sparse([]int32{2}, []float32{x}).validate(3); err != nil {
 			t.Errorf("sparse %v rejected: %v", x, err)
 		}
 	}
@@ -256,10 +272,10 @@ func TestInvalidInput(t *testing.T) {
 	if !(Vector{}).IsSparse() || Dense(nil).IsSparse() {
 		t.Fatal("the zero Vector must be sparse, Dense(nil) dense")
 	}
-	if err := Dense(nil).Validate(3); err == nil || !strings.Contains(err.Error(), "nil") {
+	if err := Dense(nil).validate(3); err == nil || !strings.Contains(err.Error(), "nil") {
 		t.Fatalf("Dense(nil): %v", err)
 	}
-	if err := (Vector{}).Validate(3); err != nil {
+	if err := (Vector{}).validate(3); err != nil {
 		t.Fatalf("the zero vector: %v", err)
 	}
 }
@@ -277,11 +293,12 @@ func TestScoreDoesNotAllocate(t *testing.T) {
 		}
 		x := Dense(randomPoint(rng, 22, 1, gen))
 		sx := sparseOf(randomPoint(rng, 22, 0.1, gen))
-		model, _ := set.Snapshot()
+		model, _ := set.Snapshot(1)
 		model.Score(x) // fill the scratch pool
+		var sc Scratch
 		for name, f := range map[string]func(){
-			"set dense":    func() { set.Score(x) },
-			"set sparse":   func() { set.Score(sx) },
+			"set dense":    func() { score(set, &sc, x) },
+			"set sparse":   func() { score(set, &sc, sx) },
 			"model dense":  func() { model.Score(x) },
 			"model sparse": func() { model.Score(sx) },
 		} {
@@ -308,13 +325,13 @@ func modelConcurrentWithTraining(t *testing.T, storage Storage) {
 	for range 50 {
 		set.Add(Dense(randomPoint(rng, 4, 1, gen)), float32(rng.NormFloat64()))
 	}
-	model, _ := set.Snapshot()
+	model, _ := set.Snapshot(1)
 	queries := make([]Vector, 64)
 	for i := range queries {
 		queries[i] = Dense(randomPoint(rng, 4, 1, gen))
 	}
 	want := make([]float64, len(queries))
-	if err := model.ScoreBatch(queries, want); err != nil {
+	if err := model.ScoreBatch(context.Background(), queries, want); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
@@ -325,7 +342,7 @@ func modelConcurrentWithTraining(t *testing.T, storage Storage) {
 			defer wg.Done()
 			got := make([]float64, len(queries))
 			for range 50 {
-				if err := model.ScoreBatch(queries, got); err != nil {
+				if err := model.ScoreBatch(context.Background(), queries, got); err != nil {
 					errs <- err
 					return
 				}
@@ -338,10 +355,11 @@ func modelConcurrentWithTraining(t *testing.T, storage Storage) {
 			}
 		}()
 	}
+	var sc Scratch
 	for range 500 { // training goes on meanwhile
 		set.Remove(rng.IntN(set.Len()))
 		set.Add(Dense(randomPoint(rng, 4, 1, gen)), 1)
-		set.Score(queries[0])
+		score(set, &sc, queries[0])
 	}
 	wg.Wait()
 	close(errs)
@@ -350,19 +368,21 @@ func modelConcurrentWithTraining(t *testing.T, storage Storage) {
 	}
 }
 
-func TestNewModelRoundTrip(t *testing.T) {
+// TestModelRebuiltFromItsVectors: a Model's vectors and weights, read
+// back (Vector, Weight) into a new set, make a model that scores alike.
+func TestModelRebuiltFromItsVectors(t *testing.T) {
 	eachStorage(t, func(t *testing.T, storage Storage) {
 		set, _ := New(3, 2, Options{Storage: storage})
 		set.Add(Dense([]float32{1, 2, 3}), 0.5)
 		set.Add(Sparse([]int32{1}, []float32{-4}), -2)
-		m1, _ := set.Snapshot()
-		var vecs []Vector
-		var ws []float64
+		m1, _ := set.Snapshot(1)
+		again, _ := New(3, 2, Options{Storage: storage})
 		for i := range m1.Len() {
-			vecs = append(vecs, Dense(m1.Vector(i, nil)))
-			ws = append(ws, float64(m1.Weight(i)))
+			if _, err := again.Add(Dense(m1.Vector(i, nil)), m1.Weight(0, i)); err != nil {
+				t.Fatal(err)
+			}
 		}
-		m2, err := NewModel(3, 2, vecs, ws)
+		m2, err := again.Snapshot(1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -424,29 +444,33 @@ func unsupportedImpl() string {
 }
 
 // TestFarQueriesKeepTheirSign: every kernel value is below float32's range,
-// yet f keeps its float64 value (here dominated by the nearer vector).
+// yet f keeps its float64 value (here dominated by the nearer vector). The
+// values are near 1e-87, so they are compared relative to their size
+// (relClose): 0 or the wrong sign fails.
 func TestFarQueriesKeepTheirSign(t *testing.T) {
 	eachStorage(t, func(t *testing.T, storage Storage) {
 		eachImpl(t, func(t *testing.T) {
 			set, _ := New(1, 1, Options{Columns: 2, Storage: storage})
 			set.Add(Dense([]float32{0}), 1, 3)
 			set.Add(Dense([]float32{50}), -1, 5)
-			f, err := set.Score(Dense([]float32{30}))
-			if err != nil {
+			var sc Scratch
+			var f [2]float64
+			if err := set.Evaluate(&sc, Dense([]float32{30}), f[:]); err != nil {
 				t.Fatal(err)
 			}
-			want := math.Exp(-450) - math.Exp(-200)
-			if !closeTo(f, want) {
+			want := [2]float64{math.Exp(-450) - math.Exp(-200), 3*math.Exp(-450) + 5*math.Exp(-200)}
+			if !relClose(f[0], want[0]) || !relClose(f[1], want[1]) {
 				t.Fatalf("f = %v, want %v", f, want)
 			}
-			if want1 := 3*math.Exp(-450) + 5*math.Exp(-200); !closeTo(set.Sum(1), want1) {
-				t.Fatalf("column 1: %v, want %v", set.Sum(1), want1)
+			var second [1]float64
+			if set.Sums(&sc, 1, second[:]); !relClose(second[0], want[1]) {
+				t.Fatalf("column 1 from the kernel values: %v, want %v", second[0], want[1])
 			}
-			if k := set.KernelFactor() * float64(set.Kernels()[1]); !closeTo(k, math.Exp(-200)) {
-				t.Fatalf("κ = %v", k)
+			if kernels, factor := sc.Kernels(); !relClose(factor*float64(kernels[1]), math.Exp(-200)) {
+				t.Fatalf("κ = %v, want %v", factor*float64(kernels[1]), math.Exp(-200))
 			}
-			m, _ := set.Snapshot()
-			if g, _ := m.Score(Dense([]float32{30})); !closeTo(g, want) {
+			m, _ := set.Snapshot(2) // an output per column
+			if g, _ := m.Scores(Dense([]float32{30}), nil); !relClose(g[0], want[0]) || !relClose(g[1], want[1]) {
 				t.Fatalf("model: f = %v, want %v", g, want)
 			}
 		})
@@ -461,36 +485,20 @@ func TestHugeValuesStayFinite(t *testing.T) {
 			set, _ := New(2, 8, Options{Storage: storage})
 			set.Add(Dense([]float32{1e30, -1e30}), 1)
 			set.Add(Dense([]float32{-1e30, 1e30}), -1)
+			var sc Scratch
 			for _, q := range [][]float32{{1e30, -1e30}, {0, 0}, {-1e30, -1e30}} {
-				f, err := set.Score(Dense(q))
+				f, err := score(set, &sc, Dense(q))
 				if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 					t.Fatalf("query %v: f = %v, %v", q, f, err)
 				}
-				for _, k := range set.Kernels() {
+				kernels, _ := sc.Kernels()
+				for _, k := range kernels {
 					if math.IsNaN(float64(k)) {
 						t.Fatalf("query %v: kernel NaN", q)
 					}
 				}
 			}
 		})
-	})
-}
-
-func TestReset(t *testing.T) {
-	eachStorage(t, func(t *testing.T, storage Storage) {
-		set, _ := New(2, 1, Options{Columns: 2, Storage: storage})
-		set.Add(Dense([]float32{0.5, 1}), 3, 4)
-		set.Reset()
-		if f, err := set.Score(Dense([]float32{0.5, 1})); err != nil || f != 0 || set.Len() != 0 {
-			t.Fatalf("after Reset: f = %v, %v, %d vectors", f, err, set.Len())
-		}
-		if norm, integral := set.Bounds(); norm != 0 || !integral {
-			t.Fatalf("after Reset: bounds %v, %v", norm, integral)
-		}
-		set.Add(Dense([]float32{0, 0}), 2)
-		if f, _ := set.Score(Dense([]float32{0, 0})); f != 2 || set.Sum(1) != 0 {
-			t.Fatalf("after Reset and Add: f = %v, column 1 %v", f, set.Sum(1))
-		}
 	})
 }
 
@@ -544,7 +552,7 @@ func checkFarBand(t *testing.T, n, top int) {
 		want += float64(float32(w)) * k
 		mag += math.Abs(float64(float32(w))) * k
 	}
-	got, err := set.Score(Dense([]float32{0}))
+	got, err := score(set, new(Scratch), Dense([]float32{0}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -578,11 +586,11 @@ func TestReplaceKeepsOtherSlots(t *testing.T) {
 			if i == 7 {
 				want, w0, w1 = []float32{0, 50}, 3, 0
 			}
-			if !slices.Equal(buf, want) || set.Weights(0)[i] != w0 || set.Weights(1)[i] != w1 {
-				t.Fatalf("slot %d: %v with weights %v, %v", i, buf, set.Weights(0)[i], set.Weights(1)[i])
+			if !slices.Equal(buf, want) || set.WeightColumn(0)[i] != w0 || set.WeightColumn(1)[i] != w1 {
+				t.Fatalf("slot %d: %v with weights %v, %v", i, buf, set.WeightColumn(0)[i], set.WeightColumn(1)[i])
 			}
 		}
-		if f, _ := set.Score(Dense([]float32{0, 50})); !closeTo(f, 3) {
+		if f, _ := score(set, new(Scratch), Dense([]float32{0, 50})); !closeTo(f, 3) {
 			t.Fatalf("f at the new vector = %v, want 3", f)
 		}
 		if err := set.Replace(20, Dense([]float32{0, 0})); err == nil {

@@ -11,7 +11,7 @@ import (
 // sparse storage give the same bits (the squared differences are summed in
 // feature order; sparse storage skips the zero terms).
 //
-// Score's float32 kernel values are accurate to about 1e-7, which is plenty
+// Evaluate's float32 kernel values are accurate to about 1e-7, which is plenty
 // for a prediction. It is not enough for a learner that solves linear systems
 // in the Gram matrix (the Projectrons): the distance of x from the span of
 // near-collinear support vectors, 1 − kᵀK⁻¹k, loses every digit when k carries
@@ -19,7 +19,7 @@ import (
 // O(Len·Dim) scalar cost (O(Len·non-zeros) with sparse storage), small next
 // to their O(Len²) solve.
 func (s *Set) ExactKernels(x Vector, dst []float64) ([]float64, error) {
-	if err := x.Validate(s.dim); err != nil {
+	if err := x.validate(s.dim); err != nil {
 		return nil, fmt.Errorf("engine: exact kernels: %w", err)
 	}
 	n := s.vs.Len()
@@ -27,7 +27,7 @@ func (s *Set) ExactKernels(x Vector, dst []float64) ([]float64, error) {
 		dst = make([]float64, n)
 	}
 	dst = dst[:n]
-	s.vs.sqDists(x, dst, &s.own)
+	s.vs.sqDists(x, dst, &s.work)
 	c := -1 / (2 * s.sigma * s.sigma)
 	for i, d2 := range dst {
 		dst[i] = math.Exp(c * d2)

@@ -11,7 +11,8 @@ import (
 )
 
 // The engine alone: a support set of two weighted vectors, a score, the
-// kernel values behind it, and a snapshot for prediction.
+// kernel values behind it (kept in the Scratch the evaluation ran on), and a
+// snapshot for prediction.
 func Example() {
 	set, err := engine.New(2, 1, engine.Options{Capacity: 2}) // σ = 1
 	if err != nil {
@@ -20,15 +21,17 @@ func Example() {
 	set.Add(engine.Dense([]float32{0, 0}), 1)
 	set.Add(engine.Dense([]float32{1, 1}), -0.5)
 
-	// f(x) = 1·exp(−‖x−(0,0)‖²/2) − 0.5·exp(−‖x−(1,1)‖²/2)
-	f, err := set.Score(engine.Dense([]float32{0, 1}))
-	if err != nil {
+	// f(x) = 1·exp(−‖x−(0,0)‖²/2) − 0.5·exp(−‖x−(1,1)‖²/2): the sum of
+	// weight column 0.
+	var sc engine.Scratch // one goroutine's working memory
+	f := make([]float64, 1)
+	if err := set.Evaluate(&sc, engine.Dense([]float32{0, 1}), f); err != nil {
 		log.Fatal(err)
 	}
-	k := set.Kernels()
-	fmt.Printf("f = %.4f, κ = %.4f and %.4f\n", f, set.KernelFactor()*float64(k[0]), set.KernelFactor()*float64(k[1]))
+	k, factor := sc.Kernels()
+	fmt.Printf("f = %.4f, κ = %.4f and %.4f\n", f[0], factor*float64(k[0]), factor*float64(k[1]))
 
-	model, err := set.Snapshot() // immutable: the set may go on changing
+	model, err := set.Snapshot(1) // immutable: the set may go on changing
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -54,12 +57,12 @@ func Example_sparse() {
 	set.Add(engine.Sparse([]int32{2, 3_999_999}, []float32{0.5, 2}), 1)
 	set.Add(engine.Sparse([]int32{7}, []float32{1}), -1)
 
-	f, err := set.Score(engine.Sparse([]int32{2, 3_999_999}, []float32{0.5, 1}))
-	if err != nil {
+	f := make([]float64, 1)
+	if err := set.Evaluate(new(engine.Scratch), engine.Sparse([]int32{2, 3_999_999}, []float32{0.5, 1}), f); err != nil {
 		log.Fatal(err)
 	}
 	sv := set.SupportVector(0, engine.Vector{})
-	fmt.Printf("%v storage, f = %.4f, vector 0 = %v %v\n", set.Storage(), f, sv.Index, sv.Value)
+	fmt.Printf("%v storage, f = %.4f, vector 0 = %v %v\n", set.Storage(), f[0], sv.Index, sv.Value)
 	// Output:
 	// sparse storage, f = 0.1277, vector 0 = [2 3999999] [0.5 2]
 }
@@ -70,7 +73,7 @@ func ExampleModel_Save() {
 	set, _ := engine.New(3, 1, engine.Options{Columns: 2})
 	set.Add(engine.Dense([]float32{1, 0, 2}), 0.5, -0.5)
 	set.Add(engine.Sparse([]int32{1}, []float32{3}), -1, 1)
-	model, _ := set.SnapshotOutputs(2) // two outputs, one per column
+	model, _ := set.Snapshot(2) // two outputs, one per column
 
 	var file bytes.Buffer
 	if err := model.Save(&file); err != nil {
@@ -93,7 +96,7 @@ func ExampleModel_Save() {
 func ExampleModel_concurrent() {
 	set, _ := engine.New(1, 1, engine.Options{})
 	set.Add(engine.Dense([]float32{0}), 1)
-	model, _ := set.Snapshot()
+	model, _ := set.Snapshot(1)
 
 	scores := make([]float64, 4)
 	var wg sync.WaitGroup
@@ -108,13 +111,13 @@ func ExampleModel_concurrent() {
 	// [1.0000 0.6065 0.1353 0.0111]
 }
 
-// Many rows at once, cancellable: ScoresBatch writes every output of every
+// Many rows at once, cancellable: ScoreBatch writes every output of every
 // row, row after row, and looks at its context every few hundred rows.
-func ExampleModel_ScoresBatch() {
+func ExampleModel_ScoreBatch() {
 	set, _ := engine.New(2, 1, engine.Options{Columns: 2})
 	set.Add(engine.Dense([]float32{0, 0}), 1, 0)
 	set.Add(engine.Dense([]float32{2, 0}), 0, 1)
-	model, _ := set.SnapshotOutputs(2)
+	model, _ := set.Snapshot(2)
 
 	rows := []engine.Vector{
 		engine.Dense([]float32{0, 0}),
@@ -122,7 +125,7 @@ func ExampleModel_ScoresBatch() {
 		engine.Sparse(nil, nil), // the zero vector
 	}
 	scores := make([]float64, len(rows)*model.Outputs())
-	if err := model.ScoresBatch(context.Background(), rows, scores); err != nil {
+	if err := model.ScoreBatch(context.Background(), rows, scores); err != nil {
 		log.Fatal(err)
 	}
 	for k := range rows {

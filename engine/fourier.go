@@ -90,7 +90,7 @@ func (f *Features) Len() int { return 2 * f.m.Padded() }
 
 // Map writes z(x) into z (length Len) and returns it.
 func (f *Features) Map(x Vector, z []float32) ([]float32, error) {
-	if err := x.Validate(f.m.Dim()); err != nil {
+	if err := x.validate(f.m.Dim()); err != nil {
 		return nil, fmt.Errorf("engine: Fourier features: %w", err)
 	}
 	if cap(z) < f.Len() {
@@ -128,10 +128,6 @@ func NewFeatureModel(f *Features, outputs int, w []float32) (*Model, error) {
 	}
 	return &Model{view: empty.view, vs: empty.vs.frozen(), outputs: outputs, stride: n, weights: slices.Clone(w), feat: f}, nil
 }
-
-// Features returns the random Fourier features of a feature model (see
-// NewFeatureModel), nil for a kernel expansion.
-func (m *Model) Features() *Features { return m.feat }
 
 // featureScores writes the outputs of the feature model m at x into sums,
 // z(x) in sc.

@@ -83,7 +83,7 @@ func TestFeatureModel(t *testing.T) {
 			t.Fatalf("output %d: %v, want %v", o, got[o], want)
 		}
 	}
-	if m.Len() != 0 || m.Features() != f {
+	if m.Len() != 0 || m.feat != f {
 		t.Fatalf("a feature model with %d support vectors", m.Len())
 	}
 	var buf bytes.Buffer

@@ -26,21 +26,14 @@ type Model struct {
 	feat *Features
 }
 
-// Snapshot freezes the set into a single-output Model whose weight for
-// vector i is Σ_c scales[c]·w_c[i], computed in float64: learners that keep
-// global scale factors per weight column fold them in here. Missing scales
-// count as 1.
-func (s *Set) Snapshot(scales ...float64) (*Model, error) {
-	return s.SnapshotOutputs(1, scales...)
-}
-
-// SnapshotOutputs freezes the set into a Model of k outputs. The set's
-// columns form groups of k, one column per output, and the weight of vector
-// i for output o is Σ_g scales[g]·w_{g·k+o}[i] in float64 (missing scales
-// count as 1): a multi-class learner with one column per class passes
-// k = classes; one that keeps two separately scaled groups of weights
-// (BOGD's free and capped weights) has 2k columns and passes two scales.
-func (s *Set) SnapshotOutputs(k int, scales ...float64) (*Model, error) {
+// Snapshot freezes the set into a Model of k outputs. The set's columns
+// form groups of k, one column per output, and the weight of vector i for
+// output o is Σ_g scales[g]·w_{g·k+o}[i] in float64 (missing scales count
+// as 1): a binary or regression learner with one column passes k = 1; a
+// multi-class learner with one column per class passes k = classes; one
+// that keeps two separately scaled groups of weights (BOGD's free and
+// capped weights) has 2k columns and passes two scales.
+func (s *Set) Snapshot(k int, scales ...float64) (*Model, error) {
 	if k < 1 || s.cols%k != 0 {
 		return nil, fmt.Errorf("engine: snapshot: %d columns do not form groups of %d outputs", s.cols, k)
 	}
@@ -99,25 +92,6 @@ func (s *Set) mixWeights(mix [][]float64) ([]float32, error) {
 	return w, nil
 }
 
-// NewModel builds a single-output Model from explicit support vectors (each
-// of dimension dim) and weights, as a model loader does. The storage is
-// AutoStorage's choice for dim.
-func NewModel(dim int, sigma float64, vectors []Vector, weights []float64) (*Model, error) {
-	if len(vectors) != len(weights) {
-		return nil, fmt.Errorf("engine: %d vectors and %d weights", len(vectors), len(weights))
-	}
-	s, err := New(dim, sigma, Options{Capacity: len(vectors)})
-	if err != nil {
-		return nil, err
-	}
-	for i, x := range vectors {
-		if _, err := s.Add(x, float32(weights[i])); err != nil {
-			return nil, fmt.Errorf("engine: support vector %d: %w", i, err)
-		}
-	}
-	return s.Snapshot()
-}
-
 // Len returns the number of support vectors.
 func (m *Model) Len() int { return m.vs.Len() }
 
@@ -134,11 +108,8 @@ func (m *Model) Outputs() int { return m.outputs }
 // SparseStorage.
 func (m *Model) Storage() Storage { return m.vs.storage() }
 
-// Weight returns the weight of support vector i for output 0.
-func (m *Model) Weight(i int) float32 { return m.OutputWeight(0, i) }
-
-// OutputWeight returns the weight of support vector i for output o.
-func (m *Model) OutputWeight(o, i int) float32 {
+// Weight returns the weight of support vector i for output o.
+func (m *Model) Weight(o, i int) float32 {
 	if o < 0 || o >= m.outputs {
 		panic(fmt.Sprintf("engine: output %d out of range [0,%d)", o, m.outputs))
 	}
@@ -165,27 +136,9 @@ func (m *Model) check(i int) {
 	}
 }
 
-// Tiles returns the frozen tiles of a dense-storage model (see
-// layout.Matrix.Tiles), nil with sparse storage.
-func (m *Model) Tiles() []float32 {
-	if d, ok := m.vs.(denseVectors); ok {
-		return d.Tiles()
-	}
-	return nil
-}
-
-// Norms returns the squared norms of the frozen slots of a dense-storage
-// model, nil with sparse storage.
-func (m *Model) Norms() []float32 {
-	if d, ok := m.vs.(denseVectors); ok {
-		return d.Norms()
-	}
-	return nil
-}
-
 // Score returns f(x) of output 0.
 func (m *Model) Score(x Vector) (float64, error) {
-	if err := x.Validate(m.dim); err != nil {
+	if err := x.validate(m.dim); err != nil {
 		return 0, fmt.Errorf("engine: score: %w", err)
 	}
 	sc := m.borrow()
@@ -196,7 +149,7 @@ func (m *Model) Score(x Vector) (float64, error) {
 // Scores writes f_o(x) of every output o into dst (resized to Outputs) and
 // returns it: one kernel pass for all the outputs.
 func (m *Model) Scores(x Vector, dst []float64) ([]float64, error) {
-	if err := x.Validate(m.dim); err != nil {
+	if err := x.validate(m.dim); err != nil {
 		return nil, fmt.Errorf("engine: score: %w", err)
 	}
 	if cap(dst) < m.outputs {
@@ -209,31 +162,13 @@ func (m *Model) Scores(x Vector, dst []float64) ([]float64, error) {
 	return dst, nil
 }
 
-// ScoreBatch writes f(xs[k]) of output 0 into out[k] (len(out) ≥ len(xs)).
-func (m *Model) ScoreBatch(xs []Vector, out []float64) error {
-	if len(out) < len(xs) {
-		return fmt.Errorf("engine: %d outputs for %d queries", len(out), len(xs))
-	}
-	for k, x := range xs {
-		if err := x.Validate(m.dim); err != nil {
-			return fmt.Errorf("engine: score query %d: %w", k, err)
-		}
-	}
-	sc := m.borrow()
-	defer m.scratch.Put(sc)
-	for k, x := range xs {
-		out[k] = m.score(x, sc)
-	}
-	return nil
-}
-
-// ScoresBatch writes f_o(xs[k]) of every output o into
+// ScoreBatch writes f_o(xs[k]) of every output o into
 // dst[k*Outputs()+o] (len(dst) ≥ len(xs)·Outputs()), as Scores does for
 // one query, on one borrowed scratch. It stops with ctx's error, which it
-// checks before the first query and every 256 queries (batchCheck); on an
-// error the scores of the queries before the one it names are written.
-// Goroutines may each score a part of a large batch at once.
-func (m *Model) ScoresBatch(ctx context.Context, xs []Vector, dst []float64) error {
+// checks before the first query and every 256 queries; on an error the
+// scores of the queries before the one it names are written. Goroutines
+// may each score a part of a large batch at once.
+func (m *Model) ScoreBatch(ctx context.Context, xs []Vector, dst []float64) error {
 	if len(dst) < len(xs)*m.outputs {
 		return fmt.Errorf("engine: score batch: %d scores for %d queries of %d outputs", len(dst), len(xs), m.outputs)
 	}
@@ -243,7 +178,7 @@ func (m *Model) ScoresBatch(ctx context.Context, xs []Vector, dst []float64) err
 		if err := stopped(ctx, k, len(xs)); err != nil {
 			return err
 		}
-		if err := x.Validate(m.dim); err != nil {
+		if err := x.validate(m.dim); err != nil {
 			return fmt.Errorf("engine: score query %d: %w", k, err)
 		}
 		m.scores(x, sc, dst[k*m.outputs:(k+1)*m.outputs])

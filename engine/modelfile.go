@@ -13,43 +13,7 @@ import (
 	"github.com/bogd-project/bogd/simd"
 )
 
-// Model files.
-//
-// Model.Save writes a Model as a versioned little-endian binary file that
-// LoadModel turns back into a Model scoring every query with the same bits:
-// the same storage, vectors, float32 weights and bounds. The layout of
-// format version 1, in order:
-//
-//	header   magic "BOGDSNP\x00" (8 bytes), version uint32 (= 1),
-//	         total file length uint64 (header and checksum included)
-//	model    storage uint8 (1 dense, 2 sparse), dimension int64,
-//	         sigma float64, outputs uint32, count int64, norm bound
-//	         float64 and integral uint8 (Set.Bounds of the set it came from)
-//	vectors  count times: the vector's weight for each output (float32),
-//	         then the vector: dense, dimension float32 values; sparse, its
-//	         number of non-zeros uint32, their 0-based feature indices
-//	         uint32 (strictly increasing, below the dimension), then their
-//	         values float32 (none zero)
-//	trailer  CRC-32C (Castagnoli) uint32 of every byte before it
-//
-// (internal/binrec frames the body with the header and trailer, and
-// decodes its fields.)
-//
-// A feature model (NewFeatureModel) has storage 3, count its number of
-// frequencies D, bounds 0 and 1, and in place of the vectors the D
-// frequencies (dimension float32 values each), then each output's weights
-// over its Features.Len() features (float32, padding entries 0).
-//
-// Floats are stored as their IEEE 754 bits. LoadModel checks, in this
-// order, the magic, the version, the length (a short input is a truncated
-// file, unless the checksum shows the length field corrupted), the
-// checksum, then every field: a known storage, the dimension within the
-// storage's limit, sigma as New accepts it, outputs and count within their
-// limits and within the bytes that remain, every weight and value finite,
-// every vector well formed, the bounds true of the vectors
-// (Set.SetBounds). It allocates in proportion to the input: at most the
-// set's storage for the vectors the file holds, which is 16 times a dense
-// file of one vector (a tile holds 16).
+// The model file format (see the package documentation).
 const (
 	modelMagic           = "BOGDSNP\x00"
 	modelVersion         = 1
@@ -57,12 +21,12 @@ const (
 	modelStorageSparse   = 2
 	modelStorageFeatures = 3
 
-	// MaxDenseModelDim is the largest dimension of a dense-storage model
-	// file: a tile of 16 vectors is then 1 GiB. Sparse storage holds any
-	// dimension up to 2³¹.
-	MaxDenseModelDim = 1 << 24
-	// MaxModelOutputs is the largest number of outputs of a model file.
-	MaxModelOutputs = 1 << 16
+	// maxDenseModelDim is the largest dimension of a dense-storage or
+	// feature model file: a tile of 16 vectors is then 1 GiB. Sparse
+	// storage holds any dimension up to 2³¹.
+	maxDenseModelDim = 1 << 24
+	// maxModelOutputs is the largest number of outputs of a model file.
+	maxModelOutputs = 1 << 16
 )
 
 // Errors of LoadModel and LoadModelFile; test with errors.Is.
@@ -145,11 +109,11 @@ func (m *Model) encode() ([]byte, error) {
 	}
 	if m.vs.storage() == SparseStorage {
 		storage = modelStorageSparse
-	} else if dim > MaxDenseModelDim {
-		return nil, fmt.Errorf("dense storage of dimension %d is above the largest a model file holds (%d)", dim, MaxDenseModelDim)
+	} else if dim > maxDenseModelDim {
+		return nil, fmt.Errorf("dense storage of dimension %d is above the largest a model file holds (%d)", dim, maxDenseModelDim)
 	}
-	if m.outputs > MaxModelOutputs {
-		return nil, fmt.Errorf("%d outputs are more than a model file holds (%d)", m.outputs, MaxModelOutputs)
+	if m.outputs > maxModelOutputs {
+		return nil, fmt.Errorf("%d outputs are more than a model file holds (%d)", m.outputs, maxModelOutputs)
 	}
 	for o := range m.outputs {
 		for i, w := range m.weights[o*m.stride : o*m.stride+n] {
@@ -186,8 +150,8 @@ func (m *Model) encode() ([]byte, error) {
 // encodeFeatures is encode for a feature model.
 func (m *Model) encodeFeatures() ([]byte, error) {
 	f := m.feat
-	if m.dim > MaxDenseModelDim {
-		return nil, fmt.Errorf("feature model of dimension %d is above the largest a model file holds (%d)", m.dim, MaxDenseModelDim)
+	if m.dim > maxDenseModelDim {
+		return nil, fmt.Errorf("feature model of dimension %d is above the largest a model file holds (%d)", m.dim, maxDenseModelDim)
 	}
 	out := m.appendHead(modelStorageFeatures, f.Count(), 0, true)
 	var u []float32
@@ -250,7 +214,7 @@ func readModel(r *binrec.Decoder) (*Model, error) {
 	}
 	maxDim := 1 << 31
 	if storage == DenseStorage {
-		maxDim = MaxDenseModelDim
+		maxDim = maxDenseModelDim
 	}
 	dim := r.Count("dimension", maxDim)
 	sigma := r.F64()
@@ -271,8 +235,8 @@ func readModel(r *binrec.Decoder) (*Model, error) {
 		return nil, r.Err()
 	case dim == 0:
 		return nil, r.Fail("dimension 0")
-	case outputs < 1 || outputs > MaxModelOutputs:
-		return nil, r.Fail("%d outputs, want 1 to %d", outputs, MaxModelOutputs)
+	case outputs < 1 || outputs > maxModelOutputs:
+		return nil, r.Fail("%d outputs, want 1 to %d", outputs, maxModelOutputs)
 	case n > r.Len()/least:
 		return nil, r.Fail("%d support vectors need at least %d bytes, %d remain", n, n*least, r.Len())
 	}
@@ -321,7 +285,7 @@ func readModel(r *binrec.Decoder) (*Model, error) {
 
 // readFeatures reads the rest of a feature model (storage 3).
 func readFeatures(r *binrec.Decoder) (*Model, error) {
-	dim := r.Count("dimension", MaxDenseModelDim)
+	dim := r.Count("dimension", maxDenseModelDim)
 	sigma := r.F64()
 	outputs := int(r.U32())
 	count := r.Count("frequency count", math.MaxInt32)
@@ -332,8 +296,8 @@ func readFeatures(r *binrec.Decoder) (*Model, error) {
 		return nil, r.Err()
 	case dim == 0 || count == 0:
 		return nil, r.Fail("a feature model of dimension %d and %d frequencies", dim, count)
-	case outputs < 1 || outputs > MaxModelOutputs:
-		return nil, r.Fail("%d outputs, want 1 to %d", outputs, MaxModelOutputs)
+	case outputs < 1 || outputs > maxModelOutputs:
+		return nil, r.Fail("%d outputs, want 1 to %d", outputs, maxModelOutputs)
 	case count > r.Len()/(4*dim):
 		return nil, r.Fail("%d frequencies need %d bytes, %d remain", count, 4*count*dim, r.Len())
 	}

@@ -43,7 +43,7 @@ func fileModel(t testing.TB, storage Storage, dim, outputs, n int, integral bool
 	for range 3 {
 		set.Remove(rng.IntN(set.Len()))
 	}
-	m, err := set.SnapshotOutputs(outputs)
+	m, err := set.Snapshot(outputs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func sameModel(t *testing.T, a, b *Model) {
 			t.Fatalf("support vector %d differs", i)
 		}
 		for o := range a.Outputs() {
-			if math.Float32bits(a.OutputWeight(o, i)) != math.Float32bits(b.OutputWeight(o, i)) {
+			if math.Float32bits(a.Weight(o, i)) != math.Float32bits(b.Weight(o, i)) {
 				t.Fatalf("weight of vector %d for output %d differs", i, o)
 			}
 		}
@@ -235,7 +235,7 @@ func TestModelFileErrors(t *testing.T) {
 		{"short length", edit(dense, func(b []byte) { le.PutUint64(b[12:], 3) }), ErrModelChecksum, "declared length 3"},
 		{"storage", edit(dense, func(b []byte) { b[offStorage] = 7 }), ErrInvalidModel, "unknown storage"},
 		{"dimension 0", edit(dense, func(b []byte) { le.PutUint64(b[offDim:], 0) }), ErrInvalidModel, "dimension 0"},
-		{"dense dimension", edit(dense, func(b []byte) { le.PutUint64(b[offDim:], MaxDenseModelDim+1) }), ErrInvalidModel, "above the limit"},
+		{"dense dimension", edit(dense, func(b []byte) { le.PutUint64(b[offDim:], maxDenseModelDim+1) }), ErrInvalidModel, "above the limit"},
 		{"sparse dimension", edit(sparse, func(b []byte) { le.PutUint64(b[offDim:], 1<<31+1) }), ErrInvalidModel, "above the limit"},
 		{"huge dense dimension", edit(dense, func(b []byte) { le.PutUint64(b[offDim:], 1<<20) }), ErrInvalidModel, "need at least"},
 		{"sigma", edit(dense, func(b []byte) { le.PutUint64(b[offSigma:], math.Float64bits(0)) }), ErrInvalidModel, "sigma"},
@@ -308,17 +308,17 @@ func zeroValue(b []byte) {
 
 // TestModelSaveRefuses: what a file cannot hold is an error of Save.
 func TestModelSaveRefuses(t *testing.T) {
-	wide, err := New(MaxDenseModelDim+1, 1, Options{Storage: DenseStorage})
+	wide, err := New(maxDenseModelDim+1, 1, Options{Storage: DenseStorage})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ := wide.Snapshot()
+	m, _ := wide.Snapshot(1)
 	if err := m.Save(&bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "dense storage of dimension") {
-		t.Errorf("a dense model of dimension %d: %v", MaxDenseModelDim+1, err)
+		t.Errorf("a dense model of dimension %d: %v", maxDenseModelDim+1, err)
 	}
 	set, _ := New(2, 1, Options{})
 	set.Add(Dense([]float32{1, 2}), math.MaxFloat32)
-	m, _ = set.Snapshot(10) // the weight overflows float32
+	m, _ = set.Snapshot(1, 10) // the weight overflows float32
 	if err := m.Save(&bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "+Inf") {
 		t.Errorf("an infinite weight: %v", err)
 	}

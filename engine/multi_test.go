@@ -35,7 +35,7 @@ func multiSet(tb testing.TB, n, dim, k int, rng *rand.Rand) (*Set, [][]float32, 
 }
 
 // TestMultiOutputMatchesReference: every column's sum from one kernel pass
-// (Score, then Sums, and a Model's Scores) matches the float64 value within
+// (Evaluate of column 0, then Sums, and a Model's Scores) matches the float64 value within
 // the kernel values' error and the float32 sums', for every
 // implementation, column counts 1..30 and set sizes around the tile
 // boundaries.
@@ -46,18 +46,17 @@ func TestMultiOutputMatchesReference(t *testing.T) {
 			for _, k := range []int{1, 2, 3, 10, 26, 30} {
 				const dim = 6
 				set, vectors, weights := multiSet(t, n, dim, k, rng)
-				model, err := set.SnapshotOutputs(k)
+				model, err := set.Snapshot(k)
 				if err != nil {
 					t.Fatal(err)
 				}
 				x := randomPoint(rng, dim, 1, func() float32 { return float32(rng.NormFloat64() * 4) })
 				got := make([]float64, k)
-				f0, err := set.Score(Dense(x))
-				if err != nil {
+				var sc Scratch
+				if err := set.Evaluate(&sc, Dense(x), got[:1]); err != nil {
 					t.Fatal(err)
 				}
-				got[0] = f0
-				set.Sums(1, got[1:])
+				set.Sums(&sc, 1, got[1:])
 				fromModel, err := model.Scores(Dense(x), nil)
 				if err != nil {
 					t.Fatal(err)
@@ -88,14 +87,15 @@ func TestMultiOutputDoesNotAllocate(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(8, 8))
 	set, _, _ := multiSet(t, 200, 16, 10, rng)
-	model, _ := set.SnapshotOutputs(10)
+	model, _ := set.Snapshot(10)
 	x := Dense(randomPoint(rng, 16, 1, func() float32 { return float32(rng.NormFloat64()) }))
 	dst := make([]float64, 10)
 	model.Scores(x, dst) // fill the pool
-	set.Score(x)
-	set.Sums(1, dst[1:])
+	var sc Scratch
+	set.Evaluate(&sc, x, dst[:1])
+	set.Sums(&sc, 1, dst[1:])
 	for name, f := range map[string]func(){
-		"set":   func() { set.Score(x); set.Sums(1, dst[1:]) },
+		"set":   func() { set.Evaluate(&sc, x, dst[:1]); set.Sums(&sc, 1, dst[1:]) },
 		"model": func() { model.Scores(x, dst) },
 	} {
 		if a := testing.AllocsPerRun(100, f); a != 0 {
@@ -117,10 +117,11 @@ func BenchmarkScoreMulti(b *testing.B) {
 				spread := math.Sqrt(2 * 8 * 8 / 16.0)
 				x := Dense(randomPoint(rng, 16, 1, func() float32 { return float32(rng.NormFloat64() * spread) }))
 				dst := make([]float64, k)
+				var sc Scratch
 				b.ReportAllocs()
 				for b.Loop() {
-					set.Score(x)
-					set.Sums(1, dst[1:])
+					set.Evaluate(&sc, x, dst[:1])
+					set.Sums(&sc, 1, dst[1:])
 				}
 			})
 		}

@@ -87,7 +87,6 @@ type vectors interface {
 	Cap() int
 	Padded() int
 	SwapRemove(i int) (moved int)
-	Reset()
 
 	storage() Storage
 	// add stores the valid x and returns its slot; replace overwrites

@@ -47,8 +47,8 @@ func binaryRows(rng *rand.Rand, n, dim int, density float64) []Vector {
 // streamStep is one step of a learner that updates on every example, the
 // worst case of a pass: score the row, add it, and at the budget remove a
 // random vector.
-func streamStep(b *testing.B, set *Set, x Vector, budget int, rng *rand.Rand) {
-	f, err := set.Score(x)
+func streamStep(b *testing.B, set *Set, sc *Scratch, x Vector, budget int, rng *rand.Rand) {
+	f, err := score(set, sc, x)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -89,14 +89,16 @@ func BenchmarkSparseSet(b *testing.B) {
 			for _, x := range data[:budget] {
 				set.Add(x, 1)
 			}
+			var sc Scratch
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
-				set.Score(data[budget+i%(rows-budget)])
+				score(set, &sc, data[budget+i%(rows-budget)])
 			}
 		})
 		b.Run("op=pass", func(b *testing.B) {
 			b.ReportAllocs()
 			var held uint64
+			var sc Scratch
 			for b.Loop() {
 				before := heapInUse()
 				set, err := New(dim, 4, Options{Capacity: budget})
@@ -104,7 +106,7 @@ func BenchmarkSparseSet(b *testing.B) {
 					b.Fatal(err)
 				}
 				for _, x := range data {
-					streamStep(b, set, x, budget, rng)
+					streamStep(b, set, &sc, x, budget, rng)
 				}
 				b.StopTimer()
 				held = heapInUse() - before
@@ -166,17 +168,18 @@ func BenchmarkStorage(b *testing.B) {
 					}
 					held := float64(heapInUse() - before)
 					name := fmt.Sprintf("shape=%s/budget=%d/storage=%v", sh.name, budget, storage)
+					var sc Scratch
 					b.Run(name+"/op=score", func(b *testing.B) {
 						b.ReportAllocs()
 						for i := 0; b.Loop(); i++ {
-							set.Score(data[budget+i%1000])
+							score(set, &sc, data[budget+i%1000])
 						}
 						b.ReportMetric(held, "set-bytes")
 					})
 					b.Run(name+"/op=step", func(b *testing.B) {
 						b.ReportAllocs()
 						for i := 0; b.Loop(); i++ {
-							streamStep(b, set, data[budget+i%1000], budget, rng)
+							streamStep(b, set, &sc, data[budget+i%1000], budget, rng)
 						}
 					})
 				}

@@ -160,7 +160,7 @@ func checkStoragePair(t *testing.T, name string, p *storagePair, rng *rand.Rand,
 		if dv := p.dense.SupportVector(i, Vector{}); dv.IsSparse() || !slices.Equal(dv.Dense, want) {
 			t.Fatalf("%s: dense support vector %d is %+v", name, i, dv)
 		}
-		if p.dense.Weights(1)[i] != p.sparse.Weights(1)[i] {
+		if p.dense.WeightColumn(1)[i] != p.sparse.WeightColumn(1)[i] {
 			t.Fatalf("%s: weights of vector %d differ", name, i)
 		}
 	}
@@ -180,9 +180,10 @@ func checkStoragePair(t *testing.T, name string, p *storagePair, rng *rand.Rand,
 		want, kv := reference(x, p.vectors, p.weights, p.dense.Sigma())
 		for _, query := range []Vector{Dense(x), sparseOf(x)} {
 			f := [2]float64{}
+			var sc [2]Scratch
 			for k, s := range []*Set{p.dense, p.sparse} {
 				var err error
-				if f[k], err = s.Score(query); err != nil {
+				if f[k], err = score(s, &sc[k], query); err != nil {
 					t.Fatal(err)
 				}
 				if m, _ := models[k].Score(query); m != f[k] {
@@ -198,14 +199,19 @@ func checkStoragePair(t *testing.T, name string, p *storagePair, rng *rand.Rand,
 				paths[0]++
 			}
 			var fTol [2]float64
+			var kernels [2][]float32
+			var factors [2]float64
+			for k := range sc {
+				kernels[k], factors[k] = sc[k].Kernels()
+			}
 			for i := range kv {
 				floor := math.Exp(simd.ExpMin)
 				tols := [2]float64{
-					kernelTol(kv[i], dim, query.IsSparse()) + p.dense.KernelFactor()*floor,
-					sparseStorageTol(kv[i], &p.sparse.view, xnorm, nnz, dim, expansion) + p.sparse.KernelFactor()*floor,
+					kernelTol(kv[i], dim, query.IsSparse()) + factors[0]*floor,
+					sparseStorageTol(kv[i], &p.sparse.view, xnorm, nnz, dim, expansion) + factors[1]*floor,
 				}
 				for k, s := range []*Set{p.dense, p.sparse} {
-					got := s.KernelFactor() * float64(s.Kernels()[i])
+					got := factors[k] * float64(kernels[k][i])
 					if math.Abs(got-kv[i]) > tols[k] {
 						t.Fatalf("%s dim %d query %d sparse=%v, %v storage (expansion %v): κ[%d] = %v, want %v ± %.3g",
 							name, dim, q, query.IsSparse(), s.Storage(), expansion, i, got, kv[i], tols[k])
@@ -249,17 +255,19 @@ func TestStoragesAgreeBitwiseOnIntegers(t *testing.T) {
 				x := point()
 				for _, query := range []Vector{Dense(x), sparseOf(x)} {
 					var got [2][2]float64
+					var sc [2]Scratch
 					for k, s := range []*Set{p.dense, p.sparse} {
-						if err := s.ScoreColumnsWith(s.OwnScratch(), query, got[k][:]); err != nil {
+						if err := s.Evaluate(&sc[k], query, got[k][:]); err != nil {
 							t.Fatal(err)
 						}
 					}
 					var sums [2][1]float64
 					for k, s := range []*Set{p.dense, p.sparse} {
-						s.Sums(1, sums[k][:])
+						s.Sums(&sc[k], 1, sums[k][:])
 					}
-					if got[0] != got[1] || sums[0] != sums[1] || !slices.Equal(p.dense.Kernels(), p.sparse.Kernels()) ||
-						p.dense.KernelFactor() != p.sparse.KernelFactor() {
+					dk, df := sc[0].Kernels()
+					sk, sf := sc[1].Kernels()
+					if got[0] != got[1] || sums[0] != sums[1] || !slices.Equal(dk, sk) || df != sf {
 						t.Fatalf("dim %d: scores %v and %v, sums %v and %v differ", dim, got[0], got[1], sums[0], sums[1])
 					}
 				}
@@ -288,6 +296,7 @@ func TestSparseStorageFallsBackBeyondTheExpansion(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		var sc Scratch
 		for i, v := range vectors {
 			x := slices.Clone(v)
 			x[slices.IndexFunc(x, func(f float32) bool { return f != 0 })] += 1
@@ -296,11 +305,12 @@ func TestSparseStorageFallsBackBeyondTheExpansion(t *testing.T) {
 			if s.expansionExact(xnorm, integral, 2*len(xs.Index)+3, float64Bits) {
 				t.Fatal("the expansion is allowed here: the test shows nothing")
 			}
-			if _, err := s.Score(xs); err != nil {
+			if _, err := score(s, &sc, xs); err != nil {
 				t.Fatal(err)
 			}
 			_, kv := reference(x, vectors, make([]float64, len(vectors)), 1)
-			got := s.KernelFactor() * float64(s.Kernels()[i])
+			kernels, factor := sc.Kernels()
+			got := factor * float64(kernels[i])
 			if tol := sparseStorageTol(kv[i], &s.view, xnorm, len(xs.Index), dim, false); math.Abs(got-kv[i]) > tol {
 				t.Fatalf("κ of vector %d = %v, want %v ± %.3g", i, got, kv[i], tol)
 			}
@@ -310,7 +320,7 @@ func TestSparseStorageFallsBackBeyondTheExpansion(t *testing.T) {
 
 // TestSparseStorageHoldsNoDenseBuffer: in dimension 2²⁶ (256 MB for one
 // dense vector), a sparse-storage set adds, replaces, removes, scores
-// sparse queries through Score, ScoreColumnsWith, ExactKernels and a
+// sparse queries through Evaluate (of one and two columns), ExactKernels and a
 // Model, restores its bounds and copies support vectors, allocating well
 // under 1 MB in all: nothing of the dimension's size.
 func TestSparseStorageHoldsNoDenseBuffer(t *testing.T) {
@@ -345,11 +355,12 @@ func TestSparseStorageHoldsNoDenseBuffer(t *testing.T) {
 	}
 	sums := make([]float64, 2)
 	var sv Vector
+	var sc Scratch
 	for k, x := range queries {
-		if _, err := s.Score(x); err != nil {
+		if _, err := score(s, &sc, x); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.ScoreColumnsWith(s.OwnScratch(), x, sums); err != nil {
+		if err := s.Evaluate(&sc, x, sums); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.ExactKernels(x, nil); err != nil {
@@ -370,12 +381,12 @@ func TestSparseStorageHoldsNoDenseBuffer(t *testing.T) {
 	if err := s.SetBounds(s.Bounds()); err != nil {
 		t.Fatal(err)
 	}
-	m, err := s.Snapshot()
+	m, err := s.Snapshot(1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := make([]float64, len(queries))
-	if err := m.ScoresBatch(context.Background(), queries, out); err != nil {
+	if err := m.ScoreBatch(context.Background(), queries, out); err != nil {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)
@@ -408,7 +419,7 @@ func TestStorageChoice(t *testing.T) {
 		if s.Storage() != c.want {
 			t.Errorf("%v at dimension %d stores %v, want %v", c.opt, c.dim, s.Storage(), c.want)
 		}
-		m, _ := s.Snapshot()
+		m, _ := s.Snapshot(1)
 		if m.Storage() != c.want {
 			t.Errorf("its model stores %v", m.Storage())
 		}

@@ -33,10 +33,10 @@ func Sparse(index []int32, value []float32) Vector { return Vector{Index: index,
 // IsSparse reports whether v is given in sparse form.
 func (v Vector) IsSparse() bool { return v.Dense == nil && !v.dense }
 
-// Validate checks that v is a well-formed point of dimension dim with finite
+// validate checks that v is a well-formed point of dimension dim with finite
 // values: one form only, a dense slice of length dim, or sparse indices
 // increasing and below dim with one value each.
-func (v Vector) Validate(dim int) error {
+func (v Vector) validate(dim int) error {
 	if !v.IsSparse() {
 		switch {
 		case v.Index != nil || v.Value != nil:

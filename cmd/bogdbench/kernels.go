@@ -171,7 +171,7 @@ func kernelsCommand(args []string, stdout, stderr io.Writer) error {
 	return writeKernelTable(stdout, rep)
 }
 
-// measureKernels times engine.Set.Score for every shape under every
+// measureKernels times engine.Set.Evaluate for every shape under every
 // available implementation, restoring the active one afterwards. The peak
 // of each implementation is measured (simd.PeakFLOPS), or computed from
 // ghz when it is positive.
@@ -217,14 +217,14 @@ func measureKernels(shapes []kernelShape, ghz float64, batches int, target time.
 
 // timeScore builds a full set of the shape's budget with random vectors and
 // returns the median and the minimum over batches of the nanoseconds of
-// one Score of a random query (dense, or sparse binary for a sparse shape). Each batch
-// repeats Score often enough to last about target.
+// one Evaluate of a random query (dense, or sparse binary for a sparse shape). Each batch
+// repeats Evaluate often enough to last about target.
 func timeScore(s kernelShape, batches int, target time.Duration) (median, least float64, err error) {
 	rng := rand.New(rand.NewPCG(uint64(s.Budget), uint64(s.Dim)))
 	// Dense coordinates ~ N(0, scale²) put ‖x−s‖²/(2σ²) near 2 in every
-	// dimension: kernel values within float32's range, so that Score takes
+	// dimension: kernel values within float32's range, so that Evaluate takes
 	// its single-pass path (far queries whose every kernel value underflows
-	// take a second pass; see engine.evaluate).
+	// take a second pass; see the engine package's far queries).
 	const sigma = 8
 	scale := math.Sqrt(2 * sigma * sigma / float64(s.Dim))
 	set, err := engine.New(s.Dim, sigma, engine.Options{Capacity: s.Budget})
@@ -255,10 +255,12 @@ func timeScore(s kernelShape, batches int, target time.Duration) (median, least 
 		}
 	}
 	x := point()
+	var sc engine.Scratch
+	var f [1]float64
 	batch := func(n int) (time.Duration, error) {
 		start := time.Now()
 		for range n {
-			if _, err := set.Score(x); err != nil {
+			if err := set.Evaluate(&sc, x, f[:]); err != nil {
 				return 0, err
 			}
 		}
@@ -303,7 +305,7 @@ func writeKernelTable(w io.Writer, rep *kernelReport) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nns/f(x): median (and min) of %d timed batches of engine.Set.Score of a random query over a full set of random vectors, one core;\n", rep.Batches)
+	fmt.Fprintf(w, "\nns/f(x): median (and min) of %d timed batches of engine.Set.Evaluate of a random query over a full set of random vectors, one core;\n", rep.Batches)
 	fmt.Fprintln(w, "f(x)/s, GFLOP/s, speed-up and % of peak use the median. Dense coordinates are N(0, 2σ²/dim): kernel values near e^-2.")
 	fmt.Fprintln(w, "flops per f(x): budget x (3 x features + 20); sparse shapes count the query's non-zeros as features.")
 	fmt.Fprintf(w, "peak GFLOP/s (%% of peak is against it), %s:", rep.PeakMethod)
