@@ -12,8 +12,8 @@ import (
 
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/internal/simdtest"
 	"github.com/bogd-project/bogd/simd"
-	"github.com/bogd-project/bogd/simd/simdtest"
 )
 
 // stream is a labelled sequence of sparse examples.
@@ -154,14 +154,11 @@ func TestImplementationsAgree(t *testing.T) {
 		return at
 	}
 	want := map[Algorithm][]int{}
-	prev := simd.Active()
-	if err := simd.Use(simd.Generic); err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range AlgorithmsFor(Binary) {
-		want[a] = mistakes(a)
-	}
-	simd.Use(prev)
+	simdtest.With(t, simd.Generic, func() {
+		for _, a := range AlgorithmsFor(Binary) {
+			want[a] = mistakes(a)
+		}
+	})
 	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
 		for _, a := range AlgorithmsFor(Binary) {
 			if got := mistakes(a); !slices.Equal(got, want[a]) {
