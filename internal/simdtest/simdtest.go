@@ -43,29 +43,32 @@ var impls = []simd.Impl{simd.Generic, simd.AVX2, simd.AVX512}
 // subtest ends.
 func ForEachImpl(t *testing.T, f func(t *testing.T, impl simd.Impl)) {
 	t.Helper()
-	required, err := parseRequired(os.Getenv(RequireEnv))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, impl := range impls {
-		t.Run("impl="+impl.String(), func(t *testing.T) {
-			activate(t, impl, required)
-			f(t, impl)
-		})
-	}
+	forEach(t, f)
 }
 
 // ForEachImplB is ForEachImpl for benchmarks.
 func ForEachImplB(b *testing.B, f func(b *testing.B, impl simd.Impl)) {
 	b.Helper()
+	forEach(b, f)
+}
+
+// runner is *testing.T or *testing.B: what runs subtests of its own kind.
+type runner[T any] interface {
+	testing.TB
+	Run(name string, f func(T)) bool
+}
+
+// forEach is ForEachImpl and ForEachImplB.
+func forEach[T runner[T]](tb T, f func(T, simd.Impl)) {
+	tb.Helper()
 	required, err := parseRequired(os.Getenv(RequireEnv))
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	for _, impl := range impls {
-		b.Run("impl="+impl.String(), func(b *testing.B) {
-			activate(b, impl, required)
-			f(b, impl)
+		tb.Run("impl="+impl.String(), func(tb T) {
+			activate(tb, impl, required)
+			f(tb, impl)
 		})
 	}
 }
