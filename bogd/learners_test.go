@@ -14,8 +14,8 @@ import (
 
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/internal/simdtest"
 	"github.com/bogd-project/bogd/simd"
-	"github.com/bogd-project/bogd/simd/simdtest"
 	"github.com/bogd-project/bogd/task"
 )
 
@@ -157,14 +157,11 @@ func TestImplementationsAgree(t *testing.T) {
 		return at
 	}
 	want := map[Algorithm][]int{}
-	prev := simd.Active()
-	if err := simd.Use(simd.Generic); err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range algorithmsFor(task.Binary) {
-		want[a] = mistakes(a)
-	}
-	simd.Use(prev)
+	simdtest.With(t, simd.Generic, func() {
+		for _, a := range algorithmsFor(task.Binary) {
+			want[a] = mistakes(a)
+		}
+	})
 	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
 		for _, a := range algorithmsFor(task.Binary) {
 			if got := mistakes(a); !slices.Equal(got, want[a]) {

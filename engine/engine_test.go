@@ -12,8 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/bogd-project/bogd/internal/simdtest"
 	"github.com/bogd-project/bogd/simd"
-	"github.com/bogd-project/bogd/simd/simdtest"
 )
 
 // eachImpl runs f once per SIMD implementation (simdtest: one the CPU

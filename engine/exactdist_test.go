@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/bogd-project/bogd/simd/simdtest"
+	"github.com/bogd-project/bogd/internal/simdtest"
 )
 
 // The exact squared distances of both storages are the bits of

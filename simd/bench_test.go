@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/bogd-project/bogd/internal/simdtest"
 	"github.com/bogd-project/bogd/simd"
-	"github.com/bogd-project/bogd/simd/simdtest"
 )
 
 // BenchmarkKernels measures one evaluation of the kernel expansion

@@ -2,7 +2,11 @@
 
 package simd
 
-import "github.com/klauspost/cpuid/v2"
+import (
+	"github.com/klauspost/cpuid/v2"
+
+	"github.com/bogd-project/bogd/internal/simdimpl"
+)
 
 // features lists what each implementation needs: the CPU features its
 // generated functions require (asm/gen emits the lists from their Requires
@@ -20,11 +24,37 @@ var usable = func() (u [numImpls]bool) {
 
 func supported(i Impl) bool { return usable[i] }
 
+// useAVX512 and useAVX2 select the implementation every dispatch below
+// calls: at most one is true, and neither means generic. They are set at
+// start (choose) and change afterwards only through internal/simdimpl.
+var useAVX512, useAVX2 bool
+
+// choose makes i, which must be supported, the implementation the
+// dispatch calls.
+func choose(i Impl) { useAVX512, useAVX2 = i == AVX512, i == AVX2 }
+
+// registerVector hands the vector implementations' bools to
+// internal/simdimpl.
+func registerVector() {
+	simdimpl.Register(AVX2.String(), &useAVX2, usable[AVX2])
+	simdimpl.Register(AVX512.String(), &useAVX512, usable[AVX512])
+}
+
+func active() Impl {
+	switch {
+	case useAVX512:
+		return AVX512
+	case useAVX2:
+		return AVX2
+	}
+	return Generic
+}
+
 func sqdist(dst, x, tiles []float32, dim int) {
-	switch active {
-	case AVX512:
+	switch {
+	case useAVX512:
 		sqdistAVX512(dst, x, tiles, dim)
-	case AVX2:
+	case useAVX2:
 		sqdistAVX2(dst, x, tiles, dim)
 	default:
 		sqdistGeneric(dst, x, tiles, dim)
@@ -32,10 +62,10 @@ func sqdist(dst, x, tiles []float32, dim int) {
 }
 
 func sqdist64(dst []float64, x, tiles []float32, dim int) {
-	switch active {
-	case AVX512:
+	switch {
+	case useAVX512:
 		sqdist64AVX512(dst, x, tiles, dim)
-	case AVX2:
+	case useAVX2:
 		sqdist64AVX2(dst, x, tiles, dim)
 	default:
 		sqdist64Generic(dst, x, tiles, dim)
@@ -43,10 +73,10 @@ func sqdist64(dst []float64, x, tiles []float32, dim int) {
 }
 
 func sqdistSparse(dst, norms []float32, idx []int32, val []float32, xnorm float32, tiles []float32, dim int) {
-	switch active {
-	case AVX512:
+	switch {
+	case useAVX512:
 		sqdistSparseAVX512(dst, norms, idx, val, xnorm, tiles, dim)
-	case AVX2:
+	case useAVX2:
 		sqdistSparseAVX2(dst, norms, idx, val, xnorm, tiles, dim)
 	default:
 		sqdistSparseGeneric(dst, norms, idx, val, xnorm, tiles, dim)
@@ -56,10 +86,10 @@ func sqdistSparse(dst, norms []float32, idx []int32, val []float32, xnorm float3
 // gaussianSum takes the one-column form of the fused kernel.
 func gaussianSum(buf, w []float32, scale, offset float32) float32 {
 	var sum [1]float32
-	switch active {
-	case AVX512:
+	switch {
+	case useAVX512:
 		gaussianSumColumnsAVX512(sum[:], buf, w, len(buf), scale, offset)
-	case AVX2:
+	case useAVX2:
 		gaussianSumColumnsAVX2(sum[:], buf, w, len(buf), scale, offset)
 	default:
 		return gaussianSumGeneric(buf, w, scale, offset)
@@ -72,11 +102,11 @@ func gaussianSum(buf, w []float32, scale, offset float32) float32 {
 // len(dst) must be at least 1.
 func gaussianSumColumns(dst, buf, w []float32, stride int, scale, offset float32) {
 	fused := len(dst)
-	switch active {
-	case AVX512:
+	switch {
+	case useAVX512:
 		fused = min(fused, fusedColsAVX512)
 		gaussianSumColumnsAVX512(dst[:fused], buf, w, stride, scale, offset)
-	case AVX2:
+	case useAVX2:
 		fused = min(fused, fusedColsAVX2)
 		gaussianSumColumnsAVX2(dst[:fused], buf, w, stride, scale, offset)
 	default:
@@ -89,20 +119,20 @@ func gaussianSumColumns(dst, buf, w []float32, stride int, scale, offset float32
 }
 
 func dot(a, b []float32) float32 {
-	switch active {
-	case AVX512:
+	switch {
+	case useAVX512:
 		return dotAVX512(a, b)
-	case AVX2:
+	case useAVX2:
 		return dotAVX2(a, b)
 	}
 	return dotGeneric(a, b)
 }
 
 func dotColumns(dst, k, w []float32, stride int) {
-	switch active {
-	case AVX512:
+	switch {
+	case useAVX512:
 		dotColumnsAVX512(dst, k, w, stride)
-	case AVX2:
+	case useAVX2:
 		dotColumnsAVX2(dst, k, w, stride)
 	default:
 		dotColumnsGeneric(dst, k, w, stride)
@@ -110,10 +140,10 @@ func dotColumns(dst, k, w []float32, stride int) {
 }
 
 func dotAxpy(a, b, y []float64, c float64) float64 {
-	switch active {
-	case AVX512:
+	switch {
+	case useAVX512:
 		return dotAxpyAVX512(a, b, y, c)
-	case AVX2:
+	case useAVX2:
 		return dotAxpyAVX2(a, b, y, c)
 	}
 	return dotAxpyGeneric(a, b, y, c)
@@ -122,20 +152,20 @@ func dotAxpy(a, b, y []float64, c float64) float64 {
 // minimum dispatches the min kernels; a package-level min would hide the
 // builtin. len(a) must be a positive multiple of 16.
 func minimum(a []float32) float32 {
-	switch active {
-	case AVX512:
+	switch {
+	case useAVX512:
 		return minAVX512(a)
-	case AVX2:
+	case useAVX2:
 		return minAVX2(a)
 	}
 	return minGeneric(a)
 }
 
 func exp(dst, src []float32) {
-	switch active {
-	case AVX512:
+	switch {
+	case useAVX512:
 		expAVX512(dst, src)
-	case AVX2:
+	case useAVX2:
 		expAVX2(dst, src)
 	default:
 		expGeneric(dst, src)
@@ -143,10 +173,10 @@ func exp(dst, src []float32) {
 }
 
 func fourier(cos, sin, x, tiles []float32, dim int) {
-	switch active {
-	case AVX512:
+	switch {
+	case useAVX512:
 		fourierAVX512(cos, sin, x, tiles, dim)
-	case AVX2:
+	case useAVX2:
 		fourierAVX2(cos, sin, x, tiles, dim)
 	default:
 		fourierGeneric(cos, sin, x, tiles, dim)
@@ -154,10 +184,10 @@ func fourier(cos, sin, x, tiles []float32, dim int) {
 }
 
 func fourierSparse(cos, sin []float32, idx []int32, val []float32, tiles []float32, dim int) {
-	switch active {
-	case AVX512:
+	switch {
+	case useAVX512:
 		fourierSparseAVX512(cos, sin, idx, val, tiles, dim)
-	case AVX2:
+	case useAVX2:
 		fourierSparseAVX2(cos, sin, idx, val, tiles, dim)
 	default:
 		fourierSparseGeneric(cos, sin, idx, val, tiles, dim)
@@ -165,10 +195,10 @@ func fourierSparse(cos, sin []float32, idx []int32, val []float32, tiles []float
 }
 
 func axpy(y, x []float32, a float32) {
-	switch active {
-	case AVX512:
+	switch {
+	case useAVX512:
 		axpyAVX512(y, x, a)
-	case AVX2:
+	case useAVX2:
 		axpyAVX2(y, x, a)
 	default:
 		axpyGeneric(y, x, a)
@@ -176,10 +206,10 @@ func axpy(y, x []float32, a float32) {
 }
 
 func mergeSearch(h, a1, a2, lk []float32) {
-	switch active {
-	case AVX512:
+	switch {
+	case useAVX512:
 		mergeSearchAVX512(h, a1, a2, lk, mergeSteps)
-	case AVX2:
+	case useAVX2:
 		mergeSearchAVX2(h, a1, a2, lk, mergeSteps)
 	default:
 		mergeSearchGeneric(h, a1, a2, lk)
@@ -187,10 +217,10 @@ func mergeSearch(h, a1, a2, lk []float32) {
 }
 
 func fmaLoop(n int, mul, add, seed float32) float32 {
-	switch active {
-	case AVX512:
+	switch {
+	case useAVX512:
 		return fmaLoopAVX512(n, mul, add, seed)
-	case AVX2:
+	case useAVX2:
 		return fmaLoopAVX2(n, mul, add, seed)
 	}
 	return fmaLoopGeneric(n, mul, add, seed)
@@ -198,20 +228,20 @@ func fmaLoop(n int, mul, add, seed float32) float32 {
 
 // fmaFlops is the number of flops of one iteration of fmaLoop.
 func fmaFlops() int {
-	switch active {
-	case AVX512:
+	switch {
+	case useAVX512:
 		return fmaFlopsAVX512
-	case AVX2:
+	case useAVX2:
 		return fmaFlopsAVX2
 	}
 	return fmaFlopsGeneric
 }
 
 func prefetch(p *byte) {
-	switch active {
-	case AVX512:
+	switch {
+	case useAVX512:
 		prefetchAVX512(p)
-	case AVX2:
+	case useAVX2:
 		prefetchAVX2(p)
 	default:
 		prefetchGeneric(p)
@@ -219,10 +249,10 @@ func prefetch(p *byte) {
 }
 
 func paCosts(q []float64, kernels []float32, alpha []float64, factor, step, f, o, s, eps, c float64, mask uint64) float64 {
-	switch active {
-	case AVX512:
+	switch {
+	case useAVX512:
 		return paCostsAVX512(q, kernels, alpha, factor, step, f, o, s, eps, c, mask)
-	case AVX2:
+	case useAVX2:
 		return paCostsAVX2(q, kernels, alpha, factor, step, f, o, s, eps, c, mask)
 	}
 	return paCostsGeneric(q, kernels, alpha, factor, step, f, o, s, eps, c, mask)

@@ -7,6 +7,12 @@ package simd
 
 func supported(i Impl) bool { return i == Generic }
 
+func choose(Impl) {}
+
+func registerVector() {}
+
+func active() Impl { return Generic }
+
 func sqdist(dst, x, tiles []float32, dim int) { sqdistGeneric(dst, x, tiles, dim) }
 
 func sqdist64(dst []float64, x, tiles []float32, dim int) { sqdist64Generic(dst, x, tiles, dim) }

@@ -1,13 +1,14 @@
 package simd
 
 import (
-	"errors"
 	"os"
 	"testing"
+
+	"github.com/bogd-project/bogd/internal/simdimpl"
 )
 
 // initialActive is the implementation chosen at start (by the package's
-// init), before any test calls Use.
+// init), before any test selects another.
 var initialActive Impl
 
 func TestMain(m *testing.M) {
@@ -81,27 +82,31 @@ func TestString(t *testing.T) {
 	}
 }
 
-// TestUse: every available implementation can be made active; the others
-// (avx2 and avx512 under -tags purego or on an older CPU) and unknown
-// values are refused with an error wrapping ErrUnsupported, leaving the
-// active implementation unchanged.
-func TestUse(t *testing.T) {
+// TestSelect: internal/simdimpl makes every available implementation the
+// one the dispatch calls until its restore; the others (avx2 and avx512
+// under -tags purego or on an older CPU) and unknown values are refused,
+// leaving the dispatch unchanged.
+func TestSelect(t *testing.T) {
 	prev := Active()
-	defer Use(prev)
 	for impl := Generic; impl <= numImpls+1; impl++ {
-		before := Active()
-		err := Use(impl)
-		if Supported(impl) {
-			if err != nil || Active() != impl {
-				t.Errorf("Use(%v) = %v, Active() = %v", impl, err, Active())
+		restore, err := simdimpl.Select(impl.String())
+		if !Supported(impl) {
+			if err == nil {
+				restore()
+				t.Errorf("Select(%v) succeeded, but it cannot run here", impl)
+			}
+			if Active() != prev {
+				t.Errorf("failed Select(%v) changed Active() from %v to %v", impl, prev, Active())
 			}
 			continue
 		}
-		if !errors.Is(err, ErrUnsupported) {
-			t.Errorf("Use(%v) = %v, want an error wrapping ErrUnsupported", impl, err)
+		if err != nil {
+			t.Fatalf("Select(%v): %v", impl, err)
 		}
-		if Active() != before {
-			t.Errorf("failed Use(%v) changed Active() from %v to %v", impl, before, Active())
+		during := Active()
+		restore()
+		if during != impl || Active() != prev {
+			t.Errorf("Select(%v): active %v during, %v after restore (want %v)", impl, during, Active(), prev)
 		}
 	}
 	if !Supported(Generic) {

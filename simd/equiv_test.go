@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/bogd-project/bogd/internal/simdtest"
 	"github.com/bogd-project/bogd/simd"
-	"github.com/bogd-project/bogd/simd/simdtest"
 )
 
 // Equivalence of every implementation with a float64 reference, over shapes

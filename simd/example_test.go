@@ -11,7 +11,7 @@ import (
 // engine computes it: the squared distances from x to every stored vector
 // (tiles of 16 vectors from package layout), then the kernel values and
 // their weighted sum. The implementation is chosen once from the CPU
-// (simd.Active); BOGD_SIMD or simd.Use switches it.
+// (simd.Active); BOGD_SIMD, set before the program starts, forces one.
 func Example() {
 	m, _ := layout.New(2, 3)
 	m.Append([]float32{0, 0})

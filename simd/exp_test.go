@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/bogd-project/bogd/internal/simdtest"
 	"github.com/bogd-project/bogd/simd"
-	"github.com/bogd-project/bogd/simd/simdtest"
 )
 
 // expSweep calls f with consecutive chunks of every step-th float32 from lo

@@ -5,8 +5,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/bogd-project/bogd/internal/simdtest"
 	"github.com/bogd-project/bogd/simd"
-	"github.com/bogd-project/bogd/simd/simdtest"
 )
 
 // Fuzz targets, one per kernel. Each decodes the fuzz bytes into a shape,

@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/bogd-project/bogd/internal/simdtest"
 	"github.com/bogd-project/bogd/simd"
-	"github.com/bogd-project/bogd/simd/simdtest"
 )
 
 // TestFMALoop: with mul 1 and add 1 every lane of every chain of the peak

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/internal/simdimpl"
 	"github.com/bogd-project/bogd/simd"
 )
 
@@ -172,19 +173,19 @@ func kernelsCommand(args []string, stdout, stderr io.Writer) error {
 }
 
 // measureKernels times engine.Set.Evaluate for every shape under every
-// available implementation, restoring the active one afterwards. The peak
-// of each implementation is measured (simd.PeakFLOPS), or computed from
-// ghz when it is positive.
+// available implementation, selected in turn through internal/simdimpl
+// (nothing else runs kernels meanwhile), restoring the one chosen at start
+// afterwards. The peak of each implementation is measured
+// (simd.PeakFLOPS), or computed from ghz when it is positive.
 func measureKernels(shapes []kernelShape, ghz float64, batches int, target time.Duration) (*kernelReport, error) {
 	rep := &kernelReport{Cores: 1, Peak: map[string]float64{}, PeakMethod: measuredPeak, Batches: batches}
 	if ghz > 0 {
 		rep.GHz, rep.PeakMethod = ghz, fmt.Sprintf(assumedPeak, ghz)
 	}
-	prev := simd.Active()
-	defer simd.Use(prev)
 	generic := make([]float64, len(shapes))
 	for _, impl := range simd.Available() {
-		if err := simd.Use(impl); err != nil {
+		restore, err := simdimpl.Select(impl.String())
+		if err != nil {
 			return nil, err
 		}
 		peak := simd.PeakFLOPS() / 1e9
@@ -195,6 +196,7 @@ func measureKernels(shapes []kernelShape, ghz float64, batches int, target time.
 		for i, s := range shapes {
 			ns, nsMin, err := timeScore(s, batches, target)
 			if err != nil {
+				restore()
 				return nil, err
 			}
 			if impl == simd.Generic {
@@ -211,6 +213,7 @@ func measureKernels(shapes []kernelShape, ghz float64, batches int, target time.
 			r.PeakShare = r.GFlops / peak
 			rep.Results = append(rep.Results, r)
 		}
+		restore()
 	}
 	return rep, nil
 }

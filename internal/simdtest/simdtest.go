@@ -12,9 +12,9 @@
 // cannot pass without testing them; an unknown name in the list fails every
 // call.
 //
-// The active implementation is a package variable of simd, so the
-// subtests must not call t.Parallel, and no other test may run kernels
-// in parallel with them.
+// The implementation is selected through internal/simdimpl, which flips
+// package simd's dispatch for the whole process: the subtests must not call
+// t.Parallel, and no other test may run kernels in parallel with them.
 //
 // The package also holds the references that tests outside package simd
 // compare a kernel's results with (SqDist64).
@@ -27,6 +27,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bogd-project/bogd/internal/simdimpl"
 	"github.com/bogd-project/bogd/simd"
 )
 
@@ -38,39 +39,56 @@ const RequireEnv = "BOGD_REQUIRE_IMPL"
 var impls = []simd.Impl{simd.Generic, simd.AVX2, simd.AVX512}
 
 // ForEachImpl runs f in one subtest per implementation, with that
-// implementation active; the previously active one is restored when the
+// implementation selected; the previous selection is restored when the
 // subtest ends.
 func ForEachImpl(t *testing.T, f func(t *testing.T, impl simd.Impl)) {
 	t.Helper()
-	required, err := parseRequired(os.Getenv(RequireEnv))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, impl := range impls {
-		t.Run("impl="+impl.String(), func(t *testing.T) {
-			activate(t, impl, required)
-			f(t, impl)
-		})
-	}
+	forEach(t, f)
 }
 
 // ForEachImplB is ForEachImpl for benchmarks.
 func ForEachImplB(b *testing.B, f func(b *testing.B, impl simd.Impl)) {
 	b.Helper()
+	forEach(b, f)
+}
+
+// runner is *testing.T or *testing.B: what runs subtests of its own kind.
+type runner[T any] interface {
+	testing.TB
+	Run(name string, f func(T)) bool
+}
+
+// forEach is ForEachImpl and ForEachImplB.
+func forEach[T runner[T]](tb T, f func(T, simd.Impl)) {
+	tb.Helper()
 	required, err := parseRequired(os.Getenv(RequireEnv))
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	for _, impl := range impls {
-		b.Run("impl="+impl.String(), func(b *testing.B) {
-			activate(b, impl, required)
-			f(b, impl)
+		tb.Run("impl="+impl.String(), func(tb T) {
+			activate(tb, impl, required)
+			f(tb, impl)
 		})
 	}
 }
 
-// activate makes impl active until tb ends, or skips tb when impl cannot
-// run here (fails it when impl is required).
+// With runs f with impl selected and restores the previous selection when
+// f returns or ends the test (Fatal, Skip); it fails tb when impl cannot
+// run here. A test computes its reference results this way, with
+// simd.Generic, before comparing every implementation with them.
+func With(tb testing.TB, impl simd.Impl, f func()) {
+	tb.Helper()
+	restore, err := simdimpl.Select(impl.String())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer restore()
+	f()
+}
+
+// activate selects impl until tb ends, or skips tb when impl cannot run
+// here (fails it when impl is required).
 func activate(tb testing.TB, impl simd.Impl, required []simd.Impl) {
 	tb.Helper()
 	if !simd.Supported(impl) {
@@ -80,15 +98,11 @@ func activate(tb testing.TB, impl simd.Impl, required []simd.Impl) {
 		}
 		tb.Skip(msg)
 	}
-	prev := simd.Active()
-	if err := simd.Use(impl); err != nil {
+	restore, err := simdimpl.Select(impl.String())
+	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() {
-		if err := simd.Use(prev); err != nil {
-			tb.Errorf("restoring impl=%v: %v", prev, err)
-		}
-	})
+	tb.Cleanup(restore)
 }
 
 // parseRequired parses the value of RequireEnv: implementation names

@@ -131,3 +131,37 @@ func TestActivateRestores(t *testing.T) {
 		}
 	}
 }
+
+// TestWith: f runs with the implementation selected, and the previous one
+// is back afterwards, also when f ends the test's goroutine as Fatal does;
+// an implementation that cannot run fails the test without running f.
+func TestWith(t *testing.T) {
+	prev := simd.Active()
+	for _, impl := range simd.Available() {
+		var during simd.Impl
+		With(t, impl, func() { during = simd.Active() })
+		if during != impl || simd.Active() != prev {
+			t.Errorf("With(%v): active %v during, %v after (want %v)", impl, during, simd.Active(), prev)
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			With(&recorder{}, impl, func() { runtime.Goexit() })
+		}()
+		<-done
+		if simd.Active() != prev {
+			t.Errorf("With(%v) ended by Goexit: active %v after, want %v", impl, simd.Active(), prev)
+		}
+	}
+	r := &recorder{}
+	ran := false
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		With(r, simd.Impl(200), func() { ran = true })
+	}()
+	<-done
+	if ran || r.failed == "" || simd.Active() != prev {
+		t.Errorf("With(Impl(200)): ran %v, failed %q, active %v (want %v)", ran, r.failed, simd.Active(), prev)
+	}
+}
