@@ -38,7 +38,7 @@ test-purego:
 
 # The race detector, on the pure-Go build (the detector does not see inside assembly).
 test-race:
-	BOGD_REQUIRE_IMPL=generic $(GO) test -race -tags purego -short ./engine/ ./bogd/ ./layout/ ./dataset/ ./cmd/...
+	BOGD_REQUIRE_IMPL=generic $(GO) test -race -tags purego -short ./engine/ ./bogd/ ./layout/ ./dataset/ ./cmd/... ./serve/...
 
 # Dispatch on CPUs without the features: the whole simd, engine and bogd
 # suites (-short) run on an emulated Haswell (AVX2, no AVX-512) and qemu64
