@@ -383,8 +383,10 @@ func (f *File) failure() error {
 }
 
 // Truncate removes the segments whose records are all at or before upTo,
-// first closing the active segment when it holds records and they all
-// are: after a snapshot at the log's end, the log holds no record.
+// first closing the active segment when it holds any of them (a new one
+// begins): a snapshot every so often keeps the log to about the records
+// since the snapshot it truncates at, and after a snapshot at the log's
+// end the log holds no record.
 func (f *File) Truncate(upTo uint64) error {
 	t := truncateRequest{upTo: upTo, done: make(chan error, 1)}
 	select {
@@ -399,7 +401,7 @@ func (f *File) truncate(upTo uint64) error {
 	if err := f.failure(); err != nil {
 		return err
 	}
-	if active := f.segs[len(f.segs)-1]; active.last > active.base && active.last <= upTo {
+	if active := f.segs[len(f.segs)-1]; active.last > active.base && active.base < upTo {
 		if err := f.create(active.last); err != nil {
 			err = fmt.Errorf("truncate the log: %w", err)
 			f.fail(err)
