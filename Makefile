@@ -79,7 +79,7 @@ QEMU_QUIET = { grep -v "TCG doesn't support requested feature" || true; }
 # more; any other failure fails.
 FUZZ_RUN = $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg
 fuzz:
-	@for pkg in ./simd/ ./dataset/ ./bogd/ ./engine/ ./serve/wal/; do \
+	@for pkg in ./simd/ ./dataset/ ./bogd/ ./engine/ ./serve/ ./serve/wal/; do \
 	  for f in $$($(GO) test -list 'Fuzz.*' $$pkg | grep ^Fuzz); do \
 	    echo "fuzz $$pkg $$f"; \
 	    if ! out=$$($(FUZZ_RUN) 2>&1); then \

@@ -162,6 +162,9 @@ func New(opt Options) (*Server, error) {
 	} else if len(removed) > 0 {
 		opt.Logf("removed %d temporary files a crash left while writing a snapshot (%s)", len(removed), removed[0])
 	}
+	if err := refuseInput(opt.Model); err != nil {
+		return nil, err
+	}
 	from, err := s.snaps.newest()
 	if err != nil {
 		return nil, err
