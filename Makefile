@@ -7,7 +7,7 @@ BENCH   ?= .
 COUNT   ?= 6
 FUZZTIME ?= 3s
 
-.PHONY: all build generate check-generate check-qemu test test-unit test-purego test-race test-cpus fuzz bench bench-score demo vet fmt-check clean
+.PHONY: all build generate check-generate check-qemu test test-unit test-purego test-race test-cpus fuzz bench bench-score demo vet fmt-check load clean
 
 all: build
 
@@ -114,3 +114,11 @@ demo:
 
 clean:
 	rm -rf bin
+
+# The server's load test (serve.BenchmarkLoad): one-row /predict requests
+# from 1, 8 and 64 connections against a bare handler of the same JSON, with
+# and without learning, in interleaved rounds (about 30 s); and acknowledged
+# /learn requests per second with the file log and without (BenchmarkLearn).
+load:
+	$(GO) test -run '^$$' -bench 'BenchmarkLoad' -benchtime 1x ./serve/
+	$(GO) test -run '^$$' -bench 'BenchmarkLearn' -benchtime 3000x ./serve/
