@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"strconv"
@@ -88,11 +89,19 @@ type badRequest struct{ error }
 
 func (b badRequest) Unwrap() error { return b.error }
 
-// rows decodes a request and prepares its rows for the model; labelled,
-// it requires labels valid for the model's task. It returns the rows, and
-// how many features lay beyond the model's dimension (ignored).
+// rows decodes the body of a request (see Server.Rows).
 func (h *handler) rows(w http.ResponseWriter, r *http.Request, labelled bool) ([]Example, int, error) {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, h.opt.MaxBody))
+	return h.s.Rows(http.MaxBytesReader(w, r.Body, h.opt.MaxBody), labelled)
+}
+
+// Rows decodes a request body, {"rows":[{"label":1,"features":{"1":0.5}},
+// …]}, and prepares its rows for the model; labelled, it requires labels
+// valid for the model's task. It returns the rows, and how many features
+// lay beyond the model's dimension (ignored). A problem of the request is
+// an error that names the row and the problem; a body beyond the limit of
+// an http.MaxBytesReader, its *http.MaxBytesError.
+func (s *Server) Rows(body io.Reader, labelled bool) ([]Example, int, error) {
+	dec := json.NewDecoder(body)
 	dec.DisallowUnknownFields()
 	var req request
 	if err := dec.Decode(&req); err != nil {
@@ -131,14 +140,14 @@ func (h *handler) rows(w http.ResponseWriter, r *http.Request, labelled bool) ([
 			}
 			raw = append(raw, feature{Key: k, Value: v})
 		}
-		if err := prepareRow(&row, raw, h.s.cfg.Dim); err != nil {
+		if err := prepareRow(&row, raw, s.cfg.Dim); err != nil {
 			return nil, 0, badRequestf("row %d: %w", i+1, err)
 		}
 		ignored += len(row.Ignored)
 		examples[i] = Example{Index: clone(row.Index), Value: clone(row.Value), Label: labels[i]}
 	}
 	if labelled {
-		if err := h.s.CheckLabels(labels); err != nil {
+		if err := s.CheckLabels(labels); err != nil {
 			return nil, 0, badRequest{err}
 		}
 	}
@@ -157,6 +166,8 @@ func fail(w http.ResponseWriter, err error) {
 		code = http.StatusBadRequest
 	case errors.As(err, new(*http.MaxBytesError)):
 		code = http.StatusRequestEntityTooLarge
+	case errors.Is(err, ErrEventsOnly):
+		code = http.StatusForbidden
 	case errors.Is(err, ErrClosed), errors.Is(err, ErrNotLearnt), errors.Is(err, context.DeadlineExceeded):
 		code = http.StatusServiceUnavailable
 		w.Header().Set("Retry-After", "1")

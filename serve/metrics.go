@@ -11,7 +11,7 @@ type metrics struct {
 	requests                      *prometheus.CounterVec
 	duration                      *prometheus.HistogramVec
 	learned, predicted, snapshots prometheus.Counter
-	snapshotErrors                prometheus.Counter
+	snapshotErrors, skipped       prometheus.Counter
 	supportVectors, version       prometheus.Gauge
 	position, replaySeconds       prometheus.Gauge
 	syncSeconds, appendSeconds    prometheus.Histogram
@@ -31,6 +31,7 @@ func newMetrics() *metrics {
 		predicted:      prometheus.NewCounter(prometheus.CounterOpts{Name: "bogd_examples_predicted_total", Help: "Rows predicted through /predict."}),
 		snapshots:      prometheus.NewCounter(prometheus.CounterOpts{Name: "bogd_snapshots_total", Help: "Snapshots written to disk."}),
 		snapshotErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: "bogd_snapshot_errors_total", Help: "Snapshots that failed to be written."}),
+		skipped:        prometheus.NewCounter(prometheus.CounterOpts{Name: "bogd_events_skipped_total", Help: "Records of an event stream skipped: not a request of labelled rows for the model."}),
 		supportVectors: prometheus.NewGauge(prometheus.GaugeOpts{Name: "bogd_support_vectors", Help: "Support vectors of the model predictions read."}),
 		version:        prometheus.NewGauge(prometheus.GaugeOpts{Name: "bogd_model_version", Help: "Log position of the model predictions read."}),
 		position:       prometheus.NewGauge(prometheus.GaugeOpts{Name: "bogd_log_position", Help: "Log position of the last record learnt."}),
@@ -42,7 +43,7 @@ func newMetrics() *metrics {
 			Name: "bogd_log_append_seconds", Help: "Latency of appending a learn record until it is durable.", Buckets: latency,
 		}),
 	}
-	m.registry.MustRegister(m.requests, m.duration, m.learned, m.predicted, m.snapshots, m.snapshotErrors,
+	m.registry.MustRegister(m.requests, m.duration, m.learned, m.predicted, m.snapshots, m.snapshotErrors, m.skipped,
 		m.supportVectors, m.version, m.position, m.replaySeconds, m.syncSeconds, m.appendSeconds,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

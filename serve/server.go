@@ -47,6 +47,12 @@ type Options struct {
 	// whose records survive only in snapshots. FileLog opens the
 	// embedded default.
 	OpenLog func(base uint64, onSync func(d time.Duration, records int)) (wal.Log, error)
+	// Events makes the server a learn-only consumer of a stream other
+	// programs publish: each record of the log is a request body of
+	// labelled rows, {"rows":[{"label":1,"features":{"1":0.5}}, …]} (what
+	// /learn takes), learnt in order; a record that is not one is skipped
+	// (logged, counted), as every replica skips it. Learn is refused.
+	Events bool
 	// Logf, when set, receives the server's log lines: what it loaded,
 	// replayed and wrote.
 	Logf func(format string, args ...any)
@@ -126,6 +132,9 @@ type Outcome struct {
 // Errors of a Server.
 var (
 	ErrClosed = errors.New("the server is closed")
+	// ErrEventsOnly: the server learns from a stream of events only
+	// (Options.Events).
+	ErrEventsOnly = errors.New("this server learns only from its event stream")
 	// ErrNotLearnt: the record was appended to the log but the server
 	// stopped following it before learning it; it will be learnt from the
 	// log at the next start.
@@ -288,6 +297,9 @@ func (s *Server) replay() error {
 
 // apply learns the record at pos: the follower's callback.
 func (s *Server) apply(pos uint64, data []byte) error {
+	if s.opt.Events {
+		return s.applyEvent(pos, data)
+	}
 	s.mu.Lock()
 	if err := decodeLearnRecord(data, s.cfg.Dim, &s.record); err != nil {
 		s.mu.Unlock()
@@ -298,17 +310,8 @@ func (s *Server) apply(pos uint64, data []byte) error {
 	s.version = pos
 	origin, token := s.record.origin, s.record.token
 	s.mu.Unlock()
-	s.metrics.learned.Add(float64(out.Learned))
-	s.metrics.position.Set(float64(pos))
-	if s.opt.PublishEvery == 0 {
-		if err := s.publish(); err != nil {
-			return err
-		}
-	} else {
-		select {
-		case s.dirty <- struct{}{}:
-		default:
-		}
+	if err := s.learnt(pos, out.Learned); err != nil {
+		return err
 	}
 	if origin == s.origin {
 		s.waitMu.Lock()
@@ -318,6 +321,39 @@ func (s *Server) apply(pos uint64, data []byte) error {
 		if ch != nil {
 			ch <- out
 		}
+	}
+	return nil
+}
+
+// applyEvent learns a record of a stream of events: a request body of
+// labelled rows.
+func (s *Server) applyEvent(pos uint64, data []byte) error {
+	examples, _, err := s.Rows(bytes.NewReader(data), true)
+	if err != nil {
+		s.metrics.skipped.Inc()
+		s.opt.Logf("skipped the event at position %d: %v", pos, err)
+	}
+	s.mu.Lock()
+	out := s.learn(examples)
+	s.version = pos
+	s.mu.Unlock()
+	if out.err != nil {
+		s.opt.Logf("the event at position %d: %v", pos, out.err)
+	}
+	return s.learnt(pos, out.Learned)
+}
+
+// learnt counts what the follower learnt at pos and publishes it, at once
+// or in PublishEvery.
+func (s *Server) learnt(pos uint64, learned int) error {
+	s.metrics.learned.Add(float64(learned))
+	s.metrics.position.Set(float64(pos))
+	if s.opt.PublishEvery == 0 {
+		return s.publish()
+	}
+	select {
+	case s.dirty <- struct{}{}:
+	default:
 	}
 	return nil
 }
@@ -366,6 +402,9 @@ func (s *Server) failWaiters() {
 func (s *Server) Learn(ctx context.Context, examples []Example) (Outcome, error) {
 	if s.closing.Load() {
 		return Outcome{}, ErrClosed
+	}
+	if s.opt.Events {
+		return Outcome{}, ErrEventsOnly
 	}
 	if err := s.Err(); err != nil {
 		return Outcome{}, err
