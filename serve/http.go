@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"strconv"
 	"time"
@@ -31,6 +32,41 @@ type HTTPOptions struct {
 	// "learn", "healthz", "metrics") inside the metrics: where a service
 	// adds authentication, limits or logging.
 	Wrap func(route string, h http.Handler) http.Handler
+	// ShutdownTimeout bounds how long Serve lets the requests under way
+	// finish once its context ends (default 10 s).
+	ShutdownTimeout time.Duration
+	// Configure, when set, adjusts the http.Server Serve runs before it
+	// starts (timeouts, TLS, limits on connections).
+	Configure func(*http.Server)
+}
+
+// Serve answers the Handler's API on ln until ctx ends; then it stops
+// accepting, lets the requests under way finish (predictions waiting for
+// a position give up at once, Drain), closes the server (which writes the
+// last snapshot) and returns. An idle server stops within milliseconds.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, opt HTTPOptions) error {
+	if opt.ShutdownTimeout <= 0 {
+		opt.ShutdownTimeout = 10 * time.Second
+	}
+	srv := &http.Server{Handler: s.Handler(opt), ReadHeaderTimeout: 10 * time.Second}
+	if opt.Configure != nil {
+		opt.Configure(srv)
+	}
+	srv.RegisterOnShutdown(s.Drain)
+	failed := make(chan error, 1)
+	go func() { failed <- srv.Serve(ln) }()
+	var err error
+	select {
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), opt.ShutdownTimeout)
+		err = srv.Shutdown(sctx)
+		cancel()
+	case err = <-failed:
+	}
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return errors.Join(err, s.Close())
 }
 
 // Handler returns the server's HTTP API:

@@ -100,6 +100,8 @@ type Server struct {
 	urgent     chan struct{} // a prediction waits for a version not published yet
 
 	closing  atomic.Bool
+	draining chan struct{} // closed by Drain: waiting predictions give up
+	drain    sync.Once
 	stop     context.CancelFunc // the publisher and the snapshotter
 	routines sync.WaitGroup
 	unfollow context.CancelFunc
@@ -160,7 +162,7 @@ func New(opt Options) (*Server, error) {
 	s := &Server{
 		opt: opt, snaps: snapshots{model: opt.Model, dir: opt.SnapshotDir},
 		waiters: make(map[uint64]chan Outcome), pubChanged: make(chan struct{}),
-		dirty: make(chan struct{}, 1), urgent: make(chan struct{}, 1), followed: make(chan struct{}),
+		dirty: make(chan struct{}, 1), urgent: make(chan struct{}, 1), followed: make(chan struct{}), draining: make(chan struct{}),
 		metrics: newMetrics(),
 	}
 	var id [8]byte
@@ -480,6 +482,8 @@ func (s *Server) Predictor(ctx context.Context, atLeast uint64) (*bogd.Predictor
 		case <-changed:
 		case <-ctx.Done():
 			return nil, 0, fmt.Errorf("the model is not at position %d yet (it is at %d): %w", atLeast, s.current.Load().version, ctx.Err())
+		case <-s.draining:
+			return nil, 0, fmt.Errorf("the model is not at position %d (it is at %d): %w", atLeast, s.current.Load().version, ErrClosed)
 		}
 	}
 }
@@ -618,6 +622,10 @@ func (s *Server) Version() uint64 {
 // dimension.
 func (s *Server) Config() bogd.Config { return s.cfg }
 
+// Drain makes predictions that wait for a position give up (ErrClosed),
+// so that a shutdown need not wait for them; everything else goes on.
+func (s *Server) Drain() { s.drain.Do(func() { close(s.draining) }) }
+
 // Close stops learning, writes the last snapshot and closes the log.
 // Learns under way should be finished first (http.Server.Shutdown does):
 // a Learn that Close interrupts after its record reached the log answers
@@ -626,6 +634,7 @@ func (s *Server) Close() error {
 	if s.closing.Swap(true) {
 		return ErrClosed
 	}
+	s.Drain()
 	s.stop()
 	s.routines.Wait()
 	s.unfollow()
