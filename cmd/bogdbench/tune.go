@@ -42,7 +42,7 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	seed := fs.Uint64("seed", 1, "seed of the held-out permutations (and of the learner --save trains)")
 	selectSeed := fs.Uint64("select-seed", 1+1<<32, "seed of the selection permutations; must differ from --seed")
 	workers := fs.Int("workers", runtime.NumCPU(), "passes run in parallel")
-	results := fs.String("results", "", "keep every pass in this results file (one JSON line each); an existing one needs --resume (default: a temporary file, removed; with --phase select or report, tune-runs.jsonl, or tune-PHASE-k-of-n.jsonl for a shard k of n, in the working directory)")
+	results := fs.String("results", "", "keep every pass in this results file (one JSON line each); an existing one needs --resume (default: a temporary file, removed; with --phase select or report, or tables without --read, tune-runs.jsonl, or tune-PHASE-k-of-n.jsonl for a shard k of n, in the working directory)")
 	resume := fs.Bool("resume", false, "continue the --results file: its passes are not run again")
 	phase := fs.String("phase", experiment.PhaseAll, "all; or, to spread the grid over a scheduler's tasks, select and report (each with --shard; report reads the selection shards with --read), then tables: the selection and table of one process from --read (and --results), and --save")
 	shard := fs.String("shard", "", shardHelp)
