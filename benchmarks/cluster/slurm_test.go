@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
@@ -478,12 +479,17 @@ func (c *cluster) wait(ctx context.Context, ids ...string) map[string]string {
 	return states
 }
 
+// requireCompleted fails the test, naming them, unless every job completed.
 func (c *cluster) requireCompleted(states map[string]string) {
 	c.t.Helper()
-	for job, s := range states {
-		if s != "COMPLETED" {
-			c.t.Fatalf("job %s ended %s; every job: %v", job, s, states)
+	var failed []string
+	for _, job := range slices.Sorted(maps.Keys(states)) {
+		if states[job] != "COMPLETED" {
+			failed = append(failed, job+" "+states[job])
 		}
+	}
+	if len(failed) > 0 {
+		c.t.Fatalf("jobs that did not complete: %s (their output is in the logs below)", strings.Join(failed, ", "))
 	}
 }
 
