@@ -93,6 +93,24 @@ func TestPaperShardAuto(t *testing.T) {
 	}
 }
 
+func TestResultsName(t *testing.T) {
+	for _, c := range []struct {
+		phase string
+		shard experiment.Shard
+		want  string
+	}{
+		{experiment.PhaseAll, experiment.Shard{}, "paper-runs.jsonl"},
+		{experiment.PhaseSelect, experiment.Shard{}, "paper-runs.jsonl"},
+		{experiment.PhaseSelect, experiment.Shard{K: 2, N: 4}, "paper-select-2-of-4.jsonl"},
+		{experiment.PhaseReport, experiment.Shard{K: 0, N: 1}, "paper-report-0-of-1.jsonl"},
+		{experiment.PhaseAll, experiment.Shard{K: 0, N: 1}, "paper-runs.jsonl"},
+	} {
+		if got := resultsName("paper", c.phase, c.shard); got != c.want {
+			t.Errorf("%s, shard %v: %s, want %s", c.phase, c.shard, got, c.want)
+		}
+	}
+}
+
 func TestShardAutoErrors(t *testing.T) {
 	dir := t.TempDir()
 	schedulerEnv(t, nil)

@@ -93,9 +93,10 @@ func parseShard(value, phase string) (experiment.Shard, error) {
 
 // resultsName is the default results file of command name: one per shard
 // of a phase, so that the tasks of an array, which share a directory, each
-// write their own.
+// write their own (an array of one task too: its merge step reads the
+// shards' names).
 func resultsName(name, phase string, s experiment.Shard) string {
-	if s.N > 1 {
+	if s.N > 0 && (phase == experiment.PhaseSelect || phase == experiment.PhaseReport) {
 		return fmt.Sprintf("%s-%s-%d-of-%d.jsonl", name, phase, s.K, s.N)
 	}
 	return name + "-runs.jsonl"
