@@ -96,7 +96,7 @@ fuzz:
 	  done; \
 	done
 
-test: check-qemu fmt-check vet staticcheck test-unit test-purego test-race check-generate test-cpus fuzz
+test: check-qemu check-slurm fmt-check vet staticcheck test-unit test-purego test-race check-generate test-cpus fuzz test-slurm
 
 # A grid on a real scheduler (benchmarks/cluster/slurm_test.go): a
 # single-node Slurm with 2 CPUs started from Debian's slurm-wlm and munge
