@@ -10,11 +10,12 @@
 //
 // It writes benchmarks/results/kol/NAME.md (the table, the machine, both
 // tools' versions, the commands) and NAME-runs.jsonl (one line per timed
-// run), NAME being the dataset's (codrna by default). The rows are read in
-// the order experiment.Permutation(seed, 0, n): KOL from a text file
-// written in that order (through its own binary cache, its fastest input),
-// bogdbench from the original file with --order. Each round runs every
-// cell's bogdbench, then its KOL, so that both see the same load.
+// run), NAME being the dataset's (codrna by default). Both tools learn one
+// text file that holds the data's rows in the order
+// experiment.Permutation(seed, 0, n), in file order: KOL through its own
+// binary cache (its fastest input), bogdbench with --order 1,2,…,n. Each
+// round runs every cell's bogdbench, then its KOL, so that both see the
+// same load.
 package main
 
 import (

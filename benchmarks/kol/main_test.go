@@ -105,9 +105,9 @@ func TestReadRowsRefusesOtherLabels(t *testing.T) {
 	}
 }
 
-// sameRowsInOrder checks that the text written for KOL holds, at position
-// k, the row that bogdbench learns k-th from the original file and the
-// order file: both tools see the same rows in the same order.
+// sameRowsInOrder checks that the file both tools learn holds, at position
+// k, row perm[k] of the original, and that bogdbench's order reads it in
+// file order.
 func sameRowsInOrder(t *testing.T, original string, seed uint64) {
 	t.Helper()
 	rows, err := readRows(original)
@@ -116,29 +116,33 @@ func sameRowsInOrder(t *testing.T, original string, seed uint64) {
 	}
 	dir := t.TempDir()
 	text, orderPath := filepath.Join(dir, "rows.svm"), filepath.Join(dir, "order.txt")
-	if err := writeOrdered(text, orderPath, rows, experiment.Permutation(seed, 0, len(rows))); err != nil {
+	perm := experiment.Permutation(seed, 0, len(rows))
+	if err := writeOrdered(text, orderPath, rows, perm); err != nil {
 		t.Fatal(err)
 	}
-	ours, err := dataset.ReadFile(original, dataset.Options{Task: dataset.Binary})
+	orig, err := dataset.ReadFile(original, dataset.Options{Task: dataset.Binary})
 	if err != nil {
 		t.Fatal(err)
 	}
-	theirs, err := dataset.ReadFile(text, dataset.Options{Task: dataset.Binary})
+	learnt, err := dataset.ReadFile(text, dataset.Options{Task: dataset.Binary})
 	if err != nil {
 		t.Fatal(err)
 	}
-	orders, err := dataset.ReadOrders(orderPath, ours.Len(), 0)
+	orders, err := dataset.ReadOrders(orderPath, learnt.Len(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(orders) != 1 || theirs.Len() != ours.Len() {
-		t.Fatalf("%d orders, %d rows written for %d", len(orders), theirs.Len(), ours.Len())
+	if len(orders) != 1 || learnt.Len() != orig.Len() {
+		t.Fatalf("%d orders, %d rows written for %d", len(orders), learnt.Len(), orig.Len())
 	}
 	for k, i := range orders[0] {
-		ti, tv := theirs.Row(k)
-		oi, ov := ours.Row(i)
-		if theirs.Labels[k] != ours.Labels[i] || !slices.Equal(ti, oi) || !slices.Equal(tv, ov) {
-			t.Fatalf("position %d: KOL's row is not row %d of %s", k, i, original)
+		if i != k {
+			t.Fatalf("bogdbench's order has %d at position %d, want file order", i, k)
+		}
+		li, lv := learnt.Row(k)
+		oi, ov := orig.Row(perm[k])
+		if learnt.Labels[k] != orig.Labels[perm[k]] || !slices.Equal(li, oi) || !slices.Equal(lv, ov) {
+			t.Fatalf("row %d of the file is not row %d of %s", k, perm[k], original)
 		}
 	}
 }
@@ -195,13 +199,16 @@ func TestTableLines(t *testing.T) {
 	if got := spread(ls[0].ratios(), formatRatio); got != "7.5× (5.0×–10.0×)" {
 		t.Errorf("bogd-oldest's ratios: %s", got)
 	}
+	if got := spread(ls[0].fastestRatio(), formatRatio); got != "10.0×" {
+		t.Errorf("bogd-oldest's fastest over fastest: %s", got)
+	}
 	if got := spread(seconds(ls[1].ours), formatSeconds); got != "0.225 (0.200–0.250)" {
 		t.Errorf("bogd's seconds: %s", got)
 	}
 	if got := spread(rates(ls[0].kol), formatRate); got != "14.900" {
 		t.Errorf("KOL's mistake rates: %s", got)
 	}
-	if len(ls[2].kol) != 1 || len(ls[2].ours) != 0 || ls[2].ratios() != nil {
+	if len(ls[2].kol) != 1 || len(ls[2].ours) != 0 || ls[2].ratios() != nil || ls[2].fastestRatio() != nil {
 		t.Errorf("KOL alone: %+v", ls[2])
 	}
 }
@@ -220,13 +227,13 @@ func TestSelectCells(t *testing.T) {
 }
 
 func TestKOLArgsFillLambda(t *testing.T) {
-	in := &inputs{kolCache: "/w/c", gamma: "0.0078125", lambda: "1e-10", data: "d.svm", order: "/w/o"}
+	in := &inputs{kolCache: "/w/c", gamma: "0.0078125", lambda: "1e-10", text: "/w/rows.svm", order: "/w/o"}
 	got := strings.Join(in.kolArgs(bogdCell(1000)), " ")
 	if want := "-c /w/c -loss Hinge -gamma 0.0078125 -opt kernel-bogd -B 1000 -eta 0.2 -lambda 1e-10"; got != want {
 		t.Errorf("KOL's arguments\n%s, want\n%s", got, want)
 	}
 	got = strings.Join(in.oursArgs(bogdCell(1000)), " ")
-	if want := "run --data d.svm --order /w/o --runs 1 --task binary --sigma 8 --format json --algo bogd-oldest,bogd --budget 1000 --eta 0.2 --lambda 1e-10 --gamma 10"; got != want {
+	if want := "run --data /w/rows.svm --order /w/o --runs 1 --task binary --sigma 8 --format json --algo bogd-oldest,bogd --budget 1000 --eta 0.2 --lambda 1e-10 --gamma 10"; got != want {
 		t.Errorf("bogdbench's arguments\n%s, want\n%s", got, want)
 	}
 }

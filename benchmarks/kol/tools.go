@@ -26,21 +26,22 @@ import (
 type inputs struct {
 	work           string // the temporary directory of the files below
 	bogdbench, kol string
-	data           string // the original file, which bogdbench reads
-	order          string // its rows' order, for bogdbench --order
-	kolCache       string // KOL's binary cache of the rows in that order
+	text           string // the rows in their order, which both tools learn
+	order          string // file order, for bogdbench --order
+	kolCache       string // KOL's binary cache of text
 	rows, dim      int
 	lambda         string // 1/T², as both tools are given it
 	gamma          string // KOL's -gamma for σ
 	machine        machine
 }
 
-// prepare writes the rows in their order for KOL and the order for
-// bogdbench into work, builds bogdbench there, lets KOL make its binary
-// cache of the rows and measures the machine.
+// prepare writes the rows in their order, and bogdbench's order of them,
+// into work, builds bogdbench there, lets KOL make its binary cache of the
+// rows and measures the machine.
 func prepare(o options, work string, logf func(string, ...any)) (*inputs, error) {
 	in := &inputs{
-		work: work, kol: o.kol, data: o.data,
+		work: work, kol: o.kol,
+		text:      filepath.Join(work, "rows.svm"),
 		order:     filepath.Join(work, "order.txt"),
 		kolCache:  filepath.Join(work, "rows.kolcache"),
 		bogdbench: filepath.Join(work, "bogdbench"),
@@ -53,12 +54,10 @@ func prepare(o options, work string, logf func(string, ...any)) (*inputs, error)
 	in.rows = len(lines)
 	in.dim = maxIndex(lines)
 	in.lambda = strconv.FormatFloat(1/(float64(in.rows)*float64(in.rows)), 'g', -1, 64)
-	perm := experiment.Permutation(o.seed, 0, in.rows)
-	text := filepath.Join(work, "rows.svm")
-	if err := writeOrdered(text, in.order, lines, perm); err != nil {
+	if err := writeOrdered(in.text, in.order, lines, experiment.Permutation(o.seed, 0, in.rows)); err != nil {
 		return nil, err
 	}
-	logf("%s: %d rows in the order of experiment.Permutation(%d, 0, n) written for KOL", o.data, in.rows, o.seed)
+	logf("%s: %d rows written in the order experiment.Permutation(%d, 0, n)", o.data, in.rows, o.seed)
 
 	build := exec.Command("go", "build", "-o", in.bogdbench, "./cmd/bogdbench")
 	if out, err := build.CombinedOutput(); err != nil {
@@ -66,7 +65,7 @@ func prepare(o options, work string, logf func(string, ...any)) (*inputs, error)
 	}
 	// KOL writes its cache while it learns from the text file; a FOGD with
 	// one feature pair learns next to nothing.
-	mk := append([]string{"-i", text, "-c", in.kolCache, "-loss", "Hinge", "-gamma", in.gamma}, "-opt", "kernel-fogd", "-D", "1")
+	mk := append([]string{"-i", in.text, "-c", in.kolCache, "-loss", "Hinge", "-gamma", in.gamma}, "-opt", "kernel-fogd", "-D", "1")
 	if _, err := in.runKOL(mk); err != nil {
 		return nil, fmt.Errorf("making KOL's cache: %w", err)
 	}
@@ -145,8 +144,10 @@ func maxIndex(rows [][]byte) int {
 	return d
 }
 
-// writeOrdered writes rows[perm[0]], rows[perm[1]], … to text, and perm as
-// one 1-based order line (bogdbench's --order format) to order.
+// writeOrdered writes rows[perm[0]], rows[perm[1]], … to text, and to
+// order the file order 1, 2, …, n in bogdbench's --order format: both
+// tools then stream through the same rows in the same order (bogdbench
+// run's own permutations would read them at random places in memory).
 func writeOrdered(text, order string, rows [][]byte, perm []int) error {
 	var t, o bytes.Buffer
 	for k, i := range perm {
@@ -155,7 +156,7 @@ func writeOrdered(text, order string, rows [][]byte, perm []int) error {
 		if k > 0 {
 			o.WriteByte(',')
 		}
-		o.WriteString(strconv.Itoa(i + 1))
+		o.WriteString(strconv.Itoa(k + 1))
 	}
 	o.WriteByte('\n')
 	return errors.Join(os.WriteFile(text, t.Bytes(), 0o644), os.WriteFile(order, o.Bytes(), 0o644))
@@ -201,7 +202,7 @@ func (in *inputs) round(c cell, r int) ([]record, error) {
 
 // oursArgs are the bogdbench command line of cell c.
 func (in *inputs) oursArgs(c cell) []string {
-	args := []string{"run", "--data", in.data, "--order", in.order, "--runs", "1", "--task", "binary",
+	args := []string{"run", "--data", in.text, "--order", in.order, "--runs", "1", "--task", "binary",
 		"--sigma", strconv.FormatFloat(sigma, 'g', -1, 64), "--format", "json", "--algo", strings.Join(c.Ours, ",")}
 	return append(args, in.fill(c.OursArgs)...)
 }
