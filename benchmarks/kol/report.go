@@ -77,6 +77,14 @@ func seconds(rs []record) []float64 {
 	return out
 }
 
+func processCPU(rs []record) []float64 {
+	out := make([]float64, len(rs))
+	for i, r := range rs {
+		out[i] = r.ProcessCPU
+	}
+	return out
+}
+
 func rates(rs []record) []float64 {
 	out := make([]float64, len(rs))
 	for i, r := range rs {
@@ -141,8 +149,8 @@ func (in *inputs) markdown(o options, args []string, runs []record) string {
 		"η = %s (FOGD %s; KOL's NOGD gets it as `-eta` and `-eta1`), λ = 1/T² = %s, our BOGD's weight cap γ = 10, NOGD's rank k = 20, FOGD's D = 400.\n\n",
 		sigma, in.gamma, eta, etaFOGD, in.lambda)
 
-	p("| cell | bogdbench | ours, s per pass | KOL, s | KOL ÷ ours | fastest ÷ fastest | ours, mistakes %% | KOL, mistakes %% |\n")
-	p("|---|---|---:|---:|---:|---:|---:|---:|\n")
+	p("| cell | bogdbench | ours, s per pass | KOL, s | KOL ÷ ours | fastest ÷ fastest | KOL's CPU s | ours, mistakes %% | KOL, mistakes %% |\n")
+	p("|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, l := range lines(o.cells, runs) {
 		algo := "–"
 		if l.algorithm != "" {
@@ -151,16 +159,18 @@ func (in *inputs) markdown(o options, args []string, runs []record) string {
 				algo += " (KOL's rule)"
 			}
 		}
-		p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", l.cell.Title, algo,
+		p("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", l.cell.Title, algo,
 			spread(seconds(l.ours), formatSeconds), spread(seconds(l.kol), formatSeconds),
-			spread(l.ratios(), formatRatio), spread(l.fastestRatio(), formatRatio),
+			spread(l.ratios(), formatRatio), spread(l.fastestRatio(), formatRatio), spread(processCPU(l.kol), formatSeconds),
 			spread(rates(l.ours), formatRate), spread(rates(l.kol), formatRate))
 	}
 	p("\nEach figure is the median over the rounds (the range in brackets when the rounds differ); KOL ÷ ours is the median of the rounds' ratios, ")
 	p("fastest ÷ fastest the ratio of each tool's fastest run, the runs that other work on the machine slowed least. ")
 	p("Ours is bogdbench's own timer around the pass over rows already in memory (`seconds_mean` of `bogdbench run`). ")
 	p("KOL's is the `Learning time` it prints: wall-clock time around its learning loop, which starts its loader thread and waits on it ")
-	p("for every chunk of 256 rows (here read from its binary cache); the last line is that floor, KOL with next to nothing to learn.\n\n")
+	p("for every chunk of 256 rows (here read from its binary cache); the last line is that floor, KOL with next to nothing to learn. ")
+	p("KOL's CPU s is the user and system time of its whole process (learning, loader thread, start): where it is well below KOL's time, ")
+	p("other work on the machine held the CPU for the rest of that time.\n\n")
 
 	p("Why the mistake rates differ (benchmarks/README.md has the experiments):\n\n")
 	p("- BOGD: KOL's `kernel-bogd` is our `bogd-oldest`: shrink every weight by 1−ηλ, add x with η·y when y·f(x) < 1, drop the oldest vector, ")

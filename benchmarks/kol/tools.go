@@ -175,6 +175,10 @@ type record struct {
 	SupportVectors float64 `json:"support_vectors"`
 	SIMD           string  `json:"simd,omitempty"`
 	Load1          float64 `json:"load1"` // the 1-minute load average as the run started
+	// ProcessCPU is the user and system time of the tool's whole process:
+	// for KOL its learning, its loader thread and its start; for bogdbench
+	// also reading and parsing the text file.
+	ProcessCPU float64 `json:"process_cpu_seconds"`
 }
 
 // round runs cell c once with each tool, bogdbench first.
@@ -228,7 +232,7 @@ func (in *inputs) fill(args []string) []string {
 // runOurs runs bogdbench on cell c: one record per algorithm.
 func (in *inputs) runOurs(c cell) ([]record, error) {
 	args := in.oursArgs(c)
-	out, err := command(in.bogdbench, args)
+	out, cpu, err := command(in.bogdbench, args)
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +257,7 @@ func (in *inputs) runOurs(c cell) ([]record, error) {
 		recs[i] = record{
 			Tool: "bogdbench", Algorithm: row.Algorithm, Seconds: row.Seconds, Rows: in.rows,
 			Mistakes:    int(math.Round(*row.MistakeRate * float64(in.rows) / 100)),
-			MistakeRate: *row.MistakeRate, SupportVectors: row.SupportVectors, SIMD: row.SIMD,
+			MistakeRate: *row.MistakeRate, SupportVectors: row.SupportVectors, SIMD: row.SIMD, ProcessCPU: cpu,
 		}
 	}
 	return recs, nil
@@ -261,7 +265,7 @@ func (in *inputs) runOurs(c cell) ([]record, error) {
 
 // runKOL runs KOL with args and reads what it printed.
 func (in *inputs) runKOL(args []string) (record, error) {
-	out, err := command(in.kol, args)
+	out, cpu, err := command(in.kol, args)
 	if err != nil {
 		return record{}, err
 	}
@@ -275,7 +279,7 @@ func (in *inputs) runKOL(args []string) (record, error) {
 	if rec.Rows != in.rows && (rec.Algorithm != "kernel_nogd" || rec.Rows > in.rows) {
 		return record{}, fmt.Errorf("KOL %s: learnt %d rows, the data have %d", strings.Join(args, " "), rec.Rows, in.rows)
 	}
-	rec.Rows = in.rows
+	rec.Rows, rec.ProcessCPU = in.rows, cpu
 	rec.Mistakes = int(math.Round(rec.MistakeRate * float64(in.rows) / 100))
 	return rec, nil
 }
@@ -322,16 +326,17 @@ func parseKOL(out []byte) (record, error) {
 	}, nil
 }
 
-// command runs name with args and returns its standard output; a failure
-// names the command and shows the end of what it wrote.
-func command(name string, args []string) ([]byte, error) {
+// command runs name with args and returns its standard output and the
+// CPU time (user and system) the process used; a failure names the
+// command and shows the end of what it wrote.
+func command(name string, args []string) ([]byte, float64, error) {
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(name, args...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("%s %s: %w\n%s%s", name, strings.Join(args, " "), err, tail(stdout.Bytes()), tail(stderr.Bytes()))
+		return nil, 0, fmt.Errorf("%s %s: %w\n%s%s", name, strings.Join(args, " "), err, tail(stdout.Bytes()), tail(stderr.Bytes()))
 	}
-	return stdout.Bytes(), nil
+	return stdout.Bytes(), (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds(), nil
 }
 
 // tail is the end of a command's output, for error messages.
@@ -366,7 +371,7 @@ type machine struct {
 func measureMachine(bogdbench, kol string) (machine, error) {
 	var m machine
 	m.cpu = cpuModel()
-	out, err := command(bogdbench, []string{"kernels", "--quick"})
+	out, _, err := command(bogdbench, []string{"kernels", "--quick"})
 	if err != nil {
 		return m, err
 	}
