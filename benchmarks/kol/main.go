@@ -24,6 +24,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -46,6 +47,7 @@ type options struct {
 	data, out       string
 	cells           []cell
 	rounds          int
+	cpuPasses       int
 	seed            uint64
 	force           bool
 }
@@ -58,7 +60,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.kolVersion, "kol-version", os.Getenv("KOL_VERSION"), "what that binary is, recorded in the report: KOL's commit and how it was built (default $KOL_VERSION)")
 	fs.StringVar(&o.data, "data", "../shared/datasets/codrna.svm.gz", "binary LIBSVM data set, labels ±1, plain or gzip")
 	fs.StringVar(&o.out, "out", "benchmarks/results/kol", "directory of the report NAME.md and the runs NAME-runs.jsonl")
-	fs.IntVar(&o.rounds, "rounds", 5, "interleaved rounds: each runs every cell once with each tool")
+	fs.IntVar(&o.rounds, "rounds", 7, "interleaved rounds: each runs every cell once with each tool")
+	fs.IntVar(&o.cpuPasses, "cpu-passes", 10, "extra bogdbench passes of each cell and round whose CPU time gives a pass's")
 	fs.Uint64Var(&o.seed, "seed", 1, "the rows' order is experiment.Permutation(seed, 0, n), run 0 of `bogdbench run --seed SEED`")
 	fs.BoolVar(&o.force, "force", false, "overwrite the report and runs files if they exist")
 	names := fs.String("cells", "", "comma-separated cells to run (default all): "+strings.Join(cellNames(), ","))
@@ -71,8 +74,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	if o.kol == "" {
 		return o, fmt.Errorf("no KOL binary: set KOL=/path/to/KOL or give -kol")
 	}
-	if o.rounds < 1 {
-		return o, fmt.Errorf("-rounds must be at least 1, got %d", o.rounds)
+	if o.rounds < 1 || o.cpuPasses < 1 {
+		return o, fmt.Errorf("-rounds and -cpu-passes must be at least 1, got %d and %d", o.rounds, o.cpuPasses)
 	}
 	var err error
 	o.cells, err = selectCells(*names)
@@ -113,7 +116,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	var runs []record
 	for r := 1; r <= o.rounds; r++ {
-		for _, c := range o.cells {
+		for _, c := range withFloor(o.cells) {
 			recs, err := in.round(c, r)
 			if err != nil {
 				return err
@@ -178,12 +181,14 @@ var allCells = []cell{
 		OursArgs: []string{"--budget", "100", "--features", "400", "--eta", etaFOGD},
 		KOLArgs:  []string{"-opt", "kernel-fogd", "-D", "400", "-eta", etaFOGD},
 	},
-	{
-		// KOL's timer spans its loader thread; FOGD with one feature pair
-		// learns next to nothing, so this is the floor of any KOL time.
-		Name: "kol-floor", Title: "KOL reading its cache (FOGD, D = 1)",
-		KOLArgs: []string{"-opt", "kernel-fogd", "-D", "1", "-eta", etaFOGD},
-	},
+}
+
+// kolFloor ends every round: KOL's timer spans its loader thread, and FOGD
+// with one feature pair learns next to nothing, so this is the floor of
+// any KOL time; its CPU time is taken off KOL's in the same round.
+var kolFloor = cell{
+	Name: "kol-floor", Title: "KOL reading its cache (FOGD, D = 1)",
+	KOLArgs: []string{"-opt", "kernel-fogd", "-D", "1", "-eta", etaFOGD},
 }
 
 // bogdCell is KOL's kernel-bogd at budget b, which drops the oldest support
@@ -196,6 +201,9 @@ func bogdCell(b int) cell {
 		KOLArgs:  []string{"-opt", "kernel-bogd", "-B", bs, "-eta", eta, "-lambda", lambdaT},
 	}
 }
+
+// withFloor is cells followed by kolFloor, the order of a round.
+func withFloor(cells []cell) []cell { return append(slices.Clip(cells), kolFloor) }
 
 func cellNames() []string {
 	var names []string

@@ -107,7 +107,7 @@ func TestReadRowsRefusesOtherLabels(t *testing.T) {
 
 // sameRowsInOrder checks that the file both tools learn holds, at position
 // k, row perm[k] of the original, and that bogdbench's order reads it in
-// file order.
+// file order in every pass.
 func sameRowsInOrder(t *testing.T, original string, seed uint64) {
 	t.Helper()
 	rows, err := readRows(original)
@@ -117,7 +117,7 @@ func sameRowsInOrder(t *testing.T, original string, seed uint64) {
 	dir := t.TempDir()
 	text, orderPath := filepath.Join(dir, "rows.svm"), filepath.Join(dir, "order.txt")
 	perm := experiment.Permutation(seed, 0, len(rows))
-	if err := writeOrdered(text, orderPath, rows, perm); err != nil {
+	if err := writeOrdered(text, orderPath, 3, rows, perm); err != nil {
 		t.Fatal(err)
 	}
 	orig, err := dataset.ReadFile(original, dataset.Options{Task: dataset.Binary})
@@ -132,7 +132,7 @@ func sameRowsInOrder(t *testing.T, original string, seed uint64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(orders) != 1 || learnt.Len() != orig.Len() {
+	if len(orders) != 3 || !slices.Equal(orders[1], orders[0]) || !slices.Equal(orders[2], orders[0]) || learnt.Len() != orig.Len() {
 		t.Fatalf("%d orders, %d rows written for %d", len(orders), learnt.Len(), orig.Len())
 	}
 	for k, i := range orders[0] {
@@ -183,15 +183,16 @@ func TestSameRowsInOrderCodrna(t *testing.T) {
 func TestTableLines(t *testing.T) {
 	c := bogdCell(100)
 	runs := []record{
-		{Cell: c.Name, Round: 1, Tool: "bogdbench", Algorithm: "bogd-oldest", Seconds: 0.10, MistakeRate: 14.6},
-		{Cell: c.Name, Round: 1, Tool: "bogdbench", Algorithm: "bogd", Seconds: 0.20, MistakeRate: 16.6},
-		{Cell: c.Name, Round: 1, Tool: "KOL", Algorithm: "kernel_bogd", Seconds: 1.0, MistakeRate: 14.9},
-		{Cell: c.Name, Round: 2, Tool: "bogdbench", Algorithm: "bogd-oldest", Seconds: 0.30, MistakeRate: 14.6},
-		{Cell: c.Name, Round: 2, Tool: "bogdbench", Algorithm: "bogd", Seconds: 0.25, MistakeRate: 16.6},
-		{Cell: c.Name, Round: 2, Tool: "KOL", Algorithm: "kernel_bogd", Seconds: 1.5, MistakeRate: 14.9},
-		{Cell: "kol-floor", Round: 1, Tool: "KOL", Seconds: 0.05},
+		{Cell: c.Name, Round: 1, Tool: "bogdbench", Algorithm: "bogd-oldest", Seconds: 0.10, PassCPU: 0.1, MistakeRate: 14.6},
+		{Cell: c.Name, Round: 1, Tool: "bogdbench", Algorithm: "bogd", Seconds: 0.20, PassCPU: 0.2, MistakeRate: 16.6},
+		{Cell: c.Name, Round: 1, Tool: "KOL", Algorithm: "kernel_bogd", Seconds: 1.0, ProcessCPU: 0.9, MistakeRate: 14.9},
+		{Cell: kolFloor.Name, Round: 1, Tool: "KOL", Seconds: 0.05, ProcessCPU: 0.1},
+		{Cell: c.Name, Round: 2, Tool: "bogdbench", Algorithm: "bogd-oldest", Seconds: 0.30, PassCPU: 0.125, MistakeRate: 14.6},
+		{Cell: c.Name, Round: 2, Tool: "bogdbench", Algorithm: "bogd", Seconds: 0.25, PassCPU: 0.2, MistakeRate: 16.6},
+		{Cell: c.Name, Round: 2, Tool: "KOL", Algorithm: "kernel_bogd", Seconds: 1.5, ProcessCPU: 1.2, MistakeRate: 14.9},
+		{Cell: kolFloor.Name, Round: 2, Tool: "KOL", Seconds: 0.08, ProcessCPU: 0.2},
 	}
-	ls := lines([]cell{c, allCells[len(allCells)-1]}, runs)
+	ls := lines(withFloor([]cell{c}), runs)
 	if len(ls) != 3 || ls[0].algorithm != "bogd-oldest" || ls[1].algorithm != "bogd" || ls[2].algorithm != "" {
 		t.Fatalf("lines %+v", ls)
 	}
@@ -199,8 +200,13 @@ func TestTableLines(t *testing.T) {
 	if got := spread(ls[0].ratios(), formatRatio); got != "7.5× (5.0×–10.0×)" {
 		t.Errorf("bogd-oldest's ratios: %s", got)
 	}
-	if got := spread(ls[0].fastestRatio(), formatRatio); got != "10.0×" {
-		t.Errorf("bogd-oldest's fastest over fastest: %s", got)
+	// KOL's CPU time less the floor of its round: 0.8 and 1.0.
+	floor := floorCPU(runs)
+	if got := spread(ls[0].kolCPU(floor), formatSeconds); got != "0.900 (0.800–1.00)" {
+		t.Errorf("KOL's CPU seconds: %s", got)
+	}
+	if got := spread(ls[0].cpuRatios(floor), formatRatio); got != "8.0×" {
+		t.Errorf("bogd-oldest's CPU ratios: %s", got)
 	}
 	if got := spread(seconds(ls[1].ours), formatSeconds); got != "0.225 (0.200–0.250)" {
 		t.Errorf("bogd's seconds: %s", got)
@@ -208,7 +214,7 @@ func TestTableLines(t *testing.T) {
 	if got := spread(rates(ls[0].kol), formatRate); got != "14.900" {
 		t.Errorf("KOL's mistake rates: %s", got)
 	}
-	if len(ls[2].kol) != 1 || len(ls[2].ours) != 0 || ls[2].ratios() != nil || ls[2].fastestRatio() != nil {
+	if len(ls[2].kol) != 2 || len(ls[2].ours) != 0 || ls[2].ratios() != nil || ls[2].cpuRatios(floor) != nil {
 		t.Errorf("KOL alone: %+v", ls[2])
 	}
 }
@@ -232,8 +238,8 @@ func TestKOLArgsFillLambda(t *testing.T) {
 	if want := "-c /w/c -loss Hinge -gamma 0.0078125 -opt kernel-bogd -B 1000 -eta 0.2 -lambda 1e-10"; got != want {
 		t.Errorf("KOL's arguments\n%s, want\n%s", got, want)
 	}
-	got = strings.Join(in.oursArgs(bogdCell(1000)), " ")
-	if want := "run --data /w/rows.svm --order /w/o --runs 1 --task binary --sigma 8 --format json --algo bogd-oldest,bogd --budget 1000 --eta 0.2 --lambda 1e-10 --gamma 10"; got != want {
+	got = strings.Join(in.oursArgs(bogdCell(1000), "bogd", 11), " ")
+	if want := "run --data /w/rows.svm --order /w/o --runs 11 --task binary --sigma 8 --format json --algo bogd --budget 1000 --eta 0.2 --lambda 1e-10 --gamma 10"; got != want {
 		t.Errorf("bogdbench's arguments\n%s, want\n%s", got, want)
 	}
 }

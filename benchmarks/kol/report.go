@@ -60,13 +60,39 @@ func (l line) ratios() []float64 {
 	return out
 }
 
-// fastestRatio is KOL's fastest time over ours: under load, the runs
-// that other work slowed least.
-func (l line) fastestRatio() []float64 {
-	if len(l.ours) == 0 || len(l.kol) == 0 {
-		return nil
+// kolCPU is the CPU time of KOL's learning in each round: its process's
+// less that of the round's floor run (its start and its loader thread),
+// where there is one.
+func (l line) kolCPU(floor map[int]float64) []float64 {
+	out := make([]float64, len(l.kol))
+	for i, k := range l.kol {
+		out[i] = k.ProcessCPU - floor[k.Round]
 	}
-	return []float64{slices.Min(seconds(l.kol)) / slices.Min(seconds(l.ours))}
+	return out
+}
+
+// cpuRatios are KOL's learning CPU time over our pass's in each round.
+func (l line) cpuRatios(floor map[int]float64) []float64 {
+	var out []float64
+	for _, o := range l.ours {
+		for _, k := range l.kol {
+			if k.Round == o.Round && o.PassCPU > 0 {
+				out = append(out, (k.ProcessCPU-floor[k.Round])/o.PassCPU)
+			}
+		}
+	}
+	return out
+}
+
+// floorCPU is the process CPU time of each round's floor run.
+func floorCPU(runs []record) map[int]float64 {
+	m := map[int]float64{}
+	for _, r := range runs {
+		if r.Cell == kolFloor.Name {
+			m[r.Round] = r.ProcessCPU
+		}
+	}
+	return m
 }
 
 func seconds(rs []record) []float64 {
@@ -77,10 +103,10 @@ func seconds(rs []record) []float64 {
 	return out
 }
 
-func processCPU(rs []record) []float64 {
+func passCPU(rs []record) []float64 {
 	out := make([]float64, len(rs))
 	for i, r := range rs {
-		out[i] = r.ProcessCPU
+		out[i] = r.PassCPU
 	}
 	return out
 }
@@ -149,9 +175,14 @@ func (in *inputs) markdown(o options, args []string, runs []record) string {
 		"η = %s (FOGD %s; KOL's NOGD gets it as `-eta` and `-eta1`), λ = 1/T² = %s, our BOGD's weight cap γ = 10, NOGD's rank k = 20, FOGD's D = 400.\n\n",
 		sigma, in.gamma, eta, etaFOGD, in.lambda)
 
-	p("| cell | bogdbench | ours, s per pass | KOL, s | KOL ÷ ours | fastest ÷ fastest | KOL's CPU s | ours, mistakes %% | KOL, mistakes %% |\n")
-	p("|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
-	for _, l := range lines(o.cells, runs) {
+	p("| cell | bogdbench | ours, s per pass | KOL, s | KOL ÷ ours | ours, CPU s per pass | KOL, CPU s | KOL ÷ ours, CPU | ours, mistakes %% | KOL, mistakes %% |\n")
+	p("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	floor := floorCPU(runs)
+	for _, l := range lines(withFloor(o.cells), runs) {
+		kolCPU := l.kolCPU(floor)
+		if l.cell.Name == kolFloor.Name {
+			kolCPU = l.kolCPU(nil) // the floor itself
+		}
 		algo := "–"
 		if l.algorithm != "" {
 			algo = "`" + l.algorithm + "`"
@@ -159,18 +190,18 @@ func (in *inputs) markdown(o options, args []string, runs []record) string {
 				algo += " (KOL's rule)"
 			}
 		}
-		p("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", l.cell.Title, algo,
-			spread(seconds(l.ours), formatSeconds), spread(seconds(l.kol), formatSeconds),
-			spread(l.ratios(), formatRatio), spread(l.fastestRatio(), formatRatio), spread(processCPU(l.kol), formatSeconds),
+		p("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", l.cell.Title, algo,
+			spread(seconds(l.ours), formatSeconds), spread(seconds(l.kol), formatSeconds), spread(l.ratios(), formatRatio),
+			spread(passCPU(l.ours), formatSeconds), spread(kolCPU, formatSeconds), spread(l.cpuRatios(floor), formatRatio),
 			spread(rates(l.ours), formatRate), spread(rates(l.kol), formatRate))
 	}
-	p("\nEach figure is the median over the rounds (the range in brackets when the rounds differ); KOL ÷ ours is the median of the rounds' ratios, ")
-	p("fastest ÷ fastest the ratio of each tool's fastest run, the runs that other work on the machine slowed least. ")
+	p("\nEach figure is the median over the rounds (the range in brackets when the rounds differ); a ratio is the median of the rounds' ratios. ")
 	p("Ours is bogdbench's own timer around the pass over rows already in memory (`seconds_mean` of `bogdbench run`). ")
 	p("KOL's is the `Learning time` it prints: wall-clock time around its learning loop, which starts its loader thread and waits on it ")
-	p("for every chunk of 256 rows (here read from its binary cache); the last line is that floor, KOL with next to nothing to learn. ")
-	p("KOL's CPU s is the user and system time of its whole process (learning, loader thread, start): where it is well below KOL's time, ")
-	p("other work on the machine held the CPU for the rest of that time.\n\n")
+	p("for every chunk of 256 rows (here read from its binary cache); the last line is that floor, KOL with next to nothing to learn.\n\n")
+	p("The CPU columns stand up better to other work on the machine, which stretches wall-clock times but not CPU times (much). ")
+	p("Ours is a pass's: the CPU time of a bogdbench process with %d more passes less that of the one-pass process, over %d. ", o.cpuPasses, o.cpuPasses)
+	p("KOL's is its process's user and system time less that of the same round's floor run (its start and its loader thread); the floor line shows the floor's own.\n\n")
 
 	p("Why the mistake rates differ (benchmarks/README.md has the experiments):\n\n")
 	p("- BOGD: KOL's `kernel-bogd` is our `bogd-oldest`: shrink every weight by 1−ηλ, add x with η·y when y·f(x) < 1, drop the oldest vector, ")
@@ -185,9 +216,11 @@ func (in *inputs) markdown(o options, args []string, runs []record) string {
 
 	p("The commands of one round ($WORK: the temporary directory of the order, the rows and the binaries):\n\n```sh\n")
 	p("%s\n", strings.TrimSpace(fmt.Sprintf("KOL=%s KOL_VERSION=%q go run ./benchmarks/kol %s", o.kol, o.kolVersion, strings.Join(args, " "))))
-	for _, c := range o.cells {
-		if len(c.Ours) > 0 {
-			p("$WORK/bogdbench %s\n", strings.Join(in.oursArgs(c), " "))
+	for _, c := range withFloor(o.cells) {
+		for _, algo := range c.Ours {
+			for _, runs := range []int{1, 1 + o.cpuPasses} {
+				p("$WORK/bogdbench %s\n", strings.Join(in.oursArgs(c, algo, runs), " "))
+			}
 		}
 		p("$KOL %s\n", strings.Join(in.kolArgs(c), " "))
 	}

@@ -30,6 +30,7 @@ type inputs struct {
 	order          string // file order, for bogdbench --order
 	kolCache       string // KOL's binary cache of text
 	rows, dim      int
+	cpuPasses      int    // the extra passes that measure bogdbench's CPU time
 	lambda         string // 1/T², as both tools are given it
 	gamma          string // KOL's -gamma for σ
 	machine        machine
@@ -46,6 +47,7 @@ func prepare(o options, work string, logf func(string, ...any)) (*inputs, error)
 		kolCache:  filepath.Join(work, "rows.kolcache"),
 		bogdbench: filepath.Join(work, "bogdbench"),
 		gamma:     strconv.FormatFloat(1/(2*sigma*sigma), 'g', -1, 64),
+		cpuPasses: o.cpuPasses,
 	}
 	lines, err := readRows(o.data)
 	if err != nil {
@@ -54,7 +56,7 @@ func prepare(o options, work string, logf func(string, ...any)) (*inputs, error)
 	in.rows = len(lines)
 	in.dim = maxIndex(lines)
 	in.lambda = strconv.FormatFloat(1/(float64(in.rows)*float64(in.rows)), 'g', -1, 64)
-	if err := writeOrdered(in.text, in.order, lines, experiment.Permutation(o.seed, 0, in.rows)); err != nil {
+	if err := writeOrdered(in.text, in.order, 1+in.cpuPasses, lines, experiment.Permutation(o.seed, 0, in.rows)); err != nil {
 		return nil, err
 	}
 	logf("%s: %d rows written in the order experiment.Permutation(%d, 0, n)", o.data, in.rows, o.seed)
@@ -145,10 +147,11 @@ func maxIndex(rows [][]byte) int {
 }
 
 // writeOrdered writes rows[perm[0]], rows[perm[1]], … to text, and to
-// order the file order 1, 2, …, n in bogdbench's --order format: both
-// tools then stream through the same rows in the same order (bogdbench
-// run's own permutations would read them at random places in memory).
-func writeOrdered(text, order string, rows [][]byte, perm []int) error {
+// order the file order 1, 2, …, n as many times as bogdbench's passes
+// need (its --order format): both tools then stream through the same rows
+// in the same order (bogdbench run's own permutations would read them at
+// random places in memory).
+func writeOrdered(text, order string, passes int, rows [][]byte, perm []int) error {
 	var t, o bytes.Buffer
 	for k, i := range perm {
 		t.Write(rows[i])
@@ -159,7 +162,7 @@ func writeOrdered(text, order string, rows [][]byte, perm []int) error {
 		o.WriteString(strconv.Itoa(k + 1))
 	}
 	o.WriteByte('\n')
-	return errors.Join(os.WriteFile(text, t.Bytes(), 0o644), os.WriteFile(order, o.Bytes(), 0o644))
+	return errors.Join(os.WriteFile(text, t.Bytes(), 0o644), os.WriteFile(order, bytes.Repeat(o.Bytes(), passes), 0o644))
 }
 
 // record is one timed run of one tool, a line of NAME-runs.jsonl.
@@ -177,23 +180,22 @@ type record struct {
 	Load1          float64 `json:"load1"` // the 1-minute load average as the run started
 	// ProcessCPU is the user and system time of the tool's whole process:
 	// for KOL its learning, its loader thread and its start; for bogdbench
-	// also reading and parsing the text file.
+	// (one pass) also reading and parsing the text file.
 	ProcessCPU float64 `json:"process_cpu_seconds"`
+	PassCPU    float64 `json:"pass_cpu_seconds,omitempty"` // bogdbench: see runOurs
 }
 
 // round runs cell c once with each tool, bogdbench first.
 func (in *inputs) round(c cell, r int) ([]record, error) {
 	var recs []record
-	if len(c.Ours) > 0 {
+	for _, algo := range c.Ours {
 		load := loadAverage()
-		ours, err := in.runOurs(c)
+		rec, err := in.runOurs(c, algo)
 		if err != nil {
 			return nil, err
 		}
-		for _, rec := range ours {
-			rec.Cell, rec.Round, rec.Load1 = c.Name, r, load
-			recs = append(recs, rec)
-		}
+		rec.Cell, rec.Round, rec.Load1 = c.Name, r, load
+		recs = append(recs, rec)
 	}
 	load := loadAverage()
 	rec, err := in.runKOL(in.kolArgs(c))
@@ -204,10 +206,11 @@ func (in *inputs) round(c cell, r int) ([]record, error) {
 	return append(recs, rec), nil
 }
 
-// oursArgs are the bogdbench command line of cell c.
-func (in *inputs) oursArgs(c cell) []string {
-	args := []string{"run", "--data", in.text, "--order", in.order, "--runs", "1", "--task", "binary",
-		"--sigma", strconv.FormatFloat(sigma, 'g', -1, 64), "--format", "json", "--algo", strings.Join(c.Ours, ",")}
+// oursArgs are the bogdbench command line of algorithm algo of cell c,
+// over runs passes.
+func (in *inputs) oursArgs(c cell, algo string, runs int) []string {
+	args := []string{"run", "--data", in.text, "--order", in.order, "--runs", strconv.Itoa(runs), "--task", "binary",
+		"--sigma", strconv.FormatFloat(sigma, 'g', -1, 64), "--format", "json", "--algo", algo}
 	return append(args, in.fill(c.OursArgs)...)
 }
 
@@ -229,38 +232,53 @@ func (in *inputs) fill(args []string) []string {
 	return out
 }
 
-// runOurs runs bogdbench on cell c: one record per algorithm.
-func (in *inputs) runOurs(c cell) ([]record, error) {
-	args := in.oursArgs(c)
+// oursRow is the part of a `bogdbench run --format json` row read here.
+type oursRow struct {
+	Algorithm      string   `json:"algorithm"`
+	MistakeRate    *float64 `json:"mistake_rate_mean"`
+	SupportVectors float64  `json:"support_vectors_mean"`
+	Seconds        float64  `json:"seconds_mean"`
+	SIMD           string   `json:"simd"`
+}
+
+// runOurs runs bogdbench's algo on cell c twice: one pass, whose time and
+// mistakes are the record's, then 1 + cpuPasses passes. The second
+// process's extra CPU time over the first is that of cpuPasses passes, so
+// PassCPU is a pass's CPU time without reading the data, which other work
+// on the machine inflates far less than the wall clock.
+func (in *inputs) runOurs(c cell, algo string) (record, error) {
+	one, cpu1, err := in.ours(c, algo, 1)
+	if err != nil {
+		return record{}, err
+	}
+	_, cpuMany, err := in.ours(c, algo, 1+in.cpuPasses)
+	if err != nil {
+		return record{}, err
+	}
+	return record{
+		Tool: "bogdbench", Algorithm: algo, Seconds: one.Seconds, Rows: in.rows,
+		Mistakes:    int(math.Round(*one.MistakeRate * float64(in.rows) / 100)),
+		MistakeRate: *one.MistakeRate, SupportVectors: one.SupportVectors, SIMD: one.SIMD,
+		ProcessCPU: cpu1, PassCPU: (cpuMany - cpu1) / float64(in.cpuPasses),
+	}, nil
+}
+
+// ours runs bogdbench's algo on cell c over runs passes and returns its
+// row and the process's CPU time.
+func (in *inputs) ours(c cell, algo string, runs int) (oursRow, float64, error) {
+	args := in.oursArgs(c, algo, runs)
 	out, cpu, err := command(in.bogdbench, args)
 	if err != nil {
-		return nil, err
+		return oursRow{}, 0, err
 	}
-	var rows []struct {
-		Algorithm      string   `json:"algorithm"`
-		MistakeRate    *float64 `json:"mistake_rate_mean"`
-		SupportVectors float64  `json:"support_vectors_mean"`
-		Seconds        float64  `json:"seconds_mean"`
-		SIMD           string   `json:"simd"`
-	}
+	var rows []oursRow
 	if err := json.Unmarshal(out, &rows); err != nil {
-		return nil, fmt.Errorf("bogdbench %s: its output: %w", strings.Join(args, " "), err)
+		return oursRow{}, 0, fmt.Errorf("bogdbench %s: its output: %w", strings.Join(args, " "), err)
 	}
-	if len(rows) != len(c.Ours) {
-		return nil, fmt.Errorf("bogdbench %s: %d rows of output for %d algorithms", strings.Join(args, " "), len(rows), len(c.Ours))
+	if len(rows) != 1 || rows[0].Algorithm != algo || rows[0].MistakeRate == nil {
+		return oursRow{}, 0, fmt.Errorf("bogdbench %s: want one row of %s with a mistake rate, got %+v", strings.Join(args, " "), algo, rows)
 	}
-	recs := make([]record, len(rows))
-	for i, row := range rows {
-		if row.Algorithm != c.Ours[i] || row.MistakeRate == nil {
-			return nil, fmt.Errorf("bogdbench %s: row %d is %q without a mistake rate, want %s", strings.Join(args, " "), i+1, row.Algorithm, c.Ours[i])
-		}
-		recs[i] = record{
-			Tool: "bogdbench", Algorithm: row.Algorithm, Seconds: row.Seconds, Rows: in.rows,
-			Mistakes:    int(math.Round(*row.MistakeRate * float64(in.rows) / 100)),
-			MistakeRate: *row.MistakeRate, SupportVectors: row.SupportVectors, SIMD: row.SIMD, ProcessCPU: cpu,
-		}
-	}
-	return recs, nil
+	return rows[0], cpu, nil
 }
 
 // runKOL runs KOL with args and reads what it printed.
