@@ -15,7 +15,8 @@
 // experiment.Permutation(seed, 0, n), in file order: KOL through its own
 // binary cache (its fastest input), bogdbench with --order 1,2,…,n. Each
 // round runs every cell's bogdbench, then its KOL, so that both see the
-// same load.
+// same load. Beside each tool's own wall-clock timer it measures CPU
+// times, which other work on a shared machine inflates far less.
 package main
 
 import (
@@ -27,6 +28,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 func main() {
@@ -110,6 +112,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	defer os.RemoveAll(work)
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "kol: "+format+"\n", a...) }
 
+	start := time.Now()
 	in, err := prepare(o, work, logf)
 	if err != nil {
 		return err
@@ -128,7 +131,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 			runs = append(runs, recs...)
 		}
 	}
-	md := in.markdown(o, args, runs)
+	md := in.markdown(o, args, runs, start)
 	if err := writeOutputs(o.out, report, runsPath, md, runs, o.force); err != nil {
 		return err
 	}

@@ -153,14 +153,14 @@ func formatRate(v float64) string { return fmt.Sprintf("%.3f", v) }
 func formatRatio(v float64) string { return fmt.Sprintf("%.1f×", v) }
 
 // markdown is the report of the runs.
-func (in *inputs) markdown(o options, args []string, runs []record) string {
+func (in *inputs) markdown(o options, args []string, runs []record, start time.Time) string {
 	var b strings.Builder
 	name := datasetName(o.data)
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	p("# bogdbench beside KOL on %s\n\n", name)
 	p("Written by `go run ./benchmarks/kol` (see benchmarks/README.md, \"Side by side with KOL\"); rerun it to measure again.\n\n")
-	p("- **When**: %s; rounds: %d, interleaved (each runs every cell's bogdbench, then its KOL); 1-minute load average %s as the runs started.\n",
-		time.Now().UTC().Format("2006-01-02 15:04 MST"), o.rounds, loadRange(runs))
+	p("- **When**: %s, for %.0f minutes; rounds: %d, interleaved (each runs every cell's bogdbench, then its KOL); 1-minute load average %s as the runs started.\n",
+		start.UTC().Format("2006-01-02 15:04 MST"), time.Since(start).Minutes(), o.rounds, loadRange(runs))
 	p("- **CPU**: %s. Measured FP32 peak of one core (`bogdbench kernels --quick`), GFLOP/s: %s.\n", in.machine.cpu, in.machine.peak)
 	p("- **bogdbench**: commit %s, %s, SIMD %s.\n", in.machine.ours, in.machine.goVer, simdOf(runs))
 	kv := o.kolVersion
