@@ -447,17 +447,17 @@ func cpuModel() string {
 		fields["model name"], fields["cpu family"], fields["model"], fields["stepping"], cores)
 }
 
-// ourCommit is the repository's HEAD, marked when tracked files other than
-// this command's results differ from it.
+// ourCommit is the repository's HEAD, marked when the tracked files that
+// make bogdbench (Go source, assembly, the module files) differ from it.
 func ourCommit() string {
 	head, err := exec.Command("git", "rev-parse", "--short=12", "HEAD").Output()
 	if err != nil {
 		return "unknown (no git)"
 	}
 	c := strings.TrimSpace(string(head))
-	diff := exec.Command("git", "diff", "--quiet", "HEAD", "--", ".", ":(exclude)benchmarks/results/kol")
+	diff := exec.Command("git", "diff", "--quiet", "HEAD", "--", "*.go", "*.s", "go.mod", "go.sum")
 	if diff.Run() != nil {
-		c += " with uncommitted changes"
+		c += " with uncommitted changes to its code"
 	}
 	return c
 }
