@@ -20,14 +20,17 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -112,15 +115,19 @@ func run(args []string, stdout, stderr io.Writer) error {
 	defer os.RemoveAll(work)
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "kol: "+format+"\n", a...) }
 
+	// An interrupt stops the running tool and the rounds, and the
+	// temporary files still go.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	start := time.Now()
-	in, err := prepare(o, work, logf)
+	in, err := prepare(ctx, o, work, logf)
 	if err != nil {
 		return err
 	}
 	var runs []record
 	for r := 1; r <= o.rounds; r++ {
 		for _, c := range withFloor(o.cells) {
-			recs, err := in.round(c, r)
+			recs, err := in.round(ctx, c, r)
 			if err != nil {
 				return err
 			}
@@ -140,12 +147,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
-// datasetName is the file name without directories and data extensions.
+// datasetName is the file name up to its first dot: codrna.svm.gz is codrna.
 func datasetName(path string) string {
-	name := filepath.Base(path)
-	for _, ext := range []string{".gz", ".svm", ".libsvm", ".txt"} {
-		name = strings.TrimSuffix(name, ext)
-	}
+	name, _, _ := strings.Cut(filepath.Base(path), ".")
 	return name
 }
 

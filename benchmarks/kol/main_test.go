@@ -2,6 +2,7 @@ package main
 
 import (
 	"compress/gzip"
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -54,13 +55,13 @@ func fakeKOL(t *testing.T, out string) string {
 func TestRunKOLChecksTheRows(t *testing.T) {
 	in := &inputs{rows: 100}
 	in.kol = fakeKOL(t, kolOutput("kernel_bogd", "95", "90", "0.5"))
-	if _, err := in.runKOL(nil); err == nil || !strings.Contains(err.Error(), "learnt 95 rows, the data have 100") {
+	if _, err := in.runKOL(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "learnt 95 rows, the data have 100") {
 		t.Errorf("BOGD over 95 of 100 rows: error %v", err)
 	}
 	// NOGD restarts its row counter at the transition: its rate is still
 	// over every row.
 	in.kol = fakeKOL(t, kolOutput("kernel_nogd", "95", "90", "0.5"))
-	rec, err := in.runKOL(nil)
+	rec, err := in.runKOL(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,11 +69,11 @@ func TestRunKOLChecksTheRows(t *testing.T) {
 		t.Errorf("NOGD: %d rows, %d mistakes, want 100 and 10", rec.Rows, rec.Mistakes)
 	}
 	in.kol = fakeKOL(t, kolOutput("kernel_nogd", "101", "90", "0.5"))
-	if _, err := in.runKOL(nil); err == nil {
+	if _, err := in.runKOL(context.Background(), nil); err == nil {
 		t.Error("NOGD over more rows than the data: no error")
 	}
 	in.kol = filepath.Join(t.TempDir(), "missing")
-	if _, err := in.runKOL(nil); err == nil {
+	if _, err := in.runKOL(context.Background(), nil); err == nil {
 		t.Error("a missing KOL binary: no error")
 	}
 }

@@ -95,29 +95,18 @@ func floorCPU(runs []record) map[int]float64 {
 	return m
 }
 
-func seconds(rs []record) []float64 {
+// column is one field of every record.
+func column(rs []record, field func(record) float64) []float64 {
 	out := make([]float64, len(rs))
 	for i, r := range rs {
-		out[i] = r.Seconds
+		out[i] = field(r)
 	}
 	return out
 }
 
-func passCPU(rs []record) []float64 {
-	out := make([]float64, len(rs))
-	for i, r := range rs {
-		out[i] = r.PassCPU
-	}
-	return out
-}
-
-func rates(rs []record) []float64 {
-	out := make([]float64, len(rs))
-	for i, r := range rs {
-		out[i] = r.MistakeRate
-	}
-	return out
-}
+func seconds(rs []record) []float64 { return column(rs, func(r record) float64 { return r.Seconds }) }
+func passCPU(rs []record) []float64 { return column(rs, func(r record) float64 { return r.PassCPU }) }
+func rates(rs []record) []float64   { return column(rs, func(r record) float64 { return r.MistakeRate }) }
 
 // spread is the median of xs, with the range when it is not one value.
 func spread(xs []float64, format func(float64) string) string {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -39,7 +40,7 @@ type inputs struct {
 // prepare writes the rows in their order, and bogdbench's order of them,
 // into work, builds bogdbench there, lets KOL make its binary cache of the
 // rows and measures the machine.
-func prepare(o options, work string, logf func(string, ...any)) (*inputs, error) {
+func prepare(ctx context.Context, o options, work string, logf func(string, ...any)) (*inputs, error) {
 	in := &inputs{
 		work: work, kol: o.kol,
 		text:      filepath.Join(work, "rows.svm"),
@@ -61,17 +62,17 @@ func prepare(o options, work string, logf func(string, ...any)) (*inputs, error)
 	}
 	logf("%s: %d rows written in the order experiment.Permutation(%d, 0, n)", o.data, in.rows, o.seed)
 
-	build := exec.Command("go", "build", "-o", in.bogdbench, "./cmd/bogdbench")
+	build := exec.CommandContext(ctx, "go", "build", "-o", in.bogdbench, "./cmd/bogdbench")
 	if out, err := build.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("go build ./cmd/bogdbench: %w\n%s", err, out)
 	}
 	// KOL writes its cache while it learns from the text file; a FOGD with
 	// one feature pair learns next to nothing.
 	mk := append([]string{"-i", in.text, "-c", in.kolCache, "-loss", "Hinge", "-gamma", in.gamma}, "-opt", "kernel-fogd", "-D", "1")
-	if _, err := in.runKOL(mk); err != nil {
+	if _, err := in.runKOL(ctx, mk); err != nil {
 		return nil, fmt.Errorf("making KOL's cache: %w", err)
 	}
-	if in.machine, err = measureMachine(in.bogdbench, in.kol); err != nil {
+	if in.machine, err = measureMachine(ctx, in.bogdbench, in.kol); err != nil {
 		return nil, err
 	}
 	logf("bogdbench %s, KOL %s; FP32 peak %s", in.machine.ours, in.machine.kolSHA, in.machine.peak)
@@ -186,11 +187,11 @@ type record struct {
 }
 
 // round runs cell c once with each tool, bogdbench first.
-func (in *inputs) round(c cell, r int) ([]record, error) {
+func (in *inputs) round(ctx context.Context, c cell, r int) ([]record, error) {
 	var recs []record
 	for _, algo := range c.Ours {
 		load := loadAverage()
-		rec, err := in.runOurs(c, algo)
+		rec, err := in.runOurs(ctx, c, algo)
 		if err != nil {
 			return nil, err
 		}
@@ -198,7 +199,7 @@ func (in *inputs) round(c cell, r int) ([]record, error) {
 		recs = append(recs, rec)
 	}
 	load := loadAverage()
-	rec, err := in.runKOL(in.kolArgs(c))
+	rec, err := in.runKOL(ctx, in.kolArgs(c))
 	if err != nil {
 		return nil, err
 	}
@@ -246,12 +247,12 @@ type oursRow struct {
 // process's extra CPU time over the first is that of cpuPasses passes, so
 // PassCPU is a pass's CPU time without reading the data, which other work
 // on the machine inflates far less than the wall clock.
-func (in *inputs) runOurs(c cell, algo string) (record, error) {
-	one, cpu1, err := in.ours(c, algo, 1)
+func (in *inputs) runOurs(ctx context.Context, c cell, algo string) (record, error) {
+	one, cpu1, err := in.ours(ctx, c, algo, 1)
 	if err != nil {
 		return record{}, err
 	}
-	_, cpuMany, err := in.ours(c, algo, 1+in.cpuPasses)
+	_, cpuMany, err := in.ours(ctx, c, algo, 1+in.cpuPasses)
 	if err != nil {
 		return record{}, err
 	}
@@ -265,9 +266,9 @@ func (in *inputs) runOurs(c cell, algo string) (record, error) {
 
 // ours runs bogdbench's algo on cell c over runs passes and returns its
 // row and the process's CPU time.
-func (in *inputs) ours(c cell, algo string, runs int) (oursRow, float64, error) {
+func (in *inputs) ours(ctx context.Context, c cell, algo string, runs int) (oursRow, float64, error) {
 	args := in.oursArgs(c, algo, runs)
-	out, cpu, err := command(in.bogdbench, args)
+	out, cpu, err := command(ctx, in.bogdbench, args)
 	if err != nil {
 		return oursRow{}, 0, err
 	}
@@ -282,8 +283,8 @@ func (in *inputs) ours(c cell, algo string, runs int) (oursRow, float64, error) 
 }
 
 // runKOL runs KOL with args and reads what it printed.
-func (in *inputs) runKOL(args []string) (record, error) {
-	out, cpu, err := command(in.kol, args)
+func (in *inputs) runKOL(ctx context.Context, args []string) (record, error) {
+	out, cpu, err := command(ctx, in.kol, args)
 	if err != nil {
 		return record{}, err
 	}
@@ -347,11 +348,14 @@ func parseKOL(out []byte) (record, error) {
 // command runs name with args and returns its standard output and the
 // CPU time (user and system) the process used; a failure names the
 // command and shows the end of what it wrote.
-func command(name string, args []string) ([]byte, float64, error) {
+func command(ctx context.Context, name string, args []string) ([]byte, float64, error) {
 	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(name, args...)
+	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return nil, 0, fmt.Errorf("interrupted: %w", ctx.Err())
+		}
 		return nil, 0, fmt.Errorf("%s %s: %w\n%s%s", name, strings.Join(args, " "), err, tail(stdout.Bytes()), tail(stderr.Bytes()))
 	}
 	return stdout.Bytes(), (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds(), nil
@@ -386,10 +390,10 @@ type machine struct {
 	kolSHA string // of KOL's binary
 }
 
-func measureMachine(bogdbench, kol string) (machine, error) {
+func measureMachine(ctx context.Context, bogdbench, kol string) (machine, error) {
 	var m machine
 	m.cpu = cpuModel()
-	out, _, err := command(bogdbench, []string{"kernels", "--quick"})
+	out, _, err := command(ctx, bogdbench, []string{"kernels", "--quick"})
 	if err != nil {
 		return m, err
 	}
