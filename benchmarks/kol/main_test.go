@@ -11,6 +11,7 @@ import (
 
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/experiment"
+	"github.com/bogd-project/bogd/task"
 )
 
 // kolOutput is what KOL prints for one pass, in its format.
@@ -121,11 +122,11 @@ func sameRowsInOrder(t *testing.T, original string, seed uint64) {
 	if err := writeOrdered(text, orderPath, 3, rows, perm); err != nil {
 		t.Fatal(err)
 	}
-	orig, err := dataset.ReadFile(original, dataset.Options{Task: dataset.Binary})
+	orig, err := dataset.ReadFile(original, dataset.Options{Task: task.Binary})
 	if err != nil {
 		t.Fatal(err)
 	}
-	learnt, err := dataset.ReadFile(text, dataset.Options{Task: dataset.Binary})
+	learnt, err := dataset.ReadFile(text, dataset.Options{Task: task.Binary})
 	if err != nil {
 		t.Fatal(err)
 	}
