@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/prep"
 )
 
 // Learner is an online learner: one algorithm, one task, a Gaussian kernel.
@@ -17,7 +18,8 @@ import (
 // To predict while it learns, publish Predictors: a Predictor never
 // changes, and is always safe.
 type Learner struct {
-	b *base
+	b  *base
+	in prep.Input // how raw rows become its rows (SetInput)
 }
 
 // Prediction is what a learner predicts for one example, with one meaning
