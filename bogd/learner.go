@@ -12,7 +12,7 @@ import (
 // Every algorithm of every task is a Learner; New makes one, Load reads one
 // that Save wrote.
 //
-// Concurrency: Predict, PredictBatch, Predictor, Algorithm, Config,
+// Concurrency: Predict, PredictBatch, Predictor, Algorithm, Config, Input,
 // SupportVectors, Save and SaveFile may run on many goroutines at once
 // while no Learn or LearnBatch runs; learning needs the learner to itself.
 // To predict while it learns, publish Predictors: a Predictor never
