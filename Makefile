@@ -43,7 +43,7 @@ test-purego:
 
 # The race detector, on the pure-Go build (the detector does not see inside assembly).
 test-race:
-	BOGD_REQUIRE_IMPL=generic $(GO) test -race -tags purego -short ./engine/ ./bogd/ ./layout/ ./dataset/ ./cmd/...
+	BOGD_REQUIRE_IMPL=generic $(GO) test -race -tags purego -short ./engine/ ./bogd/ ./layout/ ./dataset/ ./prep/ ./eval/ ./cmd/...
 
 # Dispatch on CPUs without the features: the whole simd, engine and bogd
 # suites (-short) run on an emulated Haswell (AVX2, no AVX-512) and qemu64
@@ -84,7 +84,7 @@ QEMU_QUIET = { grep -v "TCG doesn't support requested feature" || true; }
 # more; any other failure fails.
 FUZZ_RUN = $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg
 fuzz:
-	@for pkg in ./simd/ ./dataset/ ./bogd/ ./engine/; do \
+	@for pkg in ./simd/ ./dataset/ ./prep/ ./bogd/ ./engine/; do \
 	  for f in $$($(GO) test -list 'Fuzz.*' $$pkg | grep ^Fuzz); do \
 	    echo "fuzz $$pkg $$f"; \
 	    if ! out=$$($(FUZZ_RUN) 2>&1); then \

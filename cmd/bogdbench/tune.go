@@ -209,7 +209,10 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if err := trainPasses(ctx, l, rows, 1, progress); err != nil {
 		return err
 	}
-	if err := saveModel(*save, l, in, *force); err != nil {
+	if err := l.SetInput(in); err != nil {
+		return err
+	}
+	if err := saveModel(*save, l, *force); err != nil {
 		return err
 	}
 	log(fmt.Sprintf("saved the %v learner (%d support vectors) to %s", l.Algorithm(), l.SupportVectors(), *save))
