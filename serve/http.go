@@ -17,6 +17,7 @@ import (
 
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/prep"
 	"github.com/bogd-project/bogd/task"
 )
 
@@ -58,6 +59,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, opt HTTPOptions) er
 	var err error
 	select {
 	case <-ctx.Done():
+		s.opt.Logf("shutting down: finishing the requests under way")
 		sctx, cancel := context.WithTimeout(context.Background(), opt.ShutdownTimeout)
 		err = srv.Shutdown(sctx)
 		cancel()
@@ -78,8 +80,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, opt HTTPOptions) er
 //	GET  /healthz  the model's algorithm, task, position and size
 //	GET  /metrics  Prometheus metrics
 //
-// Features are keyed by 1-based index (or by name, for a model that
-// hashes names). A bad request is answered 400 with the problem, and a
+// Features are keyed by 1-based index, or by name for a model that
+// hashes names, and prepared as the model's input says (prep.Input: hashed,
+// scaled; a regression's predictions come back on the label's scale). A bad request is answered 400 with the problem, and a
 // /learn batch with a bad row is refused whole.
 func (s *Server) Handler(opt HTTPOptions) http.Handler {
 	if opt.MaxBody <= 0 {
@@ -155,8 +158,8 @@ func (s *Server) Rows(body io.Reader, labelled bool) ([]Example, int, error) {
 	examples := make([]Example, len(req.Rows))
 	labels := make([]float64, len(req.Rows))
 	ignored := 0
-	var raw []feature
-	var row preparedRow
+	var raw []prep.Feature
+	var row prep.Row
 	for i, rr := range req.Rows {
 		switch {
 		case rr.Label != nil:
@@ -174,20 +177,30 @@ func (s *Server) Rows(body io.Reader, labelled bool) ([]Example, int, error) {
 			if err != nil {
 				return nil, 0, badRequestf("row %d: feature %s: %s is not a float32", i+1, k, num)
 			}
-			raw = append(raw, feature{Key: k, Value: v})
+			raw = append(raw, prep.Feature{Key: k, Value: v})
 		}
-		if err := prepareRow(&row, raw, s.cfg.Dim); err != nil {
+		if err := s.in.Prepare(&row, raw, s.cfg.Dim); err != nil {
 			return nil, 0, badRequestf("row %d: %w", i+1, err)
 		}
 		ignored += len(row.Ignored)
-		examples[i] = Example{Index: clone(row.Index), Value: clone(row.Value), Label: labels[i]}
+		examples[i] = Example{Index: clone(row.Index), Value: clone(row.Value)}
 	}
 	if labelled {
 		if err := s.CheckLabels(labels); err != nil {
 			return nil, 0, badRequest{err}
 		}
+		for i := range examples {
+			// A regression model trained scaled learns scaled labels.
+			if examples[i].Label = s.in.Label(labels[i]); math.IsInf(examples[i].Label, 0) || math.IsNaN(examples[i].Label) {
+				return nil, 0, badRequestf("row %d: label %v is beyond what the model's scaling maps", i+1, labels[i])
+			}
+		}
 	}
 	return examples, ignored, nil
+}
+
+func badRequestf(format string, args ...any) error {
+	return badRequest{fmt.Errorf(format, args...)}
 }
 
 func clone[T any](s []T) []T { return append([]T(nil), s...) }
@@ -293,6 +306,7 @@ func (h *handler) predict(w http.ResponseWriter, r *http.Request) {
 	}
 	for i, e := range rows {
 		pred, err := p.Predict(engine.Sparse(e.Index, e.Value))
+		pred.Label = p.Input().Unlabel(pred.Label) // a regression's, on the label's scale
 		if err == nil {
 			resp.Predictions[i], err = NewPrediction(pred, t)
 		}

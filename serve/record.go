@@ -41,6 +41,15 @@ type learnRecord struct {
 	examples      []Example
 }
 
+// DecodeLearnRecord decodes the learn record of the log, data, for a
+// model of dim features, and returns its examples: what a tool that reads
+// the log (wal.File.Follow) learns from each record.
+func DecodeLearnRecord(data []byte, dim int) ([]Example, error) {
+	var rec learnRecord
+	err := decodeLearnRecord(data, dim, &rec)
+	return rec.examples, err
+}
+
 // appendLearnRecord appends the record of examples to b.
 func appendLearnRecord(b []byte, origin, token uint64, examples []Example) []byte {
 	b = append(b, recordKind)

@@ -17,6 +17,7 @@ import (
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/engine"
 	"github.com/bogd-project/bogd/internal/atomicfile"
+	"github.com/bogd-project/bogd/prep"
 	"github.com/bogd-project/bogd/serve/wal"
 	"github.com/bogd-project/bogd/task"
 )
@@ -53,6 +54,10 @@ type Options struct {
 	// /learn takes), learnt in order; a record that is not one is skipped
 	// (logged, counted), as every replica skips it. Learn is refused.
 	Events bool
+	// Load, when set, loads a model or snapshot file (default
+	// bogd.LoadFile): where a program applies its own policy, such as the
+	// preparation beside an older model file (prep.ReadBeside).
+	Load func(path string) (*bogd.Learner, error)
 	// Logf, when set, receives the server's log lines: what it loaded,
 	// replayed and wrote.
 	Logf func(format string, args ...any)
@@ -79,7 +84,8 @@ func FileLog(dir string) func(uint64, func(time.Duration, int)) (wal.Log, error)
 type Server struct {
 	opt   Options
 	snaps snapshots
-	cfg   bogd.Config // the learner's, which never changes
+	cfg   bogd.Config // the learner's, which never change
+	in    prep.Input
 	log   wal.Log
 
 	mu      sync.Mutex // the learner and the positions
@@ -173,17 +179,17 @@ func New(opt Options) (*Server, error) {
 	} else if len(removed) > 0 {
 		opt.Logf("removed %d temporary files a crash left while writing a snapshot (%s)", len(removed), removed[0])
 	}
-	if err := refuseInput(opt.Model); err != nil {
-		return nil, err
-	}
 	from, err := s.snaps.newest()
 	if err != nil {
 		return nil, err
 	}
-	if s.learner, err = bogd.LoadFile(from.path); err != nil {
+	if opt.Load == nil {
+		opt.Load = bogd.LoadFile
+	}
+	if s.learner, err = opt.Load(from.path); err != nil {
 		return nil, err
 	}
-	s.cfg = s.learner.Config()
+	s.cfg, s.in = s.learner.Config(), s.learner.Input()
 	switch {
 	case from.path != opt.Model:
 		opt.Logf("loaded %s, the newest snapshot of %s (position %d)", from.path, opt.Model, from.pos)
