@@ -23,7 +23,7 @@ func Example() {
 	l.SaveFile(filepath.Join(dir, "model.bogd"))
 
 	s, err := serve.New(serve.Options{
-		Model:   filepath.Join(dir, "model.bogd"),            // snapshots go beside it
+		Model:   filepath.Join(dir, "model.bogd"),               // snapshots go beside it
 		OpenLog: serve.FileLog(filepath.Join(dir, "model.log")), // nil: no durable log
 	})
 	if err != nil {
