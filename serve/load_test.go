@@ -18,54 +18,74 @@ import (
 )
 
 // BenchmarkLearn: acknowledged one-row /learn requests per second from 1,
-// 8 and 64 concurrent clients over loopback, with the file log on the
-// test's temporary directory's disk (every answer after an fsync, shared
-// by the requests waiting together) and with a memory log (the same
-// server, learning that does not survive a crash).
+// 8 and 64 concurrent clients over loopback, to the server with the file
+// log on the disk of the test's temporary directory (every answer after
+// an fsync, shared by the requests waiting together) and to the same
+// server with a memory log (learning that does not survive a crash), in
+// loadRounds interleaved rounds of loadTime each. Run it with -benchtime 1x.
 func BenchmarkLearn(b *testing.B) {
 	rows := german(b)[100:]
-	for _, log := range []string{"file", "memory"} {
-		for _, clients := range []int{1, 8, 64} {
-			b.Run(fmt.Sprintf("log=%s/clients=%d", log, clients), func(b *testing.B) {
-				dir := b.TempDir()
-				opt := Options{Model: newModel(b, dir), PublishEvery: 10 * time.Millisecond}
-				if log == "file" {
-					opt.OpenLog = FileLog(filepath.Join(dir, "log"))
-				}
-				s := startServer(b, opt)
-				url := serveHTTP(b, s, HTTPOptions{}) + "/learn"
-				client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
-				bodies := make([]string, len(rows))
-				for i := range rows {
-					bodies[i] = body(rows[i:i+1], true)
-				}
-				var next atomic.Int64
-				var wg sync.WaitGroup
-				b.ResetTimer()
-				for range clients {
-					wg.Go(func() {
-						for i := next.Add(1); i <= int64(b.N); i = next.Add(1) {
-							resp, err := client.Post(url, "application/json", strings.NewReader(bodies[int(i)%len(bodies)]))
-							if err != nil {
-								b.Error(err)
-								return
-							}
-							var out Outcome
-							err = json.NewDecoder(resp.Body).Decode(&out)
-							io.Copy(io.Discard, resp.Body) // the connection is reused only when read to its end
-							resp.Body.Close()
-							if err != nil || resp.StatusCode != 200 || out.Learned != 1 {
-								b.Errorf("/learn: %d %+v %v", resp.StatusCode, out, err)
-								return
-							}
-						}
-					})
-				}
-				wg.Wait()
-				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "learns/s")
-			})
-		}
+	bodies := make([]string, len(rows))
+	for i := range rows {
+		bodies[i] = body(rows[i:i+1], true)
 	}
+	logs := []string{"file", "memory"}
+	urls := make(map[string]string)
+	for _, log := range logs {
+		dir := b.TempDir()
+		opt := Options{Model: newModel(b, dir), PublishEvery: 10 * time.Millisecond}
+		if log == "file" {
+			opt.OpenLog = FileLog(filepath.Join(dir, "log"))
+		}
+		urls[log] = serveHTTP(b, startServer(b, opt), HTTPOptions{}) + "/learn"
+	}
+	for _, clients := range []int{1, 8, 64} {
+		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
+			learnt := make(map[string]int64)
+			for range loadRounds {
+				for _, log := range logs {
+					learnt[log] += learnFor(b, urls[log], bodies, clients)
+				}
+			}
+			for _, log := range logs {
+				b.ReportMetric(float64(learnt[log])/(loadRounds*loadTime).Seconds(), log+"-learns/s")
+			}
+			b.ReportMetric(float64(learnt["file"])/float64(learnt["memory"]), "file/memory")
+		})
+	}
+}
+
+// learnFor sends one-row /learn requests from clients concurrent clients,
+// each its next when the last is answered, for loadTime, and returns how
+// many were acknowledged.
+func learnFor(b *testing.B, url string, bodies []string, clients int) int64 {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
+	defer client.CloseIdleConnections()
+	var acked atomic.Int64
+	var wg sync.WaitGroup
+	deadline := time.Now().Add(loadTime)
+	for c := range clients {
+		wg.Go(func() {
+			for i := c; time.Now().Before(deadline); i += clients {
+				resp, err := client.Post(url, "application/json", strings.NewReader(bodies[i%len(bodies)]))
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				var out Outcome
+				err = json.NewDecoder(resp.Body).Decode(&out)
+				io.Copy(io.Discard, resp.Body) // the connection is reused only when read to its end
+				resp.Body.Close()
+				if err != nil || resp.StatusCode != 200 || out.Learned != 1 {
+					b.Errorf("/learn: %d %+v %v", resp.StatusCode, out, err)
+					return
+				}
+				acked.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	return acked.Load()
 }
 
 // BenchmarkLoad is the load test (make load): vegeta sends one-row

@@ -51,7 +51,7 @@ func deployedArgs(t *testing.T) map[string][]string {
 // is what the other predicts with.
 func TestDeployExamples(t *testing.T) {
 	dir := t.TempDir()
-	bin := buildBench(t, dir)
+	bin := buildBench(t)
 	model := trainGerman(t, dir)
 	urls := natstest.StartCluster(t, filepath.Join(deploy, "nats-server.conf"), 3)
 	replicas := make(map[string]*process)

@@ -30,7 +30,7 @@ import (
 // model one process learns from the stream in order.
 func TestServeReplicas(t *testing.T) {
 	dir := t.TempDir()
-	bin := buildBench(t, dir)
+	bin := buildBench(t)
 	model := trainGerman(t, dir)
 	url := natstest.Start(t)
 	lines := germanLines(t)

@@ -45,17 +45,41 @@ func (l *logLines) String() string {
 	return strings.Join(l.lines, "\n")
 }
 
-// buildBench builds the bogdbench binary into dir.
-func buildBench(t *testing.T, dir string) string {
+// built is the bogdbench binary the tests that run processes share: built
+// once, removed by TestMain.
+var built struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+// buildBench returns the built bogdbench binary (skipped with -short).
+func buildBench(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	bin := filepath.Join(dir, "bogdbench")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "bogdbench-test-"); built.err != nil {
+			return
+		}
+		built.path = filepath.Join(built.dir, "bogdbench")
+		if out, err := exec.Command("go", "build", "-o", built.path, ".").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.path
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
 }
 
 // process is a running `bogdbench serve`.
@@ -242,7 +266,7 @@ func jsonOf(t *testing.T, v any) string {
 // same position.
 func TestServe(t *testing.T) {
 	dir := t.TempDir()
-	bin := buildBench(t, dir)
+	bin := buildBench(t)
 	model := trainGerman(t, dir)
 	p := startServe(t, bin, "--model", model)
 	lines := germanLines(t)[:5]
@@ -312,7 +336,7 @@ func TestServe(t *testing.T) {
 // label's scale, as predict does.
 func TestServeHashedAndScaled(t *testing.T) {
 	dir := t.TempDir()
-	bin := buildBench(t, dir)
+	bin := buildBench(t)
 	words := filepath.Join(dir, "words.bogd")
 	text := "+1 good great\n-1 bad awful\n+1 great:2 nice\n-1 awful poor\n"
 	if code, _, stderr := benchStdin(t, text, "train", "--hash", "12", "--sigma", "1", "--passes", "3", "--save", words, "-q"); code != 0 {
@@ -388,7 +412,7 @@ func readLog(t *testing.T, dir string) (map[uint64][]serve.Example, uint64) {
 // left; at the end the model file is byte for byte the learner's.
 func TestServeKillRecovery(t *testing.T) {
 	dir := t.TempDir()
-	bin := buildBench(t, dir)
+	bin := buildBench(t)
 	model := trainGerman(t, dir)
 	logDir := filepath.Join(dir, "german.log")
 	lines := germanLines(t)
