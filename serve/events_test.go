@@ -68,3 +68,37 @@ func TestEvents(t *testing.T) {
 		t.Error("the events' model differs from a learn of the good events in order")
 	}
 }
+
+// TestForeignRecords: a message that is no learn record, published to the
+// subject replicas share, is skipped (counted) instead of stopping them,
+// and the model is the learn of the other records.
+func TestForeignRecords(t *testing.T) {
+	url := natstest.Start(t)
+	dir := t.TempDir()
+	model := newModel(t, dir)
+	open, closeConn := jetStreamLog(t, url, "bogd.learn")
+	defer closeConn()
+	s := startServer(t, Options{Model: model, OpenLog: open})
+	rows := german(t)[100:]
+	publisher, err := open(0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Learn(context.Background(), rows[:2]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := publisher.Append(context.Background(), []byte("hello")); err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Learn(context.Background(), rows[2:4])
+	if err != nil || out.Version != 3 || s.Err() != nil {
+		t.Fatalf("learn after a foreign message: %+v %v; server %v", out, err, s.Err())
+	}
+	if n := testutil.ToFloat64(s.metrics.skipped); n != 1 {
+		t.Errorf("%v records skipped, want 1", n)
+	}
+	s.Close()
+	if got, _ := os.ReadFile(s.snaps.path(3)); !bytes.Equal(got, learnt(t, model, [][]Example{rows[:4]})) {
+		t.Error("the model is not the learn of the learn records")
+	}
+}

@@ -31,7 +31,7 @@ func newMetrics() *metrics {
 		predicted:      prometheus.NewCounter(prometheus.CounterOpts{Name: "bogd_examples_predicted_total", Help: "Rows predicted through /predict."}),
 		snapshots:      prometheus.NewCounter(prometheus.CounterOpts{Name: "bogd_snapshots_total", Help: "Snapshots written to disk."}),
 		snapshotErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: "bogd_snapshot_errors_total", Help: "Snapshots that failed to be written."}),
-		skipped:        prometheus.NewCounter(prometheus.CounterOpts{Name: "bogd_events_skipped_total", Help: "Records of an event stream skipped: not a request of labelled rows for the model."}),
+		skipped:        prometheus.NewCounter(prometheus.CounterOpts{Name: "bogd_records_skipped_total", Help: "Records of the log skipped: not a learn record (an event: not a request of labelled rows) for the model."}),
 		supportVectors: prometheus.NewGauge(prometheus.GaugeOpts{Name: "bogd_support_vectors", Help: "Support vectors of the model predictions read."}),
 		version:        prometheus.NewGauge(prometheus.GaugeOpts{Name: "bogd_model_version", Help: "Log position of the model predictions read."}),
 		position:       prometheus.NewGauge(prometheus.GaugeOpts{Name: "bogd_log_position", Help: "Log position of the last record learnt."}),

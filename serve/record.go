@@ -32,6 +32,29 @@ type Example struct {
 //	         and value float32
 const recordKind = 1
 
+// check reports what makes e no example for a model of dim features:
+// the label finite, the indices strictly increasing and below dim, one
+// finite value each.
+func (e Example) check(dim int) error {
+	if math.IsNaN(e.Label) || math.IsInf(e.Label, 0) {
+		return fmt.Errorf("label %v is not finite", e.Label)
+	}
+	if len(e.Index) != len(e.Value) {
+		return fmt.Errorf("%d indices but %d values", len(e.Index), len(e.Value))
+	}
+	for k, j := range e.Index {
+		switch v := float64(e.Value[k]); {
+		case j < 0 || int(j) >= dim:
+			return fmt.Errorf("index %d beyond the model's %d features", j, dim)
+		case k > 0 && j <= e.Index[k-1]:
+			return fmt.Errorf("indices not strictly increasing (%d after %d)", j, e.Index[k-1])
+		case math.IsNaN(v) || math.IsInf(v, 0):
+			return fmt.Errorf("feature %d is not finite", j)
+		}
+	}
+	return nil
+}
+
 // ErrRecord is a learn record that does not decode; errors wrap it.
 var ErrRecord = errors.New("not a learn record")
 
@@ -67,9 +90,8 @@ func appendLearnRecord(b []byte, origin, token uint64, examples []Example) []byt
 	return b
 }
 
-// decodeLearnRecord decodes a learn record for a model of dim features:
-// indices strictly increasing and below dim, values finite, labels not
-// NaN.
+// decodeLearnRecord decodes a learn record for a model of dim features,
+// every example checked (Example.check).
 func decodeLearnRecord(data []byte, dim int, into *learnRecord) error {
 	d := binrec.NewDecoder(data, ErrRecord)
 	if kind := d.U8(); d.Err() == nil && kind != recordKind {
@@ -84,26 +106,18 @@ func decodeLearnRecord(data []byte, dim int, into *learnRecord) error {
 	for i := range count {
 		label := d.F64()
 		nnz := d.Count("non-zeros", d.Len()/8)
+		start := len(index)
+		for range nnz {
+			index, value = append(index, int32(d.U32())), append(value, d.F32())
+		}
 		if d.Err() != nil {
 			break
 		}
-		if math.IsNaN(label) {
-			return fmt.Errorf("%w: example %d: a NaN label", ErrRecord, i+1)
+		e := Example{Label: label, Index: index[start:len(index):len(index)], Value: value[start:len(value):len(value)]}
+		if err := e.check(dim); err != nil {
+			return fmt.Errorf("%w: example %d: %w", ErrRecord, i+1, err)
 		}
-		start := len(index)
-		for k := range nnz {
-			j, v := int32(d.U32()), d.F32()
-			switch {
-			case j < 0 || int(j) >= dim:
-				return fmt.Errorf("%w: example %d: index %d beyond the model's %d features", ErrRecord, i+1, j, dim)
-			case k > 0 && j <= index[len(index)-1]:
-				return fmt.Errorf("%w: example %d: indices not increasing", ErrRecord, i+1)
-			case math.IsNaN(float64(v)) || math.IsInf(float64(v), 0):
-				return fmt.Errorf("%w: example %d: feature %d is not finite", ErrRecord, i+1, j)
-			}
-			index, value = append(index, j), append(value, v)
-		}
-		into.examples = append(into.examples, Example{Label: label, Index: index[start:len(index):len(index)], Value: value[start:len(value):len(value)]})
+		into.examples = append(into.examples, e)
 	}
 	return d.Done("the examples")
 }

@@ -310,8 +310,14 @@ func (s *Server) apply(pos uint64, data []byte) error {
 	}
 	s.mu.Lock()
 	if err := decodeLearnRecord(data, s.cfg.Dim, &s.record); err != nil {
+		// Not written by a server of this model (another program's
+		// message on a shared subject, or a bug): skipped alike by every
+		// replica and every replay, rather than stopping them all.
+		s.version = pos
 		s.mu.Unlock()
-		return fmt.Errorf("the record at position %d: %w", pos, err)
+		s.metrics.skipped.Inc()
+		s.opt.Logf("skipped the record at position %d: %v", pos, err)
+		return s.learnt(pos, 0)
 	}
 	out := s.learn(s.record.examples)
 	out.Version, out.SupportVectors = pos, s.learner.SupportVectors()
@@ -404,15 +410,26 @@ func (s *Server) failWaiters() {
 
 // Learn appends a record of examples to the log and returns, once the
 // server has learnt it, what learning did and its position. The examples
-// must be prepared for the model (Example) and their labels valid for its
-// task (CheckLabels): a row the learner refuses stops the record there, the
-// rows before it learnt.
+// must be prepared for the model (Example: within its dimension, finite)
+// and their labels valid for its task (CheckLabels), or Learn refuses them
+// before they reach the log; a row the learner still refuses stops the
+// record there, the rows before it learnt.
 func (s *Server) Learn(ctx context.Context, examples []Example) (Outcome, error) {
 	if s.closing.Load() {
 		return Outcome{}, ErrClosed
 	}
 	if s.opt.Events {
 		return Outcome{}, ErrEventsOnly
+	}
+	labels := make([]float64, len(examples))
+	for i, e := range examples {
+		if err := e.check(s.cfg.Dim); err != nil {
+			return Outcome{}, fmt.Errorf("example %d: %w", i+1, err)
+		}
+		labels[i] = e.Label
+	}
+	if err := s.CheckLabels(labels); err != nil {
+		return Outcome{}, err
 	}
 	if err := s.Err(); err != nil {
 		return Outcome{}, err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -257,5 +258,30 @@ func TestNewerModel(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(s.snaps.path(3)); !bytes.Equal(got, must(os.ReadFile(model))) {
 		t.Error("the newer model was not snapshotted at the log's end")
+	}
+}
+
+// TestLearnRefuses: examples that are not prepared for the model, or
+// whose labels it cannot learn, never reach the log.
+func TestLearnRefuses(t *testing.T) {
+	s := startServer(t, Options{Model: newModel(t, t.TempDir())})
+	nan := math.NaN()
+	for _, c := range []struct {
+		e    Example
+		want string
+	}{
+		{Example{Index: []int32{24}, Value: []float32{1}, Label: 1}, "example 1: index 24 beyond the model's 24 features"},
+		{Example{Index: []int32{3, 2}, Value: []float32{1, 1}, Label: 1}, "example 1: indices not strictly increasing (2 after 3)"},
+		{Example{Index: []int32{0}, Value: []float32{float32(math.Inf(1))}, Label: 1}, "example 1: feature 0 is not finite"},
+		{Example{Index: []int32{0}, Value: nil, Label: 1}, "example 1: 1 indices but 0 values"},
+		{Example{Label: nan}, "example 1: label NaN is not finite"},
+		{Example{Label: 2}, "row 1: label 2: a binary model learns -1 or +1"},
+	} {
+		if _, err := s.Learn(context.Background(), []Example{c.e}); err == nil || err.Error() != c.want {
+			t.Errorf("%+v: %v, want %q", c.e, err, c.want)
+		}
+	}
+	if end, _ := s.log.End(context.Background()); end != 0 {
+		t.Errorf("refused examples reached the log: it ends at %d", end)
 	}
 }
