@@ -52,11 +52,11 @@ func (h *hasher) feature(tok []byte, ln int) error {
 	return nil
 }
 
-// flush appends the line's features to index and value: sorted by index,
-// features of one index summed (repeats and collisions), zero sums dropped.
-// The sum runs in ascending order of value so that it does not depend on
-// the order of the tokens.
-func (h *hasher) flush(index *builder[int32], value *builder[float32], ln int) error {
+// flush appends the line's features to index and value, which it
+// returns: sorted by index, features of one index summed (repeats and
+// collisions), zero sums dropped. The sum runs in ascending order of value
+// so that it does not depend on the order of the tokens.
+func (h *hasher) flush(index []int32, value []float32, ln int) ([]int32, []float32, error) {
 	slices.SortFunc(h.row, func(a, b hashedFeature) int {
 		return cmp.Or(cmp.Compare(a.index, b.index), cmp.Compare(a.value, b.value))
 	})
@@ -67,13 +67,13 @@ func (h *hasher) flush(index *builder[int32], value *builder[float32], ln int) e
 			sum += h.row[i].value
 		}
 		if math.Abs(sum) > math.MaxFloat32 {
-			return errAt(h.file, ln, "the features hashed to index %d sum to %g, beyond the float32 range", f.index, sum)
+			h.row = h.row[:0]
+			return index, value, errAt(h.file, ln, "the features hashed to index %d sum to %g, beyond the float32 range", f.index, sum)
 		}
 		if v := float32(sum); v != 0 {
-			index.add(int32(f.index))
-			value.add(v)
+			index, value = append(index, int32(f.index)), append(value, v)
 		}
 	}
 	h.row = h.row[:0]
-	return nil
+	return index, value, nil
 }

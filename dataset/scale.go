@@ -25,24 +25,70 @@ type Scaling struct {
 // MinMax computes the scaling of d's Dim features and, if labels is set,
 // of its labels (meant for regression: Apply refuses to scale classes).
 func MinMax(d *Dataset, labels bool) *Scaling {
-	s := &Scaling{min: make([]float32, d.Dim), max: make([]float32, d.Dim), labels: labels}
-	count := make([]int, d.Dim)
-	for k, j := range d.Index {
-		v := d.Value[k]
-		if count[j] == 0 {
-			s.min[j], s.max[j] = v, v
-		} else {
-			s.min[j], s.max[j] = min(s.min[j], v), max(s.max[j], v)
-		}
-		count[j]++
+	m := NewMinMax(labels)
+	for i := range d.Len() {
+		idx, val := d.Row(i)
+		m.Add(d.Labels[i], idx, val)
 	}
-	for j, c := range count {
-		if c < d.Len() { // some row lacks feature j: a 0 there
+	return m.Scaling(d.Dim)
+}
+
+// MinMaxOf computes MinMax over rows given one at a time, as a Scanner
+// reads them: the same scaling, in memory proportional to the features
+// rather than the rows.
+type MinMaxOf struct {
+	min, max           []float32
+	count              []int // rows that have feature j
+	rows               int
+	labels             bool
+	labelMin, labelMax float64
+}
+
+// NewMinMax starts a MinMax over rows; labels as MinMax's.
+func NewMinMax(labels bool) *MinMaxOf { return &MinMaxOf{labels: labels} }
+
+// Add takes one row: its label and its features (0-based indices).
+func (m *MinMaxOf) Add(y float64, idx []int32, val []float32) {
+	if m.rows == 0 {
+		m.labelMin, m.labelMax = y, y
+	}
+	m.labelMin, m.labelMax = min(m.labelMin, y), max(m.labelMax, y)
+	m.rows++
+	if len(idx) > 0 {
+		m.grow(int(idx[len(idx)-1]) + 1)
+	}
+	for k, j := range idx {
+		v := val[k]
+		if m.count[j] == 0 {
+			m.min[j], m.max[j] = v, v
+		} else {
+			m.min[j], m.max[j] = min(m.min[j], v), max(m.max[j], v)
+		}
+		m.count[j]++
+	}
+}
+
+// grow makes room for dim features.
+func (m *MinMaxOf) grow(dim int) {
+	if dim > len(m.count) {
+		m.min = append(m.min, make([]float32, dim-len(m.min))...)
+		m.max = append(m.max, make([]float32, dim-len(m.max))...)
+		m.count = append(m.count, make([]int, dim-len(m.count))...)
+	}
+}
+
+// Scaling returns the scaling of the rows added, for dim features (at
+// least the largest index added).
+func (m *MinMaxOf) Scaling(dim int) *Scaling {
+	m.grow(dim)
+	s := &Scaling{min: slices.Clone(m.min[:dim]), max: slices.Clone(m.max[:dim]), labels: m.labels}
+	for j, c := range m.count[:dim] {
+		if c < m.rows { // some row lacks feature j: a 0 there
 			s.min[j], s.max[j] = min(s.min[j], 0), max(s.max[j], 0)
 		}
 	}
-	if labels && d.Len() > 0 {
-		s.labelMin, s.labelMax = slices.Min(d.Labels), slices.Max(d.Labels)
+	if m.labels && m.rows > 0 {
+		s.labelMin, s.labelMax = m.labelMin, m.labelMax
 	}
 	return s
 }
@@ -89,15 +135,10 @@ func (s *Scaling) Unlabel(y float64) float64 {
 // So is a value that leaves the float32 range, which new data far outside
 // a narrow column can do.
 func (s *Scaling) Apply(d *Dataset) (*Dataset, error) {
-	if s.labels && (d.Task == task.Binary || d.Task == task.Multiclass) {
-		return nil, fmt.Errorf("dataset: scaling %s: the labels of a %v dataset are classes, not numbers to scale", d.Name, d.Task)
+	if err := s.checkTask(d.Task, d.Name); err != nil {
+		return nil, err
 	}
-	var shifted []int32 // features whose absent 0 maps to a non-zero value, ascending
-	for j := range int32(s.Dim()) {
-		if float32(s.feature(j, 0)) != 0 {
-			shifted = append(shifted, j)
-		}
-	}
+	rs := s.Rows()
 	n := d.Len()
 	out := &Dataset{
 		Name:    d.Name,
@@ -106,46 +147,102 @@ func (s *Scaling) Apply(d *Dataset) (*Dataset, error) {
 		Labels:  make([]float64, n),
 		Classes: slices.Clone(d.Classes),
 		RowPtr:  make([]int, n+1),
-		Index:   make([]int32, 0, len(d.Index)+n*len(shifted)),
-		Value:   make([]float32, 0, len(d.Index)+n*len(shifted)),
+		Index:   make([]int32, 0, len(d.Index)+n*len(rs.shifted)),
+		Value:   make([]float32, 0, len(d.Index)+n*len(rs.shifted)),
 		lines:   slices.Clone(d.lines),
 		zeroOne: d.zeroOne,
 	}
 	for i := range n {
 		idx, val := d.Row(i)
-		for k, o := 0, 0; k < len(idx) || o < len(shifted); {
-			var j int32
-			x := 0.0
-			if k < len(idx) && (o == len(shifted) || idx[k] <= shifted[o]) {
-				j, x = idx[k], float64(val[k])
-				if o < len(shifted) && shifted[o] == j {
-					o++
-				}
-				k++
-			} else {
-				j = shifted[o]
-				o++
-			}
-			if int(j) >= s.Dim() {
-				return nil, errAt(d.Name, d.line(i), "feature %d is beyond the %d features of the scaling", j+1, s.Dim())
-			}
-			v := float32(s.feature(j, x))
-			if math.IsInf(float64(v), 0) {
-				return nil, errAt(d.Name, d.line(i), "feature %d: value %v scales to %g, beyond the float32 range", j+1, x, s.feature(j, x))
-			}
-			if v != 0 {
-				out.Index = append(out.Index, j)
-				out.Value = append(out.Value, v)
-			}
+		var err error
+		if out.Index, out.Value, err = rs.appendRow(out.Index, out.Value, idx, val); err != nil {
+			return nil, errAt(d.Name, d.line(i), "%v", err)
 		}
 		out.RowPtr[i+1] = len(out.Index)
-		y := s.Label(d.Labels[i])
-		if math.IsInf(y, 0) {
-			return nil, errAt(d.Name, d.line(i), "label %v scales to %v", d.Labels[i], y)
+		y, err := rs.Label(d.Labels[i])
+		if err != nil {
+			return nil, errAt(d.Name, d.line(i), "%v", err)
 		}
 		out.Labels[i] = y
 	}
 	return out, nil
+}
+
+// checkTask refuses to scale the labels of classes.
+func (s *Scaling) checkTask(t task.Task, name string) error {
+	if s.labels && (t == task.Binary || t == task.Multiclass) {
+		return fmt.Errorf("dataset: scaling %s: the labels of a %v dataset are classes, not numbers to scale", name, t)
+	}
+	return nil
+}
+
+// RowScaler applies a Scaling to one row at a time, as Apply maps the rows
+// of a data set: for rows read by a Scanner.
+type RowScaler struct {
+	s       *Scaling
+	shifted []int32 // features whose absent 0 maps to a non-zero value, ascending
+	idx     []int32
+	val     []float32
+}
+
+// Rows returns a RowScaler of s.
+func (s *Scaling) Rows() *RowScaler {
+	rs := &RowScaler{s: s}
+	for j := range int32(s.Dim()) {
+		if float32(s.feature(j, 0)) != 0 {
+			rs.shifted = append(rs.shifted, j)
+		}
+	}
+	return rs
+}
+
+// Row returns the row (idx, val) scaled, in slices valid until the next
+// call; its errors are Apply's, without the line.
+func (rs *RowScaler) Row(idx []int32, val []float32) ([]int32, []float32, error) {
+	var err error
+	rs.idx, rs.val, err = rs.appendRow(rs.idx[:0], rs.val[:0], idx, val)
+	return rs.idx, rs.val, err
+}
+
+// Label returns the label y scaled (Scaling.Label), an error when it
+// leaves the float64 range.
+func (rs *RowScaler) Label(y float64) (float64, error) {
+	v := rs.s.Label(y)
+	if math.IsInf(v, 0) {
+		return 0, fmt.Errorf("label %v scales to %v", y, v)
+	}
+	return v, nil
+}
+
+// appendRow appends the scaled features of the row (idx, val) to outIdx
+// and outVal.
+func (rs *RowScaler) appendRow(outIdx []int32, outVal []float32, idx []int32, val []float32) ([]int32, []float32, error) {
+	s, shifted := rs.s, rs.shifted
+	for k, o := 0, 0; k < len(idx) || o < len(shifted); {
+		var j int32
+		x := 0.0
+		if k < len(idx) && (o == len(shifted) || idx[k] <= shifted[o]) {
+			j, x = idx[k], float64(val[k])
+			if o < len(shifted) && shifted[o] == j {
+				o++
+			}
+			k++
+		} else {
+			j = shifted[o]
+			o++
+		}
+		if int(j) >= s.Dim() {
+			return outIdx, outVal, fmt.Errorf("feature %d is beyond the %d features of the scaling", j+1, s.Dim())
+		}
+		v := float32(s.feature(j, x))
+		if math.IsInf(float64(v), 0) {
+			return outIdx, outVal, fmt.Errorf("feature %d: value %v scales to %g, beyond the float32 range", j+1, x, s.feature(j, x))
+		}
+		if v != 0 {
+			outIdx, outVal = append(outIdx, j), append(outVal, v)
+		}
+	}
+	return outIdx, outVal, nil
 }
 
 // scalingJSON is the stored form of a Scaling. Float32 bounds print in their
