@@ -36,6 +36,10 @@ type Options struct {
 	Warn     func(msg string) // optional: receives warnings (e.g. "labels 0/1 mapped to -1/+1"); nil = ignore
 }
 
+// ErrHeldLimit is the cause (ParseError.Err) of the error of Read and
+// ReadFile at Options.MaxRows or MaxBytes.
+var ErrHeldLimit = errors.New("the limit on the rows held")
+
 // DefaultMaxBytes is the memory Read and ReadFile let a data set take
 // unless Options.MaxBytes says otherwise: 4 GiB, so that a gzip bomb
 // (47 MB of gzip, 10 GB of rows) is an error rather than the end of the
@@ -147,12 +151,17 @@ func read(r io.Reader, name string, opt Options) (*Dataset, error) {
 		labels.add(y)
 		lines.add(lr.line)
 		rowPtr.add(index.len())
+		var held *ParseError
 		switch n := labels.len(); {
 		case opt.MaxRows > 0 && n > opt.MaxRows:
-			return nil, errAt(name, lr.line, "more than %d rows, the limit on the rows held in memory", opt.MaxRows)
+			held = errAt(name, lr.line, "more than %d rows, the limit on the rows held in memory", opt.MaxRows)
 		case HeldBytes(n, index.len()) > maxBytes:
-			return nil, errAt(name, lr.line, "%d rows of %d non-zeros take more than %d bytes, the limit on the memory a data set holds",
+			held = errAt(name, lr.line, "%d rows of %d non-zeros take more than %d bytes, the limit on the memory a data set holds",
 				n, index.len(), maxBytes)
+		}
+		if held != nil {
+			held.Err = ErrHeldLimit
+			return nil, held
 		}
 	}
 	d := &Dataset{

@@ -25,12 +25,12 @@ type Scaling struct {
 // MinMax computes the scaling of d's Dim features and, if labels is set,
 // of its labels (meant for regression: Apply refuses to scale classes).
 func MinMax(d *Dataset, labels bool) *Scaling {
-	m := NewMinMax(labels)
+	m := NewMinMax()
 	for i := range d.Len() {
 		idx, val := d.Row(i)
 		m.Add(d.Labels[i], idx, val)
 	}
-	return m.Scaling(d.Dim)
+	return m.Scaling(d.Dim, labels)
 }
 
 // MinMaxOf computes MinMax over rows given one at a time, as a Scanner
@@ -40,12 +40,11 @@ type MinMaxOf struct {
 	min, max           []float32
 	count              []int // rows that have feature j
 	rows               int
-	labels             bool
 	labelMin, labelMax float64
 }
 
-// NewMinMax starts a MinMax over rows; labels as MinMax's.
-func NewMinMax(labels bool) *MinMaxOf { return &MinMaxOf{labels: labels} }
+// NewMinMax starts a MinMax over rows.
+func NewMinMax() *MinMaxOf { return &MinMaxOf{} }
 
 // Add takes one row: its label and its features (0-based indices).
 func (m *MinMaxOf) Add(y float64, idx []int32, val []float32) {
@@ -78,16 +77,16 @@ func (m *MinMaxOf) grow(dim int) {
 }
 
 // Scaling returns the scaling of the rows added, for dim features (at
-// least the largest index added).
-func (m *MinMaxOf) Scaling(dim int) *Scaling {
+// least the largest index added), and of their labels if labels is set.
+func (m *MinMaxOf) Scaling(dim int, labels bool) *Scaling {
 	m.grow(dim)
-	s := &Scaling{min: slices.Clone(m.min[:dim]), max: slices.Clone(m.max[:dim]), labels: m.labels}
+	s := &Scaling{min: slices.Clone(m.min[:dim]), max: slices.Clone(m.max[:dim]), labels: labels}
 	for j, c := range m.count[:dim] {
 		if c < m.rows { // some row lacks feature j: a 0 there
 			s.min[j], s.max[j] = min(s.min[j], 0), max(s.max[j], 0)
 		}
 	}
-	if m.labels && m.rows > 0 {
+	if labels && m.rows > 0 {
 		s.labelMin, s.labelMax = m.labelMin, m.labelMax
 	}
 	return s

@@ -180,8 +180,10 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if !*quiet {
 		progress = stderr
 	}
-	if err := trainPasses(ctx, l, rows, 1, progress); err != nil {
+	if done, err := trainPasses(ctx, l, memorySource(rows), 1, progress); err != nil {
 		return err
+	} else if done.interrupted {
+		return fmt.Errorf("interrupted after %d examples of the final training: nothing saved", done.seen)
 	}
 	if err := saveModel(*save, l, in, *force); err != nil {
 		return err
