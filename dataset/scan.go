@@ -25,6 +25,7 @@ type Scanner struct {
 	p      *parser
 	opt    Options
 	closer io.Closer // the file OpenScanner opened
+	name   string    // Dataset.Name of the rows, for Where
 
 	label  float64
 	rows   int
@@ -45,7 +46,7 @@ func NewScanner(r io.Reader, name string, opt Options) (*Scanner, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Scanner{lr: lr, p: newParser(name, opt), opt: opt}, nil
+	return &Scanner{lr: lr, p: newParser(name, opt), opt: opt, name: name}, nil
 }
 
 // OpenScanner opens the file at path (see ReadFile) for a Scanner, which
@@ -60,7 +61,7 @@ func OpenScanner(path string, opt Options) (*Scanner, error) {
 		f.Close()
 		return nil, err
 	}
-	s.closer = f
+	s.closer, s.name = f, filepath.Base(path)
 	return s, nil
 }
 
@@ -122,9 +123,9 @@ func (s *Scanner) Err() error { return s.err }
 // Rows returns the number of rows scanned so far.
 func (s *Scanner) Rows() int { return s.rows }
 
-// Where names the current row for a message, "file:line", as a ParseError
-// names its line.
-func (s *Scanner) Where() string { return s.p.name + ":" + strconv.Itoa(s.lr.line) }
+// Where names the current row for a message, "name:line", as
+// Dataset.Where does (the base name of a file OpenScanner opened).
+func (s *Scanner) Where() string { return s.name + ":" + strconv.Itoa(s.lr.line) }
 
 // Dim returns the dimension the rows scanned so far have, as Read sets
 // Dataset.Dim: Options.Dim if set, else 2^HashBits when hashing, else the

@@ -173,7 +173,7 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	if err := saveModel(*save, l, in, *force || sameFile(*save, *from)); err != nil {
 		return err
 	}
-	logf("saved the %v learner (%d support vectors, %d examples learnt) to %s", l.Algorithm(), l.SupportVectors(), done.seen, *save)
+	logf("saved the %v learner (%d support vectors) to %s", l.Algorithm(), l.SupportVectors(), *save)
 	if interrupted != nil {
 		return fmt.Errorf("%w: the learner of those is saved to %s", interrupted, *save)
 	}
