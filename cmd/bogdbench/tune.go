@@ -199,8 +199,10 @@ type tuneStore struct {
 	resume bool
 }
 
-// open opens the store; done closes it (and removes a temporary file).
-func (t tuneStore) open(warn func(string)) (st *experiment.Store, done func() error, err error) {
+// open opens the store; done closes it and removes a temporary one,
+// unless keep: the passes of an interrupted tune stay where its message
+// says they are.
+func (t tuneStore) open(warn func(string)) (st *experiment.Store, done func(keep bool) error, err error) {
 	if t.path != "" {
 		st, err := experiment.OpenStore(t.path, t.resume, warn)
 		if errors.Is(err, os.ErrExist) {
@@ -208,7 +210,7 @@ func (t tuneStore) open(warn func(string)) (st *experiment.Store, done func() er
 		} else if err != nil {
 			return nil, nil, err
 		}
-		return st, st.Close, nil
+		return st, func(bool) error { return st.Close() }, nil
 	}
 	dir, err := os.MkdirTemp("", "bogdbench-tune-")
 	if err != nil {
@@ -219,7 +221,12 @@ func (t tuneStore) open(warn func(string)) (st *experiment.Store, done func() er
 		os.RemoveAll(dir)
 		return nil, nil, err
 	}
-	return st, func() error { return errors.Join(st.Close(), os.RemoveAll(dir)) }, nil
+	return st, func(keep bool) error {
+		if keep {
+			return st.Close()
+		}
+		return errors.Join(st.Close(), os.RemoveAll(dir))
+	}, nil
 }
 
 // runTune runs the selection, then the held-out runs of the selections.
@@ -252,8 +259,12 @@ func runTune(ctx context.Context, plan *experiment.Plan, rows *dataset.Dataset, 
 		reported, err := plan.Reported(sels, st.ResultSet)
 		return sels, reported, err
 	}()
-	if derr := done(); err == nil {
+	interrupted := errors.Is(err, experiment.ErrInterrupted)
+	if derr := done(interrupted); err == nil {
 		err = derr
+	}
+	if interrupted && ts.path == "" {
+		err = fmt.Errorf("%w (kept: continue with --results %s --resume)", err, st.Path())
 	}
 	return sels, reported, err
 }
