@@ -26,8 +26,10 @@ type Scaling struct {
 // of its labels (meant for regression: Apply refuses to scale classes).
 func MinMax(d *Dataset, labels bool) *Scaling {
 	m := NewMinMax()
+	var idx []int32
+	var val []float32
 	for i := range d.Len() {
-		idx, val := d.Row(i)
+		idx, val = d.RowTo(i, idx, val)
 		m.Add(d.Labels[i], idx, val)
 	}
 	return m.Scaling(d.Dim, labels)
@@ -146,13 +148,17 @@ func (s *Scaling) Apply(d *Dataset) (*Dataset, error) {
 		Labels:  make([]float64, n),
 		Classes: slices.Clone(d.Classes),
 		RowPtr:  make([]int, n+1),
-		Index:   make([]int32, 0, len(d.Index)+n*len(rs.shifted)),
-		Value:   make([]float32, 0, len(d.Index)+n*len(rs.shifted)),
+		Index:   make([]int32, 0, d.NonZeros()+n*len(rs.shifted)),
+		Value:   make([]float32, 0, d.NonZeros()+n*len(rs.shifted)),
 		lines:   slices.Clone(d.lines),
 		zeroOne: d.zeroOne,
+
+		plainLines: d.plainLines,
 	}
+	var idx []int32
+	var val []float32
 	for i := range n {
-		idx, val := d.Row(i)
+		idx, val = d.RowTo(i, idx, val)
 		var err error
 		if out.Index, out.Value, err = rs.appendRow(out.Index, out.Value, idx, val); err != nil {
 			return nil, errAt(d.Name, d.line(i), "%v", err)

@@ -46,14 +46,16 @@ func memorySource(d *dataset.Dataset) rowSource {
 }
 
 type memoryPass struct {
-	d *dataset.Dataset
-	i int
+	d   *dataset.Dataset
+	i   int
+	idx []int32
+	val []float32
 }
 
 func (p *memoryPass) next() bool { p.i++; return p.i < p.d.Len() }
 func (p *memoryPass) row() (float64, []int32, []float32) {
-	idx, val := p.d.Row(p.i)
-	return p.d.Labels[p.i], idx, val
+	p.idx, p.val = p.d.RowTo(p.i, p.idx, p.val)
+	return p.d.Labels[p.i], p.idx, p.val
 }
 func (p *memoryPass) where() string { return p.d.Where(p.i) }
 func (p *memoryPass) err() error    { return nil }

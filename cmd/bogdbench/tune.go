@@ -116,6 +116,7 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	rows = rows.Compact() // held for every pass of the grid
 	tk := rows.Task
 	if widths == nil {
 		m, n := medianWidth(rows)
