@@ -225,11 +225,26 @@ func regularFile(path string, limit int64, tooLarge error, stat func(string) (os
 	case err != nil:
 		return err // *PathError names the file
 	case !fi.Mode().IsRegular():
-		return fmt.Errorf("%s: not a regular file (%v)", path, fi.Mode().Type())
+		return fmt.Errorf("%s: not a regular file (%s)", path, kindOf(fi.Mode()))
 	case fi.Size() > limit:
 		return fmt.Errorf("%s: %w: %d bytes, the limit is %d", path, tooLarge, fi.Size(), limit)
 	}
 	return nil
+}
+
+// kindOf names the kind of a file that is not regular.
+func kindOf(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a plain file: " + m.Type().String()
 }
 
 // AppendF32 appends v's IEEE 754 bits.
