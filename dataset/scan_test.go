@@ -81,12 +81,10 @@ func TestScannerAgreesWithRead(t *testing.T) {
 				t.Fatal(err)
 			}
 			var labels []float64
-			var rows []int
 			var index []int32
 			for s.Scan() {
 				y, idx, _ := s.Row()
-				labels, rows = append(labels, y), append(rows, len(idx))
-				index = append(index, idx...)
+				labels, index = append(labels, y), append(index, idx...)
 			}
 			gerr := s.Err()
 			if gerr == nil {

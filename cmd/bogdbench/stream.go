@@ -100,8 +100,6 @@ type rowPrep struct {
 	scaler  *dataset.RowScaler
 	classes []int // multi-class: the labels the learner knows
 	beyond  beyond
-	idx     []int32
-	val     []float32
 }
 
 func newRowPrep(dim int, scaling *dataset.Scaling, classes []int) *rowPrep {
