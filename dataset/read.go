@@ -111,18 +111,28 @@ func Read(r io.Reader, name string, opt Options) (*Dataset, error) {
 	return read(r, name, opt)
 }
 
-func read(r io.Reader, name string, opt Options) (*Dataset, error) {
+// open checks opt and starts reading r: its lines and their parser; name
+// ("" is "<input>") is used in error messages.
+func open(r io.Reader, name string, opt Options) (*lineReader, *parser, error) {
 	if name == "" {
 		name = "<input>"
 	}
 	if err := opt.check(); err != nil {
-		return nil, fmt.Errorf("dataset: reading %s: %w", name, err)
+		return nil, nil, fmt.Errorf("dataset: reading %s: %w", name, err)
 	}
 	lr, err := newLineReader(r, name)
 	if err != nil {
+		return nil, nil, err
+	}
+	return lr, newParser(name, opt), nil
+}
+
+func read(r io.Reader, name string, opt Options) (*Dataset, error) {
+	lr, p, err := open(r, name, opt)
+	if err != nil {
 		return nil, err
 	}
-	p := newParser(name, opt)
+	name = p.name
 	var labels builder[float64]
 	var lines, rowPtr builder[int]
 	var index builder[int32]

@@ -36,17 +36,11 @@ type Scanner struct {
 // NewScanner returns a Scanner of r, plain or gzip-compressed (detected
 // by the magic bytes); name is used in error messages.
 func NewScanner(r io.Reader, name string, opt Options) (*Scanner, error) {
-	if name == "" {
-		name = "<input>"
-	}
-	if err := opt.check(); err != nil {
-		return nil, fmt.Errorf("dataset: reading %s: %w", name, err)
-	}
-	lr, err := newLineReader(r, name)
+	lr, p, err := open(r, name, opt)
 	if err != nil {
 		return nil, err
 	}
-	return &Scanner{lr: lr, p: newParser(name, opt), opt: opt, name: name}, nil
+	return &Scanner{lr: lr, p: p, opt: opt, name: p.name}, nil
 }
 
 // OpenScanner opens the file at path (see ReadFile) for a Scanner, which
