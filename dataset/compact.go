@@ -33,8 +33,8 @@ type rowStore interface {
 // Read holds.
 //
 // The result's RowPtr, Index and Value are nil: its rows are read with
-// RowTo (Row panics), and Subset, Dense, MinMax and Scaling.Apply give
-// data sets of the form Read gives. A data set whose offsets do not fit
+// RowTo (Row panics), and Subset, Dense, MinMax and Prepare give data
+// sets of the form Read gives. A data set whose offsets do not fit
 // 32 bits, or that holds no row, is returned as it is.
 func (d *Dataset) Compact() *Dataset {
 	if d.rows != nil || d.Len() == 0 || len(d.Index) > math.MaxUint32 {

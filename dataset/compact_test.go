@@ -28,7 +28,7 @@ func sameRows(t *testing.T, what string, d, c *Dataset) {
 }
 
 // TestCompact: every form keeps the rows bit for bit, takes fewer bytes,
-// and serves Subset, MinMax and Apply as the rows Read gives.
+// and serves Subset, MinMax and Prepare as the rows Read gives.
 func TestCompact(t *testing.T) {
 	wide := "1 1:1 70000:0.5\n-1 3:2\n"
 	cases := []struct{ name, text, form string }{
@@ -51,11 +51,11 @@ func TestCompact(t *testing.T) {
 			t.Errorf("%s: %d bytes compact, %d as read", c.name, cd.Bytes(), d.Bytes())
 		}
 		sameRows(t, c.name+" subset", d.Subset([]int{1, 0, 1}), cd.Subset([]int{1, 0, 1}))
-		want, err := MinMax(d, false).Apply(d)
+		want, _, err := d.ScaleMinMax(false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := MinMax(cd, false).Apply(cd)
+		got, _, err := cd.ScaleMinMax(false)
 		if err != nil {
 			t.Fatal(err)
 		}

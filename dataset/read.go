@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"github.com/bogd-project/bogd/prep"
 	"github.com/bogd-project/bogd/task"
 
 	"bytes"
@@ -56,7 +57,7 @@ func (opt Options) maxBytes() int64 {
 
 // maxHashBits bounds Options.HashBits: 2^30 features is already far beyond
 // what a dense support vector can hold.
-const maxHashBits = 30
+const maxHashBits = prep.MaxHashBits
 
 // check reports options that no file can satisfy.
 func (opt Options) check() error {
@@ -66,11 +67,11 @@ func (opt Options) check() error {
 	case opt.HashBits < 0 || opt.HashBits > maxHashBits:
 		return fmt.Errorf("HashBits %d outside 1..%d (0: no hashing)", opt.HashBits, maxHashBits)
 	case opt.HashBits > 0 && opt.Dim > 0 && opt.Dim < 1<<opt.HashBits:
-		return fmt.Errorf("Dim %d is below the 2^%d dimensions of HashBits", opt.Dim, opt.HashBits)
+		return fmt.Errorf("Options.Dim %d is below the 2^%d dimensions of HashBits", opt.Dim, opt.HashBits)
 	case opt.HashBits > 0 && opt.MaxIndex > 0 && opt.MaxIndex < 1<<opt.HashBits:
-		return fmt.Errorf("MaxIndex %d is below the 2^%d dimensions of HashBits", opt.MaxIndex, opt.HashBits)
+		return fmt.Errorf("Options.MaxIndex %d is below the 2^%d dimensions of HashBits", opt.MaxIndex, opt.HashBits)
 	case opt.MaxIndex < 0 || opt.MaxRows < 0:
-		return fmt.Errorf("negative MaxIndex %d or MaxRows %d", opt.MaxIndex, opt.MaxRows)
+		return fmt.Errorf("negative Options.MaxIndex %d or MaxRows %d", opt.MaxIndex, opt.MaxRows)
 	}
 	return nil
 }

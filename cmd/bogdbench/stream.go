@@ -14,6 +14,7 @@ import (
 	"github.com/bogd-project/bogd/engine"
 	"github.com/bogd-project/bogd/experiment"
 	"github.com/bogd-project/bogd/experiment/lsokl"
+	"github.com/bogd-project/bogd/prep"
 	"github.com/bogd-project/bogd/task"
 )
 
@@ -92,22 +93,19 @@ func (p *scanPass) err() error {
 }
 
 // rowPrep makes the rows a Scanner reads ready for a learner, as prepare
-// does for a data set: the features at or beyond dim dropped (counted for
-// one warning), then the scaling applied; a multi-class label must be one
-// of classes.
+// does for a data set (prep.Input.PrepareIndexed): the features at or
+// beyond dim dropped (counted for one warning), the rest and a
+// regression's label scaled; a multi-class label must be one of classes.
 type rowPrep struct {
-	dim     int // 0: keep every feature
-	scaler  *dataset.RowScaler
+	in      prep.Input
+	dim     int   // math.MaxInt: keep every feature
 	classes []int // multi-class: the labels the learner knows
-	beyond  beyond
+	clipped dataset.Clipped
+	row     prep.Row
 }
 
-func newRowPrep(dim int, scaling *dataset.Scaling, classes []int) *rowPrep {
-	p := &rowPrep{dim: dim, classes: classes}
-	if scaling != nil {
-		p.scaler = scaling.Rows()
-	}
-	return p
+func newRowPrep(dim int, in prep.Input, classes []int) *rowPrep {
+	return &rowPrep{in: in, dim: dim, classes: classes, clipped: dataset.Clipped{Dim: dim}}
 }
 
 // apply prepares row (y, idx, val); where names it for messages.
@@ -115,29 +113,24 @@ func (p *rowPrep) apply(y float64, idx []int32, val []float32, where func() stri
 	if p.classes != nil && (y != math.Trunc(y) || !slices.Contains(p.classes, int(y))) {
 		return 0, nil, nil, fmt.Errorf("%s: label %v is not one of the model's classes %v", where(), y, p.classes)
 	}
-	if p.dim > 0 && len(idx) > 0 && int(idx[len(idx)-1]) >= p.dim {
-		cut := len(idx)
-		for cut > 0 && int(idx[cut-1]) >= p.dim {
-			cut--
-		}
-		if p.beyond.features == 0 {
-			p.beyond.first, p.beyond.firstIndex = where(), idx[cut]+1
-		}
-		p.beyond.features += len(idx) - cut
-		p.beyond.rows++
-		idx, val = idx[:cut], val[:cut]
+	if p.in.IsZero() && (len(idx) == 0 || int(idx[len(idx)-1]) < p.dim) {
+		return y, idx, val, nil // nothing to do: the row as read
 	}
-	if p.scaler == nil {
-		return y, idx, val, nil
-	}
-	idx, val, err := p.scaler.Row(idx, val)
-	if err == nil {
-		y, err = p.scaler.Label(y)
-	}
-	if err != nil {
+	if err := p.in.PrepareIndexed(&p.row, idx, val, p.dim); err != nil {
 		return 0, nil, nil, fmt.Errorf("%s: %w", where(), err)
 	}
-	return y, idx, val, nil
+	if n := len(p.row.Ignored); n > 0 {
+		if p.clipped.Features == 0 {
+			p.clipped.First, p.clipped.FirstIndex = where(), p.row.Ignored[0]+1
+		}
+		p.clipped.Features += n
+		p.clipped.Rows++
+	}
+	scaled := p.in.Label(y)
+	if math.IsInf(scaled, 0) {
+		return 0, nil, nil, fmt.Errorf("%s: label %v scales to %v", where(), y, scaled)
+	}
+	return scaled, p.row.Index, p.row.Value, nil
 }
 
 // isStream reports whether path ("-": standard input) can be read only
@@ -200,7 +193,7 @@ type survey struct {
 	head    *dataset.Dataset
 	rows    int
 	zeroOne bool // binary labels 0/1, mapped to −1/+1
-	scaling *dataset.Scaling
+	scaling *prep.Scaling
 }
 
 // surveyFile reads the file at path once, holding one row, for its survey.
@@ -232,7 +225,9 @@ func surveyFile(path string, opt dataset.Options, scale bool) (survey, error) {
 		zeroOne: zeroOne,
 	}
 	if mm != nil {
-		sv.scaling = mm.Scaling(s.Dim(), t == task.Regression)
+		if sv.scaling, err = mm.Scaling(s.Dim(), t == task.Regression); err != nil {
+			return survey{}, fmt.Errorf("%s: %w", path, err)
+		}
 	}
 	if zeroOne && opt.Warn != nil {
 		opt.Warn(path + ": labels 0/1 mapped to -1/+1")
@@ -248,12 +243,12 @@ func widthSample(d *dataset.Dataset) *dataset.Dataset {
 
 // fileWidthSample draws the same rows from a file of rows rows without
 // holding the others, scaled as the rows learnt.
-func fileWidthSample(path string, rows int, opt dataset.Options, scaling *dataset.Scaling) (*dataset.Dataset, error) {
+func fileWidthSample(path string, rows int, opt dataset.Options, scaling *prep.Scaling) (*dataset.Dataset, error) {
 	sample, err := dataset.ReadSubset(path, dataset.Options{Task: opt.Task, HashBits: opt.HashBits, Dim: opt.Dim}, experiment.Permutation(lsokl.MedianSeed, 0, rows)[:min(lsokl.MedianSample, rows)])
 	if err != nil || scaling == nil {
 		return sample, err
 	}
-	return scaling.Apply(sample)
+	return sample.Scale(scaling)
 }
 
 // streamNeeds lists what learning a stream, read once as it comes, cannot
@@ -302,7 +297,7 @@ func baseName(path string) string {
 type trainData struct {
 	head   *dataset.Dataset // Name, Dim, Task and Classes, as Read gives them; no rows
 	src    rowSource
-	in     modelInput                       // how its rows were prepared, for the model
+	in     prep.Input                       // how its rows were prepared, for the model
 	sample func() (*dataset.Dataset, error) // the rows --sigma auto measures
 }
 
@@ -313,7 +308,7 @@ type trainData struct {
 // opt's limits.
 func (f *dataFlags) open(path string, stdin io.Reader, opt dataset.Options, width kernelWidth, a bogd.Algorithm, lambdaGiven bool, passes int, warn, log func(string)) (trainData, error) {
 	opt.Warn = warn
-	in := modelInput{HashBits: f.hashBits}
+	in := prep.Input{HashBits: f.hashBits}
 	if !isStream(path) {
 		sv, err := surveyFile(path, opt, f.scale == experiment.ScalingMinMax)
 		if err != nil {
@@ -326,7 +321,7 @@ func (f *dataFlags) open(path string, stdin io.Reader, opt dataset.Options, widt
 		opt.Task = sv.head.Task
 		return trainData{
 			head: sv.head,
-			src:  fileSource(path, sv.rows, opt, newRowPrep(0, sv.scaling, nil)),
+			src:  fileSource(path, sv.rows, opt, newRowPrep(math.MaxInt, prep.Input{Scaling: sv.scaling}, nil)),
 			in:   in,
 			sample: func() (*dataset.Dataset, error) {
 				return fileWidthSample(path, sv.rows, opt, sv.scaling)
@@ -339,7 +334,7 @@ func (f *dataFlags) open(path string, stdin io.Reader, opt dataset.Options, widt
 		if opt.HashBits > 0 {
 			dim = 1 << opt.HashBits
 		}
-		src := streamSource(path, stdin, opt, newRowPrep(0, nil, nil))
+		src := streamSource(path, stdin, opt, newRowPrep(math.MaxInt, prep.Input{}, nil))
 		return trainData{head: &dataset.Dataset{Name: src.name, Dim: dim, Task: opt.Task}, src: src, in: in}, nil
 	}
 	data, in, err := f.read(path, stdin, opt, warn, log)

@@ -30,7 +30,7 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	fs := newFlags("train", stderr)
 	data := fs.String("data", "", "LIBSVM rows, plain or gzip: a file, or - for standard input (the default when it is not a terminal)")
 	from := fs.String("model", "", "continue training this saved model, with its algorithm, parameters, task, classes and input preparation (hashing, scaling): the flags that set those cannot be given with it")
-	save := fs.String("save", "", "save the learner to this model file (atomically; an existing file needs --force, unless it is the --model continued); hashing and scaling go beside it, to MODEL"+scalingSuffix)
+	save := fs.String("save", "", "save the learner to this model file (atomically; an existing file needs --force, unless it is the --model continued), with its hashing and scaling")
 	force := fs.Bool("force", false, "overwrite an existing --save file")
 	passes := fs.Int("passes", 1, "passes over the data, each in file order")
 	quiet := fs.Bool("q", false, "quiet: no progress and no summary on stderr (warnings and errors still)")
@@ -70,7 +70,6 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	warn := func(msg string) { fmt.Fprintf(stderr, "bogdbench train: warning: %s\n", msg) }
 
 	var l *bogd.Learner
-	var in modelInput
 	var src rowSource
 	if *from != "" {
 		if fixed := learnerFlagsGiven(given); len(fixed) > 0 {
@@ -82,10 +81,10 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		if err := simd.EnvError(); err != nil {
 			return err
 		}
-		if l, in, err = loadModel(*from); err != nil {
+		if l, err = loadModel(*from, log); err != nil {
 			return err
 		}
-		if src, err = sourceToContinue(path, stdin, l, in, *passes, opt.MaxRows, warn); err != nil {
+		if src, err = sourceToContinue(path, stdin, l, *passes, opt.MaxRows, warn); err != nil {
 			return err
 		}
 		logf("continuing %s: %s", *from, describeLearner(l))
@@ -118,7 +117,7 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		src, in = data.src, data.in
+		src = data.src
 		if lf.sigma, err = width.resolveSample(data.sample, log); err != nil {
 			return err
 		}
@@ -138,6 +137,9 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		if l, err = bogd.New(a, cfg); errors.Is(err, bogd.ErrConfig) {
 			return usageError{err}
 		} else if err != nil {
+			return err
+		}
+		if err := l.SetInput(data.in); err != nil {
 			return err
 		}
 		logf("%s", describeLearner(l))
@@ -170,7 +172,7 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	if *save == "" {
 		return interrupted
 	}
-	if err := saveModel(*save, l, in, *force || sameFile(*save, *from)); err != nil {
+	if err := saveModel(*save, l, *force || sameFile(*save, *from)); err != nil {
 		return err
 	}
 	logf("saved the %v learner (%d support vectors) to %s", l.Algorithm(), l.SupportVectors(), *save)
@@ -214,8 +216,8 @@ func sameFile(a, b string) bool {
 // l's), features hashed and scaled as for l's training, those beyond its
 // dimension ignored (with a warning). A file, and a stream learnt once,
 // are read row by row; a stream of more passes is held, within maxRows.
-func sourceToContinue(path string, stdin io.Reader, l *bogd.Learner, in modelInput, passes, maxRows int, warn func(string)) (rowSource, error) {
-	cfg := l.Config()
+func sourceToContinue(path string, stdin io.Reader, l *bogd.Learner, passes, maxRows int, warn func(string)) (rowSource, error) {
+	cfg, in := l.Config(), l.Input()
 	tk := task.Regression // classes are checked against the model's
 	if cfg.Task == task.Binary {
 		tk = task.Binary
@@ -225,7 +227,7 @@ func sourceToContinue(path string, stdin io.Reader, l *bogd.Learner, in modelInp
 	if cfg.Task == task.Multiclass {
 		classes = cfg.Classes
 	}
-	prep := newRowPrep(cfg.Dim, in.Scaling, classes)
+	rp := newRowPrep(cfg.Dim, in, classes)
 	switch {
 	case !isStream(path):
 		// Count the rows (and find the file's errors) before learning.
@@ -238,9 +240,9 @@ func sourceToContinue(path string, stdin io.Reader, l *bogd.Learner, in modelInp
 		if err := errors.Join(s.Err(), s.Close()); err != nil {
 			return rowSource{}, err
 		}
-		return warnBeyond(fileSource(path, s.Rows(), opt, prep), prep, cfg.Dim, warn), nil
+		return warnBeyond(fileSource(path, s.Rows(), opt, rp), rp, warn), nil
 	case passes == 1:
-		return warnBeyond(streamSource(path, stdin, opt, prep), prep, cfg.Dim, warn), nil
+		return warnBeyond(streamSource(path, stdin, opt, rp), rp, warn), nil
 	}
 	rows, err := readData(path, stdin, opt)
 	if errors.Is(err, dataset.ErrHeldLimit) {
@@ -256,15 +258,15 @@ func sourceToContinue(path string, stdin io.Reader, l *bogd.Learner, in modelInp
 		}
 		rows.Task, rows.Classes = task.Multiclass, classes
 	}
-	if rows, err = prepare(rows, cfg.Dim, in, warn); err != nil {
+	if rows, err = prepare(rows, l, warn); err != nil {
 		return rowSource{}, err
 	}
 	return memorySource(rows), nil
 }
 
 // warnBeyond gives, at the end of src's first pass, the warning about the
-// features beyond the model's dimension that prep dropped.
-func warnBeyond(src rowSource, prep *rowPrep, dim int, warn func(string)) rowSource {
+// features beyond the model's dimension that rp dropped.
+func warnBeyond(src rowSource, rp *rowPrep, warn func(string)) rowSource {
 	open, warned := src.open, false
 	src.open = func() (rowPass, error) {
 		p, err := open()
@@ -273,8 +275,8 @@ func warnBeyond(src rowSource, prep *rowPrep, dim int, warn func(string)) rowSou
 		}
 		warned = true
 		return &closeHook{rowPass: p, hook: func() {
-			if prep.beyond.features > 0 {
-				warn(prep.beyond.warning(src.name, dim))
+			if rp.clipped.Features > 0 {
+				warn(clippedWarning(src.name, rp.clipped))
 			}
 		}}, nil
 	}
