@@ -45,8 +45,9 @@ func (l *logLines) String() string {
 	return strings.Join(l.lines, "\n")
 }
 
-// built is the bogdbench binary the tests that run processes share: built
-// once, removed by TestMain.
+// built is the bogdbench binary the tests that run processes share (serve,
+// and train's and tune's streams and signals): built once, removed by
+// TestMain.
 var built struct {
 	once      sync.Once
 	dir, path string
