@@ -84,9 +84,11 @@ func FileLog(dir string) func(uint64, func(time.Duration, int)) (wal.Log, error)
 type Server struct {
 	opt   Options
 	snaps snapshots
-	cfg   bogd.Config // the learner's, which never change
-	in    prep.Input
 	log   wal.Log
+	// The learner's configuration and input preparation, which never
+	// change: handlers read them.
+	cfg bogd.Config
+	in  prep.Input
 
 	mu      sync.Mutex // the learner and the positions
 	learner *bogd.Learner
@@ -202,8 +204,6 @@ func New(opt Options) (*Server, error) {
 		return nil, err
 	}
 	if err := s.replay(); err != nil {
-		s.unfollow()
-		<-s.followed
 		s.log.Close()
 		return nil, err
 	}
@@ -258,8 +258,9 @@ func (s *Server) openLog(from start) error {
 }
 
 // replay starts the follower and waits until it has learnt the log up to
-// the end it had when the server started.
-func (s *Server) replay() error {
+// the end it had when the server started; when it fails, the follower is
+// stopped.
+func (s *Server) replay() (err error) {
 	start := time.Now()
 	end, err := s.log.End(context.Background())
 	if err != nil {
@@ -286,6 +287,12 @@ func (s *Server) replay() error {
 		}
 		s.failWaiters()
 	}()
+	defer func() {
+		if err != nil {
+			s.unfollow()
+			<-s.followed
+		}
+	}()
 	if end > from {
 		select {
 		case <-caughtUp:
@@ -298,8 +305,9 @@ func (s *Server) replay() error {
 	}
 	d := time.Since(start)
 	s.metrics.replaySeconds.Set(d.Seconds())
-	s.opt.Logf("%v, %d support vectors, at log position %d (%d records replayed in %.3f s)",
-		s.learner.Algorithm(), s.learner.SupportVectors(), s.version, s.version-from, d.Seconds())
+	p := s.current.Load()
+	s.opt.Logf("%v %v, %d support vectors, at log position %d (%d records replayed in %.3f s)",
+		p.predictor.Config().Task, p.predictor.Algorithm(), p.predictor.SupportVectors(), p.version, p.version-from, d.Seconds())
 	return nil
 }
 
@@ -317,16 +325,15 @@ func (s *Server) apply(pos uint64, data []byte) error {
 		s.mu.Unlock()
 		s.metrics.skipped.Inc()
 		s.opt.Logf("skipped the record at position %d: %v", pos, err)
-		return s.learnt(pos, 0)
+		s.learnt(pos, 0)
+		return nil
 	}
 	out := s.learn(s.record.examples)
 	out.Version, out.SupportVectors = pos, s.learner.SupportVectors()
 	s.version = pos
 	origin, token := s.record.origin, s.record.token
 	s.mu.Unlock()
-	if err := s.learnt(pos, out.Learned); err != nil {
-		return err
-	}
+	s.learnt(pos, out.Learned)
 	if origin == s.origin {
 		s.waitMu.Lock()
 		ch := s.waiters[token]
@@ -354,22 +361,24 @@ func (s *Server) applyEvent(pos uint64, data []byte) error {
 	if out.err != nil {
 		s.opt.Logf("the event at position %d: %v", pos, out.err)
 	}
-	return s.learnt(pos, out.Learned)
+	s.learnt(pos, out.Learned)
+	return nil
 }
 
 // learnt counts what the follower learnt at pos and publishes it, at once
-// or in PublishEvery.
-func (s *Server) learnt(pos uint64, learned int) error {
+// or within PublishEvery. A model that cannot be published (its weights
+// overflowed) stays what predictions read, with the reason in the log.
+func (s *Server) learnt(pos uint64, learned int) {
 	s.metrics.learned.Add(float64(learned))
 	s.metrics.position.Set(float64(pos))
-	if s.opt.PublishEvery == 0 {
-		return s.publish()
+	if s.opt.PublishEvery > 0 {
+		select {
+		case s.dirty <- struct{}{}:
+		default:
+		}
+	} else if err := s.publish(); err != nil {
+		s.opt.Logf("%v", err)
 	}
-	select {
-	case s.dirty <- struct{}{}:
-	default:
-	}
-	return nil
 }
 
 // learn learns examples in order; s.mu is held. A row the learner refuses
