@@ -306,8 +306,12 @@ func (s *Server) replay() (err error) {
 	d := time.Since(start)
 	s.metrics.replaySeconds.Set(d.Seconds())
 	p := s.current.Load()
-	s.opt.Logf("%v %v, %d support vectors, at log position %d (%d records replayed in %.3f s)",
-		p.predictor.Config().Task, p.predictor.Algorithm(), p.predictor.SupportVectors(), p.version, p.version-from, d.Seconds())
+	records := "records"
+	if p.version-from == 1 {
+		records = "record"
+	}
+	s.opt.Logf("%v %v, %d support vectors, at log position %d (%d %s replayed in %.3f s)",
+		p.predictor.Config().Task, p.predictor.Algorithm(), p.predictor.SupportVectors(), p.version, p.version-from, records, d.Seconds())
 	return nil
 }
 
