@@ -21,4 +21,12 @@
 //   - The version of a model is its log position: it never goes back,
 //     across restarts included. A prediction may ask for at least a
 //     position (read-your-writes).
+//
+// Server.Handler is the HTTP API (POST /predict, POST /learn, GET
+// /healthz, GET /metrics) a service mounts; Server.Serve runs it with a
+// graceful shutdown. HTTPOptions holds the request limits and the points
+// where a service adds its own policy: Wrap around each route
+// (authentication, limits on requests in flight), Configure on the
+// http.Server (timeouts, TLS). Options.Events makes a server a learn-only
+// consumer of rows other programs publish.
 package serve
