@@ -32,6 +32,7 @@ type Options struct {
 type Set struct {
 	view
 	vs      vectors
+	n       int // vs.Len(), read here where a call would cost a visible part of a small f(x)
 	cols    int
 	stride  int       // slots per weight column: the storage capacity
 	weights []float32 // column-major: column c is weights[c*stride : (c+1)*stride], zero past Len
@@ -143,7 +144,7 @@ func (s *Set) fit() {
 }
 
 // Len returns the number of support vectors.
-func (s *Set) Len() int { return s.vs.Len() }
+func (s *Set) Len() int { return s.n }
 
 // Dim returns the dimension of the vectors.
 func (s *Set) Dim() int { return s.dim }
@@ -168,6 +169,7 @@ func (s *Set) Add(x Vector, w ...float32) (int, error) {
 		return 0, fmt.Errorf("engine: add: %d weights for %d columns", len(w), s.cols)
 	}
 	i := s.vs.add(x, &s.work)
+	s.n = s.vs.Len()
 	s.fit()
 	s.setWeights(i, w)
 	s.remember(x)
@@ -218,6 +220,7 @@ func (s *Set) remember(x Vector) {
 func (s *Set) Remove(i int) (moved int) {
 	last := s.vs.Len() - 1
 	moved = s.vs.SwapRemove(i)
+	s.n = s.vs.Len()
 	for c := range s.cols {
 		w := s.weights[c*s.stride : (c+1)*s.stride]
 		w[i] = w[last]
@@ -233,7 +236,7 @@ func (s *Set) Remove(i int) (moved int) {
 // slice aliases the set's weights: a learner updates weights by writing it,
 // and it is stale once vectors are added or removed.
 func (s *Set) WeightColumn(c int) []float32 {
-	return s.weights[c*s.stride : c*s.stride+s.vs.Len() : c*s.stride+s.vs.Len()]
+	return s.weights[c*s.stride : c*s.stride+s.n : c*s.stride+s.n]
 }
 
 // Vector copies support vector i into dst (resized to Dim) and returns it:
@@ -275,9 +278,9 @@ func (s *Set) Evaluate(sc *Scratch, x Vector, dst []float64) error {
 // pointer from here on: a Vector is ten words, and at small budgets every
 // layer that passes them on is a noticeable part of f(x).
 func (s *Set) evaluate(sc *Scratch, x *Vector, dst []float64) {
-	sc.fit(s.vs.Cap())
+	sc.fit(s.stride) // the storage capacity (fit)
 	sums := sc.sumBuf(max(len(dst), 1))
-	sc.n = s.vs.Len()
+	sc.n = s.n
 	sc.factor = s.view.evaluate(sc, x, s.vs, s.weights, s.stride, sums)
 	for c := range dst {
 		dst[c] = sc.factor * float64(sums[c])
@@ -380,18 +383,16 @@ func (s *Set) Release(sc *Scratch) { s.pool.Put(sc) }
 // sum (all of them, when x is far from every one). The shift keeps what
 // the n dropped terms could add below one float32 rounding of the largest.
 func (v *view) evaluate(sc *Scratch, x *Vector, vs vectors, w []float32, stride int, sums []float32) (factor float64) {
-	n := vs.Len()
-	if n == 0 {
-		clear(sums)
-		return 1
-	}
-	buf := sc.buf[:vs.Padded()]
-	floor := simd.ExpMin + floorMargin(n)
-	if d, dense := vs.(denseVectors); dense && !sc.far && len(buf) <= scoreSlots && !d.expands(v, x) {
+	// Dense storage's methods are called directly here (inlined, where
+	// the interface's would each be a call): at small budgets the calls
+	// around the kernels are a visible part of f(x).
+	d, dense := vs.(denseVectors)
+	if dense && !sc.far && d.Len() > 0 && d.Padded() <= scoreSlots && !d.expands(v, x) {
 		// One pass without the shift: what the two-phase kernels below
 		// give when no shift is needed, bit for bit.
-		nearest := simd.ScoreTiles(sums, buf, x.densify(sc.denseBuf(v.dim)), d.Tiles(), w, stride, v.dim, n, v.scale)
-		if !(v.scale*nearest < floor) {
+		n := d.Len()
+		nearest := simd.ScoreTiles(sums, sc.buf[:d.Padded()], x.densify(sc.denseBuf(v.dim)), d.Tiles(), w, stride, v.dim, n, v.scale)
+		if !(v.scale*nearest < simd.ExpMin+floorMargin(n)) {
 			return 1
 		}
 		// The shift is needed after all: computed again below, and far
@@ -399,6 +400,13 @@ func (v *view) evaluate(sc *Scratch, x *Vector, vs vectors, w []float32, stride 
 		// goes there first.
 		sc.far = true
 	}
+	n := vs.Len()
+	if n == 0 {
+		clear(sums)
+		return 1
+	}
+	buf := sc.buf[:vs.Padded()]
+	floor := simd.ExpMin + floorMargin(n)
 	vs.distances(v, buf, *x, sc) // by value: an interface method's pointer argument escapes
 	var offset float32
 	nearest := simd.Min(buf[:n])
