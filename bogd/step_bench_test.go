@@ -12,8 +12,9 @@ import (
 // BenchmarkStep measures, per row of codrna laid out in a random order
 // (experiment.BenchmarkPass's order and step), a learner's step at a full
 // budget of 100 (part=step: Learn) next to its f(x) (part=score: the
-// scores of the same rows on the same state, computed as the step computes
-// them, with no update): the step-within-1.5×-of-f(x) targets.
+// scores of the same rows on the same state, computed and judged as the
+// step does before its update, and no update): the issue's
+// step-within-1.5×-of-f(x) targets.
 // cpu-ns/row is the time on the benchmark's own thread (package cputime),
 // the figure to compare on a shared machine.
 func BenchmarkStep(b *testing.B) {
@@ -39,10 +40,18 @@ func BenchmarkStep(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("algo=%v/budget=%d/part=score", c.algo, cfg.Budget), func(b *testing.B) {
 			lb := l.b
+			targets := make([]target, n)
+			for i := range targets {
+				t, err := lb.labels.target(rows.Labels[i])
+				if err != nil {
+					b.Fatal(err)
+				}
+				targets[i] = t
+			}
 			cpu := cputime.Start()
 			for b.Loop() {
 				for i := range n {
-					if err := lb.scoresWith(&lb.scratch, engine.Sparse(rows.Row(i)), lb.scores, lb.sums); err != nil {
+					if _, err := lb.observe(engine.Sparse(rows.Row(i)), targets[i]); err != nil {
 						b.Fatal(err)
 					}
 				}
