@@ -119,7 +119,7 @@ type scorer interface {
 // scoresWith writes the scores of x into f on the scratch sc (sums holds
 // one value per weight column, for the learner's use). With a scratch of
 // its own a reader computes exactly what learning computes, without
-// touching the learner; on the set's own scratch the kernel values stay
+// touching the learner; on the learner's own scratch the kernel values stay
 // there for the update. x goes by pointer down to the engine's call: a
 // Vector is ten words, and at small budgets each call that copies them on
 // is a visible part of a step.
@@ -147,7 +147,7 @@ func (b *base) kernelScores(sc *engine.Scratch, x *engine.Vector, f, sums []floa
 	return nil
 }
 
-// observe scores x on the set's own scratch (the kernel values stay there
+// observe scores x on the learner's own scratch (the kernel values stay there
 // for the update) and judges the scores against t.
 func (b *base) observe(x engine.Vector, t target) (judgment, error) {
 	if err := b.scoresWith(&b.scratch, &x, b.scores, b.sums); err != nil {

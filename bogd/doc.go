@@ -27,6 +27,10 @@
 // which it continues bit for bit, and a Predictor is a frozen copy that
 // serves predictions on any number of goroutines while the learner goes on.
 // A Config with Calibrate fits probabilities online (Calibration).
+// Learner.SetInput records how raw rows are prepared for a learner
+// (package prep: feature names hashed, features scaled); the model file
+// keeps it, and Predictor.PredictRow predicts raw rows with it, on the
+// label's scale.
 //
 // Every learner follows the online protocol: it predicts the label of an
 // example, counts a mistake (classification) or the error (regression), and
@@ -43,9 +47,9 @@
 // turns back into a learner continuing exactly where the saved one stood:
 // the same support vectors and float32 weight bits, scale factors, random
 // state and algorithm state, so that training resumes with bit-identical
-// scores. The layout of format version 3, in order:
+// scores. The layout of format version 4, in order:
 //
-//	header   magic "BOGDMDL\x00" (8 bytes), version uint32 (= 3),
+//	header   magic "BOGDMDL\x00" (8 bytes), version uint32 (= 4, or 3),
 //	         total file length uint64 (header and checksum included)
 //	learner  algorithm uint8; Config: Dim int64, Budget int64, Sigma, Eta,
 //	         Lambda, Gamma float64, Seed uint64, Projection uint8,
@@ -66,7 +70,14 @@
 //	         each (−1: none); then, with Calibrate, the calibration: A and
 //	         its AdaGrad sum, then each B and its sum (float64)
 //	state    the algorithm's own state (state.go documents each)
+//	input    (version 4) the input preparation: prep.Input's binary form
+//	         (the prep package documents it), never the zero Input
 //	trailer  CRC-32C (Castagnoli) uint32 of every byte before it
+//
+// Save writes version 4 for a learner with an input preparation and
+// version 3 for one without: version 3 is version 4 without the input, so
+// such a file keeps the bytes it had before version 4 and older programs
+// still read it.
 //
 // Versions 1 and 2 held binary learners only: no task fields and no
 // patterns (a pattern is the sign of the vector's weight), a one-byte

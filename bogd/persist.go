@@ -11,16 +11,21 @@ import (
 	"github.com/bogd-project/bogd/engine"
 	"github.com/bogd-project/bogd/internal/atomicfile"
 	"github.com/bogd-project/bogd/internal/binrec"
+	"github.com/bogd-project/bogd/prep"
 	"github.com/bogd-project/bogd/task"
 )
 
 // The model format, which doc.go specifies.
 const (
 	modelMagic    = "BOGDMDL\x00"
-	formatVersion = 3
+	formatVersion = 4
+	// plainVersion is the version Save writes for a learner without an
+	// input preparation: version 4 only adds the preparation, so such a
+	// file stays what it was (and older programs read it).
+	plainVersion = 3
 	// oldestVersion is the oldest format Load reads. Version 1 also stored
 	// the Projectron++'s Gram matrix, which version 2 no longer keeps;
-	// version 3 added the tasks.
+	// version 3 added the tasks, version 4 the input preparation.
 	oldestVersion = 1
 
 	// maxModelDim is the largest dimension of a model file with dense
@@ -108,11 +113,11 @@ func (l *Learner) saved() ([]byte, error) {
 	if err := checkLimits(l.b.algo, l.b.cfg); err != nil {
 		return nil, fmt.Errorf("save model: %v", err)
 	}
-	return encode(l.b)
+	return encode(l.b, l.in)
 }
 
 // Load reads one learner of any task and any model format version written
-// so far (1 to 3) from r. It reads exactly the bytes of that model, so
+// so far (1 to 4) from r. It reads exactly the bytes of that model, so
 // models may follow each other in a stream.
 func Load(r io.Reader) (*Learner, error) {
 	data, err := modelFormat.Read(r)
@@ -140,8 +145,9 @@ func LoadFile(path string) (*Learner, error) {
 // (see atomicfile.Options.FailAt).
 var saveHook func(step string) error
 
-// encode serialises the learner of base b, whatever its size.
-func encode(b *base) ([]byte, error) {
+// encode serialises the learner of base b with its input preparation,
+// whatever its size.
+func encode(b *base, in prep.Input) ([]byte, error) {
 	set := b.set
 	n, dim, cols := set.Len(), set.Dim(), set.Columns()
 	// A learner whose weights overflowed (an η far beyond float32's range)
@@ -160,7 +166,11 @@ func encode(b *base) ([]byte, error) {
 	if set.Storage() == engine.SparseStorage {
 		perVector = 64
 	}
-	out := modelFormat.Begin(256 + n*(perVector+cols)*4)
+	version := uint32(formatVersion)
+	if in.IsZero() {
+		version = plainVersion
+	}
+	out := modelFormat.BeginVersion(version, 256+n*(perVector+cols)*4)
 
 	c := b.cfg
 	out = append(out, byte(b.algo))
@@ -237,7 +247,13 @@ func encode(b *base) ([]byte, error) {
 		}
 	}
 
-	return binrec.End(b.rule.appendState(out)), nil
+	out = b.rule.appendState(out)
+	if version >= 4 {
+		if out, err = in.AppendBinary(out); err != nil {
+			return nil, fmt.Errorf("save model: %w", err)
+		}
+	}
+	return binrec.End(out), nil
 }
 
 // The task codes of model files.
@@ -308,6 +324,9 @@ func decode(data []byte, limits bool) (*Learner, error) {
 	r := newReader(body, version)
 	r.limits = limits
 	l, err := r.learner()
+	if err == nil && r.version >= 4 {
+		err = r.input(l)
+	}
 	if err == nil {
 		err = r.done("the learner's state")
 	}

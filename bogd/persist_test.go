@@ -265,6 +265,8 @@ func trainedModels(t testing.TB) map[string][]byte {
 		train(t, l, s, 0, len(s.xs))
 		out[variantName(v.a, v.proj)] = mustSave(t, l)
 	}
+	prepared, _ := preparedLearner(t)
+	out["bogd++-prepared"] = mustSave(t, prepared)
 	return out
 }
 
@@ -782,6 +784,8 @@ func smallModels(t testing.TB) map[string][]byte {
 		train(t, l, s, 0, len(s.xs))
 		out[variantName(v.a, v.proj)] = mustSave(t, l)
 	}
+	prepared, _ := preparedLearner(t)
+	out["bogd++-prepared"] = mustSave(t, prepared)
 	return out
 }
 
@@ -909,7 +913,7 @@ func FuzzLoad(f *testing.F) {
 			}
 			size := int(binary.LittleEndian.Uint64(in[12:]))
 			again := mustSave(t, l)
-			if binary.LittleEndian.Uint32(in[8:]) < formatVersion {
+			if binary.LittleEndian.Uint32(in[8:]) < plainVersion {
 				// An older format saves in the current one, which must
 				// then be stable.
 				algo := l.Algorithm()

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"github.com/bogd-project/bogd/prep"
 	"github.com/bogd-project/bogd/task"
 
 	"bytes"
@@ -26,7 +27,7 @@ type Options struct {
 
 // maxHashBits bounds Options.HashBits: 2^30 features is already far beyond
 // what a dense support vector can hold.
-const maxHashBits = 30
+const maxHashBits = prep.MaxHashBits
 
 // check reports options that no file can satisfy.
 func (opt Options) check() error {
@@ -36,7 +37,7 @@ func (opt Options) check() error {
 	case opt.HashBits < 0 || opt.HashBits > maxHashBits:
 		return fmt.Errorf("HashBits %d outside 1..%d (0: no hashing)", opt.HashBits, maxHashBits)
 	case opt.HashBits > 0 && opt.Dim > 0 && opt.Dim < 1<<opt.HashBits:
-		return fmt.Errorf("Dim %d is below the 2^%d dimensions of HashBits", opt.Dim, opt.HashBits)
+		return fmt.Errorf("Options.Dim %d is below the 2^%d dimensions of HashBits", opt.Dim, opt.HashBits)
 	}
 	return nil
 }

@@ -53,7 +53,7 @@ type Execution struct {
 	Phase    string
 	Shard    Shard
 	Workers  int
-	Results  string   // results file, appended one line per job
+	Results  string   // results file, appended one line per job (PhaseTables: read, if given)
 	Resume   bool     // continue Results if it exists; else it must not
 	Read     []string // extra read-only results files
 	Progress Progress // nil: none
@@ -102,9 +102,13 @@ func Execute(ctx context.Context, e *Execution, s Study) (stats Stats, err error
 	return stats, s.Report(rs, replace)
 }
 
-// loadInto adds the records of the read-only files and of first, if given.
+// loadInto adds the records of the read-only files and of first, if given
+// (an empty name is none: PhaseTables may read only the Read files).
 func (e *Execution) loadInto(rs *ResultSet, first ...string) error {
 	for _, p := range append(first, e.Read...) {
+		if p == "" {
+			continue
+		}
 		if _, err := rs.Load(p, e.warn); err != nil {
 			return err
 		}

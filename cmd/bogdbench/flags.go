@@ -14,6 +14,7 @@ import (
 	"github.com/bogd-project/bogd/engine"
 	"github.com/bogd-project/bogd/experiment"
 	"github.com/bogd-project/bogd/experiment/lsokl"
+	"github.com/bogd-project/bogd/prep"
 	"github.com/bogd-project/bogd/task"
 )
 
@@ -146,8 +147,8 @@ type dataFlags struct {
 func addDataFlags(fs *flag.FlagSet) *dataFlags {
 	f := new(dataFlags)
 	fs.StringVar(&f.task, "task", "auto", "auto, binary, multiclass or regression; auto: labels in {-1,+1} or {0,1} are binary, integers with up to 1000 distinct values multi-class, anything else regression (the choice is printed)")
-	fs.StringVar(&f.scale, "scale", "none", "none or minmax: scale every feature (and a regression label) to [0, 1] over the data, as the LSOKL toolbox; the scaling is saved beside the model and applied to the rows it predicts")
-	fs.IntVar(&f.hashBits, "hash", 0, "hash feature names (words, any token before an optional :value) into 2^BITS dimensions, as Vowpal Wabbit; 0: features are 1-based indices. Saved beside the model")
+	fs.StringVar(&f.scale, "scale", "none", "none or minmax: scale every feature (and a regression label) to [0, 1] over the data, as the LSOKL toolbox; the scaling is saved in the model file and applied to the rows it predicts")
+	fs.IntVar(&f.hashBits, "hash", 0, "hash feature names (words, any token before an optional :value) into 2^BITS dimensions, as Vowpal Wabbit; 0: features are 1-based indices. Saved in the model file")
 	fs.IntVar(&f.dim, "dim", 0, "the model's dimension (0: the largest feature index of the data; 2^BITS with --hash): rows predicted or learnt later may have features up to it")
 	return f
 }
@@ -174,20 +175,19 @@ func (f *dataFlags) options() (dataset.Options, error) {
 // read reads the data of path ("-": stdin) and prepares them as the flags
 // say; log hears the task auto chose. It returns the data and how rows
 // must be prepared for a model trained on them.
-func (f *dataFlags) read(path string, stdin io.Reader, opt dataset.Options, warn, log func(string)) (*dataset.Dataset, modelInput, error) {
+func (f *dataFlags) read(path string, stdin io.Reader, opt dataset.Options, warn, log func(string)) (*dataset.Dataset, prep.Input, error) {
 	opt.Warn = warn
 	data, err := readData(path, stdin, opt)
 	if err != nil {
-		return nil, modelInput{}, err
+		return nil, prep.Input{}, err
 	}
 	if opt.Task == task.Auto {
 		log(fmt.Sprintf("--task auto: %s", describeTask(data)))
 	}
-	in := modelInput{HashBits: f.hashBits}
+	in := prep.Input{HashBits: f.hashBits}
 	if f.scale == experiment.ScalingMinMax {
-		in.Scaling = dataset.MinMax(data, data.Task == task.Regression)
-		if data, err = in.Scaling.Apply(data); err != nil {
-			return nil, modelInput{}, err
+		if data, in.Scaling, err = data.ScaleMinMax(data.Task == task.Regression); err != nil {
+			return nil, prep.Input{}, err
 		}
 	}
 	return data, in, nil

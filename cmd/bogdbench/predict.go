@@ -12,15 +12,16 @@ import (
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/eval"
 	"github.com/bogd-project/bogd/experiment"
 	"github.com/bogd-project/bogd/internal/atomicfile"
 	"github.com/bogd-project/bogd/simd"
 	"github.com/bogd-project/bogd/task"
 )
 
-// predictCommand is `bogdbench predict`: it loads a saved model (and the
-// input preparation saved beside it), predicts every row of a LIBSVM file
-// or of standard input, and writes one line per row — the predicted label
+// predictCommand is `bogdbench predict`: it loads a saved model with its
+// input preparation, predicts every row of a LIBSVM file or of standard
+// input, and writes one line per row — the predicted label
 // (±1, the class label, or the regression value on the label's original
 // scale), the score(s), and with a calibrated model the probability of
 // the predicted label — or one JSON document. When the rows' labels fit
@@ -28,7 +29,7 @@ import (
 // MSE, and for a calibrated classifier the reliability table.
 func predictCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("predict", stderr)
-	modelPath := fs.String("model", "", "model file written by train, tune, serve or run --save (required); the input preparation beside it (MODEL"+scalingSuffix+": hashing, scaling) applies to the rows")
+	modelPath := fs.String("model", "", "model file written by train, tune, serve or run --save (required); its input preparation (hashing, scaling) applies to the rows")
 	data := fs.String("data", "", "LIBSVM rows, plain or gzip: a file, or - for standard input (the default when it is not a terminal)")
 	output := fs.String("output", "-", "where the predictions go: a file (written atomically once complete; an existing one needs --force), or - for stdout")
 	format := fs.String("format", "text", `text: "label score... [probability]" per row; json: {"model":…,"classes":…,"predictions":[{"label":…,"score":…},…],"summary":…}`)
@@ -58,11 +59,17 @@ func predictCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) er
 	if err := simd.EnvError(); err != nil {
 		return err
 	}
-	l, in, err := loadModel(*modelPath)
+	warn := func(msg string) { fmt.Fprintf(stderr, "bogdbench predict: warning: %s\n", msg) }
+	log := func(msg string) {
+		if !*quiet {
+			fmt.Fprintf(stderr, "bogdbench predict: %s\n", msg)
+		}
+	}
+	l, err := loadModel(*modelPath, log)
 	if err != nil {
 		return err
 	}
-	warn := func(msg string) { fmt.Fprintf(stderr, "bogdbench predict: warning: %s\n", msg) }
+	in := l.Input()
 	// Any label reads, as a regression target: the labels of rows to
 	// predict may be placeholders; truth tells whether they can be judged.
 	rows, err := readData(path, stdin, dataset.Options{Task: task.Regression, HashBits: in.HashBits})
@@ -70,7 +77,7 @@ func predictCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) er
 		return err
 	}
 	labels, judged := truth(rows, l, warn)
-	if rows, err = prepare(rows, l.Config().Dim, in, warn); err != nil {
+	if rows, err = prepare(rows, l, warn); err != nil {
 		return err
 	}
 
@@ -79,18 +86,20 @@ func predictCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) er
 	if *output != "-" {
 		w = bufio.NewWriter(&out)
 	}
-	ev := newEvaluation(l)
+	ev := eval.New(l.Config(), in)
 	enc, err := newPredictionWriter(w, *format, *modelPath, l)
 	if err != nil {
 		return err
 	}
 	for i := range rows.Len() {
 		idx, val := rows.Row(i)
+		// On the label's scale, as bogd.Predictor.PredictRow predicts.
 		p, err := l.Predict(engine.Sparse(idx, val))
 		if err != nil {
 			return fmt.Errorf("%s: %w", rows.Where(i), err)
 		}
-		pj, err := newPredictionJSON(p, l.Config().Task, in.Scaling)
+		p.Label = in.Unlabel(p.Label)
+		pj, err := newPredictionJSON(p, l.Config().Task)
 		if err != nil {
 			return fmt.Errorf("%s: %w", rows.Where(i), err)
 		}
@@ -98,12 +107,13 @@ func predictCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) er
 			return err
 		}
 		if judged {
-			ev.add(labels[i], rows.Labels[i], pj.Label, p)
+			ev.Add(labels[i], p)
 		}
 	}
-	var summary *evaluation
+	var summary *eval.Summary
 	if judged {
-		summary = ev
+		s := ev.Summary()
+		summary = &s
 	}
 	if err := enc.close(summary); err != nil {
 		return err
@@ -119,7 +129,7 @@ func predictCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) er
 	if judged && !*quiet {
 		fmt.Fprintf(stderr, "model         %s (%v %v, %d support vectors, dimension %d)\ndata          %s\n",
 			*modelPath, l.Config().Task, l.Algorithm(), l.SupportVectors(), l.Config().Dim, rows.Name)
-		ev.report(stderr, in.Scaling)
+		return ev.WriteReport(stderr)
 	}
 	return nil
 }
@@ -188,14 +198,11 @@ type predictionJSON struct {
 	Probabilities []float64 `json:"probabilities,omitempty"`
 }
 
-// newPredictionJSON turns the learner's prediction into its output form:
-// the label back on its original scale. Scores must be finite: JSON has no
-// other numbers.
-func newPredictionJSON(p bogd.Prediction, tk task.Task, scaling *dataset.Scaling) (predictionJSON, error) {
+// newPredictionJSON turns a prediction on the label's scale
+// (bogd.Predictor.PredictRow) into its output form. Scores must be finite:
+// JSON has no other numbers.
+func newPredictionJSON(p bogd.Prediction, tk task.Task) (predictionJSON, error) {
 	pj := predictionJSON{Label: p.Label, Score: p.Score}
-	if tk == task.Regression && scaling != nil {
-		pj.Label = scaling.Unlabel(p.Label)
-	}
 	if tk == task.Multiclass {
 		pj.Scores = append([]float64(nil), p.Scores...)
 	}
@@ -269,13 +276,13 @@ func (p *predictionWriter) write(pj predictionJSON) error {
 }
 
 // close ends the output; JSON adds the summary when the rows were judged.
-func (p *predictionWriter) close(ev *evaluation) error {
+func (p *predictionWriter) close(summary *eval.Summary) error {
 	if !p.json {
 		return nil
 	}
 	p.w.WriteString("\n]")
-	if ev != nil {
-		b, err := json.Marshal(ev.summary())
+	if summary != nil {
+		b, err := json.Marshal(summary)
 		if err != nil {
 			return err
 		}
@@ -284,117 +291,4 @@ func (p *predictionWriter) close(ev *evaluation) error {
 	}
 	_, err := p.w.WriteString("}\n")
 	return err
-}
-
-// evaluation sums how predictions fared against labels: mistakes or
-// squared errors, and for a calibrated classifier its reliability beside
-// that of the plain sigmoid (softmax) of the scores, whose multi-class
-// prediction is the class of the largest score.
-type evaluation struct {
-	task              task.Task
-	rows, mistakes    int
-	squared           float64 // on the scale the model learnt
-	squaredOriginal   float64 // on the label's original scale
-	calibrated, plain *reliability
-	plainCalibration  *bogd.Calibration
-	plainBuf          []float64
-}
-
-func newEvaluation(l *bogd.Learner) *evaluation {
-	ev := &evaluation{task: l.Config().Task}
-	if cfg := l.Config(); cfg.Calibrate {
-		outputs := max(1, len(cfg.Classes))
-		ev.calibrated, ev.plain = newReliability(cfg.Classes), newReliability(cfg.Classes)
-		ev.plainCalibration = &bogd.Calibration{A: 1, B: make([]float64, outputs)}
-	}
-	return ev
-}
-
-// add judges one prediction p, whose output label is label (on the
-// original scale), against the true label y, and scaled as the model
-// learnt it.
-func (ev *evaluation) add(y, scaled, label float64, p bogd.Prediction) {
-	ev.rows++
-	if ev.task == task.Regression {
-		ev.squared += (scaled - p.Label) * (scaled - p.Label)
-		ev.squaredOriginal += (y - label) * (y - label)
-		return
-	}
-	if label != y {
-		ev.mistakes++
-	}
-	if ev.calibrated == nil {
-		return
-	}
-	scores, probs, plainLabel := p.Scores, p.Probabilities, label
-	if ev.task == task.Binary {
-		p1 := p.Probability // of the label: P(+1) is its complement for −1
-		if label < 0 {
-			p1 = 1 - p1
-		}
-		scores, probs = []float64{p.Score}, []float64{p1}
-	} else {
-		best := 0
-		for c, f := range scores {
-			if f > scores[best] {
-				best = c
-			}
-		}
-		plainLabel = float64(ev.plain.classes[best])
-	}
-	ev.plainBuf = ev.plainCalibration.Probabilities(scores, ev.plainBuf)
-	ev.calibrated.add(probs, y, label)
-	ev.plain.add(ev.plainBuf, y, plainLabel)
-}
-
-// summaryJSON is the summary of predict --format json.
-type summaryJSON struct {
-	Rows        int      `json:"rows"`
-	Mistakes    *int     `json:"mistakes,omitempty"`
-	MistakeRate *float64 `json:"mistake_rate,omitempty"` // percent
-	MSE         *float64 `json:"mse,omitempty"`          // on the label's original scale
-	// ECE is the expected calibration error of the calibrated
-	// probabilities, PlainECE that of the sigmoid (softmax) of the scores.
-	ECE      *float64 `json:"ece,omitempty"`
-	PlainECE *float64 `json:"plain_ece,omitempty"`
-}
-
-func (ev *evaluation) summary() summaryJSON {
-	s := summaryJSON{Rows: ev.rows}
-	n := float64(ev.rows)
-	if ev.task == task.Regression {
-		mse := ev.squaredOriginal / n
-		s.MSE = &mse
-		return s
-	}
-	rate := 100 * float64(ev.mistakes) / n
-	s.Mistakes, s.MistakeRate = &ev.mistakes, &rate
-	if ev.calibrated != nil {
-		ece, plain := ev.calibrated.ece(), ev.plain.ece()
-		s.ECE, s.PlainECE = &ece, &plain
-	}
-	return s
-}
-
-// report writes the summary for people.
-func (ev *evaluation) report(w io.Writer, scaling *dataset.Scaling) {
-	n := float64(ev.rows)
-	fmt.Fprintf(w, "rows          %d\n", ev.rows)
-	switch {
-	case ev.task == task.Regression && scaling != nil:
-		fmt.Fprintf(w, "mse           %.6g (scaled labels, as the model learnt them)\nrmse          %.6g\nmse original  %.6g (the file's labels)\nrmse original %.6g\n",
-			ev.squared/n, math.Sqrt(ev.squared/n), ev.squaredOriginal/n, math.Sqrt(ev.squaredOriginal/n))
-		return
-	case ev.task == task.Regression:
-		fmt.Fprintf(w, "mse           %.6g\nrmse          %.6g\n", ev.squared/n, math.Sqrt(ev.squared/n))
-		return
-	}
-	fmt.Fprintf(w, "mistakes      %d\nmistake rate  %.3f%%\naccuracy      %.3f%%\n", ev.mistakes, 100*float64(ev.mistakes)/n, 100*(n-float64(ev.mistakes))/n)
-	if ev.calibrated != nil {
-		fmt.Fprintln(w)
-		ev.calibrated.table(w)
-		fmt.Fprintf(w, "expected calibration error: %.4f calibrated, %.4f plain %s of the score%s\n",
-			ev.calibrated.ece(), ev.plain.ece(), map[bool]string{true: "sigmoid", false: "softmax"}[ev.task == task.Binary],
-			map[bool]string{true: "", false: "s"}[ev.task == task.Binary])
-	}
 }

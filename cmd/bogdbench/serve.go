@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -23,8 +24,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/bogd-project/bogd/bogd"
-	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/prep"
 	"github.com/bogd-project/bogd/simd"
 	"github.com/bogd-project/bogd/task"
 )
@@ -37,7 +38,7 @@ import (
 // and at shutdown, and the newest is loaded at start.
 func serveCommand(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("serve", stderr)
-	modelPath := fs.String("model", "", "model file written by train, tune or run --save (required); the input preparation beside it applies to the rows")
+	modelPath := fs.String("model", "", "model file written by train, tune or run --save (required); its input preparation (hashing, scaling) applies to the rows")
 	addr := fs.String("addr", "127.0.0.1:8080", "HOST:PORT to listen on (port 0: any free port, printed)")
 	dir := fs.String("snapshots", "", "directory of the snapshots, MODEL-NAME.snapshot-NNNNNN.bogd (default: the model's); at start the newest snapshot of the model is loaded, unless the model file is newer")
 	every := fs.Duration("snapshot-every", time.Minute, "write a snapshot this often when the model has learnt since the last (0: at shutdown only)")
@@ -155,7 +156,7 @@ type published struct {
 type server struct {
 	learner *bogd.Learner
 	model   bogd.Config // the learner's, which never changes: handlers read it
-	in      modelInput
+	in      prep.Input  // the learner's, which never changes
 	current atomic.Pointer[published]
 
 	learn chan learnRequest
@@ -215,7 +216,7 @@ func newServer(snaps snapshots, every time.Duration, keep int, maxBody int64, lo
 	if err != nil {
 		return nil, err
 	}
-	l, in, err := loadModel(path)
+	l, err := loadModel(path, log)
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +229,7 @@ func newServer(snaps snapshots, every time.Duration, keep int, maxBody int64, lo
 	}
 	log(describeLearner(l) + fmt.Sprintf(", %d support vectors", l.SupportVectors()))
 	s := &server{
-		learner: l, model: l.Config(), in: in, learn: make(chan learnRequest, 64),
+		learner: l, model: l.Config(), in: l.Input(), learn: make(chan learnRequest, 64),
 		snaps: snaps, seq: last, every: every, keep: keep, maxBody: maxBody, log: log,
 		metrics: newServerMetrics(),
 	}
@@ -255,10 +256,11 @@ func (s *server) publish() error {
 }
 
 // learnRequest is a batch of rows for the learner, ready for it (labels
-// checked, features prepared), and where its outcome goes.
+// checked and scaled, features prepared), and where its outcome goes.
 type learnRequest struct {
-	rows *dataset.Dataset
-	done chan learnOutcome
+	xs     []engine.Vector
+	labels []float64
+	done   chan learnOutcome
 }
 
 // learnOutcome is what /learn answers.
@@ -306,7 +308,7 @@ func (s *server) loop(stop <-chan struct{}) {
 			}
 			outcomes := make([]learnOutcome, len(batch))
 			for i, r := range batch {
-				outcomes[i] = s.apply(r.rows)
+				outcomes[i] = s.apply(r.xs, r.labels)
 			}
 			s.version++
 			if wait := s.publishEvery - time.Since(s.published); wait <= 0 {
@@ -333,13 +335,12 @@ func (s *server) loop(stop <-chan struct{}) {
 }
 
 // apply learns rows in order.
-func (s *server) apply(rows *dataset.Dataset) learnOutcome {
+func (s *server) apply(xs []engine.Vector, labels []float64) learnOutcome {
 	var out learnOutcome
 	var mistakes int
 	var squared float64
-	for i := range rows.Len() {
-		idx, val := rows.Row(i)
-		st, err := s.learner.Learn(engine.Sparse(idx, val), rows.Labels[i])
+	for i, x := range xs {
+		st, err := s.learner.Learn(x, labels[i])
 		if err != nil {
 			out.err = fmt.Errorf("row %d: %w (the rows before it were learnt)", i+1, err)
 			break
@@ -348,7 +349,7 @@ func (s *server) apply(rows *dataset.Dataset) learnOutcome {
 		if st.Mistake {
 			mistakes++
 		}
-		squared += (rows.Labels[i] - st.Label) * (rows.Labels[i] - st.Label)
+		squared += (labels[i] - st.Label) * (labels[i] - st.Label)
 	}
 	if s.model.Task == task.Regression {
 		out.Squared = &squared
@@ -366,7 +367,7 @@ func (s *server) snapshot() {
 		return
 	}
 	path := s.snaps.path(s.seq + 1)
-	if err := saveModel(path, s.learner, s.in, false); err != nil {
+	if err := saveModel(path, s.learner, false); err != nil {
 		s.metrics.snapshotErrors.Inc()
 		s.log(fmt.Sprintf("snapshot: %v", err))
 		return
@@ -382,7 +383,7 @@ func (s *server) snapshot() {
 	}
 	for _, old := range seqs[:max(0, len(seqs)-s.keep)] {
 		p := s.snaps.path(old)
-		for _, f := range []string{p, p + scalingSuffix} {
+		for _, f := range append([]string{p}, prep.BesideFiles(p)...) {
 			if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
 				s.log(fmt.Sprintf("remove an old snapshot: %v", err))
 			}
@@ -448,121 +449,54 @@ type requestJSON struct {
 // badRequest is a problem of the request, answered with 400.
 type badRequest struct{ error }
 
-// readRows decodes a request and makes its rows ready for the model:
-// labels required when labelled, features beyond the model's dimension
-// ignored (counted), scaled as the model's training data.
-func (s *server) readRows(w http.ResponseWriter, r *http.Request, labelled bool) (*dataset.Dataset, int, error) {
+// readRows decodes a request: the features of its rows, values parsed as
+// the LIBSVM reader parses them, and their labels, required and checked
+// against the model's task when labelled.
+func (s *server) readRows(w http.ResponseWriter, r *http.Request, labelled bool) ([][]prep.Feature, []float64, error) {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, s.maxBody))
 	dec.DisallowUnknownFields()
 	var req requestJSON
 	if err := dec.Decode(&req); err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return nil, 0, err
+			return nil, nil, err
 		}
-		return nil, 0, badRequest{fmt.Errorf("the body is not a request: %w", err)}
+		return nil, nil, badRequest{fmt.Errorf("the body is not a request: %w", err)}
 	}
 	if dec.More() {
-		return nil, 0, badRequest{errors.New("the body holds more than one JSON value")}
+		return nil, nil, badRequest{errors.New("the body holds more than one JSON value")}
 	}
 	if len(req.Rows) == 0 {
-		return nil, 0, badRequest{errors.New(`no rows: want {"rows":[{"features":{"1":0.5}}, ...]}`)}
+		return nil, nil, badRequest{errors.New(`no rows: want {"rows":[{"features":{"1":0.5}}, ...]}`)}
 	}
 	labels := make([]float64, len(req.Rows))
+	rows := make([][]prep.Feature, len(req.Rows))
 	for i, row := range req.Rows {
 		switch {
 		case row.Label != nil:
 			y, err := row.Label.Float64()
 			if err != nil {
-				return nil, 0, badRequest{fmt.Errorf("row %d: label %s is not a finite number", i+1, *row.Label)}
+				return nil, nil, badRequest{fmt.Errorf("row %d: label %s is not a finite number", i+1, *row.Label)}
 			}
 			labels[i] = y
 		case labelled:
-			return nil, 0, badRequest{fmt.Errorf("row %d: no label: /learn needs one", i+1)}
+			return nil, nil, badRequest{fmt.Errorf("row %d: no label: /learn needs one", i+1)}
+		}
+		rows[i] = make([]prep.Feature, 0, len(row.Features))
+		for k, num := range row.Features {
+			v, err := strconv.ParseFloat(string(num), 32)
+			if err != nil {
+				return nil, nil, badRequest{fmt.Errorf("row %d: feature %q: %s is not a float32", i+1, k, num)}
+			}
+			rows[i] = append(rows[i], prep.Feature{Key: k, Value: v})
 		}
 	}
 	if labelled {
 		if err := s.checkLabels(labels); err != nil {
-			return nil, 0, badRequest{err}
+			return nil, nil, badRequest{err}
 		}
 	}
-	read := indexedRows
-	if s.in.HashBits > 0 {
-		read = s.hashedRows
-	}
-	rows, err := read(req, labels)
-	if err != nil {
-		return nil, 0, badRequest{err}
-	}
-	ignored := clip(rows, s.model.Dim).features
-	if s.in.Scaling != nil {
-		if rows, err = s.in.Scaling.Apply(rows); err != nil {
-			return nil, 0, badRequest{err}
-		}
-	}
-	return rows, ignored, nil
-}
-
-// indexedRows makes the rows of a request whose features are 1-based
-// indices, as the reader makes those of a file: values finite float32s,
-// zeros dropped.
-func indexedRows(req requestJSON, labels []float64) (*dataset.Dataset, error) {
-	d := &dataset.Dataset{Name: "rows", Task: task.Regression, Labels: labels, RowPtr: make([]int, 1, len(labels)+1)}
-	type feature struct {
-		index int32 // 0-based
-		value float32
-	}
-	var row []feature
-	for i, r := range req.Rows {
-		row = row[:0]
-		for k, num := range r.Features {
-			j, err := strconv.ParseInt(k, 10, 32)
-			if err != nil || j < 1 {
-				return nil, fmt.Errorf("row %d: feature %q is not a 1-based index", i+1, k)
-			}
-			v, err := strconv.ParseFloat(string(num), 32)
-			if err != nil {
-				return nil, fmt.Errorf("row %d: feature %d: %s is not a float32", i+1, j, num)
-			}
-			if v != 0 {
-				row = append(row, feature{int32(j - 1), float32(v)})
-			}
-		}
-		slices.SortFunc(row, func(a, b feature) int { return int(a.index - b.index) })
-		for k, f := range row {
-			if k > 0 && f.index == row[k-1].index {
-				return nil, fmt.Errorf("row %d: feature %d is given twice", i+1, f.index+1)
-			}
-			d.Index, d.Value = append(d.Index, f.index), append(d.Value, f.value)
-			d.Dim = max(d.Dim, int(f.index)+1)
-		}
-		d.RowPtr = append(d.RowPtr, len(d.Index))
-	}
-	return d, nil
-}
-
-// hashedRows makes the rows of a request whose features are names: they
-// go through the LIBSVM reader, whose hasher made the model's features.
-func (s *server) hashedRows(req requestJSON, labels []float64) (*dataset.Dataset, error) {
-	var text strings.Builder
-	for i, row := range req.Rows {
-		text.WriteString("0")
-		for k, v := range row.Features {
-			if k == "" || strings.ContainsAny(k, " \t\r\n#") {
-				return nil, fmt.Errorf("row %d: feature name %q: names are not empty and hold no space, tab, newline or #", i+1, k)
-			}
-			fmt.Fprintf(&text, " %s:%s", k, v)
-		}
-		text.WriteByte('\n')
-	}
-	rows, err := dataset.Read(strings.NewReader(text.String()), "rows", dataset.Options{Task: task.Regression, HashBits: s.in.HashBits})
-	if pe := (*dataset.ParseError)(nil); errors.As(err, &pe) {
-		return nil, fmt.Errorf("row %d: %s", pe.Line, pe.Msg)
-	} else if err != nil {
-		return nil, err
-	}
-	rows.Labels = labels
-	return rows, nil
+	return rows, labels, nil
 }
 
 // checkLabels checks the labels of /learn against the model's task, so
@@ -612,39 +546,62 @@ type predictResponse struct {
 	IgnoredFeatures int `json:"ignored_features,omitempty"`
 }
 
+// handlePredict predicts the rows of a request with the published
+// Predictor, from raw features to the label's scale: what a Go service
+// gets from bogd.Predictor.PredictRow.
 func (s *server) handlePredict(w http.ResponseWriter, r *http.Request) {
-	rows, ignored, err := s.readRows(w, r, false)
+	rows, _, err := s.readRows(w, r, false)
 	if err != nil {
 		fail(w, err)
 		return
 	}
 	p := s.current.Load()
-	resp := predictResponse{Predictions: make([]predictionJSON, rows.Len()), Version: p.version, IgnoredFeatures: ignored}
+	resp := predictResponse{Predictions: make([]predictionJSON, len(rows)), Version: p.version}
 	if s.model.Task == task.Multiclass {
 		resp.Classes = s.model.Classes
 	}
-	for i := range rows.Len() {
-		idx, val := rows.Row(i)
-		pred, err := p.predictor.Predict(engine.Sparse(idx, val))
+	var row prep.Row
+	for i, features := range rows {
+		pred, err := p.predictor.PredictRow(&row, features)
+		if errors.Is(err, prep.ErrRow) {
+			err = badRequest{err}
+		}
 		if err == nil {
-			resp.Predictions[i], err = newPredictionJSON(pred, s.model.Task, s.in.Scaling)
+			resp.Predictions[i], err = newPredictionJSON(pred, s.model.Task)
 		}
 		if err != nil {
 			fail(w, fmt.Errorf("row %d: %w", i+1, err))
 			return
 		}
+		resp.IgnoredFeatures += len(row.Ignored)
 	}
-	s.metrics.predicted.Add(float64(rows.Len()))
+	s.metrics.predicted.Add(float64(len(rows)))
 	reply(w, http.StatusOK, resp)
 }
 
+// handleLearn prepares the rows of a request as the model's were, all of
+// them before the learner learns any, and waits for the learner.
 func (s *server) handleLearn(w http.ResponseWriter, r *http.Request) {
-	rows, _, err := s.readRows(w, r, true)
+	rows, labels, err := s.readRows(w, r, true)
 	if err != nil {
 		fail(w, err)
 		return
 	}
-	req := learnRequest{rows: rows, done: make(chan learnOutcome, 1)}
+	req := learnRequest{xs: make([]engine.Vector, len(rows)), labels: labels, done: make(chan learnOutcome, 1)}
+	for i, features := range rows {
+		var row prep.Row
+		if err := s.in.Prepare(&row, features, s.model.Dim); err != nil {
+			fail(w, badRequest{fmt.Errorf("row %d: %w", i+1, err)})
+			return
+		}
+		req.xs[i] = engine.Sparse(row.Index, row.Value)
+		y := s.in.Label(labels[i])
+		if math.IsInf(y, 0) {
+			fail(w, badRequest{fmt.Errorf("row %d: label %v scales to %v", i+1, labels[i], y)})
+			return
+		}
+		labels[i] = y
+	}
 	select {
 	case s.learn <- req:
 	case <-r.Context().Done():

@@ -16,6 +16,7 @@ import (
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/experiment"
+	"github.com/bogd-project/bogd/prep"
 	"github.com/bogd-project/bogd/simd"
 	"github.com/bogd-project/bogd/task"
 )
@@ -29,7 +30,7 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	fs := newFlags("train", stderr)
 	data := fs.String("data", "", "LIBSVM rows, plain or gzip: a file, or - for standard input (the default when it is not a terminal)")
 	from := fs.String("model", "", "continue training this saved model, with its algorithm, parameters, task, classes and input preparation (hashing, scaling): the flags that set those cannot be given with it")
-	save := fs.String("save", "", "save the learner to this model file (atomically; an existing file needs --force, unless it is the --model continued); hashing and scaling go beside it, to MODEL"+scalingSuffix)
+	save := fs.String("save", "", "save the learner to this model file (atomically; an existing file needs --force, unless it is the --model continued), with its hashing and scaling")
 	force := fs.Bool("force", false, "overwrite an existing --save file")
 	passes := fs.Int("passes", 1, "passes over the data, each in file order")
 	quiet := fs.Bool("q", false, "quiet: no progress and no summary on stderr (warnings and errors still)")
@@ -69,7 +70,6 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	warn := func(msg string) { fmt.Fprintf(stderr, "bogdbench train: warning: %s\n", msg) }
 
 	var l *bogd.Learner
-	var in modelInput
 	var rows *dataset.Dataset
 	if *from != "" {
 		if fixed := learnerFlagsGiven(given); len(fixed) > 0 {
@@ -81,10 +81,10 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		if err := simd.EnvError(); err != nil {
 			return err
 		}
-		if l, in, err = loadModel(*from); err != nil {
+		if l, err = loadModel(*from, log); err != nil {
 			return err
 		}
-		if rows, err = readToContinue(path, stdin, l, in, warn); err != nil {
+		if rows, err = readToContinue(path, stdin, l, warn); err != nil {
 			return err
 		}
 		logf("continuing %s: %s", *from, describeLearner(l))
@@ -109,6 +109,7 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		if err := simd.EnvError(); err != nil {
 			return err
 		}
+		var in prep.Input
 		if rows, in, err = df.read(path, stdin, opt, warn, log); err != nil {
 			return err
 		}
@@ -128,6 +129,9 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		} else if err != nil {
 			return err
 		}
+		if err := l.SetInput(in); err != nil {
+			return err
+		}
 		logf("%s", describeLearner(l))
 	}
 	logf("%s: %d rows, %d features, %s in file order", rows.Name, rows.Len(), rows.Dim, experiment.Plural(*passes, "pass", "passes"))
@@ -144,7 +148,7 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	if *save == "" {
 		return nil
 	}
-	if err := saveModel(*save, l, in, *force || sameFile(*save, *from)); err != nil {
+	if err := saveModel(*save, l, *force || sameFile(*save, *from)); err != nil {
 		return err
 	}
 	logf("saved the %v learner (%d support vectors) to %s", l.Algorithm(), l.SupportVectors(), *save)
@@ -184,13 +188,13 @@ func sameFile(a, b string) bool {
 // task (binary files may hold 0/1; a class must be one of l's), features
 // hashed and scaled as for l's training, those beyond its dimension
 // ignored with a warning.
-func readToContinue(path string, stdin io.Reader, l *bogd.Learner, in modelInput, warn func(string)) (*dataset.Dataset, error) {
+func readToContinue(path string, stdin io.Reader, l *bogd.Learner, warn func(string)) (*dataset.Dataset, error) {
 	cfg := l.Config()
 	tk := task.Regression // classes are checked against the model's below
 	if cfg.Task == task.Binary {
 		tk = task.Binary
 	}
-	rows, err := readData(path, stdin, dataset.Options{Task: tk, HashBits: in.HashBits, Warn: warn})
+	rows, err := readData(path, stdin, dataset.Options{Task: tk, HashBits: l.Input().HashBits, Warn: warn})
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +207,7 @@ func readToContinue(path string, stdin io.Reader, l *bogd.Learner, in modelInput
 		}
 		rows.Task, rows.Classes = task.Multiclass, classes
 	}
-	return prepare(rows, cfg.Dim, in, warn)
+	return prepare(rows, l, warn)
 }
 
 // describeLearner says what a learner is and runs with.

@@ -54,13 +54,17 @@ type Format struct {
 // given capacity (at least the header's): its magic, its Version, and room
 // for the length, which End fills in. The fields of the body are appended
 // to it.
-func (f *Format) Begin(capacity int) []byte {
+func (f *Format) Begin(capacity int) []byte { return f.BeginVersion(f.Version, capacity) }
+
+// BeginVersion is Begin for a record of an older version, which a writer
+// keeps writing where it holds everything (so that older programs read it).
+func (f *Format) BeginVersion(version uint32, capacity int) []byte {
 	if len(f.Magic) != MagicSize {
 		panic(fmt.Sprintf("binrec: a magic of %d bytes, want %d", len(f.Magic), MagicSize))
 	}
 	out := make([]byte, 0, max(capacity, HeaderSize))
 	out = append(out, f.Magic...)
-	out = le.AppendUint32(out, f.Version)
+	out = le.AppendUint32(out, version)
 	return le.AppendUint64(out, 0)
 }
 

@@ -252,3 +252,12 @@ func TestBeginChecksMagic(t *testing.T) {
 	}()
 	(&Format{Magic: "SHORT"}).Begin(0)
 }
+
+// TestBeginVersion: a record of an older version opens as that version.
+func TestBeginVersion(t *testing.T) {
+	rec := End(append(testFormat.BeginVersion(2, 0), 9))
+	body, version, err := testFormat.Open(rec)
+	if err != nil || version != 2 || !bytes.Equal(body, []byte{9}) {
+		t.Fatalf("Open: % x, version %d, %v", body, version, err)
+	}
+}
