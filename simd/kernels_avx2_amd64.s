@@ -802,9 +802,9 @@ done_13:
 // func gaussianSumColumnsAVX2(dst []float32, buf []float32, w []float32, stride int, scale float32, offset float32)
 // Requires: AVX, AVX2, FMA3
 TEXT ·gaussianSumColumnsAVX2(SB), NOSPLIT, $0-88
-	MOVQ         dst_len+8(FP), AX
 	VBROADCASTSS scale+80(FP), Y0
 	VBROADCASTSS consts<>+32(SB), Y1
+	MOVQ         dst_len+8(FP), AX
 	CMPQ         AX, $0x00000001
 	JE           columns1_30
 	CMPQ         AX, $0x00000002

@@ -929,7 +929,6 @@ done_17:
 // func gaussianSumColumnsAVX512(dst []float32, buf []float32, w []float32, stride int, scale float32, offset float32)
 // Requires: AVX, AVX512F
 TEXT ·gaussianSumColumnsAVX512(SB), NOSPLIT, $0-88
-	MOVQ         dst_len+8(FP), AX
 	VBROADCASTSS scale+80(FP), Z0
 	VBROADCASTSS consts<>+0(SB), Z1
 	VBROADCASTSS consts<>+32(SB), Z2
@@ -942,6 +941,7 @@ TEXT ·gaussianSumColumnsAVX512(SB), NOSPLIT, $0-88
 	VBROADCASTSS consts<>+320(SB), Z9
 	VBROADCASTSS consts<>+352(SB), Z10
 	VBROADCASTSS consts<>+384(SB), Z11
+	MOVQ         dst_len+8(FP), AX
 	CMPQ         AX, $0x00000001
 	JE           columns1_40
 	CMPQ         AX, $0x00000002

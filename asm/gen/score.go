@@ -65,18 +65,7 @@ func (g *gen) scoreTiles() {
 	g.function("scoreTiles", "func(dst, kv, x, tiles, w []float32, stride, dim, n int, scale float32) float32",
 		fmt.Sprintf(scoreTilesDoc, be.fusedCols))
 	table := g.scoreTable()
-	cols := g.load(g.Param("dst").Len())
-	variants := make([]operand.LabelRef, be.fusedCols+1)
-	for c := 1; c <= be.fusedCols; c++ {
-		variants[c] = g.label(fmt.Sprintf("scoreColumns%d", c))
-		g.CMPQ(cols, operand.U32(c))
-		g.JE(variants[c])
-	}
-	g.RET() // no other column count is allowed
-	for c := 1; c <= be.fusedCols; c++ {
-		g.Label(string(variants[c]))
-		g.scoreTilesLoop(c, table)
-	}
+	g.columnVariants("scoreColumns", func(c int) { g.scoreTilesLoop(c, table) })
 }
 
 // scoreTable emits the lane constants of scoreTiles, each a full register
@@ -180,24 +169,6 @@ func (g *gen) scoreTilesLoop(cols int, table operand.Mem) {
 		g.SUBQ(operand.U32(nt*tileLanes), n)
 	})
 	g.scoreReturn(sums, nearest)
-}
-
-// columnRows addresses the blocks of the weight columns (argument w,
-// stride apart) of scoreTiles, as gaussianSumLoop does.
-func (g *gen) columnRows(cols int) rows {
-	w := rows{base: []reg.GPVirtual{g.load(g.Param("w").Base())}}
-	if cols > 1 {
-		w.stride = g.load(g.Param("stride"))
-		g.SHLQ(operand.U8(2), w.stride) // bytes
-		w.stride3 = g.GP64()
-		g.LEAQ(operand.Mem{Base: w.stride, Index: w.stride, Scale: 2}, w.stride3)
-		for m := 4; m < cols; m += 4 {
-			b := g.GP64()
-			g.LEAQ(operand.Mem{Base: w.base[len(w.base)-1], Index: w.stride, Scale: 4}, b)
-			w.base = append(w.base, b)
-		}
-	}
-	return w
 }
 
 // zeroSums allocates accs accumulators per column, cleared from zero (not
