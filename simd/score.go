@@ -31,47 +31,14 @@ func scoreTilesPanic(cols, slots, x, tiles, w, stride, dim, n int) {
 	checkColumns(cols, slots, w, stride)
 }
 
-// genericScoreCols is the number of columns scoreTilesGeneric sums tile by
-// tile (16 accumulators each, on the stack); it sums the others from kv.
-const genericScoreCols = 4
-
-// scoreTilesGeneric is ScoreTiles tile by tile: the tile's distances as
-// sqdistGeneric computes them, their least over the first n slots, their
-// kernel values and the column sums in gaussianSumGeneric's 16 lane
-// accumulators. The exponent is scale·d, where gaussianSumGeneric adds an
-// offset of 0 (possibly in one FMA): that changes only the sign of a zero
-// exponent, and exp32 maps ±0 to exactly 1.
+// scoreTilesGeneric is ScoreTiles in pure Go: the generic kernels of the
+// three calls it stands for, through kv, which gives their bits by
+// construction (the vector kernels are tested against them). Pure Go has
+// no registers to keep a block in, and one loop per phase runs faster
+// than a loop over tiles doing all three.
 func scoreTilesGeneric(dst, kv, x, tiles, w []float32, stride, dim, n int, scale float32) float32 {
-	row := dim * lanes
-	fused := min(len(dst), genericScoreCols)
-	var acc [genericScoreCols][lanes]float32
-	var d [lanes]float32
-	nearest := float32(math.Inf(1))
-	for t := range len(tiles) / row {
-		sqdistGeneric(d[:], x, tiles[t*row:(t+1)*row], dim)
-		for _, v := range d[:max(0, min(lanes, n-t*lanes))] {
-			if v < nearest {
-				nearest = v
-			}
-		}
-		k := kv[t*lanes : (t+1)*lanes : (t+1)*lanes]
-		for l, v := range d {
-			k[l] = exp32(scale * v)
-		}
-		for c := range fused {
-			ww := w[c*stride+t*lanes : c*stride+(t+1)*lanes : c*stride+(t+1)*lanes]
-			a := &acc[c]
-			for l := range a {
-				a[l] += ww[l] * k[l]
-			}
-		}
-	}
-	for c := range fused {
-		var sum float32 // as gaussianSumGeneric's and dotGeneric's tail: 0 + a −0 sum is +0
-		dst[c] = sum + sumLanes(&acc[c])
-	}
-	if fused < len(dst) {
-		dotColumnsGeneric(dst[fused:], kv, w[fused*stride:], stride)
-	}
+	sqdistGeneric(kv, x, tiles, dim)
+	nearest := minGeneric(kv[:n])
+	gaussianSumColumnsGeneric(dst, kv, w, stride, scale, 0)
 	return nearest
 }
