@@ -387,7 +387,7 @@ func (v *view) evaluate(sc *Scratch, x *Vector, vs vectors, w []float32, stride 
 	// the interface's would each be a call): at small budgets the calls
 	// around the kernels are a visible part of f(x).
 	d, dense := vs.(denseVectors)
-	if dense && !sc.far && d.Len() > 0 && d.Padded() <= scoreSlots && !d.expands(v, x) {
+	if dense && !sc.far && d.Len() > 0 && d.Padded() <= simd.ScoreTilesSlots() && !d.expands(v, x) {
 		// One pass without the shift: what the two-phase kernels below
 		// give when no shift is needed, bit for bit.
 		n := d.Len()

@@ -171,12 +171,6 @@ func (d denseVectors) expands(v *view, x *Vector) bool {
 	return v.expansionExact(xnorm, integral, len(x.Index)+3, float32Bits)
 }
 
-// scoreSlots is the largest budget, in slots, that view.evaluate scores
-// with simd.ScoreTiles. Beyond it the two-phase kernels are about as
-// fast (BenchmarkScoreTiles), and a far query, whose sums ScoreTiles must
-// leave to them, would cost the most there.
-const scoreSlots = 256
-
 // sqDists takes the distances of the whole tiles straight into dst and
 // those of a last, partial tile through a buffer: dst holds Len values,
 // the tiles Padded slots. simd.SqDist64 gives the bits of the scalar loop

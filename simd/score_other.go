@@ -10,3 +10,7 @@ func ScoreTiles(dst, kv, x, tiles, w []float32, stride, dim, n int, scale float3
 	}
 	return scoreTilesGeneric(dst, kv, x, tiles, w, stride, dim, n, scale)
 }
+
+// ScoreTilesSlots is the amd64 build's (score_amd64.go): here ScoreTiles
+// runs the generic kernels of the three calls, as fast as they are.
+func ScoreTilesSlots() int { return 256 }
