@@ -78,10 +78,13 @@ func build(a Algorithm, cfg Config, capacity int, pcg *rand.PCG) (persistent, er
 }
 
 // rule is an algorithm's step: the part of a learner that differs between
-// algorithms. learn scores x (base.observe), judges it, updates, and
-// reports whether the model changed beyond a uniform shrink.
+// algorithms. learn scores x (base.observe, which leaves the scores in
+// base.scores), judges it, updates, and reports whether the model changed
+// beyond a uniform shrink. x goes by pointer along the whole step: a
+// Vector is ten words, and at small budgets every copy of it is a visible
+// part of a step.
 type rule interface {
-	learn(x engine.Vector, t target) (j judgment, updated bool, err error)
+	learn(x engine.Vector, t target) (updated bool, err error)
 }
 
 // base is what every learner shares: the support set, the global scale of
@@ -149,65 +152,67 @@ func (b *base) kernelScores(sc *engine.Scratch, x *engine.Vector, f, sums []floa
 
 // observe scores x on the learner's own scratch (the kernel values stay there
 // for the update) and judges the scores against t.
-func (b *base) observe(x engine.Vector, t target) (judgment, error) {
-	if err := b.scoresWith(&b.scratch, &x, b.scores, b.sums); err != nil {
+func (b *base) observe(x *engine.Vector, t target) (judgment, error) {
+	if err := b.scoresWith(&b.scratch, x, b.scores, b.sums); err != nil {
 		return judgment{}, err
 	}
 	return b.labels.judge(b.scores, t), nil
 }
 
 // learn predicts x, then learns it with label y (checked against the task).
-// The step's Scores and Probabilities alias the learner's buffers.
-func (b *base) learn(x engine.Vector, y float64) (Step, error) {
+// The step's Scores and Probabilities alias the learner's buffers. The step
+// is written where the caller receives it, field by field: a Step is ten
+// words, and copies of it through the layers of a call cost as much as
+// some learners' updates.
+func (b *base) learn(x *engine.Vector, y float64) (st Step, err error) {
 	t, err := b.labels.target(y)
 	if err != nil {
 		return Step{}, fmt.Errorf("%v: %w", b.algo, err)
 	}
-	_, updated, err := b.rule.learn(x, t)
-	if err != nil {
+	if st.Updated, err = b.rule.learn(*x, t); err != nil {
 		return Step{}, err
 	}
 	var probs []float64
 	if b.cal != nil {
 		probs = b.cal.Probabilities(b.scores, b.probs)
 	}
-	p := b.prediction(b.scores, probs)
-	st := Step{Prediction: p, Mistake: b.labels.task != task.Regression && p.Label != y, Updated: updated}
+	b.predict(&st.Prediction, b.scores, probs)
+	st.Mistake = b.labels.task != task.Regression && st.Label != y
 	if b.cal != nil {
 		b.cal.learn(b.scores, t.class, b.probs)
 	}
 	return st, nil
 }
 
-// prediction is what the task predicts from the scores f and, when the
-// learner calibrates, the probabilities probs of every output (see
+// predict writes into p what the task predicts from the scores f and, when
+// the learner calibrates, the probabilities probs of every output (see
 // Prediction): it keeps f and probs as Scores and Probabilities.
-func (b *base) prediction(f, probs []float64) Prediction {
+func (b *base) predict(p *Prediction, f, probs []float64) {
 	switch b.labels.task {
 	case task.Binary:
-		p := Prediction{Label: float64(sign(f[0])), Score: f[0], Probability: math.NaN()}
+		p.Label, p.Score, p.Probability = float64(sign(f[0])), f[0], math.NaN()
 		if probs != nil {
 			p.Label, p.Probability = 1, probs[0]
 			if probs[0] < 0.5 {
 				p.Label, p.Probability = -1, 1-probs[0]
 			}
 		}
-		return p
 	case task.Multiclass:
 		c := argmax(f, -1)
-		prob := math.NaN()
+		p.Probability = math.NaN()
 		if probs != nil {
 			c = argmax(probs, -1)
-			prob = probs[c]
+			p.Probability = probs[c]
 		}
-		return Prediction{Label: float64(b.labels.classes[c]), Score: f[c], Scores: f, Probability: prob, Probabilities: probs}
+		p.Label, p.Score, p.Scores, p.Probabilities = float64(b.labels.classes[c]), f[c], f, probs
+	default:
+		p.Label, p.Score, p.Probability = f[0], f[0], math.NaN()
 	}
-	return Prediction{Label: f[0], Score: f[0], Probability: math.NaN()}
 }
 
-// predict scores x on a scratch borrowed from the set, so that any number
+// prediction scores x on a scratch borrowed from the set, so that any number
 // of goroutines may predict at once while nothing learns.
-func (b *base) predict(x engine.Vector) (Prediction, error) {
+func (b *base) prediction(x engine.Vector) (p Prediction, err error) {
 	scores := make([]float64, b.outputs)
 	sc := b.set.Borrow()
 	defer b.set.Release(sc)
@@ -219,7 +224,8 @@ func (b *base) predict(x engine.Vector) (Prediction, error) {
 	if b.cal != nil {
 		probs = b.cal.Probabilities(scores, nil)
 	}
-	return b.prediction(scores, probs), nil
+	b.predict(&p, scores, probs)
+	return p, nil
 }
 
 // batchCheck is how many examples a batch call handles between looks at
@@ -236,7 +242,7 @@ func (b *base) learnBatch(ctx context.Context, xs []engine.Vector, ys []float64,
 		if i%batchCheck == 0 && ctx.Err() != nil {
 			return dst, ctx.Err()
 		}
-		st, err := b.learn(x, ys[i])
+		st, err := b.learn(&x, ys[i])
 		if err != nil {
 			return dst, fmt.Errorf("example %d: %w", i, err)
 		}
@@ -253,7 +259,7 @@ func (b *base) predictBatch(ctx context.Context, xs []engine.Vector, dst []Predi
 		if i%batchCheck == 0 && ctx.Err() != nil {
 			return dst, ctx.Err()
 		}
-		p, err := b.predict(x)
+		p, err := b.prediction(x)
 		if err != nil {
 			return dst, fmt.Errorf("example %d: %w", i, err)
 		}
@@ -295,11 +301,13 @@ func (b *base) shrink(factor float64) (renormalized bool) {
 	return false
 }
 
-// add stores x with coefficient a (≥ 0, or any sign in a one-output
+// add stores the example of the last observe, still the query of the
+// learner's scratch, with coefficient a (≥ 0, or any sign in a one-output
 // pattern learner that passes signed) along the pattern p: a in column
-// p.pos, −a in column p.neg, divided by the scale. It returns x's index.
-func (b *base) add(x engine.Vector, a float64, p pattern) (int, error) {
-	i, err := b.set.Add(x)
+// p.pos, −a in column p.neg, divided by the scale. It returns the
+// example's index.
+func (b *base) add(a float64, p pattern) (int, error) {
+	i, err := b.set.AddQuery(&b.scratch)
 	if err != nil {
 		return 0, fmt.Errorf("%v: %w", b.algo, err)
 	}

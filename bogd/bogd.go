@@ -53,15 +53,15 @@ func newUniform(b base) *uniform {
 	return l
 }
 
-func (l *uniform) learn(x engine.Vector, t target) (judgment, bool, error) {
-	j, err := l.observe(x, t)
+func (l *uniform) learn(x engine.Vector, t target) (updated bool, err error) {
+	j, err := l.observe(&x, t)
 	if err != nil {
-		return j, false, err
+		return false, err
 	}
 	lr := 1 - l.cfg.Eta*l.cfg.Lambda
 	if !l.labels.violated(j, true) {
 		l.scaleAll(lr)
-		return j, false, nil
+		return false, nil
 	}
 	budget := l.cfg.Budget
 	if l.set.Len() < budget {
@@ -70,14 +70,14 @@ func (l *uniform) learn(x engine.Vector, t target) (judgment, bool, error) {
 		l.discard(l.rng.IntN(budget))
 		l.scaleAll(lr * float64(budget) / float64(budget-1))
 	}
-	i, err := l.add(x, min(l.cfg.Eta*l.labels.gradient(j), l.cfg.Gamma*l.cfg.Eta), j.dir)
+	i, err := l.add(min(l.cfg.Eta*l.labels.gradient(j), l.cfg.Gamma*l.cfg.Eta), j.dir)
 	if err != nil {
-		return j, false, err
+		return false, err
 	}
 	l.capped[i] = false
 	l.free.push(i)
 	l.project()
-	return j, true, nil
+	return true, nil
 }
 
 // scaleAll multiplies every weight by factor.

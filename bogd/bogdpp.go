@@ -65,24 +65,24 @@ func newNonUniform(b base) *nonUniform {
 	return l
 }
 
-func (l *nonUniform) learn(x engine.Vector, t target) (judgment, bool, error) {
-	j, err := l.observe(x, t)
+func (l *nonUniform) learn(x engine.Vector, t target) (updated bool, err error) {
+	j, err := l.observe(&x, t)
 	if err != nil {
-		return j, false, err
+		return false, err
 	}
 	lr := 1 - l.cfg.Eta*l.cfg.Lambda
 	if !l.labels.violated(j, true) {
 		l.scaleAll(lr)
-		return j, false, nil
+		return false, nil
 	}
 	if l.set.Len() < l.cfg.Budget {
 		l.scaleAll(lr)
 	} else {
 		l.discard(lr)
 	}
-	i, err := l.add(x, min(l.cfg.Eta*l.labels.gradient(j), l.cfg.Gamma*l.cfg.Eta), j.dir)
+	i, err := l.add(min(l.cfg.Eta*l.labels.gradient(j), l.cfg.Gamma*l.cfg.Eta), j.dir)
 	if err != nil {
-		return j, false, err
+		return false, err
 	}
 	l.insertIndividual(i)
 	if l.cfg.Projection == RescaleAll {
@@ -97,7 +97,7 @@ func (l *nonUniform) learn(x engine.Vector, t target) (judgment, bool, error) {
 			l.scaleAll(limit / largest)
 		}
 	}
-	return j, true, nil
+	return true, nil
 }
 
 // scaleAll multiplies every weight by factor.

@@ -47,17 +47,17 @@ func newBPAS(b base) *bpas {
 	return &bpas{base: b, alpha: make([]float64, b.cfg.Budget*b.outputs), beta: make([]float64, b.outputs), fr: make([]float64, b.outputs), step: make([]float64, b.outputs), costs: make([]float64, b.cfg.Budget)}
 }
 
-func (l *bpas) learn(x engine.Vector, t target) (judgment, bool, error) {
-	j, err := l.observe(x, t)
+func (l *bpas) learn(x engine.Vector, t target) (updated bool, err error) {
+	j, err := l.observe(&x, t)
 	if err != nil {
-		return j, false, err
+		return false, err
 	}
 	loss, g2 := l.paLoss(l.scores, t), 1.0
 	if l.labels.task == task.Multiclass {
 		g2 = 2
 	}
 	if !(loss > 0) {
-		return j, false, nil
+		return false, nil
 	}
 	tau := min(l.cfg.C, loss/g2)
 	k, step := l.outputs, l.step
@@ -65,12 +65,12 @@ func (l *bpas) learn(x engine.Vector, t target) (judgment, bool, error) {
 		step[c] = tau * j.dir.sign(c)
 	}
 	if n := l.set.Len(); n < l.cfg.Budget {
-		i, err := l.set.Add(x)
+		i, err := l.set.AddQuery(&l.scratch)
 		if err != nil {
-			return j, false, err
+			return false, err
 		}
 		l.write(i, func(c int) float64 { return step[c] })
-		return j, true, nil
+		return true, nil
 	}
 	best := l.cheapest(t, step)
 	kernels, factor := l.scratch.Kernels()
@@ -79,11 +79,11 @@ func (l *bpas) learn(x engine.Vector, t target) (judgment, bool, error) {
 	for c := range k {
 		beta[c] = a[c]*kr + step[c]
 	}
-	if err := l.set.Replace(best, x); err != nil {
-		return j, false, err
+	if err := l.set.ReplaceQuery(best, &l.scratch); err != nil {
+		return false, err
 	}
 	l.write(best, func(c int) float64 { return beta[c] })
-	return j, true, nil
+	return true, nil
 }
 
 // cheapest returns the support vector r of least Q_r for the example t

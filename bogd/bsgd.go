@@ -79,10 +79,10 @@ func newBSGD(b base) *bsgd {
 // for the same one (it rounds κ to 8 digits).
 const identical = 1 - 0.5e-8
 
-func (l *bsgd) learn(x engine.Vector, t target) (judgment, bool, error) {
-	j, err := l.observe(x, t)
+func (l *bsgd) learn(x engine.Vector, t target) (updated bool, err error) {
+	j, err := l.observe(&x, t)
 	if err != nil {
-		return j, false, err
+		return false, err
 	}
 	l.same = -1
 	if n := l.set.Len(); n > 0 {
@@ -96,20 +96,20 @@ func (l *bsgd) learn(x engine.Vector, t target) (judgment, bool, error) {
 	l.t++
 	l.shrink(1 - 1/float64(l.t))
 	if !l.labels.violated(j, false) {
-		return j, false, nil
+		return false, nil
 	}
 	a := 1 / (l.cfg.Lambda * float64(l.t))
-	i, err := l.set.Add(x)
+	i, err := l.set.AddQuery(&l.scratch)
 	if err != nil {
-		return j, false, fmt.Errorf("%v: %w", l.algo, err)
+		return false, fmt.Errorf("%v: %w", l.algo, err)
 	}
 	l.setFree(i, a, j.dir)
 	if l.set.Len() > l.cfg.Budget {
 		if err := l.merge(); err != nil {
-			return j, false, err
+			return false, err
 		}
 	}
-	return j, true, nil
+	return true, nil
 }
 
 // coef returns the coefficient of slot i on output c.

@@ -49,10 +49,10 @@ func newFOGD(b base) (*fogd, error) {
 	}, nil
 }
 
-func (l *fogd) learn(x engine.Vector, t target) (judgment, bool, error) {
-	j, err := l.observe(x, t)
+func (l *fogd) learn(x engine.Vector, t target) (updated bool, err error) {
+	j, err := l.observe(&x, t)
 	if err != nil || !l.labels.violated(j, false) {
-		return j, false, err
+		return false, err
 	}
 	step := l.cfg.Eta * l.labels.gradient(j)
 	for c := range l.outputs {
@@ -60,7 +60,7 @@ func (l *fogd) learn(x engine.Vector, t target) (judgment, bool, error) {
 			simd.Axpy(l.w[c*l.stride:(c+1)*l.stride], l.z, float32(step*s))
 		}
 	}
-	return j, true, nil
+	return true, nil
 }
 
 // customScores maps x to z(x) and takes every output's dot product with

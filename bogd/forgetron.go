@@ -52,10 +52,11 @@ type forgetron struct {
 	q        float64 // Q: the accumulated removal deviation
 
 	age     fifo
-	classOf []int32       // per slot: its example's label (binary ±1) or class index; 0 in regression
-	buf     engine.Vector // the oldest vector, for the second query
-	fr      []float64     // the scores of the oldest vector
-	frSums  []float64     // and their column sums
+	classOf []int32        // per slot: its example's label (binary ±1) or class index; 0 in regression
+	buf     engine.Vector  // the oldest vector, for the second query
+	fr      []float64      // the scores of the oldest vector
+	frSums  []float64      // and their column sums
+	frWork  engine.Scratch // the second query's, so that the learner's scratch keeps x for add
 
 	// phiHook, when set (tests only), sees A, Bq, C and the chosen φ of
 	// every removal step and returns the φ to use.
@@ -73,10 +74,10 @@ func newForgetron(b base) *forgetron {
 	}
 }
 
-func (l *forgetron) learn(x engine.Vector, t target) (judgment, bool, error) {
-	j, err := l.observe(x, t)
+func (l *forgetron) learn(x engine.Vector, t target) (updated bool, err error) {
+	j, err := l.observe(&x, t)
 	if err != nil {
-		return j, false, err
+		return false, err
 	}
 	if l.labels.wrong(j) {
 		l.mistakes++
@@ -85,20 +86,20 @@ func (l *forgetron) learn(x engine.Vector, t target) (judgment, bool, error) {
 	// f = 0, y = +1, which is no mistake); the other tasks update on what
 	// they count.
 	if l.labels.task == task.Binary && j.margin > 0 || l.labels.task != task.Binary && !l.labels.wrong(j) {
-		return j, false, nil
+		return false, nil
 	}
 	step := l.mistakeStep()
 	if l.set.Len() < l.cfg.Budget {
-		return j, true, l.push(x, t, step, j.dir)
+		return true, l.push(t, step, j.dir)
 	}
 
 	r := l.age.oldest()
 	kernels, factor := l.scratch.Kernels()
-	kxr := factor * float64(kernels[r]) // κ(x, x_r), before the next evaluation overwrites it
+	kxr := factor * float64(kernels[r]) // κ(x, x_r)
 	delta := l.weight(r)
 	l.buf = l.set.SupportVector(r, l.buf)
-	if err := l.scoresWith(&l.scratch, &l.buf, l.fr, l.frSums); err != nil {
-		return j, false, err
+	if err := l.scoresWith(&l.frWork, &l.buf, l.fr, l.frSums); err != nil {
+		return false, err
 	}
 	var mu float64
 	switch l.labels.task {
@@ -121,7 +122,7 @@ func (l *forgetron) learn(x engine.Vector, t target) (judgment, bool, error) {
 	l.q += (delta*phi)*(delta*phi) + 2*delta*phi*(1-phi*mu)
 	l.shrink(phi)
 	l.removeOldest()
-	return j, true, l.push(x, t, phi*step, j.dir)
+	return true, l.push(t, phi*step, j.dir)
 }
 
 // forgetronPhi returns the largest φ in [0, 1] with a·φ² + bq·φ + c ≤ 0,
@@ -141,10 +142,10 @@ func forgetronPhi(a, bq, c float64) float64 {
 	return min(phi, 1)
 }
 
-// push stores x as the newest support vector with coefficient a along
-// pattern p, remembering its label.
-func (l *forgetron) push(x engine.Vector, t target, a float64, p pattern) error {
-	i, err := l.add(x, a, p)
+// push stores the example as the newest support vector with coefficient a
+// along pattern p, remembering its label.
+func (l *forgetron) push(t target, a float64, p pattern) error {
+	i, err := l.add(a, p)
 	if err != nil {
 		return err
 	}

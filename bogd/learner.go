@@ -93,7 +93,7 @@ func New(a Algorithm, cfg Config) (*Learner, error) {
 // +1 (binary), one of Config.Classes (multi-class), a finite value
 // (regression). The step's Scores and Probabilities are valid until the
 // next Learn.
-func (l *Learner) Learn(x engine.Vector, y float64) (Step, error) { return l.b.learn(x, y) }
+func (l *Learner) Learn(x engine.Vector, y float64) (Step, error) { return l.b.learn(&x, y) }
 
 // LearnBatch learns xs[i] with label ys[i] in order, as Learn, and returns
 // the steps (appended to dst[:0]; each with scores of its own). It stops
@@ -104,7 +104,7 @@ func (l *Learner) LearnBatch(ctx context.Context, xs []engine.Vector, ys []float
 }
 
 // Predict predicts x without learning.
-func (l *Learner) Predict(x engine.Vector) (Prediction, error) { return l.b.predict(x) }
+func (l *Learner) Predict(x engine.Vector) (Prediction, error) { return l.b.prediction(x) }
 
 // PredictBatch predicts every x, as Predict, into dst[:0]; it stops with
 // ctx's error when ctx is done (checked every 256 examples).

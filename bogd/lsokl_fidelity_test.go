@@ -192,7 +192,7 @@ func lsoklReplay(t *testing.T, ds *lsoklDataset, d *dataset.Dataset, perm []int,
 		if proj != nil && regression && m > 0 && m < ds.Settings.Budget {
 			// δ² of x now, before Learn: the number the guard will judge if
 			// x updates. O(m²) with m < 30.
-			if d2, _, err := proj.project(x, m); err == nil {
+			if d2, _, err := proj.project(&x, m); err == nil {
 				if math.IsNaN(run.nearest) || math.Abs(math.Log(d2/minDelta2)) < math.Abs(math.Log(run.nearest/minDelta2)) {
 					if p, err := l.Predict(x); err == nil && math.Abs(d.Labels[i]-p.Label) > ds.Settings.Epsilon {
 						run.nearest, run.nearestStep = d2, s+1

@@ -51,25 +51,25 @@ func newNOGD(b base) *nogd {
 	return &nogd{base: b, rank: b.cfg.Rank, w: make([]float64, b.outputs*b.cfg.Rank)}
 }
 
-func (l *nogd) learn(x engine.Vector, t target) (judgment, bool, error) {
-	j, err := l.observe(x, t)
+func (l *nogd) learn(x engine.Vector, t target) (updated bool, err error) {
+	j, err := l.observe(&x, t)
 	if err != nil || !l.labels.violated(j, false) {
-		return j, false, err
+		return false, err
 	}
 	step := l.cfg.Eta * l.labels.gradient(j)
 	if !l.phase2 && l.set.Len() < l.cfg.Budget {
-		i, err := l.set.Add(x)
+		i, err := l.set.AddQuery(&l.scratch)
 		if err != nil {
-			return j, false, fmt.Errorf("%v: %w", l.algo, err)
+			return false, fmt.Errorf("%v: %w", l.algo, err)
 		}
 		for c := range l.outputs {
 			l.set.WeightColumn(c)[i] = float32(step * j.dir.sign(c))
 		}
-		return j, true, nil
+		return true, nil
 	}
 	if !l.phase2 {
 		if err := l.transition(); err != nil {
-			return j, false, err
+			return false, err
 		}
 	}
 	z := l.sums[l.outputs:]
@@ -82,7 +82,7 @@ func (l *nogd) learn(x engine.Vector, t target) (judgment, bool, error) {
 			}
 		}
 	}
-	return j, true, nil
+	return true, nil
 }
 
 // customScores is phase 1's kernel sums over the α columns, or phase 2's

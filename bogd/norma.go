@@ -21,17 +21,17 @@ type norma struct {
 	eps float64 // the current ε
 }
 
-func (l *norma) learn(x engine.Vector, t target) (judgment, bool, error) {
-	j, err := l.observe(x, t)
+func (l *norma) learn(x engine.Vector, t target) (updated bool, err error) {
+	j, err := l.observe(&x, t)
 	if err != nil {
-		return j, false, err
+		return false, err
 	}
 	l.shrink(1 - l.cfg.Eta*l.cfg.Lambda)
 	if math.Abs(j.residual) <= l.eps {
 		l.eps -= l.cfg.Nu * l.cfg.Eta
-		return j, false, nil
+		return false, nil
 	}
 	l.eps += (1 - l.cfg.Nu) * l.cfg.Eta
-	_, err = l.add(x, l.cfg.Eta, j.dir)
-	return j, true, err
+	_, err = l.add(l.cfg.Eta, j.dir)
+	return true, err
 }

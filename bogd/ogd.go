@@ -19,15 +19,15 @@ import "github.com/bogd-project/bogd/engine"
 // the loss.
 type ogd struct{ base }
 
-func (l *ogd) learn(x engine.Vector, t target) (judgment, bool, error) {
-	j, err := l.observe(x, t)
+func (l *ogd) learn(x engine.Vector, t target) (updated bool, err error) {
+	j, err := l.observe(&x, t)
 	if err != nil {
-		return j, false, err
+		return false, err
 	}
 	l.shrink(1 - l.cfg.Eta*l.cfg.Lambda)
 	if !l.labels.violated(j, false) {
-		return j, false, nil
+		return false, nil
 	}
-	_, err = l.add(x, l.cfg.Eta*l.labels.gradient(j), j.dir)
-	return j, true, err
+	_, err = l.add(l.cfg.Eta*l.labels.gradient(j), j.dir)
+	return true, err
 }

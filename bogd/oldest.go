@@ -24,22 +24,22 @@ type oldest struct {
 
 func newOldest(b base) *oldest { return &oldest{base: b, age: newFIFO(b.cfg.Budget)} }
 
-func (l *oldest) learn(x engine.Vector, t target) (judgment, bool, error) {
-	j, err := l.observe(x, t)
+func (l *oldest) learn(x engine.Vector, t target) (updated bool, err error) {
+	j, err := l.observe(&x, t)
 	if err != nil {
-		return j, false, err
+		return false, err
 	}
 	l.shrink(1 - l.cfg.Eta*l.cfg.Lambda)
 	if !l.labels.violated(j, false) {
-		return j, false, nil
+		return false, nil
 	}
 	if l.set.Len() == l.cfg.Budget {
 		l.age.pop(l.remove(l.age.oldest()))
 	}
-	i, err := l.add(x, min(l.cfg.Eta*l.labels.gradient(j), l.cfg.Gamma*l.cfg.Eta), j.dir)
+	i, err := l.add(min(l.cfg.Eta*l.labels.gradient(j), l.cfg.Gamma*l.cfg.Eta), j.dir)
 	if err != nil {
-		return j, false, err
+		return false, err
 	}
 	l.age.push(i, l.set.Len())
-	return j, true, nil
+	return true, nil
 }

@@ -14,13 +14,13 @@ import (
 // authors' perceptron.m in every task.
 type perceptron struct{ base }
 
-func (l *perceptron) learn(x engine.Vector, t target) (judgment, bool, error) {
-	j, err := l.observe(x, t)
+func (l *perceptron) learn(x engine.Vector, t target) (updated bool, err error) {
+	j, err := l.observe(&x, t)
 	if err != nil || !l.labels.wrong(j) {
-		return j, false, err
+		return false, err
 	}
-	_, err = l.add(x, l.mistakeStep(), j.dir)
-	return j, true, err
+	_, err = l.add(l.mistakeStep(), j.dir)
+	return true, err
 }
 
 // mistakeStep is the coefficient a mistake-driven rule adds: 1 in

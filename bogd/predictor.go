@@ -38,7 +38,7 @@ func (l *Learner) Predictor() (*Predictor, error) {
 
 // Predict predicts x, a row already prepared, as Learner.Predict: a
 // regression's Label is on the scale the model learnt.
-func (p *Predictor) Predict(x engine.Vector) (Prediction, error) { return p.b.predict(x) }
+func (p *Predictor) Predict(x engine.Vector) (Prediction, error) { return p.b.prediction(x) }
 
 // PredictRow prepares the raw features of a row (p.Input().Prepare: keys
 // are 1-based indices, or names when the input hashes them) into row, and
@@ -52,7 +52,7 @@ func (p *Predictor) PredictRow(row *prep.Row, features []prep.Feature) (Predicti
 	if err := p.in.Prepare(row, features, p.b.cfg.Dim); err != nil {
 		return Prediction{}, err
 	}
-	pred, err := p.b.predict(engine.Sparse(row.Index, row.Value))
+	pred, err := p.b.prediction(engine.Sparse(row.Index, row.Value))
 	if err != nil {
 		return Prediction{}, err
 	}

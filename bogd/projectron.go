@@ -113,52 +113,52 @@ func newProjectron(b base) *projectron {
 	return l
 }
 
-func (l *projectron) learn(x engine.Vector, t target) (judgment, bool, error) {
-	j, err := l.observe(x, t)
+func (l *projectron) learn(x engine.Vector, t target) (updated bool, err error) {
+	j, err := l.observe(&x, t)
 	if err != nil {
-		return j, false, err
+		return false, err
 	}
 	m := l.set.Len()
 	step := l.mistakeStep()
 	if l.labels.wrong(j) {
 		if m == 0 {
 			l.kinv[0] = 1
-			return j, true, l.push(x, step, j.dir)
+			return true, l.push(step, j.dir)
 		}
-		delta2, _, err := l.project(x, m)
+		delta2, _, err := l.project(&x, m)
 		if err != nil {
-			return j, false, err
+			return false, err
 		}
 		if m < l.cfg.Budget && delta2 > minDelta2 &&
 			(l.cfg.ProjectronThreshold == 0 || math.Sqrt(delta2) > l.cfg.ProjectronThreshold) {
 			l.grow(m, delta2)
-			return j, true, l.push(x, step, j.dir)
+			return true, l.push(step, j.dir)
 		}
 		l.step(m, step, j.dir)
-		return j, true, nil
+		return true, nil
 	}
 	if !l.plus || m == 0 {
-		return j, false, nil
+		return false, nil
 	}
 	loss := 1 - j.margin
 	// Binary: 0 < ℓ < 1 strictly, as proplus.m; multi-class: ℓ > 0 on a
 	// correct prediction (ℓ ≤ 1 then).
 	if !(loss > 0 && (loss < 1 || l.labels.task == task.Multiclass)) {
-		return j, false, nil
+		return false, nil
 	}
-	delta2, p, err := l.project(x, m)
+	delta2, p, err := l.project(&x, m)
 	if err != nil {
-		return j, false, err
+		return false, err
 	}
 	if !(p > 0) {
-		return j, false, nil
+		return false, nil
 	}
 	tau := min(loss/p, 1)
 	if beta := tau * (2*loss - tau*p - 2*l.u*math.Sqrt(delta2)); beta >= 0 {
 		l.step(m, tau, j.dir)
-		return j, true, nil
+		return true, nil
 	}
-	return j, false, nil
+	return false, nil
 }
 
 // project computes k (exactly) and d = K⁻¹k for x and returns the squared
@@ -171,8 +171,8 @@ func (l *projectron) learn(x engine.Vector, t target) (judgment, bool, error) {
 // is the Projectrons' whole cost, and it is bound by memory: half the
 // matrix is half the time, and at B = 2000 the 16 MB half fits in cache
 // where the full 32 MB did not.
-func (l *projectron) project(x engine.Vector, m int) (delta2, p float64, err error) {
-	k, err := l.set.ExactKernels(x, l.kx[:m])
+func (l *projectron) project(x *engine.Vector, m int) (delta2, p float64, err error) {
+	k, err := l.set.ExactKernels(*x, l.kx[:m])
 	if err != nil {
 		return 0, 0, fmt.Errorf("%v: %w", l.algo, err)
 	}
@@ -232,9 +232,9 @@ func (l *projectron) step(m int, c float64, p pattern) {
 	}
 }
 
-// push stores x with coefficient a along pattern p.
-func (l *projectron) push(x engine.Vector, a float64, p pattern) error {
-	i, err := l.add(x, a, p)
+// push stores the example with coefficient a along pattern p.
+func (l *projectron) push(a float64, p pattern) error {
+	i, err := l.add(a, p)
 	if err != nil {
 		return err
 	}

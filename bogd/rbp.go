@@ -9,14 +9,14 @@ import "github.com/bogd-project/bogd/engine"
 // discarded.
 type rbp struct{ base }
 
-func (l *rbp) learn(x engine.Vector, t target) (judgment, bool, error) {
-	j, err := l.observe(x, t)
+func (l *rbp) learn(x engine.Vector, t target) (updated bool, err error) {
+	j, err := l.observe(&x, t)
 	if err != nil || !l.labels.wrong(j) {
-		return j, false, err
+		return false, err
 	}
 	if l.set.Len() == l.cfg.Budget {
 		l.remove(l.rng.IntN(l.set.Len()))
 	}
-	_, err = l.add(x, l.mistakeStep(), j.dir)
-	return j, true, err
+	_, err = l.add(l.mistakeStep(), j.dir)
+	return true, err
 }

@@ -51,7 +51,8 @@ func BenchmarkStep(b *testing.B) {
 			cpu := cputime.Start()
 			for b.Loop() {
 				for i := range n {
-					if _, err := lb.observe(engine.Sparse(rows.Row(i)), targets[i]); err != nil {
+					x := engine.Sparse(rows.Row(i))
+					if _, err := lb.observe(&x, targets[i]); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -56,6 +56,26 @@ type Scratch struct {
 	idx    []int32   // sparse storage: a query's non-zero features
 	val    []float32
 	sums   []float32 // float32 column sums of one evaluation
+
+	// query is the query of the last evaluation, checked against the
+	// dimension dim (0: none, or it failed the check), which AddQuery and
+	// ReplaceQuery store without checking it again. It holds the caller's
+	// slices until the next evaluation (Release lets go of them). Every
+	// step of an evaluation reads the query here, by pointer: a Vector is
+	// ten words, and at small budgets each copy of it is a visible part of
+	// f(x).
+	query Vector
+	dim   int
+}
+
+// take makes x sc's query and checks it against dimension dim.
+func (sc *Scratch) take(x *Vector, dim int) error {
+	sc.query, sc.dim = *x, 0
+	if err := sc.query.validate(dim); err != nil {
+		return err
+	}
+	sc.dim = dim
+	return nil
 }
 
 // Kernels returns the kernel values of the last evaluation on sc
@@ -162,17 +182,31 @@ func (s *Set) Storage() Storage { return s.vs.storage() }
 // Add stores x with the given weights, one per column (missing ones are
 // zero), and returns its index.
 func (s *Set) Add(x Vector, w ...float32) (int, error) {
-	if err := x.validate(s.dim); err != nil {
+	if err := s.work.take(&x, s.dim); err != nil {
 		return 0, fmt.Errorf("engine: add: %w", err)
 	}
-	if len(w) > s.cols {
-		return 0, fmt.Errorf("engine: add: %d weights for %d columns", len(w), s.cols)
+	i, err := s.AddQuery(&s.work, w...)
+	if err != nil {
+		return 0, fmt.Errorf("engine: add: %w", err)
 	}
-	i := s.vs.add(x, &s.work)
-	s.n = s.vs.Len()
-	s.fit()
+	return i, nil
+}
+
+// AddQuery stores the query of the last evaluation on sc (Evaluate) with
+// the given weights, as Add does, without checking it again: a learner
+// stores the example it has just scored. The query's slices must still
+// hold what they held then. It fails when sc's last query was not a valid
+// one of the set's dimension.
+func (s *Set) AddQuery(sc *Scratch, w ...float32) (int, error) {
+	if err := s.stored(sc, w); err != nil {
+		return 0, err
+	}
+	i := s.vs.add(&sc.query, &s.work)
+	if s.n++; s.n > s.stride {
+		s.fit()
+	}
 	s.setWeights(i, w)
-	s.remember(x)
+	s.remember(&sc.query)
 	return i, nil
 }
 
@@ -180,18 +214,38 @@ func (s *Set) Add(x Vector, w ...float32) (int, error) {
 // column (missing ones are zero); every other vector keeps its slot. BPA-S
 // puts a new example in the place of the vector it removes.
 func (s *Set) Replace(i int, x Vector, w ...float32) error {
-	if err := x.validate(s.dim); err != nil {
+	if err := s.work.take(&x, s.dim); err != nil {
 		return fmt.Errorf("engine: replace: %w", err)
 	}
-	if len(w) > s.cols {
-		return fmt.Errorf("engine: replace: %d weights for %d columns", len(w), s.cols)
+	if err := s.ReplaceQuery(i, &s.work, w...); err != nil {
+		return fmt.Errorf("engine: replace: %w", err)
 	}
-	if i < 0 || i >= s.vs.Len() {
-		return fmt.Errorf("engine: replace: vector %d out of range [0,%d)", i, s.vs.Len())
+	return nil
+}
+
+// ReplaceQuery overwrites support vector i with the query of the last
+// evaluation on sc, as Replace does (see AddQuery).
+func (s *Set) ReplaceQuery(i int, sc *Scratch, w ...float32) error {
+	if err := s.stored(sc, w); err != nil {
+		return err
 	}
-	s.vs.replace(i, x, &s.work)
+	if i < 0 || i >= s.n {
+		return fmt.Errorf("vector %d out of range [0,%d)", i, s.n)
+	}
+	s.vs.replace(i, &sc.query, &s.work)
 	s.setWeights(i, w)
-	s.remember(x)
+	s.remember(&sc.query)
+	return nil
+}
+
+// stored checks that sc holds a query the set can store with weights w.
+func (s *Set) stored(sc *Scratch, w []float32) error {
+	if sc.dim != s.dim {
+		return fmt.Errorf("the scratch holds no valid query of dimension %d", s.dim)
+	}
+	if len(w) > s.cols {
+		return fmt.Errorf("%d weights for %d columns", len(w), s.cols)
+	}
 	return nil
 }
 
@@ -206,7 +260,7 @@ func (s *Set) setWeights(i int, w []float32) {
 }
 
 // remember widens the bounds (see Bounds) to cover the stored x.
-func (s *Set) remember(x Vector) {
+func (s *Set) remember(x *Vector) {
 	norm, integral := x.sqNorm()
 	s.maxNorm = max(s.maxNorm, norm)
 	s.integral = s.integral && integral
@@ -262,26 +316,24 @@ func (s *Set) SupportVector(i int, buf Vector) Vector {
 // kernel values stay in sc (Scratch.Kernels, Sums) until its next
 // evaluation; they are the same bits whatever len(dst), 0 included.
 func (s *Set) Evaluate(sc *Scratch, x Vector, dst []float64) error {
-	if err := x.validate(s.dim); err != nil {
+	if err := sc.take(&x, s.dim); err != nil {
 		return fmt.Errorf("engine: score: %w", err)
 	}
 	if len(dst) > s.cols {
 		return fmt.Errorf("engine: score: %d sums of %d columns", len(dst), s.cols)
 	}
-	s.evaluate(sc, &x, dst)
+	s.evaluate(sc, dst)
 	return nil
 }
 
-// evaluate is Evaluate for a valid x and len(dst) ≤ Columns. Without a
-// column to sum it still sums column 0, unread: the fused SIMD kernel then
-// computes the kernel values, as for every other call. The query goes by
-// pointer from here on: a Vector is ten words, and at small budgets every
-// layer that passes them on is a noticeable part of f(x).
-func (s *Set) evaluate(sc *Scratch, x *Vector, dst []float64) {
+// evaluate is Evaluate of sc's query, valid, for len(dst) ≤ Columns.
+// Without a column to sum it still sums column 0, unread: the fused SIMD
+// kernel then computes the kernel values, as for every other call.
+func (s *Set) evaluate(sc *Scratch, dst []float64) {
 	sc.fit(s.stride) // the storage capacity (fit)
 	sums := sc.sumBuf(max(len(dst), 1))
 	sc.n = s.n
-	sc.factor = s.view.evaluate(sc, x, s.vs, s.weights, s.stride, sums)
+	sc.factor = s.view.evaluate(sc, s.vs, s.weights, s.stride, sums)
 	for c := range dst {
 		dst[c] = sc.factor * float64(sums[c])
 	}
@@ -320,14 +372,14 @@ func (s *Set) ScoreBatch(ctx context.Context, xs []Vector, dst []float64) error 
 	}
 	sc := s.Borrow()
 	defer s.Release(sc)
-	for k, x := range xs {
+	for k := range xs {
 		if err := stopped(ctx, k, len(xs)); err != nil {
 			return err
 		}
-		if err := x.validate(s.dim); err != nil {
+		if err := sc.take(&xs[k], s.dim); err != nil {
 			return fmt.Errorf("engine: score query %d: %w", k, err)
 		}
-		s.evaluate(sc, &x, dst[k*s.cols:(k+1)*s.cols])
+		s.evaluate(sc, dst[k*s.cols:(k+1)*s.cols])
 	}
 	return nil
 }
@@ -360,8 +412,12 @@ func (s *Set) Borrow() *Scratch {
 	return new(Scratch)
 }
 
-// Release returns a Scratch taken with Borrow.
-func (s *Set) Release(sc *Scratch) { s.pool.Put(sc) }
+// Release returns a Scratch taken with Borrow, letting go of its last
+// query.
+func (s *Set) Release(sc *Scratch) {
+	sc.query, sc.dim = Vector{}, 0
+	s.pool.Put(sc)
+}
 
 // evaluate writes the kernel values of x with the vectors vs into buf
 // (padded), and into sums[c], for every c < len(sums),
@@ -382,7 +438,8 @@ func (s *Set) Release(sc *Scratch) { s.pool.Put(sc) }
 // ExpMin, so without the shift every vector beyond reach drops out of the
 // sum (all of them, when x is far from every one). The shift keeps what
 // the n dropped terms could add below one float32 rounding of the largest.
-func (v *view) evaluate(sc *Scratch, x *Vector, vs vectors, w []float32, stride int, sums []float32) (factor float64) {
+func (v *view) evaluate(sc *Scratch, vs vectors, w []float32, stride int, sums []float32) (factor float64) {
+	x := &sc.query
 	// Dense storage's methods are called directly here (inlined, where
 	// the interface's would each be a call): at small budgets the calls
 	// around the kernels are a visible part of f(x).
@@ -407,7 +464,7 @@ func (v *view) evaluate(sc *Scratch, x *Vector, vs vectors, w []float32, stride 
 	}
 	buf := sc.buf[:vs.Padded()]
 	floor := simd.ExpMin + floorMargin(n)
-	vs.distances(v, buf, *x, sc) // by value: an interface method's pointer argument escapes
+	vs.distances(v, buf, x, sc)
 	var offset float32
 	nearest := simd.Min(buf[:n])
 	sc.far = v.scale*nearest < floor

@@ -19,7 +19,7 @@ import (
 // O(Len·Dim) scalar cost (O(Len·non-zeros) with sparse storage), small next
 // to their O(Len²) solve.
 func (s *Set) ExactKernels(x Vector, dst []float64) ([]float64, error) {
-	if err := x.validate(s.dim); err != nil {
+	if err := s.work.take(&x, s.dim); err != nil {
 		return nil, fmt.Errorf("engine: exact kernels: %w", err)
 	}
 	n := s.vs.Len()
@@ -27,7 +27,7 @@ func (s *Set) ExactKernels(x Vector, dst []float64) ([]float64, error) {
 		dst = make([]float64, n)
 	}
 	dst = dst[:n]
-	s.vs.sqDists(x, dst, &s.work)
+	s.vs.sqDists(&s.work.query, dst, &s.work)
 	c := -1 / (2 * s.sigma * s.sigma)
 	for i, d2 := range dst {
 		dst[i] = math.Exp(c * d2)

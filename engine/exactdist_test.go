@@ -54,7 +54,7 @@ func TestExactDistancesBits(t *testing.T) {
 						// One value past Len must stay as it was.
 						dst := make([]float64, len(vectors)+1)
 						dst[len(vectors)] = -1
-						s.vs.sqDists(q, dst[:len(vectors)], &s.work)
+						s.vs.sqDists(&q, dst[:len(vectors)], &s.work)
 						what := fmt.Sprintf("%v dim=%d n=%d sparse query %v", storage, dim, len(vectors), q.IsSparse())
 						if dst[len(vectors)] != -1 {
 							t.Fatalf("%s: the value past the vectors was overwritten with %v", what, dst[len(vectors)])
@@ -87,7 +87,7 @@ func BenchmarkExactKernels(b *testing.B) {
 			b.Run(fmt.Sprintf("op=sqdists/budget=%d/dim=%d", budget, dim), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					set.vs.sqDists(x, dst, &set.work)
+					set.vs.sqDists(&x, dst, &set.work)
 				}
 			})
 			b.Run(fmt.Sprintf("op=exactkernels/budget=%d/dim=%d", budget, dim), func(b *testing.B) {

@@ -129,9 +129,9 @@ func NewFeatureModel(f *Features, outputs int, w []float32) (*Model, error) {
 	return &Model{view: empty.view, vs: empty.vs.frozen(), outputs: outputs, stride: n, weights: slices.Clone(w), feat: f}, nil
 }
 
-// featureScores writes the outputs of the feature model m at x into sums,
-// z(x) in sc.
-func (m *Model) featureScores(x Vector, sc *Scratch, sums []float32) {
-	z, _ := m.feat.Map(x, sc.buf[:m.stride]) // x was validated by the caller
+// featureScores writes the outputs of the feature model m at sc's query
+// into sums, z(x) in sc.
+func (m *Model) featureScores(sc *Scratch, sums []float32) {
+	z, _ := m.feat.Map(sc.query, sc.buf[:m.stride]) // the query is valid
 	simd.DotColumns(sums, z, m.weights, m.stride)
 }

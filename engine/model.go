@@ -138,27 +138,27 @@ func (m *Model) check(i int) {
 
 // Score returns f(x) of output 0.
 func (m *Model) Score(x Vector) (float64, error) {
-	if err := x.validate(m.dim); err != nil {
+	sc := m.borrow()
+	defer m.release(sc)
+	if err := sc.take(&x, m.dim); err != nil {
 		return 0, fmt.Errorf("engine: score: %w", err)
 	}
-	sc := m.borrow()
-	defer m.scratch.Put(sc)
-	return m.score(x, sc), nil
+	return m.score(sc), nil
 }
 
 // Scores writes f_o(x) of every output o into dst (resized to Outputs) and
 // returns it: one kernel pass for all the outputs.
 func (m *Model) Scores(x Vector, dst []float64) ([]float64, error) {
-	if err := x.validate(m.dim); err != nil {
+	sc := m.borrow()
+	defer m.release(sc)
+	if err := sc.take(&x, m.dim); err != nil {
 		return nil, fmt.Errorf("engine: score: %w", err)
 	}
 	if cap(dst) < m.outputs {
 		dst = make([]float64, m.outputs)
 	}
 	dst = dst[:m.outputs]
-	sc := m.borrow()
-	defer m.scratch.Put(sc)
-	m.scores(x, sc, dst)
+	m.scores(sc, dst)
 	return dst, nil
 }
 
@@ -173,44 +173,44 @@ func (m *Model) ScoreBatch(ctx context.Context, xs []Vector, dst []float64) erro
 		return fmt.Errorf("engine: score batch: %d scores for %d queries of %d outputs", len(dst), len(xs), m.outputs)
 	}
 	sc := m.borrow()
-	defer m.scratch.Put(sc)
-	for k, x := range xs {
+	defer m.release(sc)
+	for k := range xs {
 		if err := stopped(ctx, k, len(xs)); err != nil {
 			return err
 		}
-		if err := x.validate(m.dim); err != nil {
+		if err := sc.take(&xs[k], m.dim); err != nil {
 			return fmt.Errorf("engine: score query %d: %w", k, err)
 		}
-		m.scores(x, sc, dst[k*m.outputs:(k+1)*m.outputs])
+		m.scores(sc, dst[k*m.outputs:(k+1)*m.outputs])
 	}
 	return nil
 }
 
-// score evaluates output 0 of x on sc, leaving the kernel values in sc.
-func (m *Model) score(x Vector, sc *Scratch) float64 {
+// score evaluates output 0 of sc's query, leaving the kernel values in sc.
+func (m *Model) score(sc *Scratch) float64 {
 	var sum [1]float32
-	m.evaluate(x, sc, sum[:])
+	m.evaluate(sc, sum[:])
 	return sc.factor * float64(sum[0])
 }
 
-// scores evaluates every output of x on sc into dst.
-func (m *Model) scores(x Vector, sc *Scratch, dst []float64) {
+// scores evaluates every output of sc's query into dst.
+func (m *Model) scores(sc *Scratch, dst []float64) {
 	sums := sc.sumBuf(m.outputs)
-	m.evaluate(x, sc, sums)
+	m.evaluate(sc, sums)
 	for o, v := range sums {
 		dst[o] = sc.factor * float64(v)
 	}
 }
 
-// evaluate writes the first len(sums) outputs of x, divided by sc.factor,
-// into sums.
-func (m *Model) evaluate(x Vector, sc *Scratch, sums []float32) {
+// evaluate writes the first len(sums) outputs of sc's query, divided by
+// sc.factor, into sums.
+func (m *Model) evaluate(sc *Scratch, sums []float32) {
 	if m.feat != nil {
-		m.featureScores(x, sc, sums)
+		m.featureScores(sc, sums)
 		sc.factor = 1
 		return
 	}
-	sc.factor = m.view.evaluate(sc, &x, m.vs, m.weights, m.stride, sums)
+	sc.factor = m.view.evaluate(sc, m.vs, m.weights, m.stride, sums)
 }
 
 func (m *Model) borrow() *Scratch {
@@ -220,4 +220,10 @@ func (m *Model) borrow() *Scratch {
 	}
 	sc.fit(m.stride)
 	return sc
+}
+
+// release returns a scratch of borrow, letting go of its last query.
+func (m *Model) release(sc *Scratch) {
+	sc.query, sc.dim = Vector{}, 0
+	m.scratch.Put(sc)
 }

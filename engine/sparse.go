@@ -12,11 +12,11 @@ type sparseVectors struct{ *layout.Sparse }
 
 func (sparseVectors) storage() Storage { return SparseStorage }
 
-func (s sparseVectors) add(x Vector, sc *Scratch) int {
+func (s sparseVectors) add(x *Vector, sc *Scratch) int {
 	return s.Append(sc.nonZeros(x))
 }
 
-func (s sparseVectors) replace(i int, x Vector, sc *Scratch) {
+func (s sparseVectors) replace(i int, x *Vector, sc *Scratch) {
 	idx, val := sc.nonZeros(x)
 	s.Replace(i, idx, val)
 }
@@ -36,7 +36,8 @@ func (s sparseVectors) supportVector(i int, buf Vector) Vector {
 }
 
 func (s sparseVectors) sqNorm(i int, _ *Scratch) (float64, bool) {
-	return Sparse(s.Row(i)).sqNorm()
+	x := Sparse(s.Row(i))
+	return x.sqNorm()
 }
 
 // distances takes the float64 norm expansion when expansionExact allows:
@@ -47,9 +48,10 @@ func (s sparseVectors) sqNorm(i int, _ *Scratch) (float64, bool) {
 // query's features, so vectors sharing no feature with it cost one
 // subtraction. Otherwise, with norms too large for the expansion, each
 // distance is summed directly over the two vectors' features.
-func (s sparseVectors) distances(v *view, buf []float32, x Vector, sc *Scratch) {
+func (s sparseVectors) distances(v *view, buf []float32, x *Vector, sc *Scratch) {
 	idx, val := sc.nonZeros(x)
-	xnorm, integral := Sparse(idx, val).sqNorm()
+	nz := Sparse(idx, val)
+	xnorm, integral := nz.sqNorm()
 	n := s.Len()
 	if v.expansionExact(xnorm, integral, 2*len(idx)+3, float64Bits) {
 		dots := sc.dotBuf(n)
@@ -75,7 +77,7 @@ func (s sparseVectors) distances(v *view, buf []float32, x Vector, sc *Scratch) 
 	}
 }
 
-func (s sparseVectors) sqDists(x Vector, dst []float64, sc *Scratch) {
+func (s sparseVectors) sqDists(x *Vector, dst []float64, sc *Scratch) {
 	idx, val := sc.nonZeros(x)
 	for i := range dst {
 		si, sv := s.Row(i)
@@ -112,12 +114,12 @@ func sqDist(xi []int32, xv []float32, si []int32, sv []float32) float64 {
 
 // nonZeros returns the non-zero features of the valid x: x's own slices
 // when x is sparse without explicit zeros, else a copy in sc.
-func (sc *Scratch) nonZeros(x Vector) ([]int32, []float32) {
-	if x.IsSparse() && !slices.Contains(x.Value, 0) {
+func (sc *Scratch) nonZeros(x *Vector) ([]int32, []float32) {
+	if x.isSparse() && !slices.Contains(x.Value, 0) {
 		return x.Index, x.Value
 	}
 	idx, val := sc.idx[:0], sc.val[:0]
-	if x.IsSparse() {
+	if x.isSparse() {
 		for k, v := range x.Value {
 			if v != 0 {
 				idx, val = append(idx, x.Index[k]), append(val, v)

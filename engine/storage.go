@@ -90,9 +90,10 @@ type vectors interface {
 
 	storage() Storage
 	// add stores the valid x and returns its slot; replace overwrites
-	// slot i with it. sc is room for converting x.
-	add(x Vector, sc *Scratch) int
-	replace(i int, x Vector, sc *Scratch)
+	// slot i with it. sc is room for converting x. Here and below x goes
+	// by pointer, into a Scratch (on the heap): a Vector is ten words.
+	add(x *Vector, sc *Scratch) int
+	replace(i int, x *Vector, sc *Scratch)
 	// dense copies vector i into dst, resized to the dimension.
 	dense(i int, dst []float32) []float32
 	// supportVector copies vector i in its stored form into buf's slices.
@@ -101,11 +102,11 @@ type vectors interface {
 	sqNorm(i int, sc *Scratch) (norm float64, integral bool)
 	// distances writes ‖x − sᵢ‖² of every slot, padding included, into
 	// buf, choosing the computation by the exactness rules of v.
-	distances(v *view, buf []float32, x Vector, sc *Scratch)
+	distances(v *view, buf []float32, x *Vector, sc *Scratch)
 	// sqDists writes ‖x − sᵢ‖² of every stored vector into dst, computed
 	// in float64 directly from the stored float32 values, feature by
 	// feature in increasing order (ExactKernels).
-	sqDists(x Vector, dst []float64, sc *Scratch)
+	sqDists(x *Vector, dst []float64, sc *Scratch)
 	// frozen returns a copy that no later change of the original touches.
 	frozen() vectors
 }
@@ -130,14 +131,14 @@ type denseVectors struct{ *layout.Matrix }
 
 func (denseVectors) storage() Storage { return DenseStorage }
 
-func (d denseVectors) add(x Vector, _ *Scratch) int {
-	if x.IsSparse() {
+func (d denseVectors) add(x *Vector, _ *Scratch) int {
+	if x.isSparse() {
 		return d.AppendSparse(x.Index, x.Value)
 	}
 	return d.Append(x.Dense)
 }
 
-func (d denseVectors) replace(i int, x Vector, sc *Scratch) {
+func (d denseVectors) replace(i int, x *Vector, sc *Scratch) {
 	d.Replace(i, x.densify(sc.denseBuf(d.Dim())))
 }
 
@@ -146,11 +147,12 @@ func (d denseVectors) dense(i int, dst []float32) []float32 { return d.Row(i, ds
 func (d denseVectors) supportVector(i int, buf Vector) Vector { return Dense(d.Row(i, buf.Dense)) }
 
 func (d denseVectors) sqNorm(i int, sc *Scratch) (float64, bool) {
-	return Dense(d.Row(i, sc.denseBuf(d.Dim()))).sqNorm()
+	row := Dense(d.Row(i, sc.denseBuf(d.Dim())))
+	return row.sqNorm()
 }
 
-func (d denseVectors) distances(v *view, buf []float32, x Vector, sc *Scratch) {
-	if d.expands(v, &x) {
+func (d denseVectors) distances(v *view, buf []float32, x *Vector, sc *Scratch) {
+	if d.expands(v, x) {
 		xnorm, _ := x.sqNorm()
 		simd.SqDistSparse(buf, d.Norms(), x.Index, x.Value, float32(xnorm), d.Tiles(), v.dim)
 		return
@@ -162,7 +164,7 @@ func (d denseVectors) distances(v *view, buf []float32, x Vector, sc *Scratch) {
 // its non-zero features: a sparse query of few non-zeros whose expansion
 // is exact enough.
 func (d denseVectors) expands(v *view, x *Vector) bool {
-	if !x.IsSparse() || 2*(len(x.Index)+1) > v.dim {
+	if !x.isSparse() || 2*(len(x.Index)+1) > v.dim {
 		return false
 	}
 	xnorm, integral := x.sqNorm()
@@ -175,7 +177,7 @@ func (d denseVectors) expands(v *view, x *Vector) bool {
 // those of a last, partial tile through a buffer: dst holds Len values,
 // the tiles Padded slots. simd.SqDist64 gives the bits of the scalar loop
 // ExactKernels documents, in every implementation.
-func (d denseVectors) sqDists(x Vector, dst []float64, sc *Scratch) {
+func (d denseVectors) sqDists(x *Vector, dst []float64, sc *Scratch) {
 	dim := d.Dim()
 	xs := x.densify(sc.denseBuf(dim))
 	tiles := d.Tiles()

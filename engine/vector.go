@@ -31,13 +31,17 @@ func Dense(x []float32) Vector { return Vector{Dense: x, dense: true} }
 func Sparse(index []int32, value []float32) Vector { return Vector{Index: index, Value: value} }
 
 // IsSparse reports whether v is given in sparse form.
-func (v Vector) IsSparse() bool { return v.Dense == nil && !v.dense }
+func (v Vector) IsSparse() bool { return v.isSparse() }
+
+// isSparse is IsSparse for the engine's own use: inlined, a method on a
+// value copies the ten words of a Vector first.
+func (v *Vector) isSparse() bool { return v.Dense == nil && !v.dense }
 
 // validate checks that v is a well-formed point of dimension dim with finite
 // values: one form only, a dense slice of length dim, or sparse indices
 // increasing and below dim with one value each.
 func (v *Vector) validate(dim int) error {
-	if !v.IsSparse() {
+	if !v.isSparse() {
 		switch {
 		case v.Index != nil || v.Value != nil:
 			return fmt.Errorf("vector has both a dense form and sparse indices or values")
@@ -73,9 +77,9 @@ func (v *Vector) validate(dim int) error {
 }
 
 // sqNorm returns ‖v‖² in float64 and whether every value is an integer.
-func (v Vector) sqNorm() (norm float64, integral bool) {
+func (v *Vector) sqNorm() (norm float64, integral bool) {
 	vals := v.Dense
-	if v.IsSparse() {
+	if v.isSparse() {
 		vals = v.Value
 	}
 	integral = true
@@ -90,7 +94,7 @@ func (v Vector) sqNorm() (norm float64, integral bool) {
 // densify returns v as a dense slice of length len(dst), using dst as
 // storage for a sparse v.
 func (v *Vector) densify(dst []float32) []float32 {
-	if !v.IsSparse() {
+	if !v.isSparse() {
 		return v.Dense
 	}
 	clear(dst)
