@@ -106,6 +106,7 @@ type base struct {
 	// Projectrons leave it empty), aligned with the set through remove.
 	pat    []pattern
 	scores []float64 // f_c(x) of the last observe
+	judged judgment  // and their judgment
 	sums   []float64 // column sums of one evaluation
 	cal    *Calibration
 	probs  []float64 // probabilities of the last Learn
@@ -151,12 +152,15 @@ func (b *base) kernelScores(sc *engine.Scratch, x *engine.Vector, f, sums []floa
 }
 
 // observe scores x on the learner's own scratch (the kernel values stay there
-// for the update) and judges the scores against t.
-func (b *base) observe(x *engine.Vector, t target) (judgment, error) {
+// for the update) and judges the scores against t. The judgment is the
+// learner's, valid until the next observe: a pointer, where a copy of its
+// six words at every use would be a visible part of a step.
+func (b *base) observe(x *engine.Vector, t target) (*judgment, error) {
 	if err := b.scoresWith(&b.scratch, x, b.scores, b.sums); err != nil {
-		return judgment{}, err
+		return nil, err
 	}
-	return b.labels.judge(b.scores, t), nil
+	b.labels.judge(&b.judged, b.scores, t)
+	return &b.judged, nil
 }
 
 // learn predicts x, then learns it with label y (checked against the task).

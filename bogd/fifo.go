@@ -18,8 +18,18 @@ func (q *fifo) oldest() int { return q.ring[q.head] }
 
 // push records slot i as the newest of n vectors (n counts it).
 func (q *fifo) push(i, n int) {
-	p := (q.head + n - 1) % len(q.ring)
+	p := q.wrap(q.head + n - 1)
 	q.ring[p], q.pos[i] = i, p
+}
+
+// wrap reduces a position below twice the ring's length into the ring:
+// a subtraction where % would divide, a visible part of a step at small
+// budgets.
+func (q *fifo) wrap(p int) int {
+	if p >= len(q.ring) {
+		p -= len(q.ring)
+	}
+	return p
 }
 
 // pop forgets the oldest vector, which the set has just removed by
@@ -31,11 +41,11 @@ func (q *fifo) pop(moved int) {
 		p := q.pos[moved]
 		q.ring[p], q.pos[r] = r, p
 	}
-	q.head = (q.head + 1) % len(q.ring)
+	q.head = q.wrap(q.head + 1)
 }
 
 // slot returns the slot of the k-th oldest vector.
-func (q *fifo) slot(k int) int { return q.ring[(q.head+k)%len(q.ring)] }
+func (q *fifo) slot(k int) int { return q.ring[q.wrap(q.head+k)] }
 
 // restore rebuilds the queue from head and the slots from oldest to newest.
 func (q *fifo) restore(head int, ages []int32) {

@@ -66,22 +66,22 @@ type judgment struct {
 }
 
 // judge applies the task's prediction rule to the scores f of an example
-// of label t.
-func (l *labels) judge(f []float64, t target) judgment {
+// of label t, into j (field by field: a composite literal would be built
+// aside and copied).
+func (l *labels) judge(j *judgment, f []float64, t target) {
 	switch l.task {
 	case task.Binary:
 		y := t.class
-		return judgment{predicted: sign(f[0]), mistake: sign(f[0]) != y, margin: float64(y) * f[0], dir: signed(float64(y))}
+		j.predicted, j.margin, j.residual, j.dir = sign(f[0]), float64(y)*f[0], 0, signed(float64(y))
+		j.mistake = j.predicted != y
 	case task.Multiclass:
 		best, runnerUp := argmax(f, -1), argmax(f, t.class)
-		return judgment{
-			predicted: best, mistake: best != t.class,
-			margin: f[t.class] - f[runnerUp],
-			dir:    pattern{pos: int32(t.class), neg: int32(runnerUp)},
-		}
+		j.predicted, j.mistake, j.margin, j.residual = best, best != t.class, f[t.class]-f[runnerUp], 0
+		j.dir = pattern{pos: int32(t.class), neg: int32(runnerUp)}
+	default:
+		r := t.value - f[0]
+		j.predicted, j.mistake, j.margin, j.residual, j.dir = 0, false, 0, r, signed(r)
 	}
-	r := t.value - f[0]
-	return judgment{residual: r, dir: signed(r)}
 }
 
 // argmax returns the index of the largest f[c] over c ≠ skip, the lowest
@@ -145,7 +145,7 @@ func (l *labels) target(y float64) (target, error) {
 // (OGD, BOGD and their kin): a margin below 1 (or at most 1 when inclusive,
 // as BOGD.m's y·f ≤ 1) in classification, a residual beyond ε in
 // regression.
-func (l *labels) violated(j judgment, inclusive bool) bool {
+func (l *labels) violated(j *judgment, inclusive bool) bool {
 	switch {
 	case l.task == task.Regression:
 		return math.Abs(j.residual) > l.epsilon
@@ -158,7 +158,7 @@ func (l *labels) violated(j judgment, inclusive bool) bool {
 // wrong reports whether an example asks a mistake-driven update (the
 // Perceptron and its budgeted kin): a wrong label in classification, a
 // residual beyond ε in regression.
-func (l *labels) wrong(j judgment) bool {
+func (l *labels) wrong(j *judgment) bool {
 	if l.task == task.Regression {
 		return math.Abs(j.residual) > l.epsilon
 	}
@@ -167,7 +167,7 @@ func (l *labels) wrong(j judgment) bool {
 
 // gradient is the size of a loss-driven step along j.dir before η: 1 for
 // the hinge losses, |y − f| for regression's ε-insensitive squared loss.
-func (l *labels) gradient(j judgment) float64 {
+func (l *labels) gradient(j *judgment) float64 {
 	if l.task == task.Regression {
 		return math.Abs(j.residual)
 	}

@@ -57,23 +57,35 @@ func (v *Vector) validate(dim int) error {
 		}
 		return nil
 	}
-	if len(v.Index) != len(v.Value) {
-		return fmt.Errorf("sparse vector with %d indices and %d values", len(v.Index), len(v.Value))
+	idx, val := v.Index, v.Value
+	if len(idx) != len(val) {
+		return fmt.Errorf("sparse vector with %d indices and %d values", len(idx), len(val))
 	}
+	// One test per feature here, the message after: the loop is part of
+	// every step of a learner.
 	prev := int32(-1)
-	for k, j := range v.Index {
-		if j <= prev {
-			return fmt.Errorf("sparse feature index %d follows %d: indices must increase from 0", j, prev)
-		}
-		if int(j) >= dim {
-			return fmt.Errorf("sparse feature index %d out of range for dimension %d (indices count from 0)", j, dim)
-		}
-		if !finite(v.Value[k]) {
-			return fmt.Errorf("feature %d is %v", j, v.Value[k])
+	for k, j := range idx {
+		if j <= prev || int(j) >= dim || !finite(val[k]) {
+			return badFeature(idx, val, k, dim)
 		}
 		prev = j
 	}
 	return nil
+}
+
+// badFeature says what is wrong with feature k of a sparse vector, whose
+// features before it are valid.
+func badFeature(idx []int32, val []float32, k, dim int) error {
+	j := idx[k]
+	switch {
+	case k > 0 && j <= idx[k-1]:
+		return fmt.Errorf("sparse feature index %d follows %d: indices must increase from 0", j, idx[k-1])
+	case j < 0:
+		return fmt.Errorf("sparse feature index %d follows %d: indices must increase from 0", j, -1)
+	case int(j) >= dim:
+		return fmt.Errorf("sparse feature index %d out of range for dimension %d (indices count from 0)", j, dim)
+	}
+	return fmt.Errorf("feature %d is %v", j, val[k])
 }
 
 // sqNorm returns ‖v‖² in float64 and whether every value is an integer.
@@ -98,8 +110,10 @@ func (v *Vector) densify(dst []float32) []float32 {
 		return v.Dense
 	}
 	clear(dst)
-	for k, j := range v.Index {
-		dst[j] = v.Value[k]
+	idx, val := v.Index, v.Value // read once: the stores below could alias *v
+	val = val[:len(idx)]
+	for k, j := range idx {
+		dst[j] = val[k]
 	}
 	return dst
 }

@@ -126,10 +126,11 @@ func (m *Matrix) AppendSparse(idx []int32, val []float32) int {
 		}
 	}
 	i := m.grow() // the slot is zero: only the non-zeros need writing
-	off := m.offset(i)
+	data := m.data[m.offset(i):] // read once: the stores below could alias m
+	val = val[:len(idx)]
 	var norm float64
 	for k, j := range idx {
-		m.data[off+int(j)*Lanes] = val[k]
+		data[int(j)*Lanes] = val[k]
 		norm += float64(val[k]) * float64(val[k])
 	}
 	m.norms[i] = float32(norm)
@@ -148,10 +149,10 @@ func (m *Matrix) Replace(i int, x []float32) {
 
 // store writes the dense vector x into slot i and its norm.
 func (m *Matrix) store(i int, x []float32) {
-	off := m.offset(i)
+	data := m.data[m.offset(i):] // read once: the stores below could alias m
 	var norm float64
 	for j, v := range x {
-		m.data[off+j*Lanes] = v
+		data[j*Lanes] = v
 		norm += float64(v) * float64(v)
 	}
 	m.norms[i] = float32(norm)
@@ -164,17 +165,19 @@ func (m *Matrix) store(i int, x []float32) {
 func (m *Matrix) SwapRemove(i int) (moved int) {
 	m.check(i)
 	last := m.n - 1
-	dst, src := m.offset(i), m.offset(last)
+	// The rows are read once: the stores below could alias m.
+	end := (m.dim-1)*Lanes + 1
+	dst, src := m.data[m.offset(i):][:end], m.data[m.offset(last):][:end]
 	moved = -1
 	if i != last {
-		for j := 0; j < m.dim; j++ {
-			m.data[dst+j*Lanes] = m.data[src+j*Lanes]
+		for j := 0; j < end; j += Lanes {
+			dst[j] = src[j]
 		}
 		m.norms[i] = m.norms[last]
 		moved = last
 	}
-	for j := 0; j < m.dim; j++ {
-		m.data[src+j*Lanes] = 0
+	for j := 0; j < end; j += Lanes {
+		src[j] = 0
 	}
 	m.norms[last] = 0
 	m.n = last
