@@ -125,7 +125,7 @@ func (m *Matrix) AppendSparse(idx []int32, val []float32) int {
 			panic(fmt.Sprintf("layout: feature %d out of range [0,%d)", j, m.dim))
 		}
 	}
-	i := m.grow() // the slot is zero: only the non-zeros need writing
+	i := m.grow()                // the slot is zero: only the non-zeros need writing
 	data := m.data[m.offset(i):] // read once: the stores below could alias m
 	val = val[:len(idx)]
 	var norm float64
