@@ -104,7 +104,11 @@ func (v *Vector) sqNorm() (norm float64, integral bool) {
 }
 
 // densify returns v as a dense slice of length len(dst), using dst as
-// storage for a sparse v.
+// storage for a sparse v. It is not inlined: in the large functions that
+// call it, its loop kept its counter on the stack, a store and a load
+// per feature.
+//
+//go:noinline
 func (v *Vector) densify(dst []float32) []float32 {
 	if !v.isSparse() {
 		return v.Dense
