@@ -422,9 +422,9 @@ func (s *Set) Release(sc *Scratch) {
 // evaluate writes the kernel values of x with the vectors vs into buf
 // (padded), and into sums[c], for every c < len(sums),
 // Σᵢ w[c·stride+i]·buf[i] (the columns' kernel expansions, in one pass:
-// simd.GaussianSumColumns after the distances, or at small budgets
-// simd.ScoreTiles for both); it returns the factor that turns buf and sums
-// into true values.
+// simd.GaussianSumColumns after the distances, or up to
+// simd.ScoreTilesSlots slots simd.ScoreTiles for both); it returns the
+// factor that turns buf and sums into true values.
 //
 // When x is far from every stored vector (raw features: spambase, σ = 8),
 // every exp(−‖x−sᵢ‖²/(2σ²)) lies below float32's range, yet the sign of

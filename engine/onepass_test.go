@@ -18,7 +18,7 @@ import (
 func TestOnePassMatchesTwoPhase(t *testing.T) {
 	eachImpl(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(41, 42))
-		for _, budget := range []int{1, 15, 16, 17, 100, 255, 256, 257} {
+		for _, budget := range []int{1, 15, 16, 17, 100, 255, 256, 257, 1000, 1025} {
 			for _, cols := range []int{1, 2, 3, 8, 11, 21} {
 				dim := []int{1, 8, 22}[rng.IntN(3)]
 				set, err := New(dim, 8, Options{Capacity: budget, Columns: cols, Storage: DenseStorage})

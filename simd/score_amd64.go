@@ -2,6 +2,8 @@
 
 package simd
 
+import "math"
+
 // ScoreTiles computes in one call what SqDist, Min and GaussianSumColumns
 // (offset 0) compute in three, with the same bits in every implementation:
 // for the dense query x (len ≥ dim) and every slot of tiles (whole tiles
@@ -13,9 +15,11 @@ package simd
 // for GaussianSumColumns with len(kv) values each; len(dst) ≥ 1,
 // 0 ≤ n ≤ len(kv). dst and kv must not overlap the inputs.
 //
-// It is f(x) at small budgets, where a call's fixed cost is much of the
-// time: the distances, kernel values and products of a block of tiles stay
-// in registers from the tile rows to the sums, the call goes straight to
+// It is f(x) up to ScoreTilesSlots slots. At small budgets a call's fixed
+// cost is much of the time: the distances, kernel values and products of a
+// block of tiles stay in registers from the tile rows to the sums (at
+// large budgets with AVX-512 that saves the pass over the kernel values
+// between the phases), the call goes straight to
 // the implementation's kernel (each layer of calls between passes its
 // dozen words of arguments on), and its checks divide nothing
 // (BenchmarkScoreTiles). The shift of far queries cannot be known before
@@ -48,14 +52,20 @@ func ScoreTiles(dst, kv, x, tiles, w []float32, stride, dim, n int, scale float3
 }
 
 // ScoreTilesSlots is the number of slots (len(kv)) up to which ScoreTiles
-// is the faster way to f(x) with the implementation that runs, and at most
-// 256, past which a far query (computed twice) costs the most. On a Zen 4
-// (BenchmarkScoreTiles) AVX-512's ScoreTiles took 69 ns against the three
-// calls' 85 at 112 slots and 136 against 150 at 256; AVX2's, whose 16
-// registers hold the chains of two tiles where the two phases keep four,
-// 93 against 101 at 112 and 184 against 159 at 256.
+// is the faster way to f(x) with the implementation that runs. On a Zen 4
+// (BenchmarkScoreTiles, cpu-ns/op at d = 8) AVX-512's ScoreTiles took 69 ns
+// against the three calls' 85 at 112 slots, 136 against 150 at 256 and
+// 496–533 against 579–635 at 1008, and no more than they at any budget
+// measured (500 to 4000 slots, d = 8 to 300): it has no limit. AVX2's,
+// whose 16 registers hold the chains of two tiles where the two phases keep
+// four, took 93 against 101 at 112 and 184 against 159 at 256. The generic
+// ScoreTiles is the three calls: past 256 slots a far query, computed
+// twice, would cost it more than the call saves.
 func ScoreTilesSlots() int {
-	if useAVX2 {
+	switch {
+	case useAVX512:
+		return math.MaxInt
+	case useAVX2:
 		return 128
 	}
 	return 256
