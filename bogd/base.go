@@ -74,6 +74,7 @@ func build(a Algorithm, cfg Config, capacity int, pcg *rand.PCG) (persistent, er
 		l = newProjectron(b)
 	}
 	l.core().rule = l
+	l.core().custom, _ = l.(scorer)
 	return l, nil
 }
 
@@ -100,6 +101,7 @@ type base struct {
 	pcg     *rand.PCG // the state of rng, kept for saving and restoring
 	rng     *rand.Rand
 	rule    persistent // the concrete learner: its step and its saved state
+	custom  scorer     // rule, when its scores are its own (looked up once)
 
 	// pat holds the pattern of every support vector of the learners whose
 	// coefficients are a scalar times a pattern (add keeps it; the
@@ -128,8 +130,8 @@ type scorer interface {
 // Vector is ten words, and at small budgets each call that copies them on
 // is a visible part of a step.
 func (b *base) scoresWith(sc *engine.Scratch, x *engine.Vector, f, sums []float64) error {
-	if s, ok := b.rule.(scorer); ok {
-		return s.customScores(sc, *x, f, sums)
+	if b.custom != nil {
+		return b.custom.customScores(sc, *x, f, sums)
 	}
 	return b.kernelScores(sc, x, f, sums)
 }

@@ -46,11 +46,12 @@ type uniform struct {
 }
 
 func newUniform(b base) *uniform {
-	l := &uniform{base: b, capped: make([]bool, b.cfg.Budget)}
-	l.free = newMaxHeap(b.cfg.Budget, func(slot int32) float32 {
-		return float32(math.Abs(float64(l.set.WeightColumn(l.pat[slot].lead())[slot])))
-	})
-	return l
+	return &uniform{base: b, capped: make([]bool, b.cfg.Budget), free: newMaxHeap(b.cfg.Budget)}
+}
+
+// key is free slot i's key in the heap: its stored weight's magnitude.
+func (l *uniform) key(i int32) float32 {
+	return float32(math.Abs(float64(l.set.WeightColumn(l.pat[i].lead())[i])))
 }
 
 func (l *uniform) learn(x engine.Vector, t target) (updated bool, err error) {
@@ -75,7 +76,7 @@ func (l *uniform) learn(x engine.Vector, t target) (updated bool, err error) {
 		return false, err
 	}
 	l.capped[i] = false
-	l.free.push(i)
+	l.free.push(i, l.key(int32(i)))
 	l.project()
 	return true, nil
 }
@@ -83,7 +84,7 @@ func (l *uniform) learn(x engine.Vector, t target) (updated bool, err error) {
 // scaleAll multiplies every weight by factor.
 func (l *uniform) scaleAll(factor float64) {
 	if l.shrink(factor) {
-		l.free.refresh() // the stored weights changed: the heap's keys
+		l.free.refresh(l.key) // the stored weights changed: the heap's keys
 	}
 	l.group *= factor
 }
@@ -133,7 +134,7 @@ func (l *uniform) project() {
 		// The capped weights shrank below the cap after they were capped,
 		// so this one cannot join them: clip it in place.
 		l.setFree(i, limit, l.pat[i])
-		l.free.fix(i)
+		l.free.fix(i, l.key(int32(i)))
 	}
 }
 

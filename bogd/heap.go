@@ -1,23 +1,23 @@
 package bogd
 
-// maxHeap is an indexed binary max-heap of support-vector slots keyed by a
-// caller-supplied function, with O(log n) removal of any slot and O(1)
-// renaming when a swap-remove moves a slot. BOGD uses it to find the largest
-// free weight without scanning the budget.
+// maxHeap is an indexed binary max-heap of support-vector slots keyed by
+// the owner's keys, with O(log n) removal of any slot and O(1) renaming when
+// a swap-remove moves a slot. BOGD uses it to find the largest free weight
+// without scanning the budget.
 //
-// The keys are kept beside the slots, as key gave them when the slot came
-// in or was fixed: the comparisons read them rather than call key (about 40
-// calls per BOGD update at a budget of 100, a third of the update's time).
-// The owner must call fix when a key changes and refresh when they all do.
+// The keys are kept beside the slots, as the owner gave them when the slot
+// came in or was fixed: the comparisons read them rather than compute them
+// (about 40 per BOGD update at a budget of 100, a third of the update's
+// time). The owner must call fix when a key changes and refresh when they
+// all do.
 type maxHeap struct {
 	slots []int32   // heap order
 	keys  []float32 // keys[i] is the key of slots[i]
 	pos   []int32   // pos[slot] = index in slots, or -1
-	key   func(slot int32) float32
 }
 
-func newMaxHeap(capacity int, key func(slot int32) float32) *maxHeap {
-	h := &maxHeap{slots: make([]int32, 0, capacity), keys: make([]float32, 0, capacity), pos: make([]int32, capacity), key: key}
+func newMaxHeap(capacity int) *maxHeap {
+	h := &maxHeap{slots: make([]int32, 0, capacity), keys: make([]float32, 0, capacity), pos: make([]int32, capacity)}
 	for i := range h.pos {
 		h.pos[i] = -1
 	}
@@ -29,12 +29,13 @@ func (h *maxHeap) len() int { return len(h.slots) }
 // top returns the slot with the largest key; the heap must not be empty.
 func (h *maxHeap) top() int { return int(h.slots[0]) }
 
-func (h *maxHeap) push(slot int) {
+// push adds slot with its key.
+func (h *maxHeap) push(slot int, key float32) {
 	for slot >= len(h.pos) {
 		h.pos = append(h.pos, -1)
 	}
 	h.slots = append(h.slots, int32(slot))
-	h.keys = append(h.keys, h.key(int32(slot)))
+	h.keys = append(h.keys, key)
 	h.pos[slot] = int32(len(h.slots) - 1)
 	h.up(len(h.slots) - 1)
 }
@@ -55,19 +56,20 @@ func (h *maxHeap) remove(slot int) {
 	}
 }
 
-// fix restores the order after the key of slot changed.
-func (h *maxHeap) fix(slot int) {
+// fix restores the order after the key of slot changed to key.
+func (h *maxHeap) fix(slot int, key float32) {
 	i := int(h.pos[slot])
-	h.keys[i] = h.key(int32(slot))
+	h.keys[i] = key
 	h.down(i)
 	h.up(i)
 }
 
-// refresh takes every key again, after a change of all of them that keeps
-// their order (a common factor, rounded): the heap stays in order.
-func (h *maxHeap) refresh() {
+// refresh takes every key again from key, after a change of all of them
+// that keeps their order (a common factor, rounded): the heap stays in
+// order.
+func (h *maxHeap) refresh(key func(slot int32) float32) {
 	for i, s := range h.slots {
-		h.keys[i] = h.key(s)
+		h.keys[i] = key(s)
 	}
 }
 

@@ -23,7 +23,7 @@ func TestHeapKeysFollowTheWeights(t *testing.T) {
 					}
 					h := u.free
 					for k, slot := range h.slots {
-						if want := h.key(slot); h.keys[k] != want {
+						if want := u.key(slot); h.keys[k] != want {
 							t.Fatalf("step %d: slot %d keeps key %v, its weight is %v", i, slot, h.keys[k], want)
 						}
 						if k > 0 && h.keys[(k-1)/2] < h.keys[k] {

@@ -451,9 +451,10 @@ func TestLoadInvalidFields(t *testing.T) {
 	}
 	// Two entries of the BOGD heap whose swap breaks its order.
 	heapSwap := func() (int, int) {
-		h := mustLoad(t, models["bogd"]).b.rule.(*uniform).free
+		u := mustLoad(t, models["bogd"]).b.rule.(*uniform)
+		h := u.free
 		for k := 1; k < h.len(); k++ {
-			if h.key(h.slots[(k-1)/2]) > h.key(h.slots[k]) {
+			if u.key(h.slots[(k-1)/2]) > u.key(h.slots[k]) {
 				return (k - 1) / 2, k
 			}
 		}

@@ -112,10 +112,10 @@ func (l *uniform) loadState(r *reader) error {
 		if l.capped[s] {
 			return r.fail("BOGD: capped slot %d in the heap of free weights", s)
 		}
-		if k > 0 && h.key(slots[(k-1)/2]) < h.key(s) {
+		if k > 0 && l.key(slots[(k-1)/2]) < l.key(s) {
 			return r.fail("BOGD: heap order broken at position %d", k)
 		}
-		h.slots, h.keys = append(h.slots, s), append(h.keys, h.key(s))
+		h.slots, h.keys = append(h.slots, s), append(h.keys, l.key(s))
 		h.pos[s] = int32(k)
 	}
 	return nil

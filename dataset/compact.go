@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"math"
+	"slices"
 
 	"github.com/bogd-project/bogd/simd"
 )
@@ -129,13 +130,19 @@ func newDenseRows(d *Dataset) denseRows {
 	return r
 }
 
+// rowTo writes every feature and keeps the non-zero ones: no branch per
+// feature (a pass decodes every row it learns).
 func (r denseRows) rowTo(i int, idx []int32, val []float32) ([]int32, []float32) {
-	for j, v := range r.val[i*r.dim : (i+1)*r.dim] {
+	row := r.val[i*r.dim : (i+1)*r.dim]
+	n := len(idx)
+	idx, val = slices.Grow(idx, len(row))[:n+len(row)], slices.Grow(val, len(row))[:n+len(row)]
+	for j, v := range row {
+		idx[n], val[n] = int32(j), v
 		if v != 0 {
-			idx, val = append(idx, int32(j)), append(val, v)
+			n++
 		}
 	}
-	return idx, val
+	return idx[:n], val[:n]
 }
 
 func (r denseRows) nnz(i int) int {
@@ -183,14 +190,18 @@ func newSparseRows[I uint8 | uint16 | int32](d *Dataset, ones bool) *sparseRows[
 
 func (r *sparseRows[I]) rowTo(i int, idx []int32, val []float32) ([]int32, []float32) {
 	a, b := r.ptr[i], r.ptr[i+1]
-	for _, j := range r.idx[a:b] {
-		idx = append(idx, int32(j))
+	n, m := len(idx), int(b-a)
+	idx = slices.Grow(idx, m)[:n+m]
+	for k, j := range r.idx[a:b] {
+		idx[n+k] = int32(j)
 	}
 	if r.val != nil {
 		return idx, append(val, r.val[a:b]...)
 	}
-	for range b - a {
-		val = append(val, 1)
+	n = len(val)
+	val = slices.Grow(val, m)[:n+m]
+	for k := range m {
+		val[n+k] = 1
 	}
 	return idx, val
 }

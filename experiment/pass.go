@@ -71,8 +71,10 @@ func (r Result) Metric(rows int, t task.Task) float64 {
 // non-zeros valuesAhead rows before it, when the offsets those need have
 // arrived (BenchmarkPass measures the distances).
 type lookahead interface {
-	prefetchBounds(row int)
-	prefetchValues(row int)
+	// prefetch asks for the label and offsets of row bounds and the
+	// non-zeros of row values (rows out of range: nothing), in one call
+	// per step.
+	prefetch(bounds, values int)
 }
 
 const boundsAhead, valuesAhead = 16, 8
@@ -103,12 +105,14 @@ func Pass(ctx context.Context, l Online, order []int, at []int) (Result, error) 
 			return Result{}, ctx.Err()
 		}
 		if ahead != nil {
+			bounds, values := -1, -1
 			if j := i + boundsAhead; j < len(order) {
-				ahead.prefetchBounds(order[j])
+				bounds = order[j]
 			}
 			if j := i + valuesAhead; j < len(order) {
-				ahead.prefetchValues(order[j])
+				values = order[j]
 			}
+			ahead.prefetch(bounds, values)
 		}
 		loss, err := l.Step(row)
 		if err != nil {
@@ -169,8 +173,10 @@ func (b *bound) Step(row int) (Loss, error) {
 	return Loss{Mistake: step.Mistake}, nil
 }
 
-func (b *bound) prefetchBounds(row int) { b.data.PrefetchBounds(row) }
-func (b *bound) prefetchValues(row int) { b.data.PrefetchValues(row) }
+func (b *bound) prefetch(bounds, values int) {
+	b.data.PrefetchBounds(bounds)
+	b.data.PrefetchValues(values)
+}
 
 // Permutation returns run r's random order of n rows: a pure function of
 // (seed, r), so that any run can be repeated alone. Stored results depend
