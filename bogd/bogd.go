@@ -106,7 +106,8 @@ func (l *uniform) project() {
 	if l.cfg.Projection == RescaleAll {
 		largest := l.group
 		if l.free.len() > 0 {
-			largest = max(largest, l.alpha(l.free.top()))
+			_, key := l.free.top()
+			largest = max(largest, l.alpha(key))
 		}
 		if largest > limit {
 			l.scaleAll(limit / largest)
@@ -118,10 +119,10 @@ func (l *uniform) project() {
 	}
 	l.group = min(l.group, limit)
 	for l.free.len() > 0 {
-		i := l.free.top()
+		i, key := l.free.top()
 		// The tolerance stops the loop at a weight clipped in place below,
 		// whose float32 division may land a hair above the cap.
-		if l.alpha(i) <= limit*(1+1e-6) {
+		if l.alpha(key) <= limit*(1+1e-6) {
 			break
 		}
 		if l.group == limit {
@@ -138,8 +139,10 @@ func (l *uniform) project() {
 	}
 }
 
-// alpha returns the weight (without sign) of free support vector i.
-func (l *uniform) alpha(i int) float64 { return l.weight(i) }
+// alpha returns the weight (without sign) of a free support vector whose
+// key in the heap is key: base.weight's, as the key is its stored weight's
+// magnitude.
+func (l *uniform) alpha(key float32) float64 { return l.scale * float64(key) }
 
 // join moves slot i from the free weight columns to the group columns
 // (capped in BOGD, the equal-weight group in BOGD++), where it holds its

@@ -26,8 +26,9 @@ func newMaxHeap(capacity int) *maxHeap {
 
 func (h *maxHeap) len() int { return len(h.slots) }
 
-// top returns the slot with the largest key; the heap must not be empty.
-func (h *maxHeap) top() int { return int(h.slots[0]) }
+// top returns the slot with the largest key and the key; the heap must not
+// be empty.
+func (h *maxHeap) top() (slot int, key float32) { return int(h.slots[0]), h.keys[0] }
 
 // push adds slot with its key.
 func (h *maxHeap) push(slot int, key float32) {
@@ -47,7 +48,8 @@ func (h *maxHeap) remove(slot int) {
 		return
 	}
 	last := len(h.slots) - 1
-	h.swap(i, last)
+	h.slots[i], h.keys[i] = h.slots[last], h.keys[last]
+	h.pos[h.slots[i]] = int32(i)
 	h.slots, h.keys = h.slots[:last], h.keys[:last]
 	h.pos[slot] = -1
 	if i < last {
@@ -84,36 +86,45 @@ func (h *maxHeap) rename(from, to int) {
 	h.pos[to], h.pos[from] = i, -1
 }
 
+// up moves the entry at i towards the root past every parent of a
+// smaller key, carrying it in a hole rather than swapping at each level.
 func (h *maxHeap) up(i int) {
+	slots, keys, pos := h.slots, h.keys, h.pos
+	s, k := slots[i], keys[i]
 	for i > 0 {
 		parent := (i - 1) / 2
-		if h.keys[parent] >= h.keys[i] {
-			return
+		if keys[parent] >= k {
+			break
 		}
-		h.swap(i, parent)
+		slots[i], keys[i] = slots[parent], keys[parent]
+		pos[slots[i]] = int32(i)
 		i = parent
 	}
+	slots[i], keys[i] = s, k
+	pos[s] = int32(i)
 }
 
+// down moves the entry at i towards the leaves past every child of a
+// larger key, the larger child first (the left one on ties).
 func (h *maxHeap) down(i int) {
-	n := len(h.slots)
+	slots, keys, pos := h.slots, h.keys, h.pos
+	n := len(slots)
+	s, k := slots[i], keys[i]
 	for {
-		largest := i
-		for _, c := range [2]int{2*i + 1, 2*i + 2} {
-			if c < n && h.keys[c] > h.keys[largest] {
-				largest = c
-			}
+		c := 2*i + 1
+		if c >= n {
+			break
 		}
-		if largest == i {
-			return
+		if r := c + 1; r < n && keys[r] > keys[c] {
+			c = r
 		}
-		h.swap(i, largest)
-		i = largest
+		if !(keys[c] > k) {
+			break
+		}
+		slots[i], keys[i] = slots[c], keys[c]
+		pos[slots[i]] = int32(i)
+		i = c
 	}
-}
-
-func (h *maxHeap) swap(i, j int) {
-	h.slots[i], h.slots[j] = h.slots[j], h.slots[i]
-	h.keys[i], h.keys[j] = h.keys[j], h.keys[i]
-	h.pos[h.slots[i]], h.pos[h.slots[j]] = int32(i), int32(j)
+	slots[i], keys[i] = s, k
+	pos[s] = int32(i)
 }
