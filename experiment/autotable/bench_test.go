@@ -2,6 +2,7 @@ package autotable
 
 import (
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -12,9 +13,8 @@ import (
 	"github.com/bogd-project/bogd/task"
 )
 
-// codrnaPath is the paper's codrna (271,617 rows, 8 features) beside the
-// repository.
-const codrnaPath = "../../../shared/datasets/codrna.svm.gz"
+// sharedDir is the shared datasets directory beside the repository.
+const sharedDir = "../../../shared/datasets"
 
 // a9aShaped draws a data set of a9a's shape (UCI Adult as LIBSVM ships it:
 // 32,561 rows, 123 binary features, 14 set in every row, 24% positive),
@@ -48,8 +48,9 @@ func a9aShaped() *dataset.Dataset {
 // BenchmarkAutoCost measures the cost of one auto pass at budget 100
 // against FOGD's and BOGD++'s at the same budget, with the defaults the
 // table runs (features scaled by MaxAbs, σ the median distance), over one
-// permutation of codrna (when it is beside the repository) and of
-// a9a-shaped data. The three passes advance side by side, a block of rows
+// permutation of a9a-shaped data and, when the shared datasets are beside
+// the repository, of codrna, and (for context: the target is the binary
+// sets') of letter (26 classes) and cadata (regression). The three passes advance side by side, a block of rows
 // each in turn, and each block's CPU time (the thread's, so that other
 // processes on a shared machine do not count) is charged to its learner:
 // the ratios (auto/fogd, auto/bogd++; the target is at most 3)
@@ -57,10 +58,18 @@ func a9aShaped() *dataset.Dataset {
 // blocks' ratios are reported beside the ratios of the totals.
 func BenchmarkAutoCost(b *testing.B) {
 	sets := []*dataset.Dataset{a9aShaped()}
-	if d, err := dataset.ReadFile(codrnaPath, dataset.Options{}); err == nil {
-		sets = append([]*dataset.Dataset{d}, sets...)
-	} else {
-		b.Logf("%s not found: a9a-shaped data only", codrnaPath)
+	shared, err := Lookup([]string{"codrna", "letter", "cadata"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, d := range shared {
+		raw, err := dataset.ReadFile(filepath.Join(sharedDir, d.File), dataset.Options{Task: d.Task})
+		if err != nil {
+			b.Logf("%s not found (%v): a9a-shaped data only", d.Name, err)
+			break
+		}
+		raw.Name = d.Name
+		sets = append(sets, raw)
 	}
 	algos := []bogd.Algorithm{bogd.Auto, bogd.FOGD, bogd.BOGDpp}
 	for _, raw := range sets {
@@ -77,7 +86,7 @@ func BenchmarkAutoCost(b *testing.B) {
 			for b.Loop() {
 				learners := make([]experiment.Online, len(algos))
 				for i, a := range algos {
-					l, err := bogd.New(a, bogd.Config{Dim: d.Dim, Budget: 100, Sigma: sigma, Seed: 1})
+					l, err := bogd.New(a, bogd.Config{Dim: d.Dim, Budget: 100, Sigma: sigma, Seed: 1, Task: d.Task, Classes: d.Classes})
 					if err != nil {
 						b.Fatal(err)
 					}
