@@ -32,8 +32,9 @@ type raker struct {
 	feat   *engine.Features
 	steps  []float64
 	theta  [][][]float64 // expert, output, feature
-	loss   []float64
-	n      int
+	loss    []float64
+	retired []bool
+	n       int
 	counts []float64 // classification: examples per class (binary: −1, +1)
 	mean   float64
 	spread float64
@@ -54,6 +55,7 @@ func newRaker(cfg Config) *raker {
 		}
 	}
 	r.loss = make([]float64, experts+1)
+	r.retired = make([]bool, experts)
 	if cfg.Task != task.Regression {
 		r.counts = make([]float64, max(r.k, 2))
 	}
@@ -85,9 +87,10 @@ func dot(a, b []float64) float64 {
 	return s
 }
 
-// weights are Eq. (11)'s normalised exp(−ηₜ·L_e), with the anytime rate.
-func (r *raker) weights() []float64 {
-	p := make([]float64, len(r.loss))
+// weights are Eq. (11)'s normalised exp(−ηₜ·L_e) over the working experts,
+// with the anytime rate, and their exponents relative to the best's.
+func (r *raker) weights() (p, exponent []float64) {
+	p, exponent = make([]float64, len(r.loss)), make([]float64, len(r.loss))
 	rate := 0.0
 	if r.n > 0 {
 		rate = math.Sqrt(8 * math.Log(float64(len(p))) / float64(r.n))
@@ -95,19 +98,28 @@ func (r *raker) weights() []float64 {
 	if r.cfg.Task == task.Regression && r.n > 1 {
 		rate /= r.spread / float64(r.n-1)
 	}
-	least := slices.Min(r.loss)
+	least := math.Inf(1)
+	for e, l := range r.loss {
+		if e == len(r.retired) || !r.retired[e] {
+			least = min(least, l)
+		}
+	}
 	var sum float64
 	for e, l := range r.loss {
-		p[e] = 1
-		if l > least {
-			p[e] = math.Exp(-rate * (l - least))
+		exponent[e] = -rate * (l - least)
+		if l == least {
+			exponent[e] = 0
 		}
+		if e < len(r.retired) && r.retired[e] {
+			exponent[e] = math.Inf(-1)
+		}
+		p[e] = math.Exp(exponent[e])
 		sum += p[e]
 	}
 	for e := range p {
 		p[e] /= sum
 	}
-	return p
+	return p, exponent
 }
 
 // twinStep is what the twin computed for one example: the experts' scores
@@ -119,8 +131,10 @@ type twinStep struct {
 
 // observe predicts and learns (x, y). decide(e, margin) gives the
 // branch of expert e's update: the twin's own (margin < 1) unless the
-// caller overrides it where float32 rounding could flip it.
-func (r *raker) observe(x []float64, y float64, decide func(e int, margin float64) bool) twinStep {
+// caller overrides it where float32 rounding could flip it; retire(e,
+// exponent) whether a working expert retires (the exponent of its weight
+// below autoRetire), as the learner decided it.
+func (r *raker) observe(x []float64, y float64, decide func(e int, margin float64) bool, retire func(e int, exponent float64) bool) twinStep {
 	experts := len(r.theta)
 	zs := make([][]float64, autoLevels)
 	for k := range zs {
@@ -132,6 +146,9 @@ func (r *raker) observe(x []float64, y float64, decide func(e int, margin float6
 	for e := range experts {
 		z := zs[e/len(r.steps)]
 		st.f[e] = make([]float64, r.k)
+		if r.retired[e] {
+			continue
+		}
 		for c := range r.k {
 			st.f[e][c] = dot(r.theta[e][c], z)
 		}
@@ -155,7 +172,11 @@ func (r *raker) observe(x []float64, y float64, decide func(e int, margin float6
 	default:
 		values[experts] = r.mean
 	}
-	for e, p := range r.weights() {
+	p, exponent := r.weights()
+	for e, p := range p {
+		if p == 0 {
+			continue
+		}
 		switch r.cfg.Task {
 		case task.Binary:
 			st.mix[0] += p * float64(votes[e])
@@ -171,6 +192,12 @@ func (r *raker) observe(x []float64, y float64, decide func(e int, margin float6
 		class, _ = slices.BinarySearch(r.cfg.Classes, int(y))
 	}
 	for e := range experts {
+		if !r.retired[e] && retire(e, exponent[e]) {
+			r.retired[e] = true
+		}
+		if r.retired[e] {
+			continue
+		}
 		z, eta := zs[e/len(r.steps)], r.steps[e%len(r.steps)]
 		axpy := func(c int, a float64) {
 			for j := range z {
@@ -229,7 +256,7 @@ func (r *raker) observe(x []float64, y float64, decide func(e int, margin float6
 // an expert's float32 margin is within rounding of the hinge's threshold 1
 // the twin takes the learner's branch (they are counted, and must be rare).
 func TestAutoMatchesRaker(t *testing.T) {
-	streams := map[task.Task]taskStream{task.Binary: binaryStream(300, 3, 3), task.Multiclass: multiStream(300, 3, 1), task.Regression: regressionStream(300, 3, 2)}
+	streams := map[task.Task]taskStream{task.Binary: binaryStream(1500, 3, 3), task.Multiclass: multiStream(500, 3, 1), task.Regression: regressionStream(300, 3, 2)}
 	for _, tk := range []task.Task{task.Binary, task.Multiclass, task.Regression} {
 		t.Run(tk.String(), func(t *testing.T) {
 			s := streams[tk]
@@ -237,13 +264,13 @@ func TestAutoMatchesRaker(t *testing.T) {
 			cfg := l.Config() // the defaults filled in
 			a := l.b.rule.(*auto)
 			twin := newRaker(cfg)
-			near, updates, mixed := 0, 0, 0
+			near, updates, mixed, retired := 0, 0, 0, 0
 			for i, x := range s.xs {
 				xf := make([]float64, s.dim)
 				for j, v := range x.Dense {
 					xf[j] = float64(v)
 				}
-				if best := slices.Max(twin.weights()); best > 2.0/float64(len(twin.loss)) && best < 0.9 {
+				if w, _ := twin.weights(); slices.Max(w) > 2.0/float64(len(w)) && slices.Max(w) < 0.9 {
 					mixed++
 				}
 				got, err := l.Learn(x, s.labels[i])
@@ -278,8 +305,19 @@ func TestAutoMatchesRaker(t *testing.T) {
 					}
 					updates++
 					return margin < 1
+				}, func(e int, exponent float64) bool {
+					if a.retired[e] != (exponent < autoRetire) && math.Abs(exponent-autoRetire) > 1e-3 {
+						t.Fatalf("step %d: expert %d retired %v, its exponent %v", i, e, a.retired[e], exponent)
+					}
+					if a.retired[e] {
+						retired++
+					}
+					return a.retired[e]
 				})
 				for e, fe := range want.f {
+					if twin.retired[e] {
+						continue // not evaluated
+					}
 					for c, v := range fe {
 						if g := float64(a.own.f[e*a.outputs+c]); math.Abs(g-v) > tol(e) {
 							t.Fatalf("step %d: expert %d's score %d = %.9g, twin %.9g", i, e, c, g, v)
@@ -309,6 +347,9 @@ func TestAutoMatchesRaker(t *testing.T) {
 			}
 			if tk != task.Regression && (near > 5 || updates < 1000) {
 				t.Fatalf("%d hinge updates, %d margins within rounding of 1", updates, near)
+			}
+			if retired == 0 {
+				t.Fatalf("no expert retired: the retirement is not exercised")
 			}
 			if mixed < 20 {
 				t.Fatalf("on %d steps only the weights were neither uniform nor on one expert: the combination is not exercised", mixed)
@@ -386,8 +427,9 @@ func TestAutoFollowsTrivial(t *testing.T) {
 			}
 		}
 		a := l.b.rule.(*auto)
-		p := make([]float64, a.experts+1)
-		a.weights(p, make([]float32, len(p)))
+		s := a.newScratch()
+		a.weights(&s)
+		p := s.p
 		if loss > 1.05*trivial || p[a.experts] < 0.2 {
 			t.Errorf("%v: loss %.4g, trivial predictor's %.4g; its weight %.3g", tk, loss, trivial, p[a.experts])
 		}
@@ -457,7 +499,7 @@ func TestAutoLoadInvalidState(t *testing.T) {
 		if tk == task.Regression {
 			s = regressionStream(50, 2, 4)
 		}
-		l := mustNew(t, Auto, Config{Dim: 2, Budget: 4, Sigma: 1, Task: tk})
+		l := mustNew(t, Auto, Config{Dim: 2, Budget: 4, Features: 8, Sigma: 1, Task: tk})
 		for i, x := range s.xs {
 			if _, err := l.Learn(x, s.labels[i]); err != nil {
 				t.Fatal(err)
@@ -467,7 +509,8 @@ func TestAutoLoadInvalidState(t *testing.T) {
 		a := l.b.rule.(*auto)
 		state := len(data) - binrec.TrailerSize - len(a.appendState(nil))
 		losses := state + 8
-		after := losses + 8*len(a.loss) // the counts, or the mean and spread
+		flags := losses + 8*len(a.loss)
+		after := flags + len(a.retired) // the counts, or the mean and spread
 		weights := after + 8*max(len(a.counts), 2)
 		putF := func(off int, v float64) func([]byte) {
 			return func(d []byte) { le.PutUint64(d[off:], math.Float64bits(v)) }
@@ -484,6 +527,7 @@ func TestAutoLoadInvalidState(t *testing.T) {
 			}},
 			{"infinite weight", "is +Inf", func(d []byte) { le.PutUint32(d[weights:], math.Float32bits(float32(math.Inf(1)))) }},
 			{"cut short", "weights need", nil},
+			{"retired flag", "auto retired flag is 2", func(d []byte) { d[flags] = 2 }},
 		}
 		if tk == task.Regression {
 			cases = append(cases, struct {

@@ -102,7 +102,7 @@ type Config struct {
 //	Gamma      10
 //	C          1
 //	Rank       0.2·Budget, rounded, at least 1
-//	Features   4·Budget; 15·Budget in regression; Auto autoFeatures(Budget)
+//	Features   4·Budget; 15·Budget in regression (not Auto's)
 //	Task       t; Auto: Multiclass when Classes are given, else Binary
 //	Projection ClipEach
 //	Storage    engine.AutoStorage
