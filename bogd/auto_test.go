@@ -27,17 +27,17 @@ func randomFeatures(a Algorithm) bool { return a == FOGD || a == Auto }
 // directly, cos and sin of 2ᵏ·uⱼᵀx in float64 (the learner derives them by
 // double angles in float32), normalised by 1/√D.
 type raker struct {
-	cfg    Config
-	k      int // outputs
-	feat   *engine.Features
-	steps  []float64
-	theta  [][][]float64 // expert, output, feature
+	cfg     Config
+	k       int // outputs
+	feat    *engine.Features
+	steps   []float64
+	theta   [][][]float64 // expert, output, feature
 	loss    []float64
 	retired []bool
 	n       int
-	counts []float64 // classification: examples per class (binary: −1, +1)
-	mean   float64
-	spread float64
+	counts  []float64 // classification: examples per class (binary: −1, +1)
+	mean    float64
+	spread  float64
 }
 
 func newRaker(cfg Config) *raker {
