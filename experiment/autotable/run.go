@@ -222,6 +222,10 @@ func Run(ctx context.Context, o *Options) (*Table, error) {
 		return nil, err
 	}
 	tab := &Table{Budget: o.Budget, Runs: o.Runs, SelectRuns: o.SelectRuns, Passes: len(selectJobs) + len(reportJobs)}
+	for _, j := range append(selectJobs, reportJobs...) {
+		rec, _ := st.Get(j.Key) // every one is there: the runs completed
+		tab.PassSeconds += rec.Seconds
+	}
 	for _, p := range sets {
 		row, err := o.row(ctx, p, sels, st.ResultSet)
 		if err != nil {

@@ -59,16 +59,12 @@ func run(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	start := time.Now()
 	tab, err := autotable.Run(ctx, o)
 	if err != nil {
 		return err
 	}
 	line := "go run ./experiment/autotable/cmd/autotable " + strings.Join(args, " ")
-	return autotable.WriteReport(*out, tab, autotable.Meta{
-		CommandLine: strings.TrimSpace(line), Results: filepath.Base(results), Seconds: time.Since(start).Seconds(),
-		Passes: tab.Passes, Workers: *workers,
-	})
+	return autotable.WriteReport(*out, tab, autotable.Meta{CommandLine: strings.TrimSpace(line), Results: filepath.Base(results), Workers: *workers})
 }
 
 // progress logs each phase and every tenth of its jobs.
