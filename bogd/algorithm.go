@@ -44,11 +44,11 @@ const (
 	// budget sets D (Config.Features); it keeps no support vectors.
 	FOGD
 	// Auto is the learner with nothing to tune: random-feature models of
-	// six kernel widths around Config.Sigma and four step sizes each, and
-	// the trivial predictor, combined by exponential weights (Raker, Shen,
-	// Chen, Giannakis, JMLR 2019; OMKC's vote in classification). Its
-	// budget sets the number of random features (Config.Features); it
-	// keeps no support vectors.
+	// six Gaussian kernel widths around Config.Sigma and a linear model,
+	// four step sizes each, and the trivial predictor, combined by
+	// exponential weights (Raker, Shen, Chen, Giannakis, JMLR 2019; OMKC's
+	// vote in classification). Its budget sets the number of random
+	// features (Config.Features); it keeps no support vectors.
 	Auto
 	numAlgorithms
 )

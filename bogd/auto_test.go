@@ -22,13 +22,15 @@ func randomFeatures(a Algorithm) bool { return a == FOGD || a == Auto }
 
 // raker is the float64 twin of Auto's rule as auto.go states it: Raker's
 // Eqs. (10) and (11) (Shen, Chen, Giannakis, JMLR 2019) over (width, step)
-// experts and the trivial predictor, with the anytime Hedge rate and
-// OMKC's vote in classification. Each width's features are computed
-// directly, cos and sin of 2ᵏ·uⱼᵀx in float64 (the learner derives them by
-// double angles in float32), normalised by 1/√D.
+// Gaussian experts, linear experts (one per step) and the trivial
+// predictor, with the anytime Hedge rate and OMKC's vote in
+// classification. Each width's features are computed directly, cos and
+// sin of 2ᵏ·uⱼᵀx in float64 (the learner derives them by double angles in
+// float32), normalised by 1/√D; the linear experts' are (x, 1)/‖(x, 1)‖.
 type raker struct {
 	cfg     Config
 	k       int // outputs
+	kernels int // Gaussian experts, the linear ones after them
 	feat    *engine.Features
 	steps   []float64
 	theta   [][][]float64 // expert, output, feature
@@ -46,12 +48,16 @@ func newRaker(cfg Config) *raker {
 		panic(err)
 	}
 	r := &raker{cfg: cfg, k: outputsOf(cfg), feat: feat, steps: autoSteps[cfg.Task]}
-	experts := autoLevels * len(r.steps)
+	r.kernels = autoLevels * len(r.steps)
+	experts := r.kernels + len(r.steps)
 	r.theta = make([][][]float64, experts)
 	for e := range r.theta {
 		r.theta[e] = make([][]float64, r.k)
 		for c := range r.theta[e] {
 			r.theta[e][c] = make([]float64, 2*cfg.Features)
+			if e >= r.kernels {
+				r.theta[e][c] = make([]float64, cfg.Dim+1)
+			}
 		}
 	}
 	r.loss = make([]float64, experts+1)
@@ -140,11 +146,22 @@ func (r *raker) observe(x []float64, y float64, decide func(e int, margin float6
 	for k := range zs {
 		zs[k] = r.features(x, k)
 	}
+	lin := append(slices.Clone(x), 1)
+	norm := math.Sqrt(dot(lin, lin))
+	for j := range lin {
+		lin[j] /= norm
+	}
+	featuresOf := func(e int) []float64 {
+		if e >= r.kernels {
+			return lin
+		}
+		return zs[e/len(r.steps)]
+	}
 	st := twinStep{f: make([][]float64, experts), mix: make([]float64, r.k)}
 	votes := make([]int, experts+1)
 	values := make([]float64, experts+1)
 	for e := range experts {
-		z := zs[e/len(r.steps)]
+		z := featuresOf(e)
 		st.f[e] = make([]float64, r.k)
 		if r.retired[e] {
 			continue
@@ -198,7 +215,7 @@ func (r *raker) observe(x []float64, y float64, decide func(e int, margin float6
 		if r.retired[e] {
 			continue
 		}
-		z, eta := zs[e/len(r.steps)], r.steps[e%len(r.steps)]
+		z, eta := featuresOf(e), r.steps[e%len(r.steps)]
 		axpy := func(c int, a float64) {
 			for j := range z {
 				r.theta[e][c][j] += a * z[j]
@@ -528,6 +545,9 @@ func TestAutoLoadInvalidState(t *testing.T) {
 			{"infinite weight", "is +Inf", func(d []byte) { le.PutUint32(d[weights:], math.Float32bits(float32(math.Inf(1)))) }},
 			{"cut short", "weights need", nil},
 			{"retired flag", "auto retired flag is 2", func(d []byte) { d[flags] = 2 }},
+			{"linear weight", "linear weight 1 is NaN", func(d []byte) {
+				le.PutUint32(d[weights+4*len(a.w)+4:], math.Float32bits(float32(math.NaN())))
+			}},
 		}
 		if tk == task.Regression {
 			cases = append(cases, struct {
@@ -575,5 +595,40 @@ func BenchmarkAutoStep(b *testing.B) {
 				l.observe(s.xs[k], s.labels[k])
 			}
 		})
+	}
+}
+
+// TestAutoSparseInput: an example given sparse or dense is learnt alike
+// (the linear experts sum its non-zeros, or all of it with simd.Dot), to
+// float32 rounding.
+func TestAutoSparseInput(t *testing.T) {
+	for _, tk := range []task.Task{task.Binary, task.Multiclass, task.Regression} {
+		s := map[task.Task]taskStream{task.Binary: binaryStream(400, 5, 3), task.Multiclass: multiStream(400, 5, 1), task.Regression: regressionStream(400, 5, 2)}[tk]
+		cfg := taskConfig(tk, s.dim, 10, 3)
+		dense, sparse := mustNew(t, Auto, cfg), mustNew(t, Auto, cfg)
+		for i, x := range s.xs {
+			var idx []int32
+			var val []float32
+			for j, v := range x.Dense {
+				if v != 0 && j%2 == 0 { // half the features zero
+					idx, val = append(idx, int32(j)), append(val, v)
+				}
+			}
+			half := make([]float32, s.dim)
+			for k, j := range idx {
+				half[j] = val[k]
+			}
+			a, err := dense.Learn(engine.Dense(half), s.labels[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := sparse.Learn(engine.Sparse(idx, val), s.labels[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Label != b.Label && tk != task.Regression || math.Abs(a.Score-b.Score) > 1e-4*(1+math.Abs(a.Score)) {
+				t.Fatalf("%v step %d: dense %+v, sparse %+v", tk, i, a.Prediction, b.Prediction)
+			}
+		}
 	}
 }

@@ -21,10 +21,10 @@
 //   - BSGDMerge, budgeted stochastic gradient descent with merging (Wang,
 //     Crammer, Vucetic, JMLR 2012); every task.
 //   - Auto, the learner with nothing to tune: random-feature models of six
-//     kernel widths around Config.Sigma and four step sizes each, and the
-//     trivial predictor, combined online by exponential weights (Raker,
-//     Shen, Chen, Giannakis, JMLR 2019; OMKC's vote in classification);
-//     every task.
+//     Gaussian kernel widths around Config.Sigma and a linear model, four
+//     step sizes each, and the trivial predictor, combined online by
+//     exponential weights (Raker, Shen, Chen, Giannakis, JMLR 2019; OMKC's
+//     vote in classification); every task.
 //
 // New makes a Learner of any algorithm and task from a Config (Defaults
 // shows what zero fields become); Learn predicts an example and then learns
@@ -71,8 +71,9 @@
 //	         each (−1: none); then, with Calibrate, the calibration: A and
 //	         its AdaGrad sum, then each B and its sum (float64)
 //	state    the algorithm's own state (state.go documents each; Auto's
-//	         is in auto.go: the examples learnt, the experts' losses, the
-//	         trivial predictor's counts or mean, the experts' weights)
+//	         is in auto.go: the examples learnt, the experts' losses and
+//	         retirements, the trivial predictor's counts or mean, the
+//	         experts' weights)
 //	trailer  CRC-32C (Castagnoli) uint32 of every byte before it
 //
 // Versions 1 and 2 held binary learners only: no task fields and no
