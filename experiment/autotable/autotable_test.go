@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/experiment"
 	"github.com/bogd-project/bogd/task"
@@ -231,5 +232,30 @@ func TestRun(t *testing.T) {
 	var r Row
 	if err := json.Unmarshal([]byte(strings.SplitN(string(rows), "\n", 2)[0]), &r); err != nil || r.Dataset != "bin" {
 		t.Errorf("rows file: %v, %+v", err, r)
+	}
+}
+
+// TestExtensionLocal: a selection on an edge gets the next value past it
+// (η, γ, C ten times, σ twice; λ only upwards), again from the new edge;
+// an interior selection is no edge.
+func TestExtensionLocal(t *testing.T) {
+	x := newExtension(experiment.Grid{Eta: []float64{0.02, 0.2}, AbsLambda: []float64{1e-5, 1e-3}, LambdaT2: []float64{1}, Gamma: []float64{1, 10}, C: []float64{1}, Sigma: []float64{0.5, 1, 2}})
+	g, edge := x.local(experiment.Params{Eta: 0.2, AbsLambda: 1e-5, Gamma: 10, Sigma: 1}, bogd.BOGD, task.Binary)
+	if !edge || !slices.Equal(g.Eta, []float64{0.2, 2}) || !slices.Equal(g.AbsLambda, []float64{1e-5}) || !slices.Equal(g.Gamma, []float64{10, 100}) || !slices.Equal(g.Sigma, []float64{1}) {
+		t.Errorf("first: %v %+v", edge, g)
+	}
+	g, edge = x.local(experiment.Params{Eta: 2, AbsLambda: 1e-3, Gamma: 10, Sigma: 0.5}, bogd.BOGD, task.Binary)
+	if !edge || !slices.Equal(g.Eta, []float64{2, 20}) || !slices.Equal(g.AbsLambda, []float64{1e-3, 1e-2}) || !slices.Equal(g.Gamma, []float64{10}) || !slices.Equal(g.Sigma, []float64{0.5, 0.25}) {
+		t.Errorf("second: %v %+v", edge, g)
+	}
+	if !slices.Equal(x.extended, []string{"η", "γ", "λ", "σ"}) {
+		t.Errorf("extended %v", x.extended)
+	}
+	// BPA-S reads C only: one value is no edge, η is not its parameter.
+	if g, edge := newExtension(x.grid).local(experiment.Params{C: 1, Sigma: 1}, bogd.BPAS, task.Binary); edge || len(g.Eta) != 0 {
+		t.Errorf("BPA-S: %v %+v", edge, g)
+	}
+	if _, edge := newExtension(experiment.Grid{LambdaT2: []float64{1}, AbsLambda: []float64{1e-5, 1e-3}, Sigma: []float64{1, 2, 4}}).local(experiment.Params{LambdaT2: 1, Sigma: 2}, bogd.BSGDMerge, task.Binary); edge {
+		t.Error("λ·T² and an interior σ made an edge")
 	}
 }

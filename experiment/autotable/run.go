@@ -206,8 +206,8 @@ func Run(ctx context.Context, o *Options) (*Table, error) {
 	if _, err := runner.Run(ctx, experiment.PhaseSelect, selectJobs); err != nil {
 		return nil, err
 	}
-	var reportJobs []experiment.Job
 	sels := map[*experiment.Plan]map[experiment.Cell]experiment.Selection{}
+	var tuned []*experiment.Plan
 	for _, p := range sets {
 		for _, plan := range append(slices.Clone(p.tuned), p.auto) {
 			s, err := plan.Selections(st.ResultSet)
@@ -215,7 +215,17 @@ func Run(ctx context.Context, o *Options) (*Table, error) {
 				return nil, err
 			}
 			sels[plan] = s
-			reportJobs = append(reportJobs, plan.ReportJobs(s)...)
+		}
+		tuned = append(tuned, p.tuned...)
+	}
+	extended, err := extend(ctx, &runner, st.ResultSet, tuned, sels)
+	if err != nil {
+		return nil, err
+	}
+	var reportJobs []experiment.Job
+	for _, p := range sets {
+		for _, plan := range append(slices.Clone(p.tuned), p.auto) {
+			reportJobs = append(reportJobs, plan.ReportJobs(sels[plan])...)
 		}
 	}
 	if _, err := runner.Run(ctx, experiment.PhaseReport, reportJobs); err != nil {
@@ -227,7 +237,7 @@ func Run(ctx context.Context, o *Options) (*Table, error) {
 		tab.PassSeconds += rec.Seconds
 	}
 	for _, p := range sets {
-		row, err := o.row(ctx, p, sels, st.ResultSet)
+		row, err := o.row(ctx, p, sels, extended, st.ResultSet)
 		if err != nil {
 			return nil, err
 		}
@@ -237,7 +247,7 @@ func Run(ctx context.Context, o *Options) (*Table, error) {
 }
 
 // row gathers the figures of one data set.
-func (o *Options) row(ctx context.Context, p *prepared, sels map[*experiment.Plan]map[experiment.Cell]experiment.Selection, rs *experiment.ResultSet) (Row, error) {
+func (o *Options) row(ctx context.Context, p *prepared, sels map[*experiment.Plan]map[experiment.Cell]experiment.Selection, extended map[*experiment.Plan]map[experiment.Cell][]string, rs *experiment.ResultSet) (Row, error) {
 	d := p.data
 	r := Row{Dataset: p.spec.Name, Note: p.spec.Note, Task: d.Task.String(), Rows: d.Len(), Dim: d.Dim, Median: p.median, Sigma: p.auto.Sigma}
 	autoRuns, err := p.auto.Reported(sels[p.auto], rs)
@@ -271,7 +281,7 @@ func (o *Options) row(ctx context.Context, p *prepared, sels map[*experiment.Pla
 			s := summarize(reported[plan][c], d)
 			best = &Tuned{
 				Algorithm: a.String(), Params: sel.Params.Describe(a, d.Task), Sigma: sel.Params.Sigma, Epsilon: plan.Epsilon,
-				Selection: sel.Mean, Metric: s.Metric, Std: s.MetricStd, Seconds: s.Seconds,
+				Selection: sel.Mean, Metric: s.Metric, Std: s.MetricStd, Seconds: s.Seconds, Extended: extended[plan][c],
 			}
 		}
 		r.Tuned = append(r.Tuned, *best)
