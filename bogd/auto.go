@@ -86,11 +86,12 @@ import (
 //     learner invariant to shifts and scales of the labels;
 //   - the classes of a multi-class task get one output each (the paper is
 //     for binary classification and regression);
-//   - a kernel expert whose weight falls below e⁻³⁰ times the best one's
-//     retires for good: it is no longer evaluated, learnt or weighed
-//     (autoRetire). On long streams most do, and they were most of the
-//     cost: after 2,500 rows of letter 7 of the 24 were working, after
-//     20,000 only 2 (the trivial predictor never retires).
+//   - an expert whose weight falls below e⁻²⁰ times the best one's retires
+//     for good: it is no longer evaluated, learnt or weighed (autoRetire;
+//     the trivial predictor never retires). On long streams most do, and
+//     they were most of the cost: of the 28 learning experts, after 2,500
+//     rows of letter 8 were working, after 20,000 rows 2; after 34,000 rows
+//     of codrna 10, after its 271,617 rows 5.
 //
 // The frequencies come from their own PCG stream of Config.Seed (as FOGD's),
 // so a loaded learner draws them again. State: the experts' float32
@@ -112,7 +113,7 @@ type auto struct {
 	// s·K + c of Dim+1 values: one per feature, then the bias.
 	lw   []float32
 	loss []float64 // the cumulative Hedge loss of every expert, the trivial predictor's last
-	// retired marks the kernel experts whose weight fell below
+	// retired marks the learning experts whose weight fell below
 	// e^autoRetire times the best one's: they are no longer evaluated,
 	// learnt or weighed.
 	retired []bool
@@ -128,11 +129,15 @@ type auto struct {
 }
 
 // autoRetire is the exponent of the weight, relative to the best expert's,
-// below which a kernel expert retires. Its deficit of loss ΔL then exceeds
-// 30/ηₜ = 30·√t/√(8·ln M): in a stationary stream the deficit grows like t
-// while that bound grows like √t, so such an expert would never weigh
-// again; it would only cost its evaluation and updates.
-const autoRetire = -30
+// below which a learning expert retires: a weight of 2·10⁻⁹, which moves
+// no vote. Its deficit of loss ΔL then exceeds 20/ηₜ = 20·√t/√(8·ln M),
+// 3.9·√t over 29 experts (12% of the examples after 1,000, 1.2% after
+// 100,000): in a stationary stream the deficit grows like t while that
+// bound grows like √t, so such an expert would not weigh again; it would
+// only cost its evaluation and updates. On the twenty data sets of
+// benchmarks/results/auto, e⁻³⁰ gave the same mistakes and MSEs but on
+// codrna (3.866% against 3.874%) at 12% more cost there.
+const autoRetire = -20
 
 // autoLevels is the number of kernel widths: σ·2ᵏ for k = autoWidest down
 // to autoWidest − autoLevels + 1.
@@ -483,7 +488,7 @@ func (l *auto) learnTrivial(s *autoScratch, t target) {
 
 // autoFeatures is Auto's default D for a budget: 4·Budget frequencies (as
 // FOGD's in classification), shared by the six widths. With the retired
-// experts skipped, a pass at budget 100 costs about 2 to 3 times FOGD's
+// experts skipped, a pass at budget 100 costs about 2 to 2.5 times FOGD's
 // and BOGD++'s on codrna and a9a-sized data (BenchmarkAutoCost); 2·Budget
 // cost 1.5 times but lost 4 points on letter.
 func autoFeatures(budget int) int { return 4 * budget }
@@ -507,7 +512,7 @@ func autoWeights(c Config) int {
 }
 
 // Auto: the examples learnt (int64), every expert's cumulative loss, the
-// trivial predictor's last (float64 each), whether each kernel expert is
+// trivial predictor's last (float64 each), whether each learning expert is
 // retired (uint8 each), the trivial predictor's counts
 // (classification: int64 per class, binary −1 then +1) or its running mean
 // and squared error (regression: float64 each), then the weights (float32,
