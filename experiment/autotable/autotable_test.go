@@ -218,6 +218,22 @@ func TestRun(t *testing.T) {
 	if a, b := fmt.Sprint(again.Rows), fmt.Sprint(tab.Rows); a != b {
 		t.Errorf("the resumed table differs:\n%s\n%s", a, b)
 	}
+	// A pass no plan holds, then pruned away: the table reads the rest.
+	f, err := os.OpenFile(o.Results, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(f, `{"dataset":"other","algorithm":"fogd","rule":2,"budget":8,"eta":9,"lambda_t2":0,"gamma":0,"stream":"select","run":0,"seed":2,"sigma":1,"rows":120,"lambda":0,"mistakes":3,"support_vectors":0,"seconds":0.1,"simd":"generic"}`)
+	f.Close()
+	if err := again.Prune(o.Results); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(o.Results); err != nil || strings.Count(string(data), "\n") != tab.Passes || strings.Contains(string(data), `"other"`) {
+		t.Errorf("pruned to %d lines (%v), the table reads %d passes", strings.Count(string(data), "\n"), err, tab.Passes)
+	}
+	if pruned, err := Run(context.Background(), o); err != nil || fmt.Sprint(pruned.Rows) != fmt.Sprint(tab.Rows) {
+		t.Errorf("after pruning: %v", err)
+	}
 	if err := WriteReport(filepath.Join(dir, "out"), tab, Meta{CommandLine: "autotable (test)", Results: "runs.jsonl", Workers: 2}); err != nil {
 		t.Fatal(err)
 	}

@@ -87,8 +87,8 @@ func (x *extension) local(p experiment.Params, a bogd.Algorithm, t task.Task) (e
 
 // extend runs the rounds of grid extension over the selections sels of
 // the cells of plans (updated in place), and returns what each cell
-// extended.
-func extend(ctx context.Context, runner *experiment.Runner, rs *experiment.ResultSet, plans []*experiment.Plan, sels map[*experiment.Plan]map[experiment.Cell]experiment.Selection) (map[*experiment.Plan]map[experiment.Cell][]string, error) {
+// extended and the jobs it ran.
+func extend(ctx context.Context, runner *experiment.Runner, rs *experiment.ResultSet, plans []*experiment.Plan, sels map[*experiment.Plan]map[experiment.Cell]experiment.Selection) (map[*experiment.Plan]map[experiment.Cell][]string, []experiment.Job, error) {
 	type cellOf struct {
 		plan *experiment.Plan
 		cell experiment.Cell
@@ -99,6 +99,7 @@ func extend(ctx context.Context, runner *experiment.Runner, rs *experiment.Resul
 			explored[cellOf{plan, c}] = newExtension(plan.Grid)
 		}
 	}
+	var all []experiment.Job
 	for range MaxExtensions {
 		var jobs []experiment.Job
 		locals := map[cellOf]*experiment.Plan{}
@@ -119,8 +120,9 @@ func extend(ctx context.Context, runner *experiment.Runner, rs *experiment.Resul
 			break
 		}
 		if _, err := runner.Run(ctx, experiment.PhaseSelect, jobs); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		all = append(all, jobs...)
 		for k, local := range locals {
 			s, missing := local.Select(k.cell, rs)
 			if missing == 0 && s.Mean < sels[k.plan][k.cell].Mean {
@@ -135,5 +137,5 @@ func extend(ctx context.Context, runner *experiment.Runner, rs *experiment.Resul
 		}
 		out[k.plan][k.cell] = x.extended
 	}
-	return out, nil
+	return out, all, nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/bogd-project/bogd/bogd"
+	"github.com/bogd-project/bogd/experiment"
 	"github.com/bogd-project/bogd/internal/atomicfile"
 	"github.com/bogd-project/bogd/task"
 )
@@ -19,6 +20,7 @@ type Table struct {
 	Passes                   int     // the stored passes the table reads
 	PassSeconds              float64 // the sum of their wall-clock times
 	Rows                     []Row
+	used                     []*experiment.Record // the stored passes the table reads
 }
 
 // Row is one data set's figures: mistake rates in percent, or MSEs of the
@@ -76,6 +78,11 @@ func (r *Row) judge() {
 	r.Within = r.Auto <= r.Limit
 	r.BeatsTrivial = r.Auto <= r.Trivial
 }
+
+// Prune rewrites the results file at path (atomically) to hold only the
+// passes the table reads, in key order: a results file that earlier grids
+// or rules added to keeps what reproduces the table.
+func (tab *Table) Prune(path string) error { return experiment.WriteRecords(path, tab.used) }
 
 // ReportName and RowsName are the files WriteReport writes.
 const (

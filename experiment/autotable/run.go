@@ -218,7 +218,7 @@ func Run(ctx context.Context, o *Options) (*Table, error) {
 		}
 		tuned = append(tuned, p.tuned...)
 	}
-	extended, err := extend(ctx, &runner, st.ResultSet, tuned, sels)
+	extended, extensionJobs, err := extend(ctx, &runner, st.ResultSet, tuned, sels)
 	if err != nil {
 		return nil, err
 	}
@@ -231,11 +231,20 @@ func Run(ctx context.Context, o *Options) (*Table, error) {
 	if _, err := runner.Run(ctx, experiment.PhaseReport, reportJobs); err != nil {
 		return nil, err
 	}
-	tab := &Table{Budget: o.Budget, Runs: o.Runs, SelectRuns: o.SelectRuns, Passes: len(selectJobs) + len(reportJobs)}
-	for _, j := range append(selectJobs, reportJobs...) {
+	tab := &Table{Budget: o.Budget, Runs: o.Runs, SelectRuns: o.SelectRuns}
+	seen := map[experiment.Key]bool{}
+	for _, j := range slices.Concat(selectJobs, extensionJobs, reportJobs) {
+		if seen[j.Key] {
+			continue // an extension repeats the point it starts from
+		}
+		seen[j.Key] = true
 		rec, _ := st.Get(j.Key) // every one is there: the runs completed
 		tab.PassSeconds += rec.Seconds
+		tab.used = append(tab.used, rec)
 	}
+	tab.Passes = len(tab.used)
+	order := o.order()
+	slices.SortFunc(tab.used, func(a, b *experiment.Record) int { return order.Compare(a.Key(), b.Key()) })
 	for _, p := range sets {
 		row, err := o.row(ctx, p, sels, extended, st.ResultSet)
 		if err != nil {

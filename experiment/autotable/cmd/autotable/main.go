@@ -41,6 +41,7 @@ func run(args []string) error {
 	selectRuns := fs.Int("select-runs", 2, "selection permutations per grid point")
 	workers := fs.Int("workers", runtime.NumCPU(), "passes run in parallel")
 	resume := fs.Bool("resume", false, "continue the results file in --out")
+	prune := fs.Bool("prune", false, "then rewrite the results file to the passes the table reads")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -62,6 +63,11 @@ func run(args []string) error {
 	tab, err := autotable.Run(ctx, o)
 	if err != nil {
 		return err
+	}
+	if *prune {
+		if err := tab.Prune(results); err != nil {
+			return err
+		}
 	}
 	line := "go run ./experiment/autotable/cmd/autotable " + strings.Join(args, " ")
 	return autotable.WriteReport(*out, tab, autotable.Meta{CommandLine: strings.TrimSpace(line), Results: filepath.Base(results), Workers: *workers})
