@@ -184,15 +184,17 @@ func TestFourierWidthsArgs(t *testing.T) {
 		{"sparse index", func() { simd.FourierWidthsSparse(make([]float32, 2*64), []int32{3}, []float32{1}, tiles, 3, 2) }, false},
 		{"sparse values", func() { simd.FourierWidthsSparse(make([]float32, 2*64), []int32{0, 1}, []float32{1}, tiles, 3, 2) }, false},
 	} {
-		func() {
-			defer func() {
-				if p := recover(); (p == nil) != c.ok {
-					t.Errorf("%s: panic %v, want ok %v", c.name, p, c.ok)
-				}
-			}()
-			c.f()
-		}()
+		if p := panicOf(c.f); (p == nil) != c.ok {
+			t.Errorf("%s: panic %v, want ok %v", c.name, p, c.ok)
+		}
 	}
+}
+
+// panicOf calls f and returns what it panicked with, or nil.
+func panicOf(f func()) (p any) {
+	defer func() { p = recover() }()
+	f()
+	return nil
 }
 
 // TestFourierWidthsMatchesFourierFeatures: level 0 is FourierFeatures bit
@@ -228,43 +230,34 @@ func TestFourierWidthsMatchesFourierFeatures(t *testing.T) {
 	})
 }
 
+// FuzzFourierWidths decodes frequencies, a query and a number of levels,
+// and checks FourierWidths on the query and FourierWidthsSparse on every
+// step-th of its features (ascending, as engine's sparse vectors), from
+// none to all, against refWidths in every implementation.
 func FuzzFourierWidths(f *testing.F) {
-	f.Add([]byte{17, 0, 8, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
-	f.Add([]byte{63, 0, 5, 0, 0xff, 0x7f, 9, 0, 0x80, 9})
-	f.Add([]byte{1, 0, 12, 0, 0, 0, 0})
+	f.Add([]byte{33, 0, 7, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 2})
+	f.Add([]byte{50, 0, 4, 0, 0xff, 0x7f, 11, 0, 0x80, 3, 6})
+	f.Add([]byte{2, 0, 11, 0, 0, 0, 0, 1})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d := &decoder{b: data}
 		n, dim := d.intn(70), fuzzDims[d.intn(len(fuzzDims))]
 		freqs, x := fuzzFourier(d, n, dim)
 		levels := 1 + d.intn(7)
-		_, tol := refWidths(padded(freqs, dim), denseIndices(dim), x, levels)
-		skew := d.intn(4)
-		implsAgree(t, tol, func(t *testing.T) []float32 {
-			return checkWidths(t, "fuzz input", freqs, denseIndices(dim), x, dim, levels, skew, false)
-		})
-	})
-}
-
-func FuzzFourierWidthsSparse(f *testing.F) {
-	f.Add([]byte{17, 0, 8, 0, 3, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
-	f.Add([]byte{40, 0, 11, 0, 9, 0, 0xff, 0x7f, 9, 0, 0x80, 9})
-	f.Add([]byte{0, 0, 0})
-	f.Fuzz(func(t *testing.T, data []byte) {
-		d := &decoder{b: data}
-		n, dim := d.intn(70), fuzzDims[d.intn(len(fuzzDims))]
-		freqs, x := fuzzFourier(d, n, dim)
-		nnz := d.intn(min(dim, 20) + 1)
-		idx := make([]int32, nnz)
-		val := make([]float32, nnz)
-		for k := range idx {
-			j := d.intn(dim) // repeats allowed: the terms add up
-			idx[k], val[k] = int32(j), x[j]
+		var idx []int32
+		var val []float32
+		for j := d.intn(dim + 1); j < dim; j += 1 + d.intn(4) {
+			idx, val = append(idx, int32(j)), append(val, x[j])
 		}
-		levels := 1 + d.intn(7)
-		_, tol := refWidths(padded(freqs, dim), idx, val, levels)
 		skew := d.intn(4)
-		implsAgree(t, tol, func(t *testing.T) []float32 {
-			return checkWidths(t, "fuzz input", freqs, idx, val, dim, levels, skew, true)
-		})
+		for _, sparse := range []bool{false, true} {
+			qi, qv := denseIndices(dim), x
+			if sparse {
+				qi, qv = idx, val
+			}
+			_, tol := refWidths(padded(freqs, dim), qi, qv, levels)
+			implsAgree(t, tol, func(t *testing.T) []float32 {
+				return checkWidths(t, fmt.Sprintf("fuzz input (sparse %v)", sparse), freqs, qi, qv, dim, levels, skew, sparse)
+			})
+		}
 	})
 }
