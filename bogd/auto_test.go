@@ -578,26 +578,6 @@ func TestAutoLoadInvalidState(t *testing.T) {
 	}
 }
 
-// BenchmarkAutoStep measures one predict-and-learn step of Auto at budget
-// 100 on codrna's shape (8 dense features) beside FOGD's and BOGD++'s, after
-// 5000 steps (the Hedge weights settled, BOGD++'s budget full).
-func BenchmarkAutoStep(b *testing.B) {
-	s := syntheticStream(20000, 8, 2)
-	for _, a := range []Algorithm{Auto, FOGD, BOGDpp} {
-		b.Run("algo="+a.String(), func(b *testing.B) {
-			l := mustNew(b, a, Config{Dim: 8, Budget: 100, Sigma: 4, Seed: 1})
-			for i := range 5000 {
-				l.observe(s.xs[i], s.labels[i])
-			}
-			b.ReportAllocs()
-			for i := 0; b.Loop(); i++ {
-				k := 5000 + i%15000
-				l.observe(s.xs[k], s.labels[k])
-			}
-		})
-	}
-}
-
 // TestAutoSparseInput: an example given sparse or dense is learnt alike
 // (the linear experts sum its non-zeros, or all of it with simd.Dot), to
 // float32 rounding.
