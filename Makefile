@@ -6,8 +6,15 @@ QEMU    ?= qemu-x86_64
 BENCH   ?= .
 COUNT   ?= 6
 FUZZTIME ?= 3s
+# The model loaders and the data reader parse files from outside: they
+# fuzz longer. FuzzLoad on the code before the load limits found a model
+# that crashed every command (an unbudgeted learner's Budget taken as a
+# slice capacity) within 1 to 7 s in 8 runs from the committed corpus;
+# 30 s is four times the slowest.
+FUZZTIME_LOADERS ?= 30s
+LOADER_FUZZERS = FuzzLoad FuzzLoadModel FuzzRead
 
-.PHONY: all build generate check-generate check-qemu test test-unit test-purego test-race test-cpus fuzz bench bench-score demo vet fmt-check clean
+.PHONY: all build generate check-generate check-qemu check-slurm test test-unit test-purego test-race test-cpus test-slurm fuzz fuzz-long bench bench-score demo vet staticcheck fmt-check load clean
 
 all: build
 
@@ -26,6 +33,11 @@ vet:
 	$(GO) vet ./...
 	$(GO) vet -tags purego ./...
 
+# staticcheck at a pinned version, built by go run on first use.
+STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
+staticcheck:
+	$(STATICCHECK) ./...
+
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
@@ -38,7 +50,7 @@ test-purego:
 
 # The race detector, on the pure-Go build (the detector does not see inside assembly).
 test-race:
-	BOGD_REQUIRE_IMPL=generic $(GO) test -race -tags purego -short ./engine/ ./bogd/ ./layout/ ./dataset/ ./cmd/...
+	BOGD_REQUIRE_IMPL=generic $(GO) test -race -tags purego -short ./engine/ ./bogd/ ./layout/ ./dataset/ ./prep/ ./eval/ ./cmd/... ./serve/...
 
 # Dispatch on CPUs without the features: the whole simd, engine and bogd
 # suites (-short) run on an emulated Haswell (AVX2, no AVX-512) and qemu64
@@ -77,11 +89,12 @@ QEMU_QUIET = { grep -v "TCG doesn't support requested feature" || true; }
 # deadline exceeded" failure when the deadline falls mid-execution
 # (golang/go#75804). Such a run, which wrote no failing input, runs once
 # more; any other failure fails.
-FUZZ_RUN = $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg
+FUZZ_RUN = $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $$t $$pkg
 fuzz:
-	@for pkg in ./simd/ ./dataset/ ./bogd/ ./engine/; do \
+	@for pkg in ./simd/ ./dataset/ ./prep/ ./bogd/ ./engine/ ./serve/ ./serve/wal/; do \
 	  for f in $$($(GO) test -list 'Fuzz.*' $$pkg | grep ^Fuzz); do \
-	    echo "fuzz $$pkg $$f"; \
+	    t=$(FUZZTIME); case " $(LOADER_FUZZERS) " in *" $$f "*) t=$(FUZZTIME_LOADERS);; esac; \
+	    echo "fuzz $$pkg $$f ($$t)"; \
 	    if ! out=$$($(FUZZ_RUN) 2>&1); then \
 	      echo "$$out"; \
 	      if ! grep -q 'context deadline exceeded' <<<"$$out" || grep -q 'Failing input written' <<<"$$out"; then exit 1; fi; \
@@ -91,7 +104,41 @@ fuzz:
 	  done; \
 	done
 
-test: check-qemu fmt-check vet test-unit test-purego test-race check-generate test-cpus fuzz
+test: check-qemu check-slurm fmt-check vet staticcheck test-unit test-purego test-race check-generate test-cpus fuzz test-slurm
+
+# A grid on a real scheduler (benchmarks/cluster/slurm_test.go): a
+# single-node Slurm with 2 CPUs started from Debian's slurm-wlm and munge
+# (configuration, state and logs in a temporary directory; the daemons
+# stopped on every exit), the `paper --quick` grid submitted with
+# benchmarks/cluster/slurm.sh as two arrays of 4 tasks and a merge, and its
+# records, report and plots compared with one process's; then a task
+# cancelled mid-run and the chain resubmitted with -r. Without Slurm it is
+# skipped loudly; BOGD_REQUIRE_SLURM=1 (set by .ci/run) makes that an
+# error. The daemons live in /usr/sbin, which a user's PATH may lack.
+SLURM_PROGRAMS = munged mungekey slurmctld slurmd sbatch scontrol scancel sinfo squeue
+SLURM_PATH = $(PATH):/usr/sbin:/sbin
+test-slurm: check-slurm
+	PATH="$(SLURM_PATH)" BOGD_SLURM_TEST=1 $(GO) test -count=1 -v -timeout 20m -run '^TestSlurm' ./benchmarks/cluster/
+
+check-slurm:
+	@missing=""; for p in $(SLURM_PROGRAMS); do PATH="$(SLURM_PATH)" command -v $$p >/dev/null || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ -n "$$BOGD_REQUIRE_SLURM" ]; then \
+	    echo "not found:$$missing, and BOGD_REQUIRE_SLURM is set: install Debian's slurm-wlm and munge (apt-get install slurm-wlm munge)"; exit 1; \
+	  fi; \
+	  echo "************************************************************************"; \
+	  echo "* not found:$$missing"; \
+	  echo "* The test on a real Slurm will be SKIPPED. Install Debian's slurm-wlm"; \
+	  echo "* and munge (apt-get install slurm-wlm munge) to run it."; \
+	  echo "************************************************************************"; \
+	fi
+
+# A longer search than make test's: every fuzz target for FUZZ_LONG (10
+# minutes) each, the loaders and the reader included. New failing inputs
+# land in testdata/fuzz/, to be fixed and committed as regressions.
+FUZZ_LONG ?= 10m
+fuzz-long:
+	$(MAKE) fuzz FUZZTIME=$(FUZZ_LONG) FUZZTIME_LOADERS=$(FUZZ_LONG)
 
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -count $(COUNT) ./...
@@ -114,3 +161,12 @@ demo:
 
 clean:
 	rm -rf bin
+
+# The server's load test (serve.BenchmarkLoad): one-row /predict requests
+# from 1, 8 and 64 connections against a bare handler of the same JSON, with
+# and without learning, in interleaved rounds (about 30 s); and acknowledged
+# /learn requests per second with the file log and a memory log
+# (BenchmarkLearn, about 20 s).
+load:
+	$(GO) test -run '^$$' -bench 'BenchmarkLoad' -benchtime 1x ./serve/
+	$(GO) test -run '^$$' -bench 'BenchmarkLearn' -benchtime 1x ./serve/

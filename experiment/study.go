@@ -53,7 +53,7 @@ type Execution struct {
 	Phase    string
 	Shard    Shard
 	Workers  int
-	Results  string   // results file, appended one line per job
+	Results  string   // results file, appended one line per job (PhaseTables: read, if given)
 	Resume   bool     // continue Results if it exists; else it must not
 	Read     []string // extra read-only results files
 	Progress Progress // nil: none
@@ -102,9 +102,13 @@ func Execute(ctx context.Context, e *Execution, s Study) (stats Stats, err error
 	return stats, s.Report(rs, replace)
 }
 
-// loadInto adds the records of the read-only files and of first, if given.
+// loadInto adds the records of the read-only files and of first, if given
+// (an empty name is none: PhaseTables may read only the Read files).
 func (e *Execution) loadInto(rs *ResultSet, first ...string) error {
 	for _, p := range append(first, e.Read...) {
+		if p == "" {
+			continue
+		}
 		if _, err := rs.Load(p, e.warn); err != nil {
 			return err
 		}
@@ -224,7 +228,8 @@ func Effort(plans []*Plan, rs *ResultSet) (passes int, seconds float64, err erro
 }
 
 // LoadEach calls load for every name concurrently and collects the
-// datasets by name; the error joins those of every load.
+// datasets by name, stored compactly (Dataset.Compact): they are held for
+// the whole study. The error joins those of every load.
 func LoadEach(names []string, load func(name string) (*dataset.Dataset, error)) (map[string]*dataset.Dataset, error) {
 	out := map[string]*dataset.Dataset{}
 	var mu sync.Mutex
@@ -237,6 +242,7 @@ func LoadEach(names []string, load func(name string) (*dataset.Dataset, error)) 
 				errs[i] = err
 				return
 			}
+			d = d.Compact()
 			mu.Lock()
 			defer mu.Unlock()
 			out[name] = d

@@ -47,16 +47,84 @@ func addStudyFlags(fs *flag.FlagSet, name, report string) *studyFlags {
 		seed:       fs.Uint64("seed", 1, "seed of the reported permutations: permutation(seed, r), learnerSeed(seed, r), as `bogdbench run --seed`"),
 		selectSeed: fs.Uint64("select-seed", 1+1<<32, "seed of the selection permutations; must differ from --seed"),
 		workers:    fs.Int("workers", runtime.NumCPU(), "passes run in parallel"),
-		shard:      fs.String("shard", "", "run only slice k of n of the phase's sorted job list (k/n, 0-based; needs --phase select or report)"),
+		shard:      fs.String("shard", "", shardHelp),
 		phase:      fs.String("phase", experiment.PhaseAll, "all, select, report or tables"),
 		out:        fs.String("out", "", "directory of "+report+", the plots and the results (default: a new directory "+newRunsDir+"/[quick-]YYYYMMDD-HHMMSS)"),
-		results:    fs.String("results", "", "results file, one JSON line per job (default OUT/"+name+"-runs.jsonl); an existing one needs --resume"),
+		results:    fs.String("results", "", "results file, one JSON line per job (default OUT/"+name+"-runs.jsonl; with a shard k of n, OUT/"+name+"-PHASE-k-of-n.jsonl); an existing one needs --resume"),
 		resume:     fs.Bool("resume", false, "continue the run in --out (or --results): skip the jobs it holds, append the others, rewrite "+report+" and the plots"),
-		read:       fs.String("read", "", "comma-separated extra results files to read (never written), e.g. merged selection results"),
+		read:       fs.String("read", "", readHelp),
 		plots:      fs.Bool("plots", true, "write PNG and SVG plots"),
 		quick:      fs.Bool("quick", false, "fewer runs, a coarse grid, the smaller datasets"),
 		quickRuns:  5, quickSelect: 2,
 	}
+}
+
+// The help of --shard and --read, for the studies and tune.
+const (
+	shardHelp = "run only slice k of n of the phase's sorted job list: k/n (0-based), or auto: the task of a Slurm job array (" +
+		experiment.EnvSlurmTaskID + " of " + experiment.EnvSlurmTaskCount + ", from " + experiment.EnvSlurmTaskMin +
+		") or of a Kubernetes Indexed Job (" + experiment.EnvCompletionIdx + " of " + experiment.EnvShards + "); needs --phase select or report"
+	readHelp = "comma-separated extra results files to read (never written), e.g. the selection shards; an entry with * ? or [ is a pattern (quote it) and must match some file"
+)
+
+// parseShard reads --shard (k/n, or auto: from the scheduler's
+// environment); a shard of more than one needs phase select or report.
+func parseShard(value, phase string) (experiment.Shard, error) {
+	var s experiment.Shard
+	switch value {
+	case "":
+		return s, nil
+	case "auto":
+		var err error
+		if s, err = experiment.SchedulerShard(os.Getenv); err != nil {
+			return s, fmt.Errorf("--shard auto: %w", err)
+		}
+	default:
+		var err error
+		if s, err = experiment.ParseShard(value); err != nil {
+			return s, usagef("--shard: %v", err)
+		}
+	}
+	if s.N > 1 && phase != experiment.PhaseSelect && phase != experiment.PhaseReport {
+		return s, usagef("--shard needs --phase select or --phase report: the report jobs of a cell depend on its merged selection results")
+	}
+	return s, nil
+}
+
+// resultsName is the default results file of command name: one per shard
+// of a phase, so that the tasks of an array, which share a directory, each
+// write their own (an array of one task too: its merge step reads the
+// shards' names).
+func resultsName(name, phase string, s experiment.Shard) string {
+	if s.N > 0 && (phase == experiment.PhaseSelect || phase == experiment.PhaseReport) {
+		return fmt.Sprintf("%s-%s-%d-of-%d.jsonl", name, phase, s.K, s.N)
+	}
+	return name + "-runs.jsonl"
+}
+
+// readFiles reads --read: comma-separated files, each entry with a glob
+// character a pattern that must match some file (a scheduler's task reads
+// every shard's selection file without a shell to expand the names).
+func readFiles(list string) ([]string, error) {
+	if list == "" {
+		return nil, nil
+	}
+	var out []string
+	for _, entry := range strings.Split(list, ",") {
+		if !strings.ContainsAny(entry, "*?[") {
+			out = append(out, entry)
+			continue
+		}
+		matches, err := filepath.Glob(entry)
+		if err != nil {
+			return nil, usagef("--read %q: %v", entry, err)
+		}
+		if len(matches) == 0 {
+			return nil, fmt.Errorf("--read %q matches no file", entry)
+		}
+		out = append(out, matches...)
+	}
+	return out, nil
 }
 
 // set lists the flags given on the command line.
@@ -98,27 +166,21 @@ func (f *studyFlags) execution(fs *flag.FlagSet, stderr io.Writer) (experiment.E
 		}
 		out = filepath.Join(newRunsDir, name)
 	}
-	e.Results = *f.results
-	if e.Results == "" {
-		e.Results = filepath.Join(out, f.name+"-runs.jsonl")
-	}
 	switch e.Phase {
 	case experiment.PhaseAll, experiment.PhaseSelect, experiment.PhaseReport, experiment.PhaseTables:
 	default:
 		return e, "", usagef("--phase must be all, select, report or tables, got %q", e.Phase)
 	}
-	if *f.shard != "" {
-		s, err := experiment.ParseShard(*f.shard)
-		if err != nil {
-			return e, "", usagef("--shard: %v", err)
-		}
-		if s.N > 1 && e.Phase != experiment.PhaseSelect && e.Phase != experiment.PhaseReport {
-			return e, "", usagef("--shard needs --phase select or --phase report: the report jobs of a cell depend on its merged selection results")
-		}
-		e.Shard = s
+	var err error
+	if e.Shard, err = parseShard(*f.shard, e.Phase); err != nil {
+		return e, "", err
 	}
-	if *f.read != "" {
-		e.Read = strings.Split(*f.read, ",")
+	e.Results = *f.results
+	if e.Results == "" {
+		e.Results = filepath.Join(out, resultsName(f.name, e.Phase, e.Shard))
+	}
+	if e.Read, err = readFiles(*f.read); err != nil {
+		return e, "", err
 	}
 	switch {
 	case *f.runs < 1:

@@ -43,8 +43,11 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	seed := fs.Uint64("seed", 1, "seed of the held-out permutations (and of the learner --save trains)")
 	selectSeed := fs.Uint64("select-seed", 1+1<<32, "seed of the selection permutations; must differ from --seed")
 	workers := fs.Int("workers", runtime.NumCPU(), "passes run in parallel")
-	results := fs.String("results", "", "keep every pass in this results file (one JSON line each); an existing one needs --resume (default: a temporary file, removed)")
+	results := fs.String("results", "", "keep every pass in this results file (one JSON line each); an existing one needs --resume (default: a temporary file, removed; with --phase select or report, or tables without --read, tune-runs.jsonl, or tune-PHASE-k-of-n.jsonl for a shard k of n, in the working directory)")
 	resume := fs.Bool("resume", false, "continue the --results file: its passes are not run again")
+	phase := fs.String("phase", experiment.PhaseAll, "all; or, to spread the grid over a scheduler's tasks, select and report (each with --shard; report reads the selection shards with --read), then tables: the selection and table of one process from --read (and --results), and --save")
+	shard := fs.String("shard", "", shardHelp)
+	read := fs.String("read", "", readHelp)
 	save := fs.String("save", "", "train a learner with the selected parameters over the data in file order (one pass) and save it here (needs one algorithm and one budget)")
 	force := fs.Bool("force", false, "overwrite an existing --save file")
 	quiet := fs.Bool("q", false, "quiet: no progress on stderr")
@@ -93,8 +96,12 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		return usagef("--seed and --select-seed must differ: selection must never see the held-out permutations")
 	case *workers < 1:
 		return usagef("--workers must be at least 1, got %d", *workers)
-	case *resume && *results == "":
+	case *phase != experiment.PhaseAll && *phase != experiment.PhaseSelect && *phase != experiment.PhaseReport && *phase != experiment.PhaseTables:
+		return usagef("--phase must be all, select, report or tables, got %q", *phase)
+	case *resume && *results == "" && *phase == experiment.PhaseAll:
 		return usagef("--resume needs --results")
+	case *save != "" && (*phase == experiment.PhaseSelect || *phase == experiment.PhaseReport):
+		return usagef("--save needs --phase all or tables: the selection of every shard")
 	case *save != "" && (len(algorithms) != 1 || len(budgetList) != 1):
 		return usagef("--save needs exactly one algorithm and one budget")
 	case *force && *save == "":
@@ -102,6 +109,16 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	}
 	if err := checkSavePath(*save, *force); err != nil {
 		return err
+	}
+	exec := experiment.Execution{Phase: *phase, Workers: *workers, Results: *results, Resume: *resume}
+	if exec.Shard, err = parseShard(*shard, *phase); err != nil {
+		return err
+	}
+	if exec.Read, err = readFiles(*read); err != nil {
+		return err
+	}
+	if exec.Results == "" && (*phase == experiment.PhaseSelect || *phase == experiment.PhaseReport || *phase == experiment.PhaseTables && exec.Read == nil) {
+		exec.Results = resultsName("tune", *phase, exec.Shard)
 	}
 	if err := simd.EnvError(); err != nil {
 		return err
@@ -116,6 +133,7 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	rows = rows.Compact() // held for every pass of the grid
 	tk := rows.Task
 	if widths == nil {
 		m, n := medianWidth(rows)
@@ -153,10 +171,19 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	sels, reported, err := runTune(ctx, plan, rows, tuneStore{path: *results, resume: *resume}, *workers, *quiet, stderr)
+	exec.Warn = warn
+	if !*quiet {
+		exec.Progress = newProgress(stderr, "bogdbench tune")
+	}
+	tuning, err := runTune(ctx, &exec, plan, rows)
 	if err != nil {
 		return err
 	}
+	if *phase == experiment.PhaseSelect || *phase == experiment.PhaseReport {
+		fmt.Fprintf(stdout, "%s phase done: results in %s\n", *phase, exec.Results)
+		return nil
+	}
+	sels, reported := tuning.Selections, tuning.Reported
 	if err := writeTuneTable(stdout, plan, sels, reported, rows.Len()); err != nil {
 		return err
 	}
@@ -180,80 +207,51 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if !*quiet {
 		progress = stderr
 	}
-	if err := trainPasses(ctx, l, rows, 1, progress); err != nil {
+	if done, err := trainPasses(ctx, l, memorySource(rows), 1, progress); err != nil {
+		return err
+	} else if done.interrupted {
+		return fmt.Errorf("interrupted after %d examples of the final training: nothing saved", done.seen)
+	}
+	if err := l.SetInput(in); err != nil {
 		return err
 	}
-	if err := saveModel(*save, l, in, *force); err != nil {
+	if err := saveModel(*save, l, *force); err != nil {
 		return err
 	}
 	log(fmt.Sprintf("saved the %v learner (%d support vectors) to %s", l.Algorithm(), l.SupportVectors(), *save))
 	return nil
 }
 
-// tuneStore is where tune keeps its passes: a results file of the user's,
-// or a temporary one.
-type tuneStore struct {
-	path   string // "": temporary
-	resume bool
-}
-
-// open opens the store; done closes it (and removes a temporary file).
-func (t tuneStore) open(warn func(string)) (st *experiment.Store, done func() error, err error) {
-	if t.path != "" {
-		st, err := experiment.OpenStore(t.path, t.resume, warn)
-		if errors.Is(err, os.ErrExist) {
-			return nil, nil, fmt.Errorf("%w: pass --resume to continue it", err)
-		} else if err != nil {
-			return nil, nil, err
-		}
-		return st, st.Close, nil
-	}
-	dir, err := os.MkdirTemp("", "bogdbench-tune-")
-	if err != nil {
-		return nil, nil, err
-	}
-	st, err = experiment.OpenStore(filepath.Join(dir, "tune-runs.jsonl"), false, warn)
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, nil, err
-	}
-	return st, func() error { return errors.Join(st.Close(), os.RemoveAll(dir)) }, nil
-}
-
-// runTune runs the selection, then the held-out runs of the selections.
-func runTune(ctx context.Context, plan *experiment.Plan, rows *dataset.Dataset, ts tuneStore, workers int, quiet bool, stderr io.Writer) (map[experiment.Cell]experiment.Selection, map[experiment.Cell][]*experiment.Record, error) {
-	warn := func(msg string) { fmt.Fprintf(stderr, "bogdbench tune: warning: %s\n", msg) }
-	st, done, err := ts.open(warn)
-	if err != nil {
-		return nil, nil, err
-	}
-	sels, reported, err := func() (map[experiment.Cell]experiment.Selection, map[experiment.Cell][]*experiment.Record, error) {
-		for rec := range st.All() {
-			if rec.Rows != rows.Len() {
-				return nil, nil, fmt.Errorf("%s holds passes over %d rows, the data has %d: another data set", st.Path(), rec.Rows, rows.Len())
-			}
-		}
-		runner := experiment.Runner{Store: st, Data: map[string]*dataset.Dataset{plan.Cells[0].Dataset: rows}, Workers: workers}
-		if !quiet {
-			runner.Progress = newProgress(stderr, "bogdbench tune")
-		}
-		if _, err := runner.Run(ctx, experiment.PhaseSelect, plan.SelectJobs()); err != nil {
-			return nil, nil, err
-		}
-		sels, err := plan.Selections(st.ResultSet)
+// runTune runs the phase(s) of e over the plan (experiment.Tuning), into
+// e.Results or, when phase all keeps no results file, a temporary one,
+// removed unless interrupted: then the error says where the passes it
+// finished are kept.
+func runTune(ctx context.Context, e *experiment.Execution, plan *experiment.Plan, rows *dataset.Dataset) (*experiment.Tuning, error) {
+	tuning := &experiment.Tuning{Plan: plan, Data: rows}
+	temporary := ""
+	if e.Results == "" && e.Phase == experiment.PhaseAll {
+		dir, err := os.MkdirTemp("", "bogdbench-tune-")
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		if _, err := runner.Run(ctx, experiment.PhaseReport, plan.ReportJobs(sels)); err != nil {
-			return nil, nil, err
-		}
-		reported, err := plan.Reported(sels, st.ResultSet)
-		return sels, reported, err
-	}()
-	if derr := done(); err == nil {
-		err = derr
+		temporary = dir
+		e.Results = filepath.Join(dir, "tune-runs.jsonl")
 	}
-	return sels, reported, err
+	_, err := experiment.Execute(ctx, e, tuning)
+	if temporary != "" {
+		if errors.Is(err, experiment.ErrInterrupted) {
+			// The passes it finished stay where the error says they are.
+			err = fmt.Errorf("%w (kept: continue with --results %s --resume)", err, e.Results)
+		} else {
+			os.RemoveAll(temporary)
+		}
+	}
+	if errors.Is(err, os.ErrExist) {
+		return nil, fmt.Errorf("%w: pass --resume to continue it", err)
+	} else if err != nil {
+		return nil, err
+	}
+	return tuning, nil
 }
 
 // tuneGrid is the grid of tune for task t: binary, the ICML 2012 paper's;
