@@ -11,7 +11,6 @@ import (
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/experiment"
-	"github.com/bogd-project/bogd/internal/cputime"
 	"github.com/bogd-project/bogd/task"
 )
 
@@ -45,15 +44,6 @@ func a9aShaped() *dataset.Dataset {
 		d.Labels = append(d.Labels, y)
 	}
 	return d
-}
-
-// threadTime is the CPU time of the calling thread (internal/cputime), or
-// where the system does not tell it the time on the wall.
-func threadTime() time.Duration {
-	if t, ok := cputime.Thread(); ok {
-		return t
-	}
-	return time.Duration(time.Now().UnixNano())
 }
 
 // BenchmarkAutoCost measures the cost of one auto pass at budget 100

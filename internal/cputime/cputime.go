@@ -38,9 +38,3 @@ func (t Timer) Report(b *testing.B, units float64, unit string) {
 		b.ReportMetric(float64((end-t.start).Nanoseconds())/units, "cpu-ns/"+unit)
 	}
 }
-
-// Thread returns the CPU time the calling thread has used so far, and
-// whether the system tells it: for a benchmark that charges the parts of
-// one loop to different things. The caller keeps its goroutine on its
-// thread (runtime.LockOSThread) between the readings it compares.
-func Thread() (time.Duration, bool) { return threadTime() }
