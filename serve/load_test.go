@@ -108,7 +108,9 @@ func BenchmarkLoad(b *testing.B) {
 	s := startServer(b, Options{Model: newModel(b, dir), OpenLog: FileLog(filepath.Join(dir, "log")), PublishEvery: 10 * time.Millisecond})
 	served := serveHTTP(b, s, HTTPOptions{})
 	bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req request
+		var req struct {
+			Rows []requestRow `json:"rows"`
+		}
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return

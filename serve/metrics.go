@@ -12,7 +12,7 @@ type metrics struct {
 	duration                      *prometheus.HistogramVec
 	learned, predicted, snapshots prometheus.Counter
 	snapshotErrors, skipped       prometheus.Counter
-	snapshotLoadErrors            prometheus.Counter
+	snapshotLoadErrors, busy      prometheus.Counter
 	supportVectors, version       prometheus.Gauge
 	position, replaySeconds       prometheus.Gauge
 	syncSeconds, appendSeconds    prometheus.Histogram
@@ -33,6 +33,7 @@ func newMetrics() *metrics {
 		snapshots:          prometheus.NewCounter(prometheus.CounterOpts{Name: "bogd_snapshots_total", Help: "Snapshots written to disk."}),
 		snapshotErrors:     prometheus.NewCounter(prometheus.CounterOpts{Name: "bogd_snapshot_errors_total", Help: "Snapshots that failed to be written."}),
 		snapshotLoadErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: "bogd_snapshot_load_errors_total", Help: "Snapshots that did not load at start (the one before was used)."}),
+		busy:               prometheus.NewCounter(prometheus.CounterOpts{Name: "bogd_http_busy_total", Help: "Requests answered 503 at once because the most requests the server handles at once were under way."}),
 		skipped:            prometheus.NewCounter(prometheus.CounterOpts{Name: "bogd_records_skipped_total", Help: "Records of the log skipped: not a learn record (an event: not a request of labelled rows) for the model."}),
 		supportVectors:     prometheus.NewGauge(prometheus.GaugeOpts{Name: "bogd_support_vectors", Help: "Support vectors of the model predictions read."}),
 		version:            prometheus.NewGauge(prometheus.GaugeOpts{Name: "bogd_model_version", Help: "Log position of the model predictions read."}),
@@ -45,7 +46,7 @@ func newMetrics() *metrics {
 			Name: "bogd_log_append_seconds", Help: "Latency of appending a learn record until it is durable.", Buckets: latency,
 		}),
 	}
-	m.registry.MustRegister(m.requests, m.duration, m.learned, m.predicted, m.snapshots, m.snapshotErrors, m.snapshotLoadErrors, m.skipped,
+	m.registry.MustRegister(m.requests, m.duration, m.learned, m.predicted, m.snapshots, m.snapshotErrors, m.snapshotLoadErrors, m.busy, m.skipped,
 		m.supportVectors, m.version, m.position, m.replaySeconds, m.syncSeconds, m.appendSeconds,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

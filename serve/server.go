@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -391,12 +392,18 @@ func (s *Server) apply(pos uint64, data []byte) error {
 // applyEvent learns a record of a stream of events: a request body of
 // labelled rows.
 func (s *Server) applyEvent(pos uint64, data []byte) error {
-	examples, _, err := s.Rows(bytes.NewReader(data), true)
+	// Events are bounded by the log's record size, not by a row limit a
+	// replica could set apart from the others.
+	examples, _, err := s.Rows(bytes.NewReader(data), true, 0)
+	s.mu.Lock()
+	if err == nil {
+		err = s.checkLosses(s.learner.Predict, examples)
+	}
 	if err != nil {
 		s.metrics.skipped.Inc()
 		s.opt.Logf("skipped the event at position %d: %v", pos, err)
+		examples = nil
 	}
-	s.mu.Lock()
 	out := s.learn(examples)
 	s.version = pos
 	s.mu.Unlock()
@@ -455,6 +462,11 @@ func (s *Server) learn(examples []Example) Outcome {
 	}
 	if s.cfg.Task == task.Regression {
 		out.Squared = &squared
+		if math.IsInf(squared, 0) || math.IsNaN(squared) {
+			// Learn checks the losses on the model predictions read, which
+			// may lag the learner by the records under way.
+			out.err = fmt.Errorf("the squared error of the rows learnt is %v: the model has diverged", squared)
+		}
 	} else {
 		out.Mistakes = &mistakes
 	}
@@ -473,10 +485,12 @@ func (s *Server) failWaiters() {
 
 // Learn appends a record of examples to the log and returns, once the
 // server has learnt it, what learning did and its position. The examples
-// must be prepared for the model (Example: within its dimension, finite)
-// and their labels valid for its task (CheckLabels), or Learn refuses them
-// before they reach the log; a row the learner still refuses stops the
-// record there, the rows before it learnt.
+// must be prepared for the model (Example: within its dimension, finite),
+// their labels valid for its task (CheckLabels) and, in regression, their
+// squared errors against the predictions of the published model finite
+// (as train refuses a learner that diverges), or Learn refuses them before
+// they reach the log; a row the learner still refuses stops the record
+// there, the rows before it learnt.
 func (s *Server) Learn(ctx context.Context, examples []Example) (Outcome, error) {
 	if s.closing.Load() {
 		return Outcome{}, ErrClosed
@@ -493,6 +507,9 @@ func (s *Server) Learn(ctx context.Context, examples []Example) (Outcome, error)
 	}
 	if err := s.CheckLabels(labels); err != nil {
 		return Outcome{}, err
+	}
+	if err := s.checkLosses(s.current.Load().predictor.Predict, examples); err != nil {
+		return Outcome{}, badRequest{err}
 	}
 	if err := s.followErr(); err != nil {
 		return Outcome{}, err
@@ -544,6 +561,27 @@ func (s *Server) CheckLabels(labels []float64) error {
 			if y != float64(int(y)) || !slices.Contains(s.cfg.Classes, int(y)) {
 				return fmt.Errorf("row %d: label %v is not one of the model's classes %v", i+1, y, s.cfg.Classes)
 			}
+		}
+	}
+	return nil
+}
+
+// checkLosses refuses, in regression, rows whose squared errors against
+// predict's predictions do not sum to a finite number: learning them would
+// drive the model to infinite weights, and their loss cannot be answered.
+func (s *Server) checkLosses(predict func(engine.Vector) (bogd.Prediction, error), examples []Example) error {
+	if s.cfg.Task != task.Regression {
+		return nil
+	}
+	var squared float64
+	for i, e := range examples {
+		p, err := predict(engine.Sparse(e.Index, e.Value))
+		if err != nil {
+			return fmt.Errorf("row %d: %w", i+1, err)
+		}
+		r := e.Label - p.Label
+		if squared += r * r; math.IsInf(squared, 0) || math.IsNaN(squared) {
+			return fmt.Errorf("row %d: label %v: its squared error against the model's prediction %v is not finite (a learner that learnt it would diverge)", i+1, s.in.Unlabel(e.Label), s.in.Unlabel(p.Label))
 		}
 	}
 	return nil
