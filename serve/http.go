@@ -3,6 +3,9 @@ package serve
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +16,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -57,10 +61,19 @@ type HTTPOptions struct {
 	// MaxWait bounds how long /predict?at_least=P waits for position P
 	// (default 10 s); then it answers 503.
 	MaxWait time.Duration
+	// LearnToken, when set, is the bearer token /learn requires
+	// (Authorization: Bearer TOKEN), and PredictToken the one /predict
+	// requires; they are compared in constant time. A request without the
+	// token is answered 401. /healthz and /metrics need none.
+	LearnToken, PredictToken string
+	// ReadOnly refuses /learn (403): the server predicts, and learns only
+	// from its log (a replica of a shared stream learns what the others
+	// accept).
+	ReadOnly bool
 	// Wrap, when set, wraps the handler of each route (named "predict",
 	// "learn", "healthz", "metrics") inside the metrics and outside the
-	// limits above: where a service adds authentication, its own limits or
-	// logging.
+	// tokens and limits above: where a service adds its own
+	// authentication, limits or logging.
 	Wrap func(route string, h http.Handler) http.Handler
 
 	// ReadHeaderTimeout, WriteTimeout and IdleTimeout are those of the
@@ -68,6 +81,9 @@ type HTTPOptions struct {
 	// a wait for a position and its answer take at most; 60 s). Its
 	// ReadTimeout is ReadHeaderTimeout plus BodyTimeout.
 	ReadHeaderTimeout, WriteTimeout, IdleTimeout time.Duration
+	// TLS, when set, makes Serve answer HTTPS with it, such as
+	// CertificateFiles.TLSConfig.
+	TLS *tls.Config
 	// ShutdownTimeout bounds how long Serve lets the requests under way
 	// finish once its context ends (default 10 s).
 	ShutdownTimeout time.Duration
@@ -101,7 +117,7 @@ func (opt HTTPOptions) withDefaults() HTTPOptions {
 	return opt
 }
 
-// Serve answers the Handler's API on ln until ctx
+// Serve answers the Handler's API on ln (HTTPS with opt.TLS) until ctx
 // ends; then it stops accepting, lets the requests under way finish
 // (predictions waiting for a position give up at once, Drain), closes the
 // server (which writes the last snapshot) and returns. An idle server
@@ -114,6 +130,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, opt HTTPOptions) er
 		ReadTimeout:       opt.ReadHeaderTimeout + opt.BodyTimeout,
 		WriteTimeout:      opt.WriteTimeout,
 		IdleTimeout:       opt.IdleTimeout,
+		TLSConfig:         opt.TLS,
 		// A library does not print: the server's complaints (a client's
 		// failed TLS handshake) go to the server's log.
 		ErrorLog: log.New(logWriter(s.opt.Logf), "", 0),
@@ -123,7 +140,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, opt HTTPOptions) er
 	}
 	srv.RegisterOnShutdown(s.Drain)
 	failed := make(chan error, 1)
-	go func() { failed <- srv.Serve(ln) }()
+	go func() {
+		if srv.TLSConfig != nil {
+			failed <- srv.ServeTLS(ln, "", "")
+		} else {
+			failed <- srv.Serve(ln)
+		}
+	}()
 	var err error
 	select {
 	case <-ctx.Done():
@@ -161,8 +184,8 @@ func (l logWriter) Write(p []byte) (int, error) {
 // hashes names, and prepared as the model's input says (prep.Input:
 // hashed, scaled; a regression's predictions come back on the label's
 // scale). A bad request is answered 400 with the problem, and a /learn
-// batch with a bad row is refused whole. The limits of opt apply to
-// /predict and /learn; its server timeouts are Serve's.
+// batch with a bad row is refused whole. The limits and tokens of opt
+// apply to /predict and /learn; its server timeouts are Serve's.
 func (s *Server) Handler(opt HTTPOptions) http.Handler {
 	opt = opt.withDefaults()
 	h := &handler{s: s, opt: opt, slots: make(chan struct{}, opt.MaxInFlight)}
@@ -174,8 +197,8 @@ func (s *Server) Handler(opt HTTPOptions) http.Handler {
 		mux.Handle(pattern, promhttp.InstrumentHandlerDuration(s.metrics.duration.MustCurryWith(prometheus.Labels{"handler": name}),
 			promhttp.InstrumentHandlerCounter(s.metrics.requests.MustCurryWith(prometheus.Labels{"handler": name}), f)))
 	}
-	route("POST /predict", "predict", h.guard(h.predict))
-	route("POST /learn", "learn", h.guard(h.learn))
+	route("POST /predict", "predict", h.guard(opt.PredictToken, h.predict))
+	route("POST /learn", "learn", h.guard(opt.LearnToken, h.learn))
 	route("GET /healthz", "healthz", http.HandlerFunc(h.health))
 	route("GET /metrics", "metrics", promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}))
 	return mux
@@ -187,12 +210,19 @@ type handler struct {
 	slots chan struct{} // a place for each request in flight
 }
 
-// guard runs f while fewer than MaxInFlight requests are handled, with
-// the request's body due within BodyTimeout. A request refused here is
-// answered at once, its body unread, and its connection closed: whatever
-// it still sends is not read.
-func (h *handler) guard(f http.HandlerFunc) http.Handler {
+// guard runs f for a request that holds token (when one is set) while
+// fewer than MaxInFlight requests are handled, with its body due within
+// BodyTimeout. A request refused here is answered at once, its body
+// unread, and its connection closed: whatever it still sends is not read.
+func (h *handler) guard(token string, f http.HandlerFunc) http.Handler {
+	authorized := bearer(token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !authorized(r) {
+			w.Header().Set("Connection", "close")
+			w.Header().Set("WWW-Authenticate", `Bearer realm="bogd"`)
+			reply(w, http.StatusUnauthorized, map[string]string{"error": "this route needs the bearer token: Authorization: Bearer TOKEN"})
+			return
+		}
 		select {
 		case h.slots <- struct{}{}:
 			defer func() { <-h.slots }()
@@ -207,6 +237,26 @@ func (h *handler) guard(f http.HandlerFunc) http.Handler {
 		http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.opt.BodyTimeout))
 		f(w, r)
 	})
+}
+
+// bearer returns whether a request carries token as its bearer token
+// (always, for no token). Both sides are hashed first, so that the
+// comparison takes the same time whatever the length or the first
+// difference.
+func bearer(token string) func(*http.Request) bool {
+	if token == "" {
+		return func(*http.Request) bool { return true }
+	}
+	want := sha256.Sum256([]byte(token))
+	return func(r *http.Request) bool {
+		auth := r.Header.Get("Authorization")
+		const scheme = "bearer "
+		if len(auth) < len(scheme) || !strings.EqualFold(auth[:len(scheme)], scheme) {
+			return false
+		}
+		got := sha256.Sum256([]byte(auth[len(scheme):]))
+		return subtle.ConstantTimeCompare(got[:], want[:]) == 1
+	}
 }
 
 // requestRow is a row of the body of /predict and /learn:
@@ -402,7 +452,7 @@ func fail(w http.ResponseWriter, err error) {
 	case errors.As(err, new(*http.MaxBytesError)), errors.As(err, new(*TooManyRowsError)):
 		code = http.StatusRequestEntityTooLarge
 		w.Header().Set("Connection", "close") // the rest of the body is not read
-	case errors.Is(err, ErrEventsOnly):
+	case errors.Is(err, ErrEventsOnly), errors.Is(err, ErrReadOnly):
 		code = http.StatusForbidden
 	case errors.Is(err, ErrClosed), errors.Is(err, ErrNotLearnt), errors.Is(err, context.DeadlineExceeded):
 		code = http.StatusServiceUnavailable
@@ -424,6 +474,9 @@ func reply(w http.ResponseWriter, code int, v any) {
 	w.WriteHeader(code)
 	w.Write(append(b, '\n'))
 }
+
+// ErrReadOnly: the server was started read-only (HTTPOptions.ReadOnly).
+var ErrReadOnly = errors.New("this server is read-only: it predicts, and learns only from its log")
 
 // Prediction is one row's prediction as /predict and `bogdbench predict
 // --format json` write it.
@@ -581,6 +634,10 @@ func (s *stream) fail(err error) {
 }
 
 func (h *handler) learn(w http.ResponseWriter, r *http.Request) {
+	if h.opt.ReadOnly {
+		fail(w, ErrReadOnly)
+		return
+	}
 	rows, _, err := h.rows(w, r, true)
 	if err != nil {
 		fail(w, err)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,6 +20,7 @@ import (
 
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/internal/tlstest"
 	"github.com/bogd-project/bogd/task"
 )
 
@@ -239,6 +242,66 @@ func TestInFlightAndSlowBodies(t *testing.T) {
 	}
 }
 
+// TestTokens: /learn and /predict need their bearer tokens when they are
+// set (401 without, or with another); /healthz and /metrics need none; a
+// read-only server refuses /learn.
+func TestTokens(t *testing.T) {
+	s := startServer(t, Options{Model: newModel(t, t.TempDir())})
+	learnToken, predictToken := "learn-0123456789abcdef", "predict-0123456789abcdef"
+	secured := serveHTTP(t, s, HTTPOptions{LearnToken: learnToken, PredictToken: predictToken})
+	readOnly := serveHTTP(t, s, HTTPOptions{ReadOnly: true})
+	rows := german(t)[100:101]
+	send := func(url, path, token string, labelled bool) (int, string) {
+		req, _ := http.NewRequest("POST", url+path, strings.NewReader(body(rows, labelled)))
+		if token != "" {
+			req.Header.Set("Authorization", token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		msg, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode == 401 && resp.Header.Get("WWW-Authenticate") != `Bearer realm="bogd"` {
+			t.Errorf("401 without WWW-Authenticate: %q", resp.Header.Get("WWW-Authenticate"))
+		}
+		return resp.StatusCode, string(msg)
+	}
+	for _, c := range []struct {
+		url, path, auth string
+		code            int
+	}{
+		{secured, "/learn", "", 401},
+		{secured, "/learn", "Bearer " + predictToken, 401},
+		{secured, "/learn", "Bearer " + learnToken + "x", 401},
+		{secured, "/learn", "Basic " + learnToken, 401},
+		{secured, "/learn", "Bearer " + learnToken, 200},
+		{secured, "/learn", "bearer " + learnToken, 200},
+		{secured, "/predict", "", 401},
+		{secured, "/predict", "Bearer " + learnToken, 401},
+		{secured, "/predict", "Bearer " + predictToken, 200},
+		{readOnly, "/learn", "", 403},
+		{readOnly, "/predict", "", 200},
+	} {
+		if code, msg := send(c.url, c.path, c.auth, c.path == "/learn"); code != c.code {
+			t.Errorf("%s %q: %d %s, want %d", c.path, c.auth, code, msg, c.code)
+		}
+	}
+	if s.Version() != 2 {
+		t.Errorf("at position %d: want the 2 authorized learns", s.Version())
+	}
+	for _, path := range []string{"/healthz", "/metrics"} {
+		resp, err := http.Get(secured + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("%s without a token: %d", path, resp.StatusCode)
+		}
+	}
+}
+
 // TestServeTimeouts: Serve's http.Server has read, write and idle
 // timeouts, and its body deadline cuts a slow body.
 func TestServeTimeouts(t *testing.T) {
@@ -269,5 +332,75 @@ func TestServeTimeouts(t *testing.T) {
 	if srv.ReadHeaderTimeout != 5*time.Second || srv.ReadTimeout != srv.ReadHeaderTimeout+300*time.Millisecond ||
 		srv.WriteTimeout != 30*time.Second || srv.IdleTimeout != time.Minute {
 		t.Errorf("timeouts: header %v, read %v, write %v, idle %v", srv.ReadHeaderTimeout, srv.ReadTimeout, srv.WriteTimeout, srv.IdleTimeout)
+	}
+}
+
+// TestTLS: Serve answers HTTPS with the certificate files; after Reload
+// new connections get the certificate the files hold now; files that do
+// not hold one leave the one in use.
+func TestTLS(t *testing.T) {
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	first := tlstest.WriteCertificate(t, certFile, keyFile, 1)
+	certs, err := LoadCertificate(certFile, keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Options{Model: newModel(t, dir)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, ln, HTTPOptions{TLS: certs.TLSConfig()}) }()
+	defer func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Error(err)
+		}
+	}()
+	get := func(trusted *x509.Certificate) error {
+		resp, err := tlstest.Client(trusted).Get("https://" + ln.Addr().String() + "/healthz")
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			return fmt.Errorf("/healthz: %d", resp.StatusCode)
+		}
+		return nil
+	}
+	if err := get(first); err != nil {
+		t.Fatalf("HTTPS with the first certificate: %v", err)
+	}
+	if resp, err := http.Get("http://" + ln.Addr().String() + "/healthz"); err == nil && resp.StatusCode == 200 {
+		t.Error("plain HTTP answered 200 on the HTTPS port")
+	}
+	second := tlstest.WriteCertificate(t, certFile, keyFile, 2)
+	if err := get(second); err == nil {
+		t.Error("the renewed certificate is served before Reload")
+	}
+	if err := certs.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if err := get(second); err != nil {
+		t.Errorf("after Reload: %v", err)
+	}
+	if err := get(first); err == nil {
+		t.Error("after Reload the first certificate is still served")
+	}
+	os.WriteFile(keyFile, []byte("not a key"), 0o600)
+	if err := certs.Reload(); err == nil || !strings.Contains(err.Error(), keyFile) {
+		t.Errorf("Reload of a broken key: %v", err)
+	}
+	if err := get(second); err != nil {
+		t.Errorf("after a failed Reload the certificate in use is gone: %v", err)
+	}
+	if !certs.NotAfter().Equal(second.NotAfter) {
+		t.Errorf("NotAfter %v, want %v", certs.NotAfter(), second.NotAfter)
 	}
 }
