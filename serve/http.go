@@ -15,8 +15,11 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -185,10 +188,15 @@ func (l logWriter) Write(p []byte) (int, error) {
 // hashed, scaled; a regression's predictions come back on the label's
 // scale). A bad request is answered 400 with the problem, and a /learn
 // batch with a bad row is refused whole. The limits and tokens of opt
-// apply to /predict and /learn; its server timeouts are Serve's.
+// apply to /predict and /learn; its server timeouts are Serve's. Once idle
+// for a second after a burst of requests (32 MiB of bodies), the handler
+// returns the memory they took to the system (debug.FreeOSMemory): the
+// runtime, which collects only as it allocates, would keep it.
 func (s *Server) Handler(opt HTTPOptions) http.Handler {
 	opt = opt.withDefaults()
-	h := &handler{s: s, opt: opt, slots: make(chan struct{}, opt.MaxInFlight)}
+	h := &handler{s: s, opt: opt, slots: make(chan struct{}, opt.MaxInFlight), turns: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))}
+	h.idle = time.AfterFunc(time.Hour, h.returnMemory)
+	h.idle.Stop()
 	mux := http.NewServeMux()
 	route := func(pattern, name string, f http.Handler) {
 		if opt.Wrap != nil {
@@ -208,13 +216,37 @@ type handler struct {
 	s     *Server
 	opt   HTTPOptions
 	slots chan struct{} // a place for each request in flight
+	turns chan struct{} // a processor for each request computing (turn)
+	// read counts the bytes of request bodies since the memory was last
+	// returned to the system; idle returns it a second after a burst.
+	read atomic.Int64
+	idle *time.Timer
+}
+
+// A burst of requests whose bodies took more than burstBytes leaves its
+// memory to the system once the server is idle for burstIdle: else the
+// runtime, which collects only as it allocates, keeps it until its
+// two-minute collection.
+const (
+	burstBytes = 32 << 20
+	burstIdle  = time.Second
+)
+
+// returnMemory returns the memory of a burst of requests to the system,
+// when the burst was large and no request is under way.
+func (h *handler) returnMemory() {
+	if len(h.slots) == 0 && h.read.Load() >= burstBytes {
+		h.read.Store(0)
+		debug.FreeOSMemory()
+	}
 }
 
 // guard runs f for a request that holds token (when one is set) while
 // fewer than MaxInFlight requests are handled, with its body due within
-// BodyTimeout. A request refused here is answered at once, its body
-// unread, and its connection closed: whatever it still sends is not read.
-func (h *handler) guard(token string, f http.HandlerFunc) http.Handler {
+// BodyTimeout, on a turn. A request refused here is answered at once, its
+// body unread, and its connection closed: whatever it still sends is not
+// read.
+func (h *handler) guard(token string, f func(http.ResponseWriter, *http.Request, *turn)) http.Handler {
 	authorized := bearer(token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !authorized(r) {
@@ -225,7 +257,11 @@ func (h *handler) guard(token string, f http.HandlerFunc) http.Handler {
 		}
 		select {
 		case h.slots <- struct{}{}:
-			defer func() { <-h.slots }()
+			defer func() {
+				if <-h.slots; len(h.slots) == 0 {
+					h.idle.Reset(burstIdle)
+				}
+			}()
 		default:
 			h.s.metrics.busy.Inc()
 			w.Header().Set("Connection", "close")
@@ -235,8 +271,54 @@ func (h *handler) guard(token string, f http.HandlerFunc) http.Handler {
 		}
 		// A server that cannot set deadlines (a test's recorder) has its own.
 		http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.opt.BodyTimeout))
-		f(w, r)
+		t := &turn{turns: h.turns}
+		t.take()
+		defer t.leave()
+		f(w, r, t)
 	})
+}
+
+// turn is a request's hold on a processor. The requests that compute at
+// once are one fewer than the processors (at least one): the others wait
+// blocked, out of the scheduler's run queues, where they would delay every
+// goroutine that needs a moment (64 decoding requests on two processors
+// kept /healthz waiting 0.4 s), and a processor stays for the rest: the
+// follower that learns, the log, /healthz. A request leaves its turn while
+// it waits for its client (reading the body, writing the answer), the log
+// or a position.
+type turn struct {
+	turns chan struct{}
+	held  bool
+}
+
+func (t *turn) take() {
+	if !t.held {
+		t.turns <- struct{}{}
+		t.held = true
+	}
+}
+
+func (t *turn) leave() {
+	if t.held {
+		<-t.turns
+		t.held = false
+	}
+}
+
+// turnReader reads from r, its turn left during each Read, and counts the
+// bytes read.
+type turnReader struct {
+	r    io.Reader
+	t    *turn
+	read *atomic.Int64
+}
+
+func (tr turnReader) Read(p []byte) (int, error) {
+	tr.t.leave()
+	defer tr.t.take()
+	n, err := tr.r.Read(p)
+	tr.read.Add(int64(n))
+	return n, err
 }
 
 // bearer returns whether a request carries token as its bearer token
@@ -286,8 +368,8 @@ func (e *TooManyRowsError) Error() string {
 // deadline once it is read: the connection's deadline then bounds the
 // server's watch for a client that goes away, which must not end the
 // request while it waits for a position or the log.
-func (h *handler) rows(w http.ResponseWriter, r *http.Request, labelled bool) ([]Example, int, error) {
-	examples, ignored, err := h.s.Rows(http.MaxBytesReader(w, r.Body, h.opt.MaxBody), labelled, h.opt.MaxRows)
+func (h *handler) rows(w http.ResponseWriter, r *http.Request, t *turn, labelled bool) ([]Example, int, error) {
+	examples, ignored, err := h.s.Rows(turnReader{http.MaxBytesReader(w, r.Body, h.opt.MaxBody), t, &h.read}, labelled, h.opt.MaxRows)
 	if err == nil {
 		http.NewResponseController(w).SetReadDeadline(time.Time{})
 	}
@@ -528,7 +610,7 @@ type PredictResponse struct {
 	Predictions     []Prediction `json:"predictions"`
 }
 
-func (h *handler) predict(w http.ResponseWriter, r *http.Request) {
+func (h *handler) predict(w http.ResponseWriter, r *http.Request, turn *turn) {
 	var atLeast uint64
 	if q := r.URL.Query().Get("at_least"); q != "" {
 		var err error
@@ -537,14 +619,16 @@ func (h *handler) predict(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	rows, ignored, err := h.rows(w, r, false)
+	rows, ignored, err := h.rows(w, r, turn, false)
 	if err != nil {
 		fail(w, err)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), h.opt.MaxWait)
 	defer cancel()
+	turn.leave()
 	p, version, err := h.s.Predictor(ctx, atLeast)
+	turn.take()
 	if err != nil {
 		fail(w, err)
 		return
@@ -554,7 +638,7 @@ func (h *handler) predict(w http.ResponseWriter, r *http.Request) {
 	if t == task.Multiclass {
 		head.Classes = h.s.cfg.Classes
 	}
-	out := newStream(w, head)
+	out := newStream(w, turn, head)
 	for i, e := range rows {
 		pred, err := p.Predict(engine.Sparse(e.Index, e.Value))
 		pred.Label = p.Input().Unlabel(pred.Label) // a regression's, on the label's scale
@@ -583,16 +667,17 @@ func (h *handler) predict(w http.ResponseWriter, r *http.Request) {
 // broken answer, never a complete one.
 type stream struct {
 	w    http.ResponseWriter
+	turn *turn // left while writing
 	buf  []byte
 	sent bool
 }
 
 const streamHeld = 64 << 10
 
-func newStream(w http.ResponseWriter, head PredictResponse) *stream {
+func newStream(w http.ResponseWriter, t *turn, head PredictResponse) *stream {
 	b, _ := json.Marshal(head) // no predictions: {…,"predictions":null}
 	b = append(b[:len(b)-len(`null}`)], '[')
-	return &stream{w: w, buf: b}
+	return &stream{w: w, turn: t, buf: b}
 }
 
 func (s *stream) add(p Prediction, i int) error {
@@ -616,7 +701,9 @@ func (s *stream) flush() error {
 		s.w.WriteHeader(http.StatusOK)
 		s.sent = true
 	}
+	s.turn.leave()
 	_, err := s.w.Write(s.buf)
+	s.turn.take()
 	s.buf = s.buf[:0]
 	return err
 }
@@ -633,16 +720,17 @@ func (s *stream) fail(err error) {
 	fail(s.w, err)
 }
 
-func (h *handler) learn(w http.ResponseWriter, r *http.Request) {
+func (h *handler) learn(w http.ResponseWriter, r *http.Request, turn *turn) {
 	if h.opt.ReadOnly {
 		fail(w, ErrReadOnly)
 		return
 	}
-	rows, _, err := h.rows(w, r, true)
+	rows, _, err := h.rows(w, r, turn, true)
 	if err != nil {
 		fail(w, err)
 		return
 	}
+	turn.leave()
 	out, err := h.s.Learn(r.Context(), rows)
 	if err != nil {
 		fail(w, err)
