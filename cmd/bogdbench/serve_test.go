@@ -102,8 +102,15 @@ func startServe(t *testing.T, bin string, args ...string) *process {
 // startServeEnv is startServe with env added to the environment.
 func startServeEnv(t *testing.T, bin string, env []string, args ...string) *process {
 	t.Helper()
-	p := &process{cmd: exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...), log: new(logLines), done: make(chan struct{})}
-	p.cmd.Env = append(os.Environ(), env...)
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	return startProcess(t, cmd)
+}
+
+// startProcess starts cmd, a bogdbench serve, and waits until it listens.
+func startProcess(t *testing.T, cmd *exec.Cmd) *process {
+	t.Helper()
+	p := &process{cmd: cmd, log: new(logLines), done: make(chan struct{})}
 	stderr, err := p.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +135,7 @@ func startServeEnv(t *testing.T, bin string, env []string, args ...string) *proc
 		return p
 	case <-p.done:
 		p.cmd.Wait()
-		t.Fatalf("serve %s stopped: %v\n%s", strings.Join(args, " "), p.cmd.ProcessState, p.log)
+		t.Fatalf("%s stopped: %v\n%s", strings.Join(cmd.Args, " "), p.cmd.ProcessState, p.log)
 	case <-time.After(30 * time.Second):
 		t.Fatalf("the server did not start:\n%s", p.log)
 	}
