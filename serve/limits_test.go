@@ -3,7 +3,6 @@ package serve
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"crypto/x509"
 	"encoding/json"
 	"fmt"
@@ -309,24 +308,15 @@ func TestServeTimeouts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var srv *http.Server
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() {
-		served <- s.Serve(ctx, ln, HTTPOptions{BodyTimeout: 300 * time.Millisecond, Configure: func(h *http.Server) { srv = h }})
-	}()
-	c := slowRequest(t, ln.Addr().String(), "/learn", 100)
+	addr, stop := serveOn(t, s, HTTPOptions{BodyTimeout: 300 * time.Millisecond, Configure: func(h *http.Server) { srv = h }})
+	c := slowRequest(t, addr, "/learn", 100)
 	c.SetReadDeadline(time.Now().Add(5 * time.Second))
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil || resp.StatusCode != 408 {
 		t.Errorf("a slow body: %v %v", resp, err)
 	}
-	cancel()
-	if err := <-served; err != nil {
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 	if srv.ReadHeaderTimeout != 5*time.Second || srv.ReadTimeout != srv.ReadHeaderTimeout+300*time.Millisecond ||
@@ -350,21 +340,14 @@ func TestTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ctx, ln, HTTPOptions{TLS: certs.TLSConfig()}) }()
+	addr, stop := serveOn(t, s, HTTPOptions{TLS: certs.TLSConfig()})
 	defer func() {
-		cancel()
-		if err := <-served; err != nil {
+		if err := stop(); err != nil {
 			t.Error(err)
 		}
 	}()
 	get := func(trusted *x509.Certificate) error {
-		resp, err := tlstest.Client(trusted).Get("https://" + ln.Addr().String() + "/healthz")
+		resp, err := tlstest.Client(trusted).Get("https://" + addr + "/healthz")
 		if err != nil {
 			return err
 		}
@@ -377,7 +360,7 @@ func TestTLS(t *testing.T) {
 	if err := get(first); err != nil {
 		t.Fatalf("HTTPS with the first certificate: %v", err)
 	}
-	if resp, err := http.Get("http://" + ln.Addr().String() + "/healthz"); err == nil && resp.StatusCode == 200 {
+	if resp, err := http.Get("http://" + addr + "/healthz"); err == nil && resp.StatusCode == 200 {
 		t.Error("plain HTTP answered 200 on the HTTPS port")
 	}
 	second := tlstest.WriteCertificate(t, certFile, keyFile, 2)
