@@ -32,7 +32,7 @@ func serveCommand(args []string, stdout, stderr io.Writer) error {
 	every := fs.Duration("snapshot-every", time.Minute, "write a snapshot this often when the model has learnt since the last (0: at shutdown only)")
 	publishEvery := fs.Duration("publish-every", 10*time.Millisecond, "publish what was learnt to /predict at most this often (a publication copies the model); 0: after every learn record, before /learn answers")
 	keep := fs.Int("keep", 3, "snapshots kept, at least 2: older ones are removed (the --model file never is); the log is kept from the oldest on, so that a newest snapshot that does not load falls back to the one before")
-	maxBody := fs.Int64("max-request", serve.DefaultMaxBody, "largest request body, in bytes (beyond: 413); a request costs about three times its body in memory while it is answered")
+	maxBody := fs.Int64("max-request", serve.DefaultMaxBody, "largest request body, in bytes (beyond: 413); with --max-rows and --max-in-flight, what bounds the memory requests take")
 	maxRows := fs.Int("max-rows", serve.DefaultMaxRows, "most rows in one /predict or /learn request (beyond: 413)")
 	maxInFlight := fs.Int("max-in-flight", serve.DefaultMaxInFlight, "most /predict and /learn requests handled at once (beyond: 503 with Retry-After); with --max-request, what bounds the memory requests take")
 	readOnly := fs.Bool("read-only", false, "predict only: /learn is refused (with --nats the server still learns what the stream holds)")
