@@ -106,11 +106,12 @@ fuzz:
 
 test: check-qemu check-slurm fmt-check vet staticcheck test-unit test-purego test-race check-generate test-cpus fuzz test-slurm test-attack
 
-# The server under attack (cmd/bogdbench TestServeUnderAttack, about 35 s):
+# The server under attack (cmd/bogdbench TestServeUnderAttack, about 30 s):
 # bogdbench serve, its address space capped at 1 GiB, takes 64 concurrent
 # requests of the largest size while 500 connections send their bodies a
-# byte a second; it must stay alive, answer /healthz (99% within 100 ms)
-# and come back to within 50 MB of its idle memory. Its own target: it
+# byte a second; it must stay alive, answer /healthz (99% within 100 ms,
+# or twice what an idle server beside it takes on a loaded machine) and
+# come back to within 50 MB of its idle memory. Its own target: it
 # asserts latencies, which a plain go test leaves alone.
 test-attack:
 	BOGD_ATTACK_TEST=1 $(GO) test -count=1 -v -run '^TestServeUnderAttack$$' ./cmd/bogdbench/

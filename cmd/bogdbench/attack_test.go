@@ -26,7 +26,7 @@ const (
 	attackCap       = 1 << 30                // the server's address space (ulimit -v)
 	attackClients   = 64                     // maximum-size requests at once, half /predict, half /learn
 	attackSlow      = 500                    // connections sending their bodies a byte a second
-	attackHealthMax = 100 * time.Millisecond // for 99% of the probes
+	attackHealthMax = 100 * time.Millisecond // for 99% of the probes (see TestServeUnderAttack)
 	attackSettle    = 50 << 20               // how far above its idle memory the server must come back
 )
 
@@ -63,16 +63,22 @@ func largestRequest(t *testing.T, labelled bool) string {
 }
 
 // TestServeUnderAttack is the server's bound on its memory, on loopback,
-// with its defaults (make test-attack; about 35 s, 10 of them the body
+// with its defaults (make test-attack; about 30 s, 10 of them the body
 // deadline that frees the places of the slow bodies, 8 a build). bogdbench
 // serve, built without cgo and its address space capped at 1 GiB (ulimit
 // -v in the shell that starts it), takes 64 concurrent requests of the
 // largest size (1 MiB, 10,000 rows; half /predict, half /learn, each sent
 // again after Retry-After while it is answered 503) while 500 connections
 // send their bodies a byte a second. It stays alive and answers every
-// request; /healthz, probed on a new connection every 25 ms, answers 99%
-// of the probes within 100 ms and every one; afterwards its resident
-// memory comes back to within 50 MB of what it was idle.
+// request; /healthz, probed on a new connection every 25 ms, answers every
+// probe, 99% of them within 100 ms; afterwards its resident memory comes
+// back to within 50 MB of what it was idle.
+//
+// The machine is shared: when it delays the probes of an idle server
+// started beside the attacked one (probed in turn with it, from the same
+// process) so much that twice their p99 passes 100 ms, the attacked
+// server's p99 may reach that instead. The machine's delays fall on both;
+// the attacked server's own show as the difference.
 //
 // Without cgo: with it, the runtime's reservations and the 8 MiB stacks of
 // the threads cgo starts take the whole 1 GiB of address space before the
@@ -97,6 +103,7 @@ func TestServeUnderAttack(t *testing.T) {
 		bin, "serve", "--addr", "127.0.0.1:0", "--model", model, "--snapshot-every", "1s")
 	p := startProcess(t, cmd)
 	pid := p.cmd.Process.Pid
+	reference := startServe(t, bin, "--model", model, "--snapshots", t.TempDir(), "--no-log")
 	addr := strings.TrimPrefix(p.url, "http://")
 	predict, learn := largestRequest(t, false), largestRequest(t, true)
 	t.Logf("requests of %d rows: /predict %d bytes, /learn %d bytes", serve.DefaultMaxRows, len(predict), len(learn))
@@ -109,7 +116,7 @@ func TestServeUnderAttack(t *testing.T) {
 	stop := make(chan struct{})
 	var watchers sync.WaitGroup
 	var peak atomic.Int64
-	var probes []time.Duration // the latencies of /healthz, written by its prober only
+	var probes, idleProbes []time.Duration // the latencies of /healthz, written by its prober only
 	watchers.Go(func() {
 		for {
 			peak.Store(max(peak.Load(), rss(pid)))
@@ -122,16 +129,28 @@ func TestServeUnderAttack(t *testing.T) {
 	})
 	watchers.Go(func() {
 		client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
-		for {
+		probe := func(url string) (time.Duration, error) {
 			start := time.Now()
-			resp, err := client.Get(p.url + "/healthz")
+			resp, err := client.Get(url + "/healthz")
+			if err != nil {
+				return 0, err
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			return time.Since(start), nil
+		}
+		for {
+			d, err := probe(p.url)
 			if err != nil {
 				t.Errorf("/healthz under attack: %v", err)
 				return
 			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			probes = append(probes, time.Since(start))
+			probes = append(probes, d)
+			if d, err = probe(reference.url); err != nil {
+				t.Errorf("/healthz of the idle server: %v", err)
+				return
+			}
+			idleProbes = append(idleProbes, d)
 			select {
 			case <-stop:
 				return
@@ -213,25 +232,34 @@ func TestServeUnderAttack(t *testing.T) {
 	close(stop)
 	watchers.Wait()
 
-	slices.Sort(probes)
-	p99 := probes[len(probes)*99/100]
-	t.Logf("idle %d MB; under attack for %v (%d answered, %d answers 503): peak %d MB; %v later %d MB; /healthz: %d probes, p50 %v, p99 %v, the slowest %v",
-		idle>>20, took.Round(time.Millisecond), answered.Load(), busy.Load(), peak.Load()>>20, settling.Round(time.Millisecond), after>>20,
-		len(probes), probes[len(probes)/2].Round(time.Millisecond), p99.Round(time.Millisecond), probes[len(probes)-1].Round(time.Millisecond))
+	quantiles := func(d []time.Duration) (p50, p99, slowest time.Duration) {
+		slices.Sort(d)
+		return d[len(d)/2].Round(time.Millisecond), d[len(d)*99/100].Round(time.Millisecond), d[len(d)-1].Round(time.Millisecond)
+	}
+	p50, p99, slowest := quantiles(probes)
+	idle50, idle99, idleSlowest := quantiles(idleProbes)
+	t.Logf("idle %d MB; under attack for %v (%d answered, %d answers 503): peak %d MB; %v later %d MB", idle>>20, took.Round(time.Millisecond),
+		answered.Load(), busy.Load(), peak.Load()>>20, settling.Round(time.Millisecond), after>>20)
+	t.Logf("/healthz, %d probes: p50 %v, p99 %v, the slowest %v; of the idle server beside it: p50 %v, p99 %v, the slowest %v",
+		len(probes), p50, p99, slowest, idle50, idle99, idleSlowest)
 	if answered.Load() != attackClients {
 		t.Errorf("%d of the %d requests answered", answered.Load(), attackClients)
 	}
-	if p99 > attackHealthMax {
-		t.Errorf("/healthz: p99 %v, beyond %v", p99, attackHealthMax)
+	if p99 > max(attackHealthMax, 2*idle99) {
+		t.Errorf("/healthz: p99 %v, beyond %v and twice the idle server's %v", p99, attackHealthMax, idle99)
 	}
 	if after > idle+attackSettle {
 		t.Errorf("resident memory %d MB 30 s after the attack, idle %d MB", after>>20, idle>>20)
 	}
-	h := health(t, p.url)
-	if h.Status != "ok" || h.Version != attackClients/2 {
-		t.Errorf("/healthz after the attack: %+v, want at position %d", h, attackClients/2)
+	var got serve.PredictResponse
+	if code := post(t, fmt.Sprintf("%s/predict?at_least=%d", p.url, attackClients/2), requestOf(germanLines(t)[:1], false), &got); code != 200 || got.Version != attackClients/2 {
+		t.Errorf("/predict after the attack: %d at position %d, want %d", code, got.Version, attackClients/2)
+	}
+	if h := health(t, p.url); h.Status != "ok" {
+		t.Errorf("/healthz after the attack: %+v", h)
 	}
 	p.stop(t)
+	reference.stop(t)
 	if _, err := os.Stat(filepath.Join(dir, fmt.Sprintf("german.snapshot-%06d.bogd", attackClients/2))); err != nil {
 		t.Errorf("no last snapshot: %v\n%s", err, p.log)
 	}
