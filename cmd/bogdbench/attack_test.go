@@ -94,7 +94,7 @@ func TestServeUnderAttack(t *testing.T) {
 	dir := t.TempDir()
 	model := trainGerman(t, dir)
 	bin := filepath.Join(dir, "bogdbench")
-	build := exec.Command("go", "build", "-o", bin, ".")
+	build := goBuild(bin)
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)

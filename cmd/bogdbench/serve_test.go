@@ -65,7 +65,7 @@ func buildBench(t *testing.T) string {
 			return
 		}
 		built.path = filepath.Join(built.dir, "bogdbench")
-		if out, err := exec.Command("go", "build", "-o", built.path, ".").CombinedOutput(); err != nil {
+		if out, err := goBuild(built.path).CombinedOutput(); err != nil {
 			built.err = fmt.Errorf("build: %v\n%s", err, out)
 		}
 	})
@@ -73,6 +73,15 @@ func buildBench(t *testing.T) string {
 		t.Fatal(built.err)
 	}
 	return built.path
+}
+
+// buildTags are the tags of this test binary (purego_test.go sets them), so
+// the binary a test runs computes what the test computes in process.
+var buildTags []string
+
+// goBuild is the command that builds bogdbench into path with buildTags.
+func goBuild(path string) *exec.Cmd {
+	return exec.Command("go", append(append([]string{"build"}, buildTags...), "-o", path, ".")...)
 }
 
 func TestMain(m *testing.M) {
