@@ -407,14 +407,12 @@ func (l *auto) weights(s *autoScratch) {
 	}
 }
 
-func (l *auto) learn(x engine.Vector, t target) (judgment, bool, error) {
-	j, err := l.observe(x, t)
-	if err != nil {
-		return j, false, err
+func (l *auto) learn(x engine.Vector, t target) (updated bool, err error) {
+	if _, err := l.observe(&x, t); err != nil {
+		return false, err
 	}
 	s := &l.own
 	k, perFeature := l.outputs, 1/float64(l.feat.Count())
-	updated := false
 	for e := range l.experts {
 		if !l.retired[e] && s.arg[e] < autoRetire {
 			l.retired[e] = true // by the weights it predicted with; its loss stays
@@ -461,7 +459,7 @@ func (l *auto) learn(x engine.Vector, t target) (judgment, bool, error) {
 	}
 	l.learnTrivial(s, t)
 	l.n++
-	return j, updated, nil
+	return updated, nil
 }
 
 // learnTrivial charges the trivial predictor its loss and learns the label.
