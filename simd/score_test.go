@@ -44,6 +44,33 @@ func TestEquivScoreTiles(t *testing.T) {
 	})
 }
 
+// TestEquivScoreTilesLarge: at the budgets past the small ones of
+// TestEquivScoreTiles, where AVX-512's ScoreTiles is f(x) too
+// (ScoreTilesSlots), it gives bit for bit what the three calls give, for
+// near and far queries, one column and more than the vector code fuses.
+func TestEquivScoreTilesLarge(t *testing.T) {
+	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
+		r := rand.New(rand.NewPCG(37, 38))
+		skew := 0
+		for _, n := range []int{1000, 1008, 2001, 4096} {
+			for _, dim := range []int{1, 8, 22, 57} {
+				for _, kind := range dataKinds[:2] {
+					vecs, x := kind.gen(r, n, dim)
+					cols := scoreCols[skew%len(scoreCols)]
+					stride := slots(n) + 16*(skew%2)
+					w := randVecs(r, cols, stride, func() float32 { return float32(r.NormFloat64()) })
+					for _, far := range []bool{false, true} {
+						scale := typicalScale(vecs, x, far)
+						what := fmt.Sprintf("%s n=%d dim=%d cols=%d stride=%d scale=%v", kind.name, n, dim, cols, stride, scale)
+						checkScoreTiles(t, what, vecs, x, dim, r.IntN(n+1), w, stride, scale, skew)
+					}
+					skew++
+				}
+			}
+		}
+	})
+}
+
 // typicalScale returns −2 over the mean squared distance of x to vecs, so
 // that kernel values lie around e⁻², or with far a scale 1000 times that,
 // below which every kernel value underflows to 0.
