@@ -18,6 +18,9 @@
 //     numbers in error messages.
 //   - "#" starts a comment that runs to the end of the line (SVMlight).
 //   - A line holding only a label is an example whose features are all zero.
+//   - With [Options.Unlabelled], a line whose first token is a feature
+//     ("index:value") is a row without a label (rows to predict): its label
+//     is NaN. The rows of one file are all labelled or all not.
 //   - A label is a finite decimal number ("+1", "3", "-0.25", "2.5e3", ...),
 //     stored as a float64; which labels are valid depends on the task (see
 //     Labels and tasks).

@@ -22,7 +22,12 @@ type Options struct {
 	// HashBits, if > 0 (at most 30), makes every feature a name hashed into
 	// 2^HashBits dimensions (see the package documentation).
 	HashBits int
-	Warn     func(msg string) // optional: receives warnings (e.g. "labels 0/1 mapped to -1/+1"); nil = ignore
+	// Unlabelled accepts rows without a label, those whose first token is
+	// a feature ("index:value"): rows to predict. Their labels are NaN and
+	// Dataset.Unlabelled is set; a file mixing rows with and without one
+	// is an error at the first row that differs from the first.
+	Unlabelled bool
+	Warn       func(msg string) // optional: receives warnings (e.g. "labels 0/1 mapped to -1/+1"); nil = ignore
 }
 
 // maxHashBits bounds Options.HashBits: 2^30 features is already far beyond
@@ -80,7 +85,7 @@ func read(r io.Reader, name string, opt Options) (*Dataset, error) {
 	if opt.Dim > 0 && opt.Dim < limit {
 		limit = opt.Dim
 	}
-	p := parser{name: name, limit: limit, fixed: opt.Dim > 0, check: newLabelCheck(name, opt.Task)}
+	p := parser{name: name, limit: limit, fixed: opt.Dim > 0, check: newLabelCheck(name, opt.Task), unlabelled: opt.Unlabelled}
 	if opt.HashBits > 0 {
 		p.hash = newHasher(name, opt.HashBits)
 	}
@@ -104,6 +109,8 @@ func read(r io.Reader, name string, opt Options) (*Dataset, error) {
 		Index:  p.index.slice(),
 		Value:  p.value.slice(),
 		lines:  p.lines.slice(),
+
+		Unlabelled: p.first > 0 && !p.labelled,
 	}
 	if d.Len() == 0 {
 		return nil, errAt(name, 0, "no examples (empty file, or only blank and comment lines)")
@@ -130,6 +137,10 @@ type parser struct {
 	maxIdx int         // largest 1-based index seen
 	hash   *hasher     // nil unless Options.HashBits
 	check  *labelCheck // of the labels against Options.Task
+
+	unlabelled bool // Options.Unlabelled
+	first      int  // the line of the first row (0: none yet)
+	labelled   bool // whether it has a label: every row must be alike
 
 	labels builder[float64]
 	lines  builder[int]
@@ -160,12 +171,12 @@ func (p *parser) parseLine(line []byte, ln int) error {
 	for j < n && !isSep(line[j]) {
 		j++
 	}
-	y, err := parseNumber(line[i:j], 64)
+	y, err := p.label(line[i:j], ln)
 	if err != nil {
-		return errAt(p.name, ln, "invalid label %s: %s", quote(line[i:j]), err.Error())
-	}
-	if err := p.check.add(y, ln); err != nil {
 		return err
+	}
+	if math.IsNaN(y) {
+		j = i // no label: the first token is a feature
 	}
 	prev := 0
 	for i = j; i < n; i = j {
@@ -207,6 +218,31 @@ func (p *parser) parseLine(line []byte, ln int) error {
 	p.lines.add(ln)
 	p.rowPtr.add(p.index.len())
 	return nil
+}
+
+// label parses the first token of line ln: the row's label, checked
+// against the task, or with Options.Unlabelled a feature, which makes the
+// label NaN. Every row of a file must be as its first.
+func (p *parser) label(tok []byte, ln int) (float64, error) {
+	feature := bytes.IndexByte(tok, ':') >= 0
+	if p.first == 0 {
+		p.first, p.labelled = ln, !(p.unlabelled && feature)
+	}
+	switch {
+	case p.unlabelled && feature && p.labelled:
+		return 0, errAt(p.name, ln, "the row has no label (its first token %s is a feature), but the row of line %d has one: the rows of a file are all labelled or all not", quote(tok), p.first)
+	case p.unlabelled && feature:
+		return math.NaN(), nil
+	case !p.labelled:
+		return 0, errAt(p.name, ln, "the row has a label (%s), but the row of line %d has none: the rows of a file are all labelled or all not", quote(tok), p.first)
+	case feature:
+		return 0, errAt(p.name, ln, "invalid label %s: the row has no label, its first token is a feature (rows to learn from need one)", quote(tok))
+	}
+	y, err := parseNumber(tok, 64)
+	if err != nil {
+		return 0, errAt(p.name, ln, "invalid label %s: %s", quote(tok), err.Error())
+	}
+	return y, p.check.add(y, ln)
 }
 
 // parseFeature parses an "index:value" token; prev is the previous 1-based

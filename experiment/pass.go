@@ -138,14 +138,23 @@ func Pass(ctx context.Context, l Online, order []int, at []int) (Result, error) 
 // bound is a learner of any task over a dataset of that task.
 type bound struct {
 	*bogd.Learner
-	data *dataset.Dataset
-	task task.Task
+	data  *dataset.Dataset
+	task  task.Task
+	judge func(y float64, p bogd.Prediction) // nil: none
 }
 
 // Bind binds a learner to its data for Pass. The data's labels must be of
 // the learner's task (±1, one of its classes, or real targets).
 func Bind(l *bogd.Learner, data *dataset.Dataset) Online {
 	return bound{Learner: l, data: data, task: l.Config().Task}
+}
+
+// BindJudged is Bind with judge hearing every row's true label and the
+// prediction made before its update (eval.Evaluation.Add: a progressive
+// validation with more than the pass's loss). The prediction's slices
+// are valid during the call only.
+func BindJudged(l *bogd.Learner, data *dataset.Dataset, judge func(y float64, p bogd.Prediction)) Online {
+	return bound{Learner: l, data: data, task: l.Config().Task, judge: judge}
 }
 
 func (b bound) Task() task.Task { return b.task }
@@ -156,6 +165,9 @@ func (b bound) Step(row int) (Loss, error) {
 	step, err := b.Learn(engine.Sparse(idx, val), y)
 	if err != nil {
 		return Loss{}, fmt.Errorf("%s: %w", b.data.Where(row), err)
+	}
+	if b.judge != nil {
+		b.judge(y, step.Prediction)
 	}
 	if b.task == task.Regression {
 		r := y - step.Label
