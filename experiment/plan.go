@@ -43,10 +43,9 @@ type Plan struct {
 	// D = FeatureFactor·B (rounded; 0: the learner's default).
 	RankFactor, FeatureFactor float64
 
-	// CellGrids holds the grids of the cells that have their own, in
-	// place of Grid and Widths: a tuning extends a cell's grid where its
-	// selection lay on an edge (Tuning.Extend).
-	CellGrids map[Cell]Grid
+	// Extra lists points that cells try beyond their grid's: a tuning
+	// adds the point beyond an edge of a cell's selection (Tuning.Run).
+	Extra map[Cell][]Params
 	// Explode, when positive, is the metric above which a pass counts as
 	// diverged, as one whose loss was not finite: its grid point is never
 	// selected. (A regression's MSE far above the trivial predictor's
@@ -129,12 +128,9 @@ func (p *Plan) job(c Cell, params Params, stream string, run int, seed uint64) J
 	return Job{Cell: c, Params: params, Key: k}
 }
 
-// CellGrid is the grid of cell c: its own (CellGrids), or the plan's
-// with the widths of c's dataset, if it has its own.
+// CellGrid is the grid of cell c: the plan's, with the widths of c's
+// dataset if it has its own.
 func (p *Plan) CellGrid(c Cell) Grid {
-	if g, ok := p.CellGrids[c]; ok {
-		return g
-	}
 	g := p.Grid
 	if w, ok := p.Widths[c.Dataset]; ok {
 		g.Sigma = w
@@ -142,9 +138,16 @@ func (p *Plan) CellGrid(c Cell) Grid {
 	return g
 }
 
-// Points lists the grid points of cell c (CellGrid).
+// Points lists the points of cell c: those of its grid (CellGrid), then
+// its Extra ones.
 func (p *Plan) Points(c Cell) []Params {
-	return p.CellGrid(c).Points(c.Algo, p.Task)
+	points := p.CellGrid(c).Points(c.Algo, p.Task)
+	for _, e := range p.Extra[c] {
+		if !slices.Contains(points, e) {
+			points = append(points, e)
+		}
+	}
+	return points
 }
 
 func (p *Plan) sort(jobs []Job) []Job {

@@ -56,30 +56,36 @@ func TestGridDefaultsAndMissing(t *testing.T) {
 	}
 }
 
-// Edges: the selected value at either end of a list of two or more, the
-// value beyond one step of the list's spacing (×2 to ×10) away; λ over
-// both of its lists.
+// Edges: the selected value at either end of the two or more values the
+// points hold, the value beyond one step of their spacing (×2 to ×10)
+// away; λ over both of its forms.
 func TestEdges(t *testing.T) {
 	g := Grid{LambdaT2: []float64{1}, AbsLambda: []float64{1e-5, 1e-3}, Eta: []float64{0.125, 0.5, 2}, Gamma: []float64{10}, Sigma: []float64{8, 1, 2, 4}}
+	points := g.Points(bogd.BOGDpp, task.Binary)
 	const rows = 1000 // λ·T² = 1 is λ = 10⁻⁶, the smallest
 	p := Params{LambdaT2: 1, Eta: 2, Gamma: 10, Sigma: 2}
-	got := g.Edges(bogd.BOGDpp, task.Binary, p, rows)
+	got := Edges(points, p, bogd.BOGDpp, task.Binary, rows)
 	want := []Edge{{Param: "λT²", Value: 1, Low: true, Next: 0.1}, {Param: "η", Value: 2, Next: 8}}
 	if !edgesNear(got, want) {
 		t.Errorf("edges %+v, want %+v", got, want)
 	}
+	if q := got[1].Apply(p); q != (Params{LambdaT2: 1, Eta: 8, Gamma: 10, Sigma: 2}) {
+		t.Errorf("the point beyond η: %+v", q)
+	}
 	p = Params{AbsLambda: 1e-3, Eta: 0.5, Gamma: 10, Sigma: 1}
-	got = g.Edges(bogd.BOGDpp, task.Binary, p, rows)
+	got = Edges(points, p, bogd.BOGDpp, task.Binary, rows)
 	want = []Edge{{Param: "λ", Value: 1e-3, Next: 1e-2}, {Param: "σ", Value: 1, Low: true, Next: 0.5}}
 	if !edgesNear(got, want) {
 		t.Errorf("edges %+v, want %+v", got, want)
 	}
-	if got := g.Edges(bogd.Perceptron, task.Binary, Params{Sigma: 8}, rows); !edgesNear(got, []Edge{{Param: "σ", Value: 8, Next: 16}}) {
-		t.Errorf("perceptron edges %+v", got)
+	// A point beyond counts as tried.
+	points = append(points, Params{AbsLambda: 1e-2, Eta: 0.5, Gamma: 10, Sigma: 1})
+	if got := Edges(points, p, bogd.BOGDpp, task.Binary, rows); !edgesNear(got, want[1:]) {
+		t.Errorf("edges %+v after λ = 0.01 was tried", got)
 	}
-	ext := g.Extend(Edge{Param: "σ", Value: 1, Low: true, Next: 0.5})
-	if !slices.Equal(ext.Sigma, []float64{8, 1, 2, 4, 0.5}) || len(g.Sigma) != 4 {
-		t.Errorf("extended σ %v (the grid's %v)", ext.Sigma, g.Sigma)
+	perceptron := g.Points(bogd.Perceptron, task.Binary)
+	if got := Edges(perceptron, Params{Sigma: 8}, bogd.Perceptron, task.Binary, rows); !edgesNear(got, []Edge{{Param: "σ", Value: 8, Next: 16}}) {
+		t.Errorf("perceptron edges %+v", got)
 	}
 	if e := (Edge{Param: "η", Value: 2, Next: 8}).String(); e != "η = 2 is the largest tried" {
 		t.Error(e)
@@ -157,30 +163,22 @@ func TestExplodedNeverSelected(t *testing.T) {
 	}
 }
 
-// Run extends a grid where the selection lies on its edge, until the
-// value beyond is no longer better or Extend values were tried, then
-// reports as Execute does, from the extended grids, and says which
-// selections are still on an edge.
+// Run extends a cell's search where its selection lies on an edge, one
+// parameter at a time from the selected point, until the point beyond is
+// no longer better or Extend points were tried at that end, then reports
+// as Execute does, and says which selections are still on an edge.
 func TestTuningExtendsEdges(t *testing.T) {
 	fogd, perceptron := Cell{Dataset: "german", Algo: bogd.FOGD, Budget: 20}, Cell{Dataset: "german", Algo: bogd.Perceptron}
 	plan := &Plan{
-		Cells: []Cell{fogd, perceptron}, Grid: Grid{Name: "test", Eta: []float64{0.5, 1}, Sigma: []float64{16}},
 		// german's raw features are hundreds apart: σ = 1 and 2 are far
 		// too narrow for the perceptron.
-		CellGrids: map[Cell]Grid{perceptron: {Name: "narrow", Sigma: []float64{1, 2}}},
-		Runs:      2, SelectRuns: 2, Seed: 1, SelectSeed: 2, Sigma: 8,
+		Cells: []Cell{fogd, perceptron}, Grid: Grid{Name: "test", Eta: []float64{0.5, 1}, Sigma: []float64{1, 2}},
+		Runs: 2, SelectRuns: 2, Seed: 1, SelectSeed: 2, Sigma: 8,
 	}
 	tu := &Tuning{Plan: plan, Data: german(t), Extend: 3}
 	e := &Execution{Phase: PhaseAll, Workers: 2, Results: filepath.Join(t.TempDir(), "runs.jsonl")}
 	if _, err := tu.Run(context.Background(), e); err != nil {
 		t.Fatal(err)
-	}
-	// FOGD: η = 1 is the better, the largest; 2 is worse: kept.
-	if x := tu.Extensions[fogd]; len(x) != 1 || x[0].Edge != (Edge{Param: "η", Value: 1, Next: 2}) || x[0].Taken || !(x[0].After == x[0].Before) {
-		t.Errorf("FOGD's extensions %+v", x)
-	}
-	if sel := tu.Selections[fogd]; sel.Params.Eta != 1 || sel.Points != 3 || len(tu.Edges[fogd]) != 0 {
-		t.Errorf("FOGD selected %+v, edges %v", sel, tu.Edges[fogd])
 	}
 	// The perceptron: σ doubles three times, each better, and is still
 	// the largest tried.
@@ -189,13 +187,28 @@ func TestTuningExtendsEdges(t *testing.T) {
 		t.Fatalf("the perceptron's extensions %+v", x)
 	}
 	for i, want := range []float64{4, 8, 16} {
-		if x[i].Param != "σ" || x[i].Low || x[i].Next != want || !x[i].Taken || !(x[i].After < x[i].Before) {
+		if x[i].Param != "σ" || x[i].Low || x[i].Next != want || x[i].Point != (Params{Sigma: want}) || !x[i].Taken || !(x[i].After < x[i].Before) {
 			t.Errorf("extension %d: %+v, want σ = %v taken", i, x[i], want)
 		}
 	}
-	if sel := tu.Selections[perceptron]; sel.Params.Sigma != 16 || !slices.Equal(plan.CellGrid(perceptron).Sigma, []float64{1, 2, 4, 8, 16}) ||
-		len(tu.Edges[perceptron]) != 1 || tu.Edges[perceptron][0].Param != "σ" {
-		t.Errorf("the perceptron selected %+v from %v, edges %v", sel, plan.CellGrid(perceptron).Sigma, tu.Edges[perceptron])
+	if sel := tu.Selections[perceptron]; sel.Params.Sigma != 16 || sel.Points != 5 || len(tu.Edges[perceptron]) != 1 || tu.Edges[perceptron][0].Param != "σ" {
+		t.Errorf("the perceptron selected %+v, edges %v", sel, tu.Edges[perceptron])
+	}
+	// FOGD: every extension moves one parameter of the selected point; the
+	// selection never gets worse, and moves to a point beyond only when it
+	// is better (two edges extended at once may each be better than
+	// before, and only one selected).
+	fx := tu.Extensions[fogd]
+	if len(fx) == 0 {
+		t.Fatal("FOGD extended nothing from σ ∈ {1, 2}")
+	}
+	for i, x := range fx {
+		if math.IsNaN(x.After) || x.After > x.Before || x.Taken && !(x.After < x.Before) {
+			t.Errorf("FOGD extension %d: %+v: %v %v %v %v", i, x.Edge, x.Point, x.Before, x.After, x.Taken)
+		}
+	}
+	if got, want := len(plan.Points(fogd)), 4+len(fx); got != want {
+		t.Errorf("FOGD tried %d points, want the grid's 4 and %d beyond", got, len(fx))
 	}
 	for _, c := range plan.Cells {
 		if len(tu.Reported[c]) != 2 {

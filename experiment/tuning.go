@@ -20,14 +20,15 @@ import (
 type Tuning struct {
 	Plan *Plan
 	Data *dataset.Dataset
-	// Extend, when positive, makes Run try up to Extend values beyond
-	// each end of each list where a selection lies on the edge of its
-	// grid (PhaseAll only: the shards of a phase cannot agree on it).
+	// Extend, when positive, makes Run try up to Extend points beyond
+	// each end of each parameter where a selection lies on the edge of
+	// what its cell tried (PhaseAll only: the shards of a phase cannot
+	// agree on it).
 	Extend int
 
 	// Set by Report (PhaseAll and PhaseTables): the selections, the
-	// held-out runs, and the selected parameters still on an edge of their
-	// cell's grid.
+	// held-out runs, and the selected parameters still on an edge of what
+	// their cell tried.
 	Selections map[Cell]Selection
 	Reported   map[Cell][]*Record
 	Edges      map[Cell][]Edge
@@ -35,22 +36,25 @@ type Tuning struct {
 	Extensions map[Cell][]Extension
 }
 
-// Extension is a value that Run tried beyond the edge of a cell's grid.
+// Extension is a point that Run tried beyond the edge of a cell's
+// selection.
 type Extension struct {
 	Edge
+	Point Params // the selected point with Edge's parameter at Next
 	// Before and After are the cell's selection mean before and after the
-	// value was tried; Taken reports that the value was then selected.
+	// point was tried; Taken reports that it was then selected.
 	Before, After float64
 	Taken         bool
 }
 
 // Run runs the tuning through Execute with e. In PhaseAll with Extend, it
 // runs the selection first, then, while a cell's selection lies on an
-// edge of its grid (Grid.Edges) that has been extended fewer than Extend
-// times, adds the value beyond (Grid.Extend: the cell gets its own grid,
-// Plan.CellGrids) and runs the new points; a value it cannot run (a
-// setting the learner refuses) ends that edge. Then the held-out runs
-// and the report, as Execute does.
+// edge of the points it tried (Edges) that has been extended fewer than
+// Extend times, adds the point beyond (Edge.Apply: the selected point with
+// that one parameter moved, Plan.Extra) and runs it: a search along each
+// parameter from the best point, where a grid of every combination would
+// multiply the cost. A point the learner refuses (an invalid setting)
+// ends that edge. Then the held-out runs and the report, as Execute does.
 func (t *Tuning) Run(ctx context.Context, e *Execution) (Stats, error) {
 	if e.Phase != PhaseAll || t.Extend <= 0 {
 		return Execute(ctx, e, t)
@@ -93,15 +97,15 @@ func (t *Tuning) settle(sels map[Cell]Selection) {
 		for i := range exts {
 			if ok && math.IsNaN(exts[i].After) {
 				exts[i].After = sel.Mean
-				exts[i].Taken = selectedValue(exts[i].Param, sel.Params) == exts[i].Next
+				exts[i].Taken = sel.Params == exts[i].Point
 			}
 		}
 	}
 }
 
-// extend adds, for every cell, the value beyond each edge of its selection
-// that has been extended fewer than t.Extend times and whose points the
-// learner accepts, and reports whether it added any.
+// extend adds, for every cell, the point beyond each edge of its
+// selection that has been extended fewer than t.Extend times and that
+// the learner accepts, and reports whether it added any.
 func (t *Tuning) extend(sels map[Cell]Selection, tried map[Cell]map[Edge]int) bool {
 	p := t.Plan
 	added := false
@@ -110,68 +114,38 @@ func (t *Tuning) extend(sels map[Cell]Selection, tried map[Cell]map[Edge]int) bo
 		if !ok || sel.Runs == 0 {
 			continue
 		}
-		g := p.CellGrid(c).For(c.Algo, p.Task)
-		grown := false
-		for _, e := range g.Edges(c.Algo, p.Task, sel.Params, t.Data.Len()) {
+		for _, e := range Edges(p.Points(c), sel.Params, c.Algo, p.Task, t.Data.Len()) {
 			end := Edge{Param: e.Param, Low: e.Low}
 			if tried[c] == nil {
 				tried[c] = map[Edge]int{}
 			}
-			if tried[c][end] >= t.Extend || !t.runnable(c, g.Extend(e), e) {
+			point := e.Apply(sel.Params)
+			if tried[c][end] >= t.Extend || !t.runnable(c, point) {
 				continue
 			}
 			tried[c][end]++
-			g, grown = g.Extend(e), true
-			t.Extensions[c] = append(t.Extensions[c], Extension{Edge: e, Before: sel.Mean, After: math.NaN()})
-		}
-		if grown {
-			if p.CellGrids == nil {
-				p.CellGrids = map[Cell]Grid{}
+			if p.Extra == nil {
+				p.Extra = map[Cell][]Params{}
 			}
-			p.CellGrids[c], added = g, true
+			p.Extra[c] = append(p.Extra[c], point)
+			t.Extensions[c] = append(t.Extensions[c], Extension{Edge: e, Point: point, Before: sel.Mean, After: math.NaN()})
+			added = true
 		}
 	}
 	return added
 }
 
-// runnable reports whether the learner of cell c accepts the points of
-// grid g that hold the value edge e adds. A setting's validity does not
-// depend on the data's dimension: the check builds learners of
-// dimension 1, which cost nothing.
-func (t *Tuning) runnable(c Cell, g Grid, e Edge) bool {
-	p := t.Plan
-	for _, params := range g.Points(c.Algo, p.Task) {
-		if selectedValue(e.Param, params) != e.Next {
-			continue
-		}
-		j := p.job(c, params, StreamSelect, 0, p.SelectSeed)
-		cfg, err := jobConfig(j, t.Data)
-		if err != nil {
-			return false
-		}
-		cfg.Dim = 1
-		if _, err := bogd.New(c.Algo, cfg); err != nil {
-			return false
-		}
+// runnable reports whether the learner of cell c accepts the setting of
+// point. A setting's validity does not depend on the data's dimension:
+// the check builds a learner of dimension 1, which costs nothing.
+func (t *Tuning) runnable(c Cell, point Params) bool {
+	cfg, err := jobConfig(t.Plan.job(c, point, StreamSelect, 0, t.Plan.SelectSeed), t.Data)
+	if err != nil {
+		return false
 	}
-	return true
-}
-
-// selectedValue is the value of the list named param (Edge.Param) in p.
-func selectedValue(param string, p Params) float64 {
-	switch param {
-	case "η":
-		return p.Eta
-	case "λT²":
-		return p.LambdaT2
-	case "λ":
-		return p.AbsLambda
-	case "γ":
-		return p.Gamma
-	case "C":
-		return p.C
-	}
-	return p.Sigma
+	cfg.Dim = 1
+	_, err = bogd.New(c.Algo, cfg)
+	return err == nil
 }
 
 // Plans is the tuning's one plan.
@@ -214,7 +188,7 @@ func (t *Tuning) Report(rs *ResultSet, _ bool) error {
 	t.Selections, t.Reported, t.Edges = sels, reported, map[Cell][]Edge{}
 	for c, sel := range sels {
 		if sel.Runs > 0 {
-			if edges := t.Plan.CellGrid(c).Edges(c.Algo, t.Plan.Task, sel.Params, t.Data.Len()); len(edges) > 0 {
+			if edges := Edges(t.Plan.Points(c), sel.Params, c.Algo, t.Plan.Task, t.Data.Len()); len(edges) > 0 {
 				t.Edges[c] = edges
 			}
 		}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
-	"github.com/bogd-project/bogd/engine"
 	"github.com/bogd-project/bogd/eval"
 	"github.com/bogd-project/bogd/experiment"
 	"github.com/bogd-project/bogd/internal/atomicfile"
@@ -26,7 +25,10 @@ import (
 // scale), the score(s), and with a calibrated model the probability of
 // the predicted label — or one JSON document. When the rows' labels fit
 // the model's task, a summary goes to stderr: the mistake rate or the
-// MSE, and for a calibrated classifier the reliability table.
+// MSE beside the trivial predictor's (with a warning when the model does
+// not beat it), and for a calibrated classifier the log loss and the
+// reliability table. Rows may have no label (a first token index:value):
+// they are predicted, not judged.
 func predictCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("predict", stderr)
 	modelPath := fs.String("model", "", "model file written by train, tune, serve or run --save (required); its input preparation (hashing, scaling) applies to the rows")
@@ -70,14 +72,8 @@ func predictCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) er
 		return err
 	}
 	in := l.Input()
-	// Any label reads, as a regression target: the labels of rows to
-	// predict may be placeholders; truth tells whether they can be judged.
-	rows, err := readData(path, stdin, dataset.Options{Task: task.Regression, HashBits: in.HashBits})
+	rows, labels, judged, err := readToPredict(path, stdin, l, warn)
 	if err != nil {
-		return err
-	}
-	labels, judged := truth(rows, l, warn)
-	if rows, err = prepare(rows, l, warn); err != nil {
 		return err
 	}
 
@@ -92,13 +88,10 @@ func predictCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) er
 		return err
 	}
 	for i := range rows.Len() {
-		idx, val := rows.Row(i)
-		// On the label's scale, as bogd.Predictor.PredictRow predicts.
-		p, err := l.Predict(engine.Sparse(idx, val))
+		p, err := predictRow(l, rows, i)
 		if err != nil {
-			return fmt.Errorf("%s: %w", rows.Where(i), err)
+			return err
 		}
-		p.Label = in.Unlabel(p.Label)
 		pj, err := newPredictionJSON(p, l.Config().Task)
 		if err != nil {
 			return fmt.Errorf("%s: %w", rows.Where(i), err)
@@ -129,7 +122,14 @@ func predictCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) er
 	if judged && !*quiet {
 		fmt.Fprintf(stderr, "model         %s (%v %v, %d support vectors, dimension %d)\ndata          %s\n",
 			*modelPath, l.Config().Task, l.Algorithm(), l.SupportVectors(), l.Config().Dim, rows.Name)
-		return ev.WriteReport(stderr)
+		if err := ev.WriteReport(stderr); err != nil {
+			return err
+		}
+	}
+	if judged {
+		if w := notBeaten(*summary, rows.Name); w != "" {
+			warn(w)
+		}
 	}
 	return nil
 }

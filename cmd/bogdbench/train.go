@@ -15,6 +15,7 @@ import (
 
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
+	"github.com/bogd-project/bogd/eval"
 	"github.com/bogd-project/bogd/experiment"
 	"github.com/bogd-project/bogd/prep"
 	"github.com/bogd-project/bogd/simd"
@@ -32,7 +33,10 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	from := fs.String("model", "", "continue training this saved model, with its algorithm, parameters, task, classes and input preparation (hashing, scaling): the flags that set those cannot be given with it")
 	save := fs.String("save", "", "save the learner to this model file (atomically; an existing file needs --force, unless it is the --model continued), with its hashing and scaling")
 	force := fs.Bool("force", false, "overwrite an existing --save file")
-	passes := fs.Int("passes", 1, "passes over the data, each in file order")
+	passes := fs.Int("passes", 1, "passes over the data, each in file order (or a random one: --shuffle)")
+	shuffle := fs.Bool("shuffle", false, "learn the rows in a random order, a new one each pass (seeded by --shuffle-seed), rather than in file order: a file sorted by its labels is otherwise learnt one class after another")
+	shuffleSeed := fs.Uint64("shuffle-seed", 1, "seed of the --shuffle orders")
+	test := fs.String("test", "", "after training, judge the model on the labelled rows of this file, held out (predicted, never learnt): mistake rate or MSE beside the trivial predictor's, AUC, log loss, calibration")
 	quiet := fs.Bool("q", false, "quiet: no progress and no summary on stderr (warnings and errors still)")
 	algo := fs.String("algo", "bogd++", "the algorithm: "+algorithmNames())
 	budget := fs.Int("budget", 100, "maximum support vectors (budgeted algorithms)")
@@ -60,6 +64,9 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	path, err := dataPath(*data, stdin)
 	if err != nil {
 		return err
+	}
+	if *test == "-" && path == "-" {
+		return usagef("--test - and the training data both read standard input: give one a file")
 	}
 	logf := func(format string, args ...any) {
 		if !*quiet {
@@ -134,7 +141,20 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		}
 		logf("%s", describeLearner(l))
 	}
-	logf("%s: %d rows, %d features, %s in file order", rows.Name, rows.Len(), rows.Dim, experiment.Plural(*passes, "pass", "passes"))
+	var order func(pass int) []int
+	if *shuffle {
+		order = func(pass int) []int { return passOrder(rows.Len(), pass, true, *shuffleSeed) }
+		logf("%s: %d rows, %d features, %s, each in a random order (--shuffle, seed %d)", rows.Name, rows.Len(), rows.Dim, experiment.Plural(*passes, "pass", "passes"), *shuffleSeed)
+	} else {
+		logf("%s: %d rows, %d features, %s in file order", rows.Name, rows.Len(), rows.Dim, experiment.Plural(*passes, "pass", "passes"))
+		check := newLabelOrder(l.Config().Task)
+		for _, y := range rows.Labels {
+			check.add(y)
+		}
+		if how, sorted := check.sortedBy(); sorted {
+			warn(fmt.Sprintf("%s: the labels come sorted: %s. Learnt in this order, the model sees one class (or range of targets) after another, and its mistake rate (MSE) is not that of a shuffled stream: --shuffle learns in a random order", rows.Name, how))
+		}
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -142,8 +162,25 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	if !*quiet {
 		progress = stderr
 	}
-	if err := trainPasses(ctx, l, rows, *passes, progress); err != nil {
+	s, err := trainPasses(ctx, l, rows, *passes, order, progress)
+	if err != nil {
 		return err
+	}
+	if w := notBeaten(s, "progressive validation"); w != "" {
+		warn(w + " (try a smaller --eta, --sigma auto, or bogdbench tune)")
+	}
+	if *test != "" {
+		var out io.Writer = stderr
+		if *quiet {
+			out = io.Discard
+		}
+		s, err := testModel(l, *test, stdin, out, warn)
+		if err != nil {
+			return err
+		}
+		if w := notBeaten(s, "held out ("+*test+")"); w != "" {
+			warn(w)
+		}
 	}
 	if *save == "" {
 		return nil
@@ -246,18 +283,19 @@ func describeLearner(l *bogd.Learner) string {
 	return s
 }
 
-// trainPasses feeds the rows of data to l in file order, passes times,
-// each row predicted before it is learnt (experiment.Pass). With a
-// progress writer, it prints the progressive validation there at
-// doubling example counts, as Vowpal Wabbit does: the examples seen, the
-// mistake rate (MSE) so far and since the line before, the support
-// vectors and the examples per second; then a summary.
-func trainPasses(ctx context.Context, l *bogd.Learner, data *dataset.Dataset, passes int, progress io.Writer) error {
-	order := make([]int, data.Len())
-	for i := range order {
-		order[i] = i
-	}
-	bound := experiment.Bind(l, data)
+// trainPasses feeds the rows of data to l, passes times, in file order or
+// in order(pass) (pass from 1), each row predicted before it is learnt
+// (experiment.Pass), and returns the evaluation of those predictions
+// (eval.Summary: beside the trivial predictor's). With a progress writer,
+// it prints the progressive validation there at doubling example
+// counts, as Vowpal Wabbit does: the examples seen, the mistake rate
+// (MSE) so far and since the line before, the support vectors and the
+// examples per second; then a summary.
+func trainPasses(ctx context.Context, l *bogd.Learner, data *dataset.Dataset, passes int, order func(pass int) []int, progress io.Writer) (eval.Summary, error) {
+	// The rows are prepared already: the evaluation is on the scale the
+	// learner learns.
+	ev := eval.New(l.Config(), prep.Input{})
+	bound := experiment.BindJudged(l, data, ev.Add)
 	regression := l.Config().Task == task.Regression
 	metric := "mistakes %"
 	if regression {
@@ -288,20 +326,24 @@ func trainPasses(ctx context.Context, l *bogd.Learner, data *dataset.Dataset, pa
 	}
 	n := data.Len()
 	for pass := 1; pass <= passes; pass++ {
+		rows := passOrder(n, pass, false, 0)
+		if order != nil {
+			rows = order(pass)
+		}
 		for at := 0; at < n; {
 			end := n
 			if progress != nil {
 				end = min(n, at+next-seen)
 			}
-			res, err := experiment.Pass(ctx, bound, order[at:end], nil)
+			res, err := experiment.Pass(ctx, bound, rows[at:end], nil)
 			if errors.Is(err, context.Canceled) {
-				return fmt.Errorf("interrupted after %d examples: nothing saved", seen)
+				return eval.Summary{}, fmt.Errorf("interrupted after %d examples: nothing saved", seen)
 			} else if err != nil {
-				return err
+				return eval.Summary{}, err
 			}
 			if res.DivergedAt > 0 {
-				return fmt.Errorf("%s (example %d): the squared error is not finite: the learner diverged (try a smaller --eta); nothing saved",
-					data.Where(order[at+res.DivergedAt-1]), seen+res.DivergedAt)
+				return eval.Summary{}, fmt.Errorf("%s (example %d): the squared error is not finite: the learner diverged (try a smaller --eta); nothing saved",
+					data.Where(rows[at+res.DivergedAt-1]), seen+res.DivergedAt)
 			}
 			seen += end - at
 			mistakes += res.Mistakes
@@ -316,41 +358,29 @@ func trainPasses(ctx context.Context, l *bogd.Learner, data *dataset.Dataset, pa
 			line(pass)
 		}
 	}
+	s := ev.Summary()
 	if progress != nil {
 		elapsed := time.Since(start)
-		what := fmt.Sprintf("mistake rate %.3f%% (progressive validation)", 100*float64(mistakes)/float64(seen))
-		worse := false // than the running mean of the labels
-		if regression {
-			mse, baseline := squared/float64(seen), runningMeanMSE(data.Labels, passes)
-			what = fmt.Sprintf("MSE %.6g (progressive validation; predicting the mean of the labels before each: %.6g)", mse, baseline)
-			worse = mse > baseline
-		}
 		fmt.Fprintf(progress, "bogdbench train: %d examples in %.3g s (%.0f/s, %.3g s per pass): %s, %d support vectors\n",
-			seen, elapsed.Seconds(), float64(seen)/elapsed.Seconds(), elapsed.Seconds()/float64(passes), what, l.SupportVectors())
-		if worse {
-			fmt.Fprintf(progress, "bogdbench train: warning: the learner predicted worse than the running mean of the labels: "+
-				"the step size may be too large or the kernel too wide for this data (try a smaller --eta, --sigma auto, or bogdbench tune)\n")
-		}
+			seen, elapsed.Seconds(), float64(seen)/elapsed.Seconds(), elapsed.Seconds()/float64(passes), progressiveSummary(s), l.SupportVectors())
 	}
-	return nil
+	return s, nil
 }
 
-// runningMeanMSE is the progressive validation of the simplest online
-// regressor, over passes passes of labels in order: it predicts the mean
-// of the labels before each (0 before the first, as a learner starts).
-// A learner's MSE should beat it.
-func runningMeanMSE(labels []float64, passes int) float64 {
-	var mean, sum float64
-	n := 0
-	for range passes {
-		for _, y := range labels {
-			d := y - mean
-			sum += d * d
-			n++
-			mean += d / float64(n)
-		}
+// progressiveSummary says what the progressive validation s found, beside
+// the trivial predictor's.
+func progressiveSummary(s eval.Summary) string {
+	if s.MSE != nil {
+		return fmt.Sprintf("MSE %.6g (progressive validation; the trivial predictor, the mean of the labels before each: %.6g)", *s.MSE, *s.BaselineMSE)
 	}
-	return sum / float64(max(1, n))
+	out := fmt.Sprintf("mistake rate %.3f%% (progressive validation; the trivial predictor, the most frequent label before each: %.3f%%)", *s.MistakeRate, *s.BaselineMistakeRate)
+	if s.AUC != nil {
+		out += fmt.Sprintf(", AUC %.4f", *s.AUC)
+	}
+	if s.LogLoss != nil {
+		out += fmt.Sprintf(", log loss %.4f", *s.LogLoss)
+	}
+	return out
 }
 
 // algorithmNames lists the algorithms for help texts.
