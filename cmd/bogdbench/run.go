@@ -25,10 +25,13 @@ import (
 
 // row is one line of `bogdbench run` output; its JSON form is the documented
 // interface for scripts. Binary rows are as they were before tasks: the
-// fields of the other tasks and of the later rules are left out.
+// fields of the other tasks and of the later rules are left out. The
+// trivial predictor's row (most frequent label, running mean) comes
+// first in the table and last in JSON, where Trivial marks it.
 type row struct {
 	Dataset            string   `json:"dataset"`
 	Algorithm          string   `json:"algorithm"`
+	Trivial            bool     `json:"trivial,omitempty"`
 	Budget             int      `json:"budget"` // 0 for algorithms without a budget
 	Runs               int      `json:"runs"`
 	Task               string   `json:"task,omitempty"`    // multiclass or regression
@@ -205,6 +208,17 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 		}
 		rows = append(rows, c.row(name, data, s, *scale))
 	}
+	base, err := trivialRow(name, data, orders)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if !(r.metric() < base.metric()) {
+			fmt.Fprintf(stderr, "bogdbench run: warning: %s (budget %d) is not better than the trivial predictor: %.5g against its %.5g\n",
+				r.Algorithm, r.Budget, r.metric(), base.metric())
+		}
+	}
+	rows = append(rows, base)
 	if *format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -284,6 +298,38 @@ func (c runCell) row(name string, data *dataset.Dataset, s experiment.Summary, s
 	return r
 }
 
+// trivialRow is the row of the trivial predictor (experiment.Trivial)
+// over the runs' orders.
+func trivialRow(name string, data *dataset.Dataset, orders [][]int) (row, error) {
+	passes := make([]experiment.Result, len(orders))
+	for r, order := range orders {
+		var err error
+		if passes[r], err = experiment.Pass(context.Background(), experiment.Trivial(data), order, nil); err != nil {
+			return row{}, err
+		}
+	}
+	s := experiment.Summarize(passes, data.Len(), data.Task)
+	r := row{Dataset: name, Algorithm: "trivial", Trivial: true, Runs: s.Runs, SecondsMean: s.Seconds, SIMD: simd.Active().String()}
+	mean, std := s.Metric, s.MetricStd
+	switch data.Task {
+	case task.Regression:
+		r.Task, r.MSEMean, r.MSEStd = data.Task.String(), &mean, &std
+	case task.Multiclass:
+		r.Task, r.Classes, r.MistakeRateMean, r.MistakeRateStd = data.Task.String(), data.Classes, &mean, &std
+	default:
+		r.MistakeRateMean, r.MistakeRateStd = &mean, &std
+	}
+	return r, nil
+}
+
+// metric is the row's mean mistake rate or MSE.
+func (r row) metric() float64 {
+	if r.MSEMean != nil {
+		return *r.MSEMean
+	}
+	return *r.MistakeRateMean
+}
+
 // checkPlotDir refuses, before any run, a --plot directory that is not a
 // directory, and (without force) figure files of the run that exist.
 func checkPlotDir(dir string, d experiment.FigureSet, force bool) error {
@@ -340,6 +386,16 @@ func writeTable(w io.Writer, rows []row) error {
 		metric = "MSE"
 	}
 	fmt.Fprintf(tw, "dataset\talgorithm\tbudget\truns\t%s\t± std\tSVs\tseconds/pass\teta\tlambda\tgamma\tsigma\t\n", metric)
+	if n := len(rows); n > 0 && rows[n-1].Trivial {
+		// The figure to beat, first.
+		r := rows[n-1]
+		mean, std, format := r.MistakeRateMean, r.MistakeRateStd, "%.3f\t%.3f"
+		if r.MSEMean != nil {
+			mean, std, format = r.MSEMean, r.MSEStd, "%.5g\t%.3g"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t-\t%d\t"+format+"\t0.0\t%.4f\t-\t-\t-\t-\t\n", r.Dataset, r.Algorithm, r.Runs, *mean, *std, r.SecondsMean)
+		rows = rows[:n-1]
+	}
 	for _, r := range rows {
 		budget := "-"
 		if r.Budget > 0 {

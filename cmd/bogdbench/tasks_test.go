@@ -47,8 +47,8 @@ func target(x [3]float64) string {
 	return strconv.FormatFloat(1000+50*math.Sin(x[0]/2)+3*x[1], 'f', 4, 64)
 }
 
-// runJSON runs `run --format json` and decodes its rows; it also returns
-// stderr.
+// runJSON runs `run --format json` and decodes its rows but the last,
+// the trivial predictor's, which it checks; it also returns stderr.
 func runJSON(t *testing.T, args ...string) ([]map[string]any, string) {
 	t.Helper()
 	code, stdout, stderr := bench(t, append([]string{"run", "--format", "json"}, args...)...)
@@ -59,7 +59,12 @@ func runJSON(t *testing.T, args ...string) ([]map[string]any, string) {
 	if err := json.Unmarshal([]byte(stdout), &rows); err != nil {
 		t.Fatalf("run output %s: %v", stdout, err)
 	}
-	return rows, stderr
+	last := rows[len(rows)-1]
+	if last["algorithm"] != "trivial" || last["trivial"] != true || last["runs"] != rows[0]["runs"] || last["task"] != rows[0]["task"] ||
+		(last["mse_mean"] == nil) != (rows[0]["mse_mean"] == nil) {
+		t.Fatalf("the last row is not the trivial predictor's: %v", last)
+	}
+	return rows[:len(rows)-1], stderr
 }
 
 // --task auto prints its choice; multi-class rows carry the task and the
