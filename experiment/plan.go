@@ -36,7 +36,7 @@ type Plan struct {
 	// What the tasks and rules after binary classification fix for every
 	// job (zero for binary plans, whose keys stay as they were).
 	Task    task.Task
-	Scaling string  // how the study scaled its data: "" or ScalingMinMax
+	Scaling string  // how the study scaled its data: "", ScalingMinMax or ScalingMaxAbs
 	Epsilon float64 // regression: ε
 	Nu      float64 // NORMA's ν
 	// RankFactor sets NOGD's k = RankFactor·B, FeatureFactor FOGD's

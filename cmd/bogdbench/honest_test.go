@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -92,7 +93,7 @@ func TestTuneKeepsGoing(t *testing.T) {
 func TestTuneSaysNotBetter(t *testing.T) {
 	// german's raw features at σ = 1: every row is alone, the learner
 	// sees no structure.
-	code, stdout, stderr := bench(t, "tune", "--data", germanPath, "--algo", "perceptron", "--sigma", "1,2", "--select-runs", "1", "--runs", "2", "--extend", "0", "-q")
+	code, stdout, stderr := bench(t, "tune", "--data", germanPath, "--scale", "none", "--algo", "perceptron", "--sigma", "1,2", "--select-runs", "1", "--runs", "2", "--extend", "0", "-q")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -112,7 +113,7 @@ func TestTrainShuffle(t *testing.T) {
 		t.Fatal(err)
 	}
 	model := filepath.Join(dir, "shuffled.bogd")
-	code, _, stderr := bench(t, "train", "--data", germanPath, "--budget", "30", "--passes", "2", "--shuffle", "--shuffle-seed", "9", "--save", model)
+	code, _, stderr := bench(t, "train", "--data", germanPath, "--scale", "none", "--sigma", "8", "--budget", "30", "--passes", "2", "--shuffle", "--shuffle-seed", "9", "--save", model)
 	if code != 0 || !strings.Contains(stderr, "german.svm.gz: 1000 rows, 24 features, 2 passes, each in a random order (--shuffle, seed 9)") {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -201,7 +202,7 @@ func TestTrainTest(t *testing.T) {
 	if err := os.WriteFile(flipped, []byte(strings.ReplaceAll(text[1:], "+x ", "+1 ")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := bench(t, "train", "--data", germanPath, "--sigma", "30", "-q", "--test", flipped); code != 0 ||
+	if code, _, stderr := bench(t, "train", "--data", germanPath, "--scale", "none", "--sigma", "30", "-q", "--test", flipped); code != 0 ||
 		!strings.Contains(stderr, "bogdbench train: warning: held out ("+flipped+"): the model's mistake rate") {
 		t.Errorf("a model no better than the trivial predictor: exit %d\n%s", code, stderr)
 	}
@@ -265,4 +266,63 @@ func TestPredictLabelAgreesWithProbability(t *testing.T) {
 			t.Fatalf("row %d: %q: the label's probability is below 0.5", i+1, line)
 		}
 	}
+}
+
+// TestDefaultScaling: raw features whose ranges are orders of magnitude
+// apart (as svmguide1's, −4.6…581) are learnt without a flag: train
+// divides each by its largest absolute value, measured on the data, with
+// σ the median distance after it; the model holds the scaling, so that
+// predict takes raw rows. Raw, the wide feature decides every distance:
+// at the median distance the model learns nothing.
+func TestDefaultScaling(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "wide.svm")
+	var b strings.Builder
+	r := rand.New(rand.NewPCG(3, 3))
+	for range 600 {
+		small, wide := 10*r.Float64()-4.6, 600*r.Float64()
+		label := "-1"
+		if small > 0.4 {
+			label = "+1"
+		}
+		fmt.Fprintf(&b, "%s 1:%.3f 2:%.1f\n", label, small, wide)
+	}
+	os.WriteFile(data, []byte(b.String()), 0o644)
+	model := filepath.Join(dir, "wide.bogd")
+	code, _, stderr := bench(t, "train", "--data", data, "--save", model)
+	if code != 0 || strings.Contains(stderr, "warning") || !strings.Contains(stderr, "--sigma auto: σ = ") {
+		t.Fatalf("default train: exit %d\n%s", code, stderr)
+	}
+	m := regexp.MustCompile(`mistake rate ([0-9.]+)% \(progressive validation; the trivial predictor, the most frequent label before each: ([0-9.]+)%\)`).FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("no summary in\n%s", stderr)
+	}
+	if rate, base := atof(t, m[1]), atof(t, m[2]); !(rate < base/2) {
+		t.Errorf("scaled: %v%% against the trivial predictor's %v%%", rate, base)
+	}
+	l, err := bogd.LoadFile(model)
+	if err != nil || l.Input().Scaling == nil || l.Input().Scaling.Method() != "maxabs" {
+		t.Fatalf("the model's input: %+v, %v", l.Input(), err)
+	}
+	if code, _, stderr := bench(t, "predict", "--model", model, "--data", data, "--output", filepath.Join(dir, "p.txt")); code != 0 || strings.Contains(stderr, "warning") {
+		t.Errorf("predict on raw rows: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr := bench(t, "train", "--data", data, "--scale", "none", "-q"); code != 0 || !strings.Contains(stderr, "is not below the trivial predictor's") {
+		t.Errorf("raw: exit %d\n%s", code, stderr)
+	}
+	// tune's records say how the data were scaled.
+	results := filepath.Join(dir, "runs.jsonl")
+	if code, _, stderr := bench(t, "tune", "--data", data, "--algo", "fogd", "--budget", "20", "--select-runs", "1", "--runs", "1", "--results", results, "-q"); code != 0 ||
+		!strings.Contains(string(readFile(t, results)), `"scaling":"maxabs"`) {
+		t.Errorf("tune: exit %d\n%s", code, stderr)
+	}
+}
+
+func atof(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

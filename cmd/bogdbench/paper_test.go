@@ -52,7 +52,7 @@ func TestReportedRunsMatchRunCommand(t *testing.T) {
 	}
 	c := experiment.Cell{Dataset: "german", Algo: bogd.BOGDpp, Budget: 150}
 	sel := sels[c]
-	code, stdout, stderr := bench(t, "run", "--data", filepath.Join(testDatasets, "german.svm.gz"), "--algo", "bogd++", "--budget", "150", "--runs", "2",
+	code, stdout, stderr := bench(t, "run", "--data", filepath.Join(testDatasets, "german.svm.gz"), "--algo", "bogd++", "--budget", "150", "--runs", "2", "--scale", "none", "--sigma", "8",
 		"--seed", "1", "--eta", ftoa(sel.Params.Eta), "--gamma", ftoa(sel.Params.Gamma), "--lambda", ftoa(sel.Params.LambdaT2)+"/T^2", "--format", "json")
 	if code != 0 {
 		t.Fatalf("run: exit %d: %s", code, stderr)

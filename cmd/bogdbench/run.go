@@ -51,7 +51,7 @@ type row struct {
 	C                  float64  `json:"c,omitempty"`        // BPA-S
 	Rank               int      `json:"rank,omitempty"`     // NOGD
 	Features           int      `json:"features,omitempty"` // FOGD
-	Scale              string   `json:"scale,omitempty"`    // minmax
+	Scale              string   `json:"scale,omitempty"`    // maxabs or minmax
 	SIMD               string   `json:"simd"`
 }
 
@@ -63,17 +63,17 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("run", stderr)
 	dataPath := fs.String("data", "", "LIBSVM data file, plain or gzip (required)")
 	taskFlag := fs.String("task", "auto", "auto, binary, multiclass or regression; auto: labels in {-1,+1} or {0,1} are binary, integers with up to 1000 distinct values multi-class, anything else regression (the choice is printed)")
-	scale := fs.String("scale", "none", "none or minmax: scale every feature (and a regression label) to [0, 1] over the whole file, as the LSOKL toolbox; predictions are mapped back to the label's scale")
+	scale := fs.String("scale", experiment.ScalingMaxAbs, scaleHelp)
 	algos := fs.String("algo", defaultAlgorithms, "comma-separated algorithms (by default those of the eight the task defines)")
 	budgets := fs.String("budget", "100", "comma-separated budgets")
 	runs := fs.Int("runs", 20, "random permutations per (algorithm, budget)")
 	seed := fs.Uint64("seed", 1, "seed of the permutations and the learners' random choices")
 	f := addLearnerFlags(fs)
-	width := kernelWidth{sigma: 8}
-	fs.Var(&width, "sigma", "Gaussian kernel width, exp(-||x-y||^2/(2 sigma^2)), or auto: the median Euclidean distance between rows (after --scale; all pairs of 1000 rows drawn with seed 1; the value is printed)")
+	width := kernelWidth{auto: true}
+	fs.Var(&width, "sigma", sigmaHelp)
 	orderPath := fs.String("order", "", "file of fixed orders (one comma-separated 1-based permutation per line) instead of random permutations")
 	format := fs.String("format", "table", "output format: table or json")
-	savePath := fs.String("save", "", "save the learner of the last run to this model file (needs one algorithm and one budget), with the --scale minmax scaling that predict and serve apply")
+	savePath := fs.String("save", "", "save the learner of the last run to this model file (needs one algorithm and one budget), with its --scale scaling, which predict and serve apply")
 	plotDir := fs.String("plot", "", "write figures of the run into this directory (created if missing), PNG and SVG: the online mistake rate or MSE (mean over the runs) for each budget, and the metric against seconds per pass")
 	force := fs.Bool("force", false, "overwrite an existing model file (--save) and existing figure files (--plot); without it they are kept and the command fails")
 	if err := parseFlags(fs, args); err != nil {
@@ -93,8 +93,8 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("--task: %v", err)
 	}
-	if *scale != "none" && *scale != experiment.ScalingMinMax {
-		return usagef("--scale must be none or minmax, got %q", *scale)
+	if !validScale(*scale) {
+		return usagef("--scale must be maxabs, minmax or none, got %q", *scale)
 	}
 	algorithms, err := parseAlgorithms(*algos)
 	if err != nil {
@@ -138,10 +138,8 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 		algorithms = slices.DeleteFunc(algorithms, func(a bogd.Algorithm) bool { return !a.Supports(learnerTask) })
 	}
 	var in prep.Input
-	if *scale == experiment.ScalingMinMax {
-		if data, in.Scaling, err = data.ScaleMinMax(learnerTask == task.Regression); err != nil {
-			return err
-		}
+	if data, in.Scaling, err = scaleData(data, *scale); err != nil {
+		return err
 	}
 	if f.sigma, err = width.resolve(data, func(msg string) { fmt.Fprintf(stderr, "bogdbench run: %s\n", msg) }); err != nil {
 		return err

@@ -105,7 +105,7 @@ func TestRunTasksJSON(t *testing.T) {
 	}
 
 	// Binary rows are as before tasks: no task, no MSE, no later fields.
-	rows, _ = runJSON(t, "--data", germanPath, "--algo", "rbp", "--budget", "20", "--runs", "1")
+	rows, _ = runJSON(t, "--data", germanPath, "--algo", "rbp", "--budget", "20", "--runs", "1", "--scale", "none")
 	for _, k := range []string{"task", "classes", "mse_mean", "epsilon", "nu", "c", "rank", "features", "scale"} {
 		if _, ok := rows[0][k]; ok {
 			t.Errorf("binary row has %q: %v", k, rows[0])
@@ -130,7 +130,7 @@ func TestRunTaskErrors(t *testing.T) {
 		{[]string{"--data", multi, "--task", "binary"}, 1, multi + ":1: label 3 is not -1 or +1"},
 		{[]string{"--data", reg, "--task", "multiclass"}, 1, reg + ":1: label 10"},
 		{[]string{"--data", multi, "--task", "ranking"}, 2, `--task: unknown task "ranking"`},
-		{[]string{"--data", multi, "--scale", "zscore"}, 2, "--scale must be none or minmax"},
+		{[]string{"--data", multi, "--scale", "zscore"}, 2, "--scale must be maxabs, minmax or none"},
 		{[]string{"--data", reg, "--algo", "norma", "--nu", "2"}, 2, "Nu must be in [0, 1]"},
 		{[]string{"--data", reg, "--algo", "nogd", "--budget", "20", "--rank", "30"}, 2, "Rank, the k of the Nyström map, must be in [1, Budget 20]"},
 		{[]string{"--data", multi, "--algo", "norma"}, 2, "norma: invalid configuration: Task multiclass: the algorithm is not defined for it"},
@@ -199,7 +199,7 @@ func TestScaledRegressionRoundTrip(t *testing.T) {
 	if code, _, stderr := bench(t, "run", "--data", reg, "--algo", "bogd++", "--budget", "30", "--runs", "1", "--save", model); code != 1 || !strings.Contains(stderr, model+" already exists") {
 		t.Fatalf("save over a scaled model without --force: exit %d, %s", code, stderr)
 	}
-	if code, _, stderr := bench(t, "run", "--data", reg, "--algo", "bogd++", "--budget", "30", "--runs", "1", "--save", model, "--force"); code != 0 {
+	if code, _, stderr := bench(t, "run", "--data", reg, "--algo", "bogd++", "--budget", "30", "--runs", "1", "--scale", "none", "--save", model, "--force"); code != 0 {
 		t.Fatalf("--force: %s", stderr)
 	}
 	if l, err := bogd.LoadFile(model); err != nil || !l.Input().IsZero() {
@@ -264,7 +264,7 @@ func TestRunOrderRegression(t *testing.T) {
 	if err := os.WriteFile(orderFile, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rows, _ := runJSON(t, "--data", reg, "--task", "regression", "--algo", "rbp", "--budget", "10", "--runs", "2", "--order", orderFile, "--eta", "0.5")
+	rows, _ := runJSON(t, "--data", reg, "--task", "regression", "--algo", "rbp", "--budget", "10", "--runs", "2", "--order", orderFile, "--eta", "0.5", "--scale", "none", "--sigma", "8")
 	data, _ := dataset.ReadFile(reg, dataset.Options{Task: task.Regression})
 	var mses []float64
 	for r, order := range orders {

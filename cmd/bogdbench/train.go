@@ -42,8 +42,8 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	budget := fs.Int("budget", 100, "maximum support vectors (budgeted algorithms)")
 	seed := fs.Uint64("seed", 1, "seed of the learner's random choices")
 	lf := addLearnerFlags(fs)
-	width := kernelWidth{sigma: 8}
-	fs.Var(&width, "sigma", "Gaussian kernel width, exp(-||x-y||^2/(2 sigma^2)), or auto: the median Euclidean distance between rows (all pairs of 1000 rows drawn with seed 1; the value is printed)")
+	width := kernelWidth{auto: true}
+	fs.Var(&width, "sigma", sigmaHelp)
 	calibrate := fs.Bool("calibrate", true, "classifiers: fit probabilities online (Platt scaling, its softmax form for classes), so that predict and serve give them; --calibrate=false to turn off")
 	storage := fs.String("storage", "auto", storageHelp)
 	df := addDataFlags(fs)

@@ -160,7 +160,7 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		plan.Epsilon = lf.epsilon
 	}
 	if in.Scaling != nil {
-		plan.Scaling = experiment.ScalingMinMax
+		plan.Scaling = in.Scaling.Method()
 	}
 	for _, a := range algorithms {
 		if !a.Supports(tk) {
@@ -480,7 +480,7 @@ func trainCommandLine(data string, df *dataFlags, lf *learnerFlags, c experiment
 	if df.task != "auto" {
 		args = append(args, "--task", df.task)
 	}
-	if df.scale != "none" {
+	if df.scale != experiment.ScalingMaxAbs {
 		args = append(args, "--scale", df.scale)
 	}
 	if df.hashBits > 0 {
