@@ -90,10 +90,17 @@
 // field: counts non-negative, within the limits below and within the bytes
 // that remain, the dimension equal to Dim, no NaN or infinite value, the
 // configuration valid for the algorithm and every algorithm invariant the
-// state must satisfy. It never allocates more than the input holds, except
-// what the learner itself preallocates for its Dim and Budget, which the
-// limits bound: a dimension of at most 2²⁴ with dense storage (2³¹−1
-// sparse), a budget of at most 2²⁰, and of 2¹² for the Projectrons, whose
-// K⁻¹ is a Budget×Budget float64 matrix. Save refuses a learner beyond
-// them.
+// state must satisfy. The limits: a dimension of at most 2²⁴ with dense
+// storage (2³¹−1 sparse), a budget of at most 2²⁰, and of 2¹² for the
+// Projectrons, whose K⁻¹ is a Budget×Budget float64 matrix; Save refuses a
+// learner beyond them. Their products are bounded too: before anything is
+// allocated for the learner, Load estimates the memory it claims (Memory:
+// its budget's vectors, weight columns and per-slot state, including
+// budget × classes × dimension, Projectron's Budget², NOGD's Budget·Rank
+// and its transition, FOGD's Features·Dim) and refuses, with ErrTooLarge,
+// a claim above DefaultMaxMemory (4 GiB; LoadOptions sets another). An
+// unbudgeted learner's Budget is stored but never used: it claims memory
+// for the vectors it holds. LoadFile reads regular files only (never a
+// device or a pipe), of at most that many bytes; Load reads no more from
+// its reader.
 package bogd

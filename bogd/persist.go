@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 
 	"github.com/bogd-project/bogd/engine"
 	"github.com/bogd-project/bogd/internal/atomicfile"
@@ -52,6 +51,9 @@ var (
 	ErrChecksum     = errors.New("model file corrupted (checksum mismatch)")
 	ErrNewerVersion = errors.New("model format version is newer than this program supports")
 	ErrInvalidModel = errors.New("invalid model file")
+	// ErrTooLarge: the model would claim more memory than allowed
+	// (LoadOptions.MaxMemory), or its file is longer than that.
+	ErrTooLarge = errors.New("model beyond the memory limit")
 )
 
 // modelFormat frames model files.
@@ -64,6 +66,7 @@ var modelFormat = &binrec.Format{
 	Checksum:  ErrChecksum,
 	Newer:     ErrNewerVersion,
 	Invalid:   ErrInvalidModel,
+	TooLarge:  ErrTooLarge,
 }
 
 // persistent is what every learner of this package implements: its step,
@@ -118,23 +121,29 @@ func (l *Learner) saved() ([]byte, error) {
 
 // Load reads one learner of any task and any model format version written
 // so far (1 to 4) from r. It reads exactly the bytes of that model, so
-// models may follow each other in a stream.
-func Load(r io.Reader) (*Learner, error) {
-	data, err := modelFormat.Read(r)
+// models may follow each other in a stream. The learner may claim at most
+// DefaultMaxMemory bytes (see LoadOptions).
+func Load(r io.Reader) (*Learner, error) { return load(r, DefaultMaxMemory) }
+
+// LoadFile reads the learner in the model file at path (see Load), which
+// must be a regular file: a device or a pipe is refused before it is read.
+// Errors name the file.
+func LoadFile(path string) (*Learner, error) { return loadFile(path, DefaultMaxMemory) }
+
+func load(r io.Reader, maxMemory int64) (*Learner, error) {
+	data, err := modelFormat.Read(r, maxMemory)
 	if err != nil {
 		return nil, fmt.Errorf("load model: %w", err)
 	}
-	return decode(data, true)
+	return decode(data, maxMemory)
 }
 
-// LoadFile reads the learner in the model file at path (see Load). Errors
-// name the file.
-func LoadFile(path string) (*Learner, error) {
-	data, err := os.ReadFile(path)
+func loadFile(path string, maxMemory int64) (*Learner, error) {
+	data, err := modelFormat.ReadFile(path, maxMemory)
 	if err != nil {
-		return nil, err // *PathError names the file
+		return nil, fmt.Errorf("load model: %w", err) // the error names the file
 	}
-	l, err := decode(data, true)
+	l, err := decode(data, maxMemory)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -313,16 +322,17 @@ func storageOf(c Config) engine.Storage {
 }
 
 // decode parses data, which must hold one model and nothing after it
-// (binrec.Format.Open). With limits, the learner must be within what a
-// model file may hold (checkLimits): data from outside can ask for no more
-// memory than that.
-func decode(data []byte, limits bool) (*Learner, error) {
+// (binrec.Format.Open). With a positive maxMemory, data come from outside:
+// the learner must be within what a model file may hold (checkLimits) and
+// claim at most maxMemory bytes (memory), both checked before anything is
+// allocated for it. Without, data are a learner's own (Predictor).
+func decode(data []byte, maxMemory int64) (*Learner, error) {
 	body, version, err := modelFormat.Open(data)
 	if err != nil {
 		return nil, err
 	}
 	r := newReader(body, version)
-	r.limits = limits
+	r.maxMemory = maxMemory
 	l, err := r.learner()
 	if err == nil && r.version >= 4 {
 		err = r.input(l)
@@ -381,7 +391,7 @@ func (r *reader) learner() (*Learner, error) {
 	if err := c.validate(a); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidModel, err)
 	}
-	if err := checkLimits(a, c); err != nil && r.limits {
+	if err := checkLimits(a, c); err != nil && r.maxMemory > 0 {
 		return nil, r.fail("%v", err)
 	}
 
@@ -413,6 +423,11 @@ func (r *reader) learner() (*Learner, error) {
 		return nil, r.fail("%d support vectors over the budget %d", count, c.Budget)
 	case count > r.d.Len()/(perVector+4*cols):
 		return nil, r.fail("%d support vectors of dimension %d need %d bytes, %d remain", count, dim, count*(perVector+4*cols), r.d.Len())
+	}
+	// Each stored non-zero takes 8 bytes of the file.
+	if claim := memory(a, c, count, r.d.Len()/8*boolInt(sparse)); r.maxMemory > 0 && claim > r.maxMemory {
+		return nil, fmt.Errorf("%w: %v with %d support vectors, budget %d, dimension %d and %d weight columns claims %s, the limit is %s (LoadOptions.MaxMemory)",
+			ErrTooLarge, a, count, c.Budget, c.Dim, cols, byteSize(claim), byteSize(r.maxMemory))
 	}
 
 	l, err := emptyLearner(a, c, count)
@@ -557,7 +572,11 @@ func (r *reader) patterns(b *base) error {
 		return nil
 	}
 	n := b.set.Len()
-	b.pat = make([]pattern, n, max(n, b.cfg.Budget))
+	capacity := n
+	if b.algo.Budgeted() {
+		capacity = max(n, b.cfg.Budget) // memory counted it
+	}
+	b.pat = make([]pattern, n, capacity)
 	if r.version < 3 {
 		w := b.set.WeightColumn(b.set.Columns() - 1)
 		for i := range b.pat {
@@ -610,7 +629,8 @@ func finite32(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(fl
 type reader struct {
 	d       *binrec.Decoder
 	version uint32 // format version of the file
-	limits  bool   // the learner must be within checkLimits
+	// maxMemory, when positive, bounds the learner read (decode).
+	maxMemory int64
 }
 
 func newReader(body []byte, version uint32) *reader {

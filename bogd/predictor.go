@@ -29,7 +29,7 @@ func (l *Learner) Predictor() (*Predictor, error) {
 	if err != nil {
 		return nil, err
 	}
-	frozen, err := decode(data, false)
+	frozen, err := decode(data, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -26,11 +26,18 @@
 //     Labels and tasks).
 //   - A feature index is a base-10 integer >= 1 (1-based in the file, stored
 //     0-based); indices must be strictly increasing within a line and may
-//     not exceed 1<<26 (or [Options.Dim] when set).
+//     not exceed 1<<26 (or [Options.Dim] or [Options.MaxIndex] when set:
+//     a caller that stores rows densely sets what its storage holds).
 //   - A feature value is a finite decimal number representable as a float32
 //     ("1", "-0.5", "2.5e-3", ...). Hexadecimal forms, NaN and Inf are
 //     rejected. Explicit zeros are dropped.
 //   - Lines may be arbitrarily long (up to 256 MiB, a memory guard).
+//   - [Read] and [ReadFile] hold every row, at most [Options.MaxRows] of
+//     them and [Options.MaxBytes] bytes ([DefaultMaxBytes], 4 GiB, unless
+//     set): past either, the line that passes it is an error, so that a
+//     gzip bomb ends in an error rather than out of memory. A [Scanner]
+//     reads the same rows one at a time, in constant memory, for inputs
+//     learnt as they come (an endless stream included).
 //   - Gzip input is recognised by its magic bytes (1f 8b), not the file name.
 //
 // The text must be UTF-8 without NUL bytes; anything else is reported as

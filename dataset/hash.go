@@ -45,14 +45,14 @@ func (h *hasher) feature(tok []byte, ln int) error {
 	return nil
 }
 
-// flush appends the line's features to index and value (prep.Hasher.Flush).
-func (h *hasher) flush(index *builder[int32], value *builder[float32], ln int) error {
+// flush appends the line's features to index and value, which it returns
+// (prep.Hasher.Flush).
+func (h *hasher) flush(index []int32, value []float32, ln int) ([]int32, []float32, error) {
 	err := h.h.Flush(func(j int32, v float32) {
-		index.add(j)
-		value.add(v)
+		index, value = append(index, j), append(value, v)
 	})
 	if err != nil {
-		return &ParseError{File: h.file, Line: ln, Msg: err.Error(), Err: err}
+		return index, value, &ParseError{File: h.file, Line: ln, Msg: err.Error(), Err: err}
 	}
-	return nil
+	return index, value, nil
 }

@@ -16,31 +16,84 @@ import (
 // Only a value or label that is not finite, which Read never gives, is
 // an error.
 func MinMax(d *Dataset, labels bool) (*prep.Scaling, error) {
-	lo, hi := make([]float32, d.Dim), make([]float32, d.Dim)
-	count := make([]int, d.Dim)
-	for k, j := range d.Index {
-		v := d.Value[k]
-		if count[j] == 0 {
-			lo[j], hi[j] = v, v
-		} else {
-			lo[j], hi[j] = min(lo[j], v), max(hi[j], v)
-		}
-		count[j]++
-	}
-	for j, c := range count {
-		if c < d.Len() { // some row lacks feature j: a 0 there
-			lo[j], hi[j] = min(lo[j], 0), max(hi[j], 0)
-		}
-	}
-	var label *[2]float64
-	if labels && d.Len() > 0 {
-		label = &[2]float64{slices.Min(d.Labels), slices.Max(d.Labels)}
-	}
-	s, err := prep.NewMinMax(lo, hi, label)
+	s, err := minMaxOf(d).Scaling(d.Dim, labels)
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %s: %w", d.Name, err)
 	}
 	return s, nil
+}
+
+// minMaxOf is a MinMaxOf over every row of d.
+func minMaxOf(d *Dataset) *MinMaxOf {
+	m := NewMinMax()
+	var idx []int32
+	var val []float32
+	for i := range d.Len() {
+		idx, val = d.RowTo(i, idx, val)
+		m.Add(d.Labels[i], idx, val)
+	}
+	return m
+}
+
+// MinMaxOf measures MinMax over rows given one at a time, as a Scanner
+// reads them: the same scaling, in memory proportional to the features
+// rather than the rows.
+type MinMaxOf struct {
+	min, max           []float32
+	count              []int // rows that have feature j
+	rows               int
+	labelMin, labelMax float64
+}
+
+// NewMinMax starts a MinMax over rows.
+func NewMinMax() *MinMaxOf { return &MinMaxOf{} }
+
+// Add takes one row: its label and its features (0-based indices,
+// ascending).
+func (m *MinMaxOf) Add(y float64, idx []int32, val []float32) {
+	if m.rows == 0 {
+		m.labelMin, m.labelMax = y, y
+	}
+	m.labelMin, m.labelMax = min(m.labelMin, y), max(m.labelMax, y)
+	m.rows++
+	if len(idx) > 0 {
+		m.grow(int(idx[len(idx)-1]) + 1)
+	}
+	for k, j := range idx {
+		v := val[k]
+		if m.count[j] == 0 {
+			m.min[j], m.max[j] = v, v
+		} else {
+			m.min[j], m.max[j] = min(m.min[j], v), max(m.max[j], v)
+		}
+		m.count[j]++
+	}
+}
+
+// grow makes room for dim features.
+func (m *MinMaxOf) grow(dim int) {
+	if dim > len(m.count) {
+		m.min = append(m.min, make([]float32, dim-len(m.min))...)
+		m.max = append(m.max, make([]float32, dim-len(m.max))...)
+		m.count = append(m.count, make([]int, dim-len(m.count))...)
+	}
+}
+
+// Scaling returns the scaling of the rows added, for dim features (at
+// least the largest index added), and of their labels if labels is set.
+func (m *MinMaxOf) Scaling(dim int, labels bool) (*prep.Scaling, error) {
+	m.grow(dim)
+	lo, hi := slices.Clone(m.min[:dim]), slices.Clone(m.max[:dim])
+	for j, c := range m.count[:dim] {
+		if c < m.rows { // some row lacks feature j: a 0 there
+			lo[j], hi[j] = min(lo[j], 0), max(hi[j], 0)
+		}
+	}
+	var label *[2]float64
+	if labels && m.rows > 0 {
+		label = &[2]float64{m.labelMin, m.labelMax}
+	}
+	return prep.NewMinMax(lo, hi, label)
 }
 
 // ScaleMinMax returns d min-max scaled over itself (MinMax, then Scale),
@@ -79,17 +132,21 @@ func (d *Dataset) Prepare(in prep.Input, dim int) (*Dataset, Clipped, error) {
 		Labels:  make([]float64, n),
 		Classes: slices.Clone(d.Classes),
 		RowPtr:  make([]int, n+1),
-		Index:   make([]int32, 0, len(d.Index)),
-		Value:   make([]float32, 0, len(d.Index)),
+		Index:   make([]int32, 0, d.NonZeros()),
+		Value:   make([]float32, 0, d.NonZeros()),
 		lines:   slices.Clone(d.lines),
 		zeroOne: d.zeroOne,
+
+		plainLines: d.plainLines,
 	}
 	if in.Scaling != nil {
 		out.Dim = max(dim, in.Scaling.Dim())
 	}
 	var row prep.Row
+	var idx []int32
+	var val []float32
 	for i := range n {
-		idx, val := d.Row(i)
+		idx, val = d.RowTo(i, idx, val)
 		if err := in.PrepareIndexed(&row, idx, val, dim); err != nil {
 			return nil, clipped, &ParseError{File: d.Name, Line: d.line(i), Msg: err.Error(), Err: err}
 		}

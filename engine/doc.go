@@ -117,7 +117,10 @@
 // dimension within its limit, sigma as New accepts it, outputs and count
 // within their limits and within the bytes that remain, every weight and
 // value finite, every vector well formed, the bounds true of the vectors
-// (Set.SetBounds). It allocates in proportion to the input: at most the
-// set's storage for the vectors the file holds, which is 16 times a dense
-// file of one vector (a tile holds 16).
+// (Set.SetBounds). It allocates in proportion to the input, at most 16
+// times a dense file of one vector (a tile holds 16), and first checks that
+// the model's claim, padding included, is within DefaultMaxMemory (4 GiB;
+// LoadOptions sets another): a larger one is ErrModelTooLarge. LoadModelFile
+// reads regular files only, of at most that many bytes; LoadModel reads no
+// more from its reader.
 package engine

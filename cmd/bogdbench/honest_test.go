@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/experiment"
+	"github.com/bogd-project/bogd/prep"
 )
 
 // noTuneFiles fails when tune left a temporary directory in dir (the
@@ -325,4 +328,45 @@ func atof(t *testing.T, s string) float64 {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// TestStreamHead: a stream learnt as it comes is scaled by its first
+// rows (a bounded look-ahead, streamHead rows), which σ auto measures too;
+// the rows after them are learnt with the same scaling.
+func TestStreamHead(t *testing.T) {
+	var b strings.Builder
+	r := rand.New(rand.NewPCG(5, 5))
+	peak := [2]float64{}
+	for i := range 1500 {
+		small, wide := 10*r.Float64()-4.6, 600*r.Float64()
+		if i >= streamHead {
+			wide *= 2 // beyond the head's range
+		} else {
+			peak[0], peak[1] = max(peak[0], math.Abs(math.Round(small*1000)/1000)), max(peak[1], math.Round(wide*10)/10)
+		}
+		label := "-1"
+		if small > 0.4 {
+			label = "+1"
+		}
+		fmt.Fprintf(&b, "%s 1:%.3f 2:%.1f\n", label, small, wide)
+	}
+	model := filepath.Join(t.TempDir(), "stream.bogd")
+	code, _, stderr := benchStdin(t, b.String(), "train", "--task", "binary", "--dim", "2", "--lambda", "0", "--save", model)
+	if code != 0 || !strings.Contains(stderr, "a stream of rows of 2 features, learnt as they come") || !strings.Contains(stderr, "--sigma auto: σ = ") ||
+		!strings.Contains(stderr, "over all pairs of 1000 rows") {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	l, err := bogd.LoadFile(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := l.Input()
+	var row prep.Row
+	if err := in.PrepareIndexed(&row, []int32{0, 1}, []float32{float32(peak[0]), float32(peak[1])}, 2); err != nil || in.Scaling.Method() != "maxabs" ||
+		!slices.Equal(row.Value, []float32{1, 1}) {
+		t.Errorf("the head's peaks %v scale to %v (%v), want 1 and 1", peak, row.Value, err)
+	}
+	if strings.Contains(stderr, "warning") {
+		t.Errorf("warnings:\n%s", stderr)
+	}
 }

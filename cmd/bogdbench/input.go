@@ -124,8 +124,14 @@ func prepare(rows *dataset.Dataset, l *bogd.Learner, warn func(string)) (*datase
 		return nil, err
 	}
 	if c.Features > 0 {
-		warn(fmt.Sprintf("%s: %s in %s beyond the model's %d dimensions ignored (the first: index %d at %s)",
-			rows.Name, experiment.Plural(c.Features, "feature", "features"), experiment.Plural(c.Rows, "row", "rows"), c.Dim, c.FirstIndex, c.First))
+		warn(clippedWarning(rows.Name, c))
 	}
 	return prepared, nil
+}
+
+// clippedWarning says what a model's dimension left out of the rows of
+// name.
+func clippedWarning(name string, c dataset.Clipped) string {
+	return fmt.Sprintf("%s: %s in %s beyond the model's %d dimensions ignored (the first: index %d at %s)",
+		name, experiment.Plural(c.Features, "feature", "features"), experiment.Plural(c.Rows, "row", "rows"), c.Dim, c.FirstIndex, c.First)
 }

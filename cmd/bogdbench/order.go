@@ -74,17 +74,3 @@ func (o *labelOrder) sortedBy() (string, bool) {
 	return fmt.Sprintf("the label changes %s between consecutive rows, where a random order of the same labels changes it about %.0f times",
 		experiment.Plural(o.changes, "time", "times"), expected), true
 }
-
-// passOrder is the order of the rows of pass p (from 1) over n rows:
-// the file's, or with shuffle, the seeded permutation (seed, p − 1), a
-// new one each pass.
-func passOrder(n, p int, shuffle bool, seed uint64) []int {
-	if shuffle {
-		return experiment.Permutation(seed, p-1, n)
-	}
-	order := make([]int, n)
-	for i := range order {
-		order[i] = i
-	}
-	return order
-}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
+	"github.com/bogd-project/bogd/engine"
 	"github.com/bogd-project/bogd/eval"
 	"github.com/bogd-project/bogd/experiment"
 	"github.com/bogd-project/bogd/internal/atomicfile"
@@ -71,67 +71,111 @@ func predictCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	in := l.Input()
-	rows, labels, judged, err := readToPredict(path, stdin, l, warn)
-	if err != nil {
-		return err
-	}
-
-	var out bytes.Buffer
-	w := bufio.NewWriter(stdout)
-	if *output != "-" {
-		w = bufio.NewWriter(&out)
-	}
-	ev := eval.New(l.Config(), in)
-	enc, err := newPredictionWriter(w, *format, *modelPath, l)
-	if err != nil {
-		return err
-	}
-	for i := range rows.Len() {
-		p, err := predictRow(l, rows, i)
+	var ps *predictions
+	predictAll := func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		enc, err := newPredictionWriter(bw, *format, *modelPath, l)
 		if err != nil {
 			return err
 		}
-		pj, err := newPredictionJSON(p, l.Config().Task)
+		ps, err = predictRows(l, path, stdin, func(p bogd.Prediction, where func() string) error {
+			pj, err := newPredictionJSON(p, l.Config().Task)
+			if err != nil {
+				return fmt.Errorf("%s: %w", where(), err)
+			}
+			return enc.write(pj)
+		})
 		if err != nil {
-			return fmt.Errorf("%s: %w", rows.Where(i), err)
-		}
-		if err := enc.write(pj); err != nil {
 			return err
 		}
-		if judged {
-			ev.Add(labels[i], p)
+		var summary *eval.Summary
+		if ps.truth.judged(warn) {
+			s := ps.eval.Summary()
+			summary = &s
 		}
+		if err := enc.close(summary); err != nil {
+			return err
+		}
+		return bw.Flush()
 	}
-	var summary *eval.Summary
-	if judged {
-		s := ev.Summary()
-		summary = &s
+	if *output == "-" {
+		err = predictAll(stdout)
+	} else {
+		err = forceHint(atomicfile.WriteFunc(*output, atomicfile.Options{NoClobber: !*force}, predictAll))
 	}
-	if err := enc.close(summary); err != nil {
+	if err != nil {
 		return err
 	}
-	if err := w.Flush(); err != nil {
-		return err
+	if ps.clipped.Features > 0 {
+		warn(clippedWarning(ps.name, ps.clipped))
 	}
-	if *output != "-" {
-		if err := atomicfile.Write(*output, out.Bytes(), atomicfile.Options{NoClobber: !*force}); err != nil {
-			return forceHint(err)
-		}
+	if !ps.truth.judged(nil) {
+		return nil
 	}
-	if judged && !*quiet {
+	if !*quiet {
 		fmt.Fprintf(stderr, "model         %s (%v %v, %d support vectors, dimension %d)\ndata          %s\n",
-			*modelPath, l.Config().Task, l.Algorithm(), l.SupportVectors(), l.Config().Dim, rows.Name)
-		if err := ev.WriteReport(stderr); err != nil {
+			*modelPath, l.Config().Task, l.Algorithm(), l.SupportVectors(), l.Config().Dim, ps.name)
+		if err := ps.eval.WriteReport(stderr); err != nil {
 			return err
 		}
 	}
-	if judged {
-		if w := notBeaten(*summary, rows.Name); w != "" {
-			warn(w)
-		}
+	if w := notBeaten(ps.eval.Summary(), ps.name); w != "" {
+		warn(w)
 	}
 	return nil
+}
+
+// predictions is what predictRows found.
+type predictions struct {
+	name    string // of the rows, for messages
+	eval    *eval.Evaluation
+	truth   *truth // whether the labels judge the predictions
+	clipped dataset.Clipped
+}
+
+// predictRows predicts every row at path ("-": stdin) with the model l,
+// prepared as for it, and hands each prediction, on the label's scale (as
+// bogd.Predictor.PredictRow predicts), to each with where its row is. Any
+// label reads, as a regression target, and rows may have none: the labels
+// of rows to predict may be placeholders or absent; truth tells whether
+// they judge the predictions (the evaluation). The rows are read one at a
+// time: memory does not grow with them.
+func predictRows(l *bogd.Learner, path string, stdin io.Reader, each func(p bogd.Prediction, where func() string) error) (*predictions, error) {
+	in := l.Input()
+	rows, err := openScanner(path, stdin, dataset.Options{Task: task.Regression, HashBits: in.HashBits, Unlabelled: true})
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	ps := &predictions{name: baseName(path), eval: eval.New(l.Config(), in)}
+	if path == "-" {
+		ps.name = stdinName
+	}
+	ps.truth = newTruth(l, ps.name)
+	rp := newRowPrep(l.Config().Dim, in, nil)
+	for rows.Scan() {
+		y, idx, val := rows.Row()
+		label, judged := ps.truth.add(y, rows.Where)
+		_, idx, val, err := rp.apply(y, idx, val, rows.Where)
+		if err != nil {
+			return nil, err
+		}
+		p, err := l.Predict(engine.Sparse(idx, val))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", rows.Where(), err)
+		}
+		p.Label = in.Unlabel(p.Label)
+		if each != nil {
+			if err := each(p, rows.Where); err != nil {
+				return nil, err
+			}
+		}
+		if judged {
+			ps.eval.Add(label, p)
+		}
+	}
+	ps.clipped = rp.clipped
+	return ps, rows.Err()
 }
 
 // checkOutput refuses, before any work, an output file that exists
@@ -146,39 +190,82 @@ func checkOutput(path string, force bool) error {
 	return forceHint(experiment.CheckFree([]string{path}))
 }
 
-// truth returns the labels of rows as the truth of the model's task
-// (original scale), and whether they can be: binary labels must be ±1 or
-// 0/1 (mapped to ±1), classes integers (one the model lacks is a
+// truth judges, row by row, whether the labels of the rows predicted are
+// the truth of the model's task (original scale): binary labels must be
+// ±1 or 0/1 (mapped to ±1), classes integers (one the model lacks is a
 // mistake); any label is a regression target.
-func truth(rows *dataset.Dataset, l *bogd.Learner, warn func(string)) ([]float64, bool) {
-	switch l.Config().Task {
+type truth struct {
+	task       task.Task
+	classes    []int
+	labels     [3]bool // binary: −1, 0, +1 seen
+	not        string  // why the labels are not the truth ("": they are)
+	name       string  // of the data, for messages
+	unlabelled bool    // the rows have no labels: nothing to say
+	unknown    int     // multi-class labels the model has no class for
+	first      string  // where the first of them is
+	label      float64 // and its label
+}
+
+func newTruth(l *bogd.Learner, name string) *truth {
+	return &truth{task: l.Config().Task, classes: l.Config().Classes, name: name}
+}
+
+// add takes the label y of the row at where() and returns it as the truth,
+// and whether the rows can still be judged. A row without a label (NaN:
+// the reader's Options.Unlabelled, which makes every row of the file so)
+// is not judged, and needs no warning.
+func (t *truth) add(y float64, where func() string) (float64, bool) {
+	if t.not != "" {
+		return 0, false
+	}
+	if math.IsNaN(y) {
+		t.not, t.unlabelled = "the rows have no labels", true
+		return 0, false
+	}
+	switch t.task {
 	case task.Binary:
-		resolved, err := rows.Resolve(task.Binary, warn)
-		if err != nil {
-			warn(fmt.Sprintf("no summary: the labels are not those of a binary task (%v)", err))
-			return nil, false
+		switch y {
+		case -1, 0, 1:
+			t.labels[int(y)+1] = true
+		default:
+			t.not = fmt.Sprintf("the labels are not those of a binary task (%s: label %v is not -1 or +1 (nor 0/1))", where(), y)
+			return 0, false
 		}
-		return resolved.Labels, true
+		if t.labels[0] && t.labels[1] {
+			t.not = fmt.Sprintf("the labels are not those of a binary task (%s: labels -1 and 0 in one file)", where())
+			return 0, false
+		}
+		if y == 0 {
+			y = -1
+		}
 	case task.Multiclass:
-		classes := l.Config().Classes
-		unknown, first := 0, -1
-		for i, y := range rows.Labels {
-			if y != math.Trunc(y) {
-				warn(fmt.Sprintf("no summary: %s: label %v is not a class", rows.Where(i), y))
-				return nil, false
-			}
-			if _, ok := slices.BinarySearch(classes, int(y)); !ok {
-				if unknown++; first < 0 {
-					first = i
-				}
-			}
+		if y != math.Trunc(y) {
+			t.not = fmt.Sprintf("%s: label %v is not a class", where(), y)
+			return 0, false
 		}
-		if unknown > 0 {
-			warn(fmt.Sprintf("%s with a label the model has no class for, the first at %s (label %v; the model's classes: %v): they count as mistakes",
-				experiment.Plural(unknown, "row", "rows"), rows.Where(first), rows.Labels[first], classes))
+		if _, ok := slices.BinarySearch(t.classes, int(y)); !ok {
+			if t.unknown++; t.unknown == 1 {
+				t.first, t.label = where(), y
+			}
 		}
 	}
-	return append([]float64(nil), rows.Labels...), true
+	return y, true
+}
+
+// judged reports, after the last row, whether the rows were judged; with
+// warn, it says why not, or how many labels the model had no class for.
+func (t *truth) judged(warn func(string)) bool {
+	if warn != nil && t.not != "" && !t.unlabelled {
+		warn("no summary: " + t.not)
+	}
+	if warn != nil && t.not == "" && t.labels[1] {
+		warn(t.name + ": labels 0/1 mapped to -1/+1")
+	}
+	if warn != nil && t.not == "" && t.unknown > 0 {
+		warn(fmt.Sprintf("%s with a label the model has no class for, the first at %s (label %v; the model's classes: %v): they count as mistakes",
+			experiment.Plural(t.unknown, "row", "rows"), t.first, t.label, t.classes))
+	}
+	return t.not == ""
 }
 
 // predictionJSON is one row's prediction as predict --format json and

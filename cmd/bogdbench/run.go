@@ -144,6 +144,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	if f.sigma, err = width.resolve(data, func(msg string) { fmt.Fprintf(stderr, "bogdbench run: %s\n", msg) }); err != nil {
 		return err
 	}
+	data = data.Compact() // held for every run
 	figs.Task = learnerTask
 	for _, a := range algorithms {
 		if !slices.Contains(figs.Algorithms, a) {

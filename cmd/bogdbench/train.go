@@ -15,6 +15,7 @@ import (
 
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
+	"github.com/bogd-project/bogd/engine"
 	"github.com/bogd-project/bogd/eval"
 	"github.com/bogd-project/bogd/experiment"
 	"github.com/bogd-project/bogd/prep"
@@ -34,7 +35,7 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	save := fs.String("save", "", "save the learner to this model file (atomically; an existing file needs --force, unless it is the --model continued), with its hashing and scaling")
 	force := fs.Bool("force", false, "overwrite an existing --save file")
 	passes := fs.Int("passes", 1, "passes over the data, each in file order (or a random one: --shuffle)")
-	shuffle := fs.Bool("shuffle", false, "learn the rows in a random order, a new one each pass (seeded by --shuffle-seed), rather than in file order: a file sorted by its labels is otherwise learnt one class after another")
+	shuffle := fs.Bool("shuffle", false, "learn the rows in a random order, a new one each pass (seeded by --shuffle-seed), rather than in file order (the rows are then held in memory): a file sorted by its labels is otherwise learnt one class after another")
 	shuffleSeed := fs.Uint64("shuffle-seed", 1, "seed of the --shuffle orders")
 	test := fs.String("test", "", "after training, judge the model on the labelled rows of this file, held out (predicted, never learnt): mistake rate or MSE beside the trivial predictor's, AUC, log loss, calibration")
 	quiet := fs.Bool("q", false, "quiet: no progress and no summary on stderr (warnings and errors still)")
@@ -77,7 +78,7 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	warn := func(msg string) { fmt.Fprintf(stderr, "bogdbench train: warning: %s\n", msg) }
 
 	var l *bogd.Learner
-	var rows *dataset.Dataset
+	var src rowSource
 	if *from != "" {
 		if fixed := learnerFlagsGiven(given); len(fixed) > 0 {
 			return usagef("--model continues a saved model with its own settings: %s cannot be given with it", fixed[0])
@@ -91,7 +92,7 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		if l, err = loadModel(*from, log); err != nil {
 			return err
 		}
-		if rows, err = readToContinue(path, stdin, l, warn); err != nil {
+		if src, err = sourceToContinue(path, stdin, l, *passes, *shuffle, opt.MaxRows, warn); err != nil {
 			return err
 		}
 		logf("continuing %s: %s", *from, describeLearner(l))
@@ -116,43 +117,47 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		if err := simd.EnvError(); err != nil {
 			return err
 		}
-		var in prep.Input
-		if rows, in, err = df.read(path, stdin, opt, warn, log); err != nil {
-			return err
+		if st == engine.DenseStorage {
+			opt.MaxIndex = denseIndexLimit(a, *budget)
 		}
 		lf.lambdaGiven = given["lambda"]
-		if lf.sigma, err = width.resolve(rows, log); err != nil {
+		data, err := df.open(path, stdin, opt, a, lf.lambdaGiven, *passes, *shuffle, warn, log)
+		if err != nil {
 			return err
 		}
-		lambda, err := parseLambda(lf.lambda, rows.Len())
-		if err != nil {
-			return usagef("--lambda: %v", err)
+		src = data.src
+		if lf.sigma, err = width.resolveSample(data.sample, log); err != nil {
+			return err
 		}
-		cfg := lf.config(a, *budget, rows, lambda)
+		lambda := 0.0 // a stream's, when the algorithm does not read it
+		if lf.lambdaGiven || data.src.rows > 0 {
+			if lambda, err = parseLambda(lf.lambda, data.src.rows); err != nil {
+				return usagef("--lambda: %v", err)
+			}
+		}
+		cfg := lf.config(a, *budget, data.head, lambda)
 		cfg.Seed, cfg.Storage = *seed, st
 		cfg.Calibrate = *calibrate && cfg.Task != task.Regression
+		if claim := bogd.Memory(a, cfg, 0); claim > bogd.DefaultMaxMemory {
+			return usagef("%v at budget %d over %d features would claim %d MiB, more than a model may (%d MiB): a smaller --budget, --storage sparse, or --hash",
+				a, *budget, cfg.Dim, claim>>20, bogd.DefaultMaxMemory>>20)
+		}
 		if l, err = bogd.New(a, cfg); errors.Is(err, bogd.ErrConfig) {
 			return usageError{err}
 		} else if err != nil {
 			return err
 		}
-		if err := l.SetInput(in); err != nil {
+		if err := l.SetInput(data.in); err != nil {
 			return err
 		}
 		logf("%s", describeLearner(l))
-	}
-	var order func(pass int) []int
-	if *shuffle {
-		order = func(pass int) []int { return passOrder(rows.Len(), pass, true, *shuffleSeed) }
-		logf("%s: %d rows, %d features, %s, each in a random order (--shuffle, seed %d)", rows.Name, rows.Len(), rows.Dim, experiment.Plural(*passes, "pass", "passes"), *shuffleSeed)
-	} else {
-		logf("%s: %d rows, %d features, %s in file order", rows.Name, rows.Len(), rows.Dim, experiment.Plural(*passes, "pass", "passes"))
-		check := newLabelOrder(l.Config().Task)
-		for _, y := range rows.Labels {
-			check.add(y)
-		}
-		if how, sorted := check.sortedBy(); sorted {
-			warn(fmt.Sprintf("%s: the labels come sorted: %s. Learnt in this order, the model sees one class (or range of targets) after another, and its mistake rate (MSE) is not that of a shuffled stream: --shuffle learns in a random order", rows.Name, how))
+		switch {
+		case *shuffle:
+			logf("%s: %d rows, %d features, %s, each in a random order (--shuffle, seed %d)", src.name, src.rows, data.head.Dim, experiment.Plural(*passes, "pass", "passes"), *shuffleSeed)
+		case src.rows > 0:
+			logf("%s: %d rows, %d features, %s in file order", src.name, src.rows, data.head.Dim, experiment.Plural(*passes, "pass", "passes"))
+		default:
+			logf("%s: a stream of rows of %d features, learnt as they come (Ctrl-C ends it and saves)", src.name, data.head.Dim)
 		}
 	}
 
@@ -162,12 +167,16 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	if !*quiet {
 		progress = stderr
 	}
-	s, err := trainPasses(ctx, l, rows, *passes, order, progress)
+	if *shuffle {
+		src = src.shuffled(*shuffleSeed)
+	}
+	done, err := trainPasses(ctx, l, src, *passes, progress, warn)
 	if err != nil {
 		return err
 	}
-	if w := notBeaten(s, "progressive validation"); w != "" {
-		warn(w + " (try a smaller --eta, --sigma auto, or bogdbench tune)")
+	stop() // a second Ctrl-C ends the process
+	if w := notBeaten(done.summary, "progressive validation"); w != "" {
+		warn(w + " (try a smaller --eta, another --sigma, or bogdbench tune)")
 	}
 	if *test != "" {
 		var out io.Writer = stderr
@@ -182,13 +191,24 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 			warn(w)
 		}
 	}
+	var interrupted error
+	if done.interrupted {
+		interrupted = fmt.Errorf("interrupted after %d examples", done.seen)
+		if src.rows == 0 { // a stream ends where it is stopped
+			logf("%v: the stream ends there", interrupted)
+			interrupted = nil
+		}
+	}
 	if *save == "" {
-		return nil
+		return interrupted
 	}
 	if err := saveModel(*save, l, *force || sameFile(*save, *from)); err != nil {
 		return err
 	}
 	logf("saved the %v learner (%d support vectors) to %s", l.Algorithm(), l.SupportVectors(), *save)
+	if interrupted != nil {
+		return fmt.Errorf("%w: the learner of those is saved to %s", interrupted, *save)
+	}
 	return nil
 }
 
@@ -221,30 +241,91 @@ func sameFile(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
-// readToContinue reads the rows that continue training l: labels of l's
-// task (binary files may hold 0/1; a class must be one of l's), features
-// hashed and scaled as for l's training, those beyond its dimension
-// ignored with a warning.
-func readToContinue(path string, stdin io.Reader, l *bogd.Learner, warn func(string)) (*dataset.Dataset, error) {
-	cfg := l.Config()
-	tk := task.Regression // classes are checked against the model's below
+// sourceToContinue is where the rows that continue training l come from:
+// labels of l's task (binary files may hold 0/1; a class must be one of
+// l's), features hashed and scaled as for l's training, those beyond its
+// dimension ignored (with a warning). A file, and a stream learnt once,
+// are read row by row; a stream of more passes, and any rows to shuffle,
+// are held, within maxRows.
+func sourceToContinue(path string, stdin io.Reader, l *bogd.Learner, passes int, shuffle bool, maxRows int, warn func(string)) (rowSource, error) {
+	cfg, in := l.Config(), l.Input()
+	tk := task.Regression // classes are checked against the model's
 	if cfg.Task == task.Binary {
 		tk = task.Binary
 	}
-	rows, err := readData(path, stdin, dataset.Options{Task: tk, HashBits: l.Input().HashBits, Warn: warn})
-	if err != nil {
-		return nil, err
+	opt := dataset.Options{Task: tk, HashBits: in.HashBits, Warn: warn, MaxRows: maxRows}
+	var classes []int
+	if cfg.Task == task.Multiclass {
+		classes = cfg.Classes
+	}
+	rp := newRowPrep(cfg.Dim, in, classes)
+	switch {
+	case shuffle: // held below, to be learnt in any order
+	case !isStream(path):
+		// Count the rows (and find the file's errors) before learning.
+		s, err := dataset.OpenScanner(path, opt)
+		if err != nil {
+			return rowSource{}, err
+		}
+		for s.Scan() {
+		}
+		if err := errors.Join(s.Err(), s.Close()); err != nil {
+			return rowSource{}, err
+		}
+		return warnBeyond(fileSource(path, s.Rows(), opt, rp), rp, warn), nil
+	case passes == 1:
+		return warnBeyond(streamSource(path, stdin, opt, rp), rp, warn), nil
+	}
+	rows, err := readData(path, stdin, opt)
+	if errors.Is(err, dataset.ErrHeldLimit) && shuffle {
+		return rowSource{}, fmt.Errorf("%w (--shuffle holds the rows)", err)
+	} else if errors.Is(err, dataset.ErrHeldLimit) {
+		return rowSource{}, streamHint(err, []string{"--passes 1"})
+	} else if err != nil {
+		return rowSource{}, err
 	}
 	if cfg.Task == task.Multiclass {
-		classes := cfg.Classes
 		for i, y := range rows.Labels {
 			if y != math.Trunc(y) || !slices.Contains(classes, int(y)) {
-				return nil, fmt.Errorf("%s: label %v is not one of the model's classes %v", rows.Where(i), y, classes)
+				return rowSource{}, fmt.Errorf("%s: label %v is not one of the model's classes %v", rows.Where(i), y, classes)
 			}
 		}
 		rows.Task, rows.Classes = task.Multiclass, classes
 	}
-	return prepare(rows, l, warn)
+	if rows, err = prepare(rows, l, warn); err != nil {
+		return rowSource{}, err
+	}
+	return memorySource(rows), nil
+}
+
+// warnBeyond gives, at the end of src's first pass, the warning about the
+// features beyond the model's dimension that rp dropped.
+func warnBeyond(src rowSource, rp *rowPrep, warn func(string)) rowSource {
+	open, warned := src.open, false
+	src.open = func() (rowPass, error) {
+		p, err := open()
+		if err != nil || warned {
+			return p, err
+		}
+		warned = true
+		return &closeHook{rowPass: p, hook: func() {
+			if rp.clipped.Features > 0 {
+				warn(clippedWarning(src.name, rp.clipped))
+			}
+		}}, nil
+	}
+	return src
+}
+
+// closeHook runs hook when its pass closes.
+type closeHook struct {
+	rowPass
+	hook func()
+}
+
+func (c *closeHook) close() error {
+	c.hook()
+	return c.rowPass.close()
 }
 
 // describeLearner says what a learner is and runs with.
@@ -283,19 +364,29 @@ func describeLearner(l *bogd.Learner) string {
 	return s
 }
 
-// trainPasses feeds the rows of data to l, passes times, in file order or
-// in order(pass) (pass from 1), each row predicted before it is learnt
-// (experiment.Pass), and returns the evaluation of those predictions
-// (eval.Summary: beside the trivial predictor's). With a progress writer,
-// it prints the progressive validation there at doubling example
-// counts, as Vowpal Wabbit does: the examples seen, the mistake rate
-// (MSE) so far and since the line before, the support vectors and the
-// examples per second; then a summary.
-func trainPasses(ctx context.Context, l *bogd.Learner, data *dataset.Dataset, passes int, order func(pass int) []int, progress io.Writer) (eval.Summary, error) {
-	// The rows are prepared already: the evaluation is on the scale the
-	// learner learns.
+// trained is what trainPasses did.
+type trained struct {
+	seen        int  // examples learnt
+	interrupted bool // ctx ended the passes (SIGINT, SIGTERM) after them
+	// summary judges the predictions made before each update, beside the
+	// trivial predictor's (on the scale the learner learns).
+	summary eval.Summary
+}
+
+// trainPasses feeds the rows of src to l in its order, passes times, each
+// row predicted before it is learnt (progressive validation), holding no
+// more rows than src does, and judges the predictions (eval: beside the
+// trivial predictor's). With a progress writer, it prints the progressive
+// validation there at doubling example counts, as Vowpal Wabbit does: the
+// examples seen, the mistake rate (MSE) so far and since the line before,
+// the support vectors and the examples per second; then a summary. After
+// the first pass, warn hears whether the labels came sorted (unless src
+// shuffles). When ctx ends, it stops after the example it is learning
+// (checked every 256) and reports what it learnt: the learner is whole.
+func trainPasses(ctx context.Context, l *bogd.Learner, src rowSource, passes int, progress io.Writer, warn func(string)) (trained, error) {
+	// The rows are prepared: the evaluation is on the scale learnt.
 	ev := eval.New(l.Config(), prep.Input{})
-	bound := experiment.BindJudged(l, data, ev.Add)
+	order := newLabelOrder(l.Config().Task)
 	regression := l.Config().Task == task.Regression
 	metric := "mistakes %"
 	if regression {
@@ -304,11 +395,13 @@ func trainPasses(ctx context.Context, l *bogd.Learner, data *dataset.Dataset, pa
 	if progress != nil {
 		fmt.Fprintf(progress, "%12s %5s %12s %12s %16s %12s\n", "examples", "pass", metric, "since last", "support vectors", "examples/s")
 	}
-	var seen, lastSeen, mistakes, lastMistakes int
+	var res trained
+	var lastSeen, mistakes, lastMistakes int
 	var squared, lastSquared float64
 	start := time.Now()
 	next := 1 // the next count to report
 	line := func(pass int) {
+		seen := res.seen
 		rate := func(m int, sq float64, n int) float64 {
 			if regression {
 				return sq / float64(n)
@@ -324,47 +417,65 @@ func trainPasses(ctx context.Context, l *bogd.Learner, data *dataset.Dataset, pa
 			l.SupportVectors(), float64(seen)/time.Since(start).Seconds())
 		lastSeen, lastMistakes, lastSquared = seen, mistakes, squared
 	}
-	n := data.Len()
-	for pass := 1; pass <= passes; pass++ {
-		rows := passOrder(n, pass, false, 0)
-		if order != nil {
-			rows = order(pass)
+	pass := 0
+	for pass < passes && !res.interrupted {
+		pass++
+		p, err := src.open()
+		if err != nil {
+			return res, err
 		}
-		for at := 0; at < n; {
-			end := n
-			if progress != nil {
-				end = min(n, at+next-seen)
+		for p.next() {
+			if res.seen&255 == 255 && ctx.Err() != nil {
+				res.interrupted = true
+				break
 			}
-			res, err := experiment.Pass(ctx, bound, rows[at:end], nil)
-			if errors.Is(err, context.Canceled) {
-				return eval.Summary{}, fmt.Errorf("interrupted after %d examples: nothing saved", seen)
-			} else if err != nil {
-				return eval.Summary{}, err
+			y, idx, val := p.row()
+			step, err := l.Learn(engine.Sparse(idx, val), y)
+			if err != nil {
+				p.close()
+				return res, fmt.Errorf("%s: %w", p.where(), err)
 			}
-			if res.DivergedAt > 0 {
-				return eval.Summary{}, fmt.Errorf("%s (example %d): the squared error is not finite: the learner diverged (try a smaller --eta); nothing saved",
-					data.Where(rows[at+res.DivergedAt-1]), seen+res.DivergedAt)
+			res.seen++
+			ev.Add(y, step.Prediction)
+			if pass == 1 {
+				order.add(y)
 			}
-			seen += end - at
-			mistakes += res.Mistakes
-			squared += res.SquaredError
-			at = end
-			if progress != nil && seen == next {
+			if regression {
+				r := y - step.Label
+				if math.IsNaN(r*r) || math.IsInf(r*r, 0) {
+					p.close()
+					return res, fmt.Errorf("%s (example %d): the squared error is not finite: the learner diverged (try a smaller --eta); nothing saved", p.where(), res.seen)
+				}
+				squared += r * r
+			} else if step.Mistake {
+				mistakes++
+			}
+			if progress != nil && res.seen == next {
 				line(pass)
 				next *= 2
 			}
 		}
-		if progress != nil && pass == passes && seen != lastSeen {
-			line(pass)
+		if err := errors.Join(p.err(), p.close()); err != nil {
+			return res, err
+		}
+		if how, sorted := order.sortedBy(); pass == 1 && !src.random && sorted {
+			warn(fmt.Sprintf("%s: the labels come sorted: %s. Learnt in this order, the model sees one class (or range of targets) after another, and its mistake rate (MSE) is not that of a shuffled stream: --shuffle learns in a random order", src.name, how))
 		}
 	}
-	s := ev.Summary()
-	if progress != nil {
-		elapsed := time.Since(start)
-		fmt.Fprintf(progress, "bogdbench train: %d examples in %.3g s (%.0f/s, %.3g s per pass): %s, %d support vectors\n",
-			seen, elapsed.Seconds(), float64(seen)/elapsed.Seconds(), elapsed.Seconds()/float64(passes), progressiveSummary(s), l.SupportVectors())
+	if res.seen == 0 {
+		return res, fmt.Errorf("%s: interrupted before the first example: nothing learnt", src.name)
 	}
-	return s, nil
+	res.summary = ev.Summary()
+	if progress == nil {
+		return res, nil
+	}
+	if res.seen != lastSeen {
+		line(pass)
+	}
+	elapsed := time.Since(start)
+	fmt.Fprintf(progress, "bogdbench train: %d examples in %.3g s (%.0f/s, %.3g s per pass): %s, %d support vectors\n",
+		res.seen, elapsed.Seconds(), float64(res.seen)/elapsed.Seconds(), elapsed.Seconds()/float64(pass), progressiveSummary(res.summary), l.SupportVectors())
+	return res, nil
 }
 
 // progressiveSummary says what the progressive validation s found, beside

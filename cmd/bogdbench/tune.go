@@ -140,6 +140,7 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	rows = rows.Compact() // held for every pass of the grid
 	tk := rows.Task
 	if widths == nil {
 		m, n := medianWidth(rows)
@@ -215,8 +216,10 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if !*quiet {
 		progress = stderr
 	}
-	if _, err := trainPasses(ctx, l, rows, 1, nil, progress); err != nil {
+	if done, err := trainPasses(ctx, l, memorySource(rows), 1, progress, warn); err != nil {
 		return err
+	} else if done.interrupted {
+		return fmt.Errorf("interrupted after %d examples of the final training: nothing saved", done.seen)
 	}
 	if err := l.SetInput(in); err != nil {
 		return err
@@ -230,18 +233,31 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 
 // runTune runs the phase(s) of e for the tuning (Tuning.Run), into
 // e.Results or, when phase all keeps no results file, a temporary one,
-// removed on every way out (the passes of failed learners, a panic of
-// one included, are errors Tuning reports).
+// removed on every way out but an interruption: then the error says where
+// the passes it finished are kept. (A learner's failure, a panic
+// included, is no way out: Tuning reports it and goes on.)
 func runTune(ctx context.Context, e *experiment.Execution, tuning *experiment.Tuning) (*experiment.Tuning, error) {
+	temporary, keep := "", false
 	if e.Results == "" && e.Phase == experiment.PhaseAll {
 		dir, err := os.MkdirTemp("", "bogdbench-tune-")
 		if err != nil {
 			return nil, err
 		}
-		defer os.RemoveAll(dir)
+		temporary = dir
+		defer func() {
+			if !keep {
+				os.RemoveAll(dir)
+			}
+		}()
 		e.Results = filepath.Join(dir, "tune-runs.jsonl")
 	}
-	if _, err := tuning.Run(ctx, e); errors.Is(err, os.ErrExist) {
+	_, err := tuning.Run(ctx, e)
+	if temporary != "" && errors.Is(err, experiment.ErrInterrupted) {
+		// The passes it finished stay where the error says they are.
+		keep = true
+		err = fmt.Errorf("%w (kept: continue with --results %s --resume)", err, e.Results)
+	}
+	if errors.Is(err, os.ErrExist) {
 		return nil, fmt.Errorf("%w: pass --resume to continue it", err)
 	} else if err != nil {
 		return nil, err
