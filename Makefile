@@ -14,7 +14,7 @@ FUZZTIME ?= 3s
 FUZZTIME_LOADERS ?= 30s
 LOADER_FUZZERS = FuzzLoad FuzzLoadModel FuzzRead
 
-.PHONY: all build generate check-generate check-qemu check-slurm test test-unit test-purego test-race test-cpus test-slurm fuzz fuzz-long bench bench-score demo vet staticcheck fmt-check clean
+.PHONY: all build generate check-generate check-qemu check-slurm test test-unit test-purego test-race test-cpus test-slurm fuzz fuzz-long bench bench-score demo vet staticcheck fmt-check load clean
 
 all: build
 
@@ -50,7 +50,7 @@ test-purego:
 
 # The race detector, on the pure-Go build (the detector does not see inside assembly).
 test-race:
-	BOGD_REQUIRE_IMPL=generic $(GO) test -race -tags purego -short ./engine/ ./bogd/ ./layout/ ./dataset/ ./prep/ ./eval/ ./cmd/...
+	BOGD_REQUIRE_IMPL=generic $(GO) test -race -tags purego -short ./engine/ ./bogd/ ./layout/ ./dataset/ ./prep/ ./eval/ ./cmd/... ./serve/...
 
 # Dispatch on CPUs without the features: the whole simd, engine and bogd
 # suites (-short) run on an emulated Haswell (AVX2, no AVX-512) and qemu64
@@ -91,7 +91,7 @@ QEMU_QUIET = { grep -v "TCG doesn't support requested feature" || true; }
 # more; any other failure fails.
 FUZZ_RUN = $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $$t $$pkg
 fuzz:
-	@for pkg in ./simd/ ./dataset/ ./prep/ ./bogd/ ./engine/; do \
+	@for pkg in ./simd/ ./dataset/ ./prep/ ./bogd/ ./engine/ ./serve/ ./serve/wal/; do \
 	  for f in $$($(GO) test -list 'Fuzz.*' $$pkg | grep ^Fuzz); do \
 	    t=$(FUZZTIME); case " $(LOADER_FUZZERS) " in *" $$f "*) t=$(FUZZTIME_LOADERS);; esac; \
 	    echo "fuzz $$pkg $$f ($$t)"; \
@@ -161,3 +161,12 @@ demo:
 
 clean:
 	rm -rf bin
+
+# The server's load test (serve.BenchmarkLoad): one-row /predict requests
+# from 1, 8 and 64 connections against a bare handler of the same JSON, with
+# and without learning, in interleaved rounds (about 30 s); and acknowledged
+# /learn requests per second with the file log and a memory log
+# (BenchmarkLearn, about 20 s).
+load:
+	$(GO) test -run '^$$' -bench 'BenchmarkLoad' -benchtime 1x ./serve/
+	$(GO) test -run '^$$' -bench 'BenchmarkLearn' -benchtime 1x ./serve/

@@ -14,6 +14,7 @@ import (
 	"github.com/bogd-project/bogd/eval"
 	"github.com/bogd-project/bogd/experiment"
 	"github.com/bogd-project/bogd/internal/atomicfile"
+	"github.com/bogd-project/bogd/serve"
 	"github.com/bogd-project/bogd/simd"
 	"github.com/bogd-project/bogd/task"
 )
@@ -79,7 +80,7 @@ func predictCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) er
 			return err
 		}
 		ps, err = predictRows(l, path, stdin, func(p bogd.Prediction, where func() string) error {
-			pj, err := newPredictionJSON(p, l.Config().Task)
+			pj, err := serve.NewPrediction(p, l.Config().Task)
 			if err != nil {
 				return fmt.Errorf("%s: %w", where(), err)
 			}
@@ -268,46 +269,6 @@ func (t *truth) judged(warn func(string)) bool {
 	return t.not == ""
 }
 
-// predictionJSON is one row's prediction as predict --format json and
-// serve's /predict write it.
-type predictionJSON struct {
-	// Label is the predicted label: ±1, a class, or the regression value
-	// (on the label's original scale when the model was trained scaled).
-	Label float64 `json:"label"`
-	// Score is f(x) (binary, regression) or the predicted class's score.
-	Score float64 `json:"score"`
-	// Scores holds every class's score, in the order of the classes.
-	Scores []float64 `json:"scores,omitempty"`
-	// Probability is the calibrated probability of the predicted label
-	// (bogd.Prediction), Probabilities every class's (calibrated models
-	// only).
-	Probability   *float64  `json:"probability,omitempty"`
-	Probabilities []float64 `json:"probabilities,omitempty"`
-}
-
-// newPredictionJSON turns a prediction on the label's scale
-// (bogd.Predictor.PredictRow) into its output form. Scores must be finite:
-// JSON has no other numbers.
-func newPredictionJSON(p bogd.Prediction, tk task.Task) (predictionJSON, error) {
-	pj := predictionJSON{Label: p.Label, Score: p.Score}
-	if tk == task.Multiclass {
-		pj.Scores = append([]float64(nil), p.Scores...)
-	}
-	if !math.IsNaN(p.Probability) {
-		prob := p.Probability
-		pj.Probability = &prob
-		if tk == task.Multiclass {
-			pj.Probabilities = append([]float64(nil), p.Probabilities...)
-		}
-	}
-	for _, v := range append([]float64{pj.Label, pj.Score}, pj.Scores...) {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return pj, fmt.Errorf("the model's score is %v: the model has diverged", v)
-		}
-	}
-	return pj, nil
-}
-
 // predictionWriter writes the predictions of predict in text or JSON.
 type predictionWriter struct {
 	w     *bufio.Writer
@@ -335,7 +296,7 @@ func newPredictionWriter(w *bufio.Writer, format, model string, l *bogd.Learner)
 	return p, nil
 }
 
-func (p *predictionWriter) write(pj predictionJSON) error {
+func (p *predictionWriter) write(pj serve.Prediction) error {
 	if p.json {
 		b, err := json.Marshal(pj)
 		if err != nil {

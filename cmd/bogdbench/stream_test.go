@@ -19,16 +19,6 @@ import (
 	"github.com/bogd-project/bogd/engine"
 )
 
-// buildBench builds the command into dir and returns its path.
-func buildBench(t *testing.T, dir string) string {
-	t.Helper()
-	bin := filepath.Join(dir, "bogdbench")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // startBench starts bin with args, its standard input (when stdin) and
 // error output piped; the process is killed at the end of the test.
 func startBench(t *testing.T, bin string, stdin bool, args ...string) (*exec.Cmd, io.WriteCloser, io.Reader) {
@@ -87,7 +77,7 @@ func TestTrainEndlessStream(t *testing.T) {
 		t.Skip("builds and runs the binary on a stream of a million rows")
 	}
 	dir := t.TempDir()
-	bin := buildBench(t, dir)
+	bin := buildBench(t)
 	model := filepath.Join(dir, "stream.bogd")
 	cmd, stdin, stderr := startBench(t, bin, true, "train", "--data", "-", "--task", "binary", "--dim", "3", "--lambda", "0", "--budget", "50", "--save", model)
 	go generator(stdin)
@@ -211,8 +201,7 @@ func TestTuneInterruptedKeepsItsPasses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	dir := t.TempDir()
-	bin := buildBench(t, dir)
+	bin := buildBench(t)
 	args := []string{"tune", "--data", germanPath, "--algo", "projectron++", "--budget", "400", "--sigma", "1,2,4,8,16,32,64,128", "--select-runs", "3", "--runs", "2"}
 	cmd, _, stderr := startBench(t, bin, false, args...)
 	var log bytes.Buffer
