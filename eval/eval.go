@@ -141,14 +141,24 @@ type Summary struct {
 	AUC *float64 `json:"auc,omitempty"`
 }
 
-// Beats reports whether the model did better than the trivial predictor:
-// a lower mistake rate, or a lower MSE.
+// Beats reports whether the model did better than the trivial predictor
+// (see the function Beats): a lower mistake rate, or a lower MSE.
 func (s Summary) Beats() bool {
 	if s.MSE != nil {
-		return *s.MSE < *s.BaselineMSE
+		return Beats(*s.MSE, *s.BaselineMSE)
 	}
-	return *s.MistakeRate < *s.BaselineMistakeRate
+	return Beats(*s.MistakeRate, *s.BaselineMistakeRate)
 }
+
+// BeatMargin is by how much, relatively, a model's mistake rate or MSE
+// must be below the trivial predictor's to beat it: a model that always
+// predicts the most frequent label is a few rows better than the trivial
+// predictor, which must first see that label, and has learnt nothing.
+const BeatMargin = 0.01
+
+// Beats reports whether a mistake rate or MSE beats the trivial
+// predictor's baseline: it is below it by more than BeatMargin of it.
+func Beats(metric, baseline float64) bool { return metric < baseline*(1-BeatMargin) }
 
 // Summary returns what the evaluation found so far.
 func (e *Evaluation) Summary() Summary {

@@ -176,6 +176,10 @@ func TestBaseline(t *testing.T) {
 	if want := "baseline      50.000% mistakes: the trivial predictor, the most frequent label before each row\n"; !strings.Contains(b.String(), want) {
 		t.Errorf("report lacks %q:\n%s", want, b.String())
 	}
+	// A margin of 1% of the baseline.
+	if !Beats(29.6, 30) || Beats(29.8, 30) || Beats(30, 30) || !Beats(0, 1e-9) {
+		t.Error("Beats does not follow its 1% margin")
+	}
 	r := New(bogd.Config{Task: task.Regression}, prep.Input{})
 	r.Add(1, bogd.Prediction{Label: 3}) // the mean predicts 0
 	if s := r.Summary(); *s.MSE != 4 || *s.BaselineMSE != 1 || s.Beats() {

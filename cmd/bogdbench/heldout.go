@@ -27,15 +27,15 @@ func testModel(l *bogd.Learner, path string, stdin io.Reader, w io.Writer, warn 
 }
 
 // notBeaten is the warning that a model did not beat the trivial
-// predictor on rows judged by s, or "" when it did.
+// predictor on rows judged by s (eval.Beats), or "" when it did.
 func notBeaten(s eval.Summary, what string) string {
 	if s.Beats() {
 		return ""
 	}
 	if s.MSE != nil {
-		return fmt.Sprintf("%s: the model's MSE %.6g is not below the trivial predictor's %.6g (the mean of the labels so far): it learnt nothing the labels alone do not say",
-			what, *s.MSE, *s.BaselineMSE)
+		return fmt.Sprintf("%s: the model's MSE %.6g is not %g%% below the trivial predictor's %.6g (the mean of the labels so far): it learnt little the labels alone do not say",
+			what, *s.MSE, 100*eval.BeatMargin, *s.BaselineMSE)
 	}
-	return fmt.Sprintf("%s: the model's mistake rate %.3f%% is not below the trivial predictor's %.3f%% (the most frequent label so far): it learnt nothing the labels alone do not say",
-		what, *s.MistakeRate, *s.BaselineMistakeRate)
+	return fmt.Sprintf("%s: the model's mistake rate %.3f%% is not %g%% below the trivial predictor's %.3f%% (the most frequent label so far): it learnt little the labels alone do not say",
+		what, *s.MistakeRate, 100*eval.BeatMargin, *s.BaselineMistakeRate)
 }

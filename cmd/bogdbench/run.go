@@ -17,6 +17,7 @@ import (
 
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
+	"github.com/bogd-project/bogd/eval"
 	"github.com/bogd-project/bogd/experiment"
 	"github.com/bogd-project/bogd/prep"
 	"github.com/bogd-project/bogd/simd"
@@ -212,9 +213,9 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	for _, r := range rows {
-		if !(r.metric() < base.metric()) {
-			fmt.Fprintf(stderr, "bogdbench run: warning: %s (budget %d) is not better than the trivial predictor: %.5g against its %.5g\n",
-				r.Algorithm, r.Budget, r.metric(), base.metric())
+		if !eval.Beats(r.metric(), base.metric()) {
+			fmt.Fprintf(stderr, "bogdbench run: warning: %s (budget %d) is not better than the trivial predictor by %g%% of it: %.5g against its %.5g\n",
+				r.Algorithm, r.Budget, 100*eval.BeatMargin, r.metric(), base.metric())
 		}
 	}
 	rows = append(rows, base)

@@ -17,6 +17,7 @@ import (
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/eval"
 	"github.com/bogd-project/bogd/experiment"
 	"github.com/bogd-project/bogd/experiment/lsokl"
 	"github.com/bogd-project/bogd/experiment/paper"
@@ -378,7 +379,7 @@ func writeTuneTable(w io.Writer, t *experiment.Tuning, base experiment.Summary) 
 		}
 		fmt.Fprintf(tw, "%v\t%s\t%s\t%s\t%.5g ± %.3g\t%.1f\t%.4f\n", c.Algo, budget, sel.Params.Describe(c.Algo, plan.Task), selMean, s.Metric, s.MetricStd, s.SupportVectors, s.Seconds)
 		notes = append(notes, tuneNotes(t, c, sel)...)
-		if !(s.Metric < base.Metric) {
+		if !eval.Beats(s.Metric, base.Metric) {
 			worse = append(worse, c.Algo.String())
 		}
 	}
@@ -386,8 +387,8 @@ func writeTuneTable(w io.Writer, t *experiment.Tuning, base experiment.Summary) 
 		return err
 	}
 	if len(worse) > 0 {
-		notes = append(notes, fmt.Sprintf("not better than the trivial predictor (%s, held-out %s %.5g): %s",
-			trivial, metric, base.Metric, strings.Join(worse, ", ")))
+		notes = append(notes, fmt.Sprintf("not better than the trivial predictor (%s, held-out %s %.5g) by %g%% of it: %s",
+			trivial, metric, base.Metric, 100*eval.BeatMargin, strings.Join(worse, ", ")))
 	}
 	for _, n := range notes {
 		if _, err := fmt.Fprintf(w, "note: %s\n", n); err != nil {
