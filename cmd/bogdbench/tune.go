@@ -41,7 +41,7 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	data := fs.String("data", "", "LIBSVM data file, plain or gzip, or - for standard input (required)")
 	algos := fs.String("algo", "bogd++", "comma-separated algorithms")
 	budgets := fs.String("budget", "100", "comma-separated budgets")
-	gridName := fs.String("grid", "quick", "quick or full: binary, the ICML 2012 paper's grids (full: λ·T², η ∈ 2^-3..2^3, γ ∈ 2^0..2^4); multi-class and regression, the LSOKL study's (quick: its η set with the toolbox's other settings)")
+	gridName := fs.String("grid", "quick", "quick or full: binary, the ICML 2012 paper's grids (full: λ·T², η ∈ 2^-3..2^3, γ ∈ 2^0..2^4) with BPA-S's C ∈ {0.1, 1, 10} (full: 10^-2..10^2); multi-class and regression, the LSOKL study's (quick: its η set with the toolbox's other settings, C ∈ {0.1, 1, 10}); every algorithm's own defaults added to its lists")
 	sigmas := fs.String("sigma", "auto", "comma-separated kernel widths to select among, or auto: 8 and 1/8, 1/4, 1/2 and 1 times the median Euclidean distance between rows (all pairs of 1000 rows drawn with seed 1), as the LSOKL study")
 	extend := fs.Int("extend", 3, "where a selected η, λ, γ, C or σ is the smallest or largest of its grid, try up to this many values beyond, one grid step each, while they select better (phase all only; 0: never)")
 	selectRuns := fs.Int("select-runs", 3, "selection permutations per grid point")
