@@ -38,7 +38,11 @@
 // nearest squared distance d_min: f = exp(−d_min/(2σ²))·Σᵢ
 // wᵢ·exp(−(dᵢ−d_min)/(2σ²)), the factor in float64. Scores include the
 // factor; the kernel values of an evaluation are kept relative to it, and
-// Scratch.Kernels returns both.
+// Scratch.Kernels returns both. Whether the shift is needed is known only
+// once d_min is: at small budgets (simd.ScoreTilesSlots) with dense
+// storage an evaluation runs in one pass without it, and a far query runs
+// again with it; a scratch whose last query was far starts the next one
+// there. Both give the bits of the two passes.
 //
 // # Storage
 //
