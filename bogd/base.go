@@ -68,6 +68,12 @@ func build(a Algorithm, cfg Config, capacity int, pcg *rand.PCG) (persistent, er
 			return nil, err
 		}
 		l = f
+	case Auto:
+		a, err := newAuto(b)
+		if err != nil {
+			return nil, err
+		}
+		l = a
 	case Forgetron:
 		l = newForgetron(b)
 	default: // Projectron, ProjectronPP

@@ -1,6 +1,6 @@
 // Package bogd implements budgeted kernel online learners with a Gaussian kernel.
 //
-// Fourteen algorithms, each for the tasks listed (task.Binary, task.Multiclass,
+// Fifteen algorithms, each for the tasks listed (task.Binary, task.Multiclass,
 // task.Regression):
 //
 //   - BOGD and BOGD++ (Zhao, Wang, Wu, Jin, Hoi, "Fast Bounded Online
@@ -20,6 +20,11 @@
 //     every task.
 //   - BSGDMerge, budgeted stochastic gradient descent with merging (Wang,
 //     Crammer, Vucetic, JMLR 2012); every task.
+//   - Auto, the learner with nothing to tune: random-feature models of six
+//     Gaussian kernel widths around Config.Sigma and a linear model, four
+//     step sizes each, and the trivial predictor, combined online by
+//     exponential weights (Raker, Shen, Chen, Giannakis, JMLR 2019; OMKC's
+//     vote in classification); every task.
 //
 // New makes a Learner of any algorithm and task from a Config (Defaults
 // shows what zero fields become); Learn predicts an example and then learns
@@ -69,7 +74,10 @@
 //	         vector's pattern: its positive and negative output as int32
 //	         each (−1: none); then, with Calibrate, the calibration: A and
 //	         its AdaGrad sum, then each B and its sum (float64)
-//	state    the algorithm's own state (state.go documents each)
+//	state    the algorithm's own state (state.go documents each; Auto's
+//	         is in auto.go: the examples learnt, the experts' losses and
+//	         retirements, the trivial predictor's counts or mean, the
+//	         experts' weights)
 //	input    (version 4) the input preparation: prep.Input's binary form
 //	         (the prep package documents it), never the zero Input
 //	trailer  CRC-32C (Castagnoli) uint32 of every byte before it

@@ -79,7 +79,7 @@ func New(a Algorithm, cfg Config) (*Learner, error) {
 	switch a {
 	case BSGDMerge:
 		capacity++ // a new vector joins before two merge
-	case FOGD:
+	case FOGD, Auto:
 		capacity = 0 // no support vectors
 	}
 	l, err := build(a, cfg, capacity, rand.NewPCG(cfg.Seed, pcgStream))

@@ -556,7 +556,7 @@ func columnsOf(a Algorithm, c Config) int {
 // times a pattern per support vector (all but the Projectrons).
 func (b *base) keepsPatterns() bool {
 	switch b.algo {
-	case Projectron, ProjectronPP, BPAS, NOGD, BSGDMerge, FOGD:
+	case Projectron, ProjectronPP, BPAS, NOGD, BSGDMerge, FOGD, Auto:
 		return false
 	}
 	return true

@@ -363,6 +363,25 @@ func paCostsAVX2(q []float64, kernels []float32, alpha []float64, factor float64
 //go:noescape
 func scoreTilesAVX2(dst []float32, kv []float32, x []float32, tiles []float32, w []float32, stride int, dim int, n int, scale float32) float32
 
+// doubleAnglesAVX2 is doubleAnglesGeneric for AVX2 and FMA:
+//
+//	for k := 1; k < levels; k++ {
+//		for i := range n {
+//			c, s := z[(k-1)*2*n+i], z[(k-1)*2*n+n+i]
+//			z[k*2*n+i] = c*c - s*s // one FMA of c·c and −(s·s)
+//			z[k*2*n+n+i] = (s + s) * c
+//		}
+//	}
+//
+// n must be a multiple of 16 and len(z) ≥ levels·2·n, levels ≥ 1: the
+// cosines and sines of FourierWidths's level 0 turned into those of the
+// doubled angles, level after level.
+//
+// Requires: AVX, FMA3
+//
+//go:noescape
+func doubleAnglesAVX2(z []float32, n int, levels int)
+
 // featuresAVX2 lists the CPU features the functions above require: the union
 // of their Requires lines, all of which the dispatch checks.
 var featuresAVX2 = []cpuid.FeatureID{cpuid.AVX, cpuid.AVX2, cpuid.FMA3, cpuid.SSE}

@@ -9524,3 +9524,92 @@ DATA scorelanes<>+84(SB)/4, $0x7f800000
 DATA scorelanes<>+88(SB)/4, $0x7f800000
 DATA scorelanes<>+92(SB)/4, $0x7f800000
 GLOBL scorelanes<>(SB), RODATA|NOPTR, $96
+
+// func doubleAnglesAVX2(z []float32, n int, levels int)
+// Requires: AVX, FMA3
+TEXT ·doubleAnglesAVX2(SB), NOSPLIT, $0-40
+	MOVQ z_base+0(FP), AX
+	MOVQ n+24(FP), CX
+	MOVQ levels+32(FP), DX
+	MOVQ CX, BX
+	SHLQ $0x02, BX
+	LEAQ (BX)(BX*1), SI
+	CMPQ DX, $0x00000002
+	JB   done_205
+
+unrolled_206:
+	CMPQ    CX, $0x00000020
+	JB      tail_207
+	VMOVUPS (AX), Y0
+	VMOVUPS (AX)(BX*1), Y1
+	VMOVUPS 32(AX), Y2
+	VMOVUPS 32(AX)(BX*1), Y3
+	VMOVUPS 64(AX), Y4
+	VMOVUPS 64(AX)(BX*1), Y5
+	VMOVUPS 96(AX), Y6
+	VMOVUPS 96(AX)(BX*1), Y7
+	MOVQ    AX, DI
+	MOVQ    DX, R8
+	DECQ    R8
+
+level_210:
+	ADDQ        SI, DI
+	VMULPS      Y1, Y1, Y8
+	VADDPS      Y1, Y1, Y1
+	VMULPS      Y0, Y1, Y1
+	VFMSUB213PS Y8, Y0, Y0
+	VMOVUPS     Y0, (DI)
+	VMOVUPS     Y1, (DI)(BX*1)
+	VMULPS      Y3, Y3, Y8
+	VADDPS      Y3, Y3, Y3
+	VMULPS      Y2, Y3, Y3
+	VFMSUB213PS Y8, Y2, Y2
+	VMOVUPS     Y2, 32(DI)
+	VMOVUPS     Y3, 32(DI)(BX*1)
+	VMULPS      Y5, Y5, Y8
+	VADDPS      Y5, Y5, Y5
+	VMULPS      Y4, Y5, Y5
+	VFMSUB213PS Y8, Y4, Y4
+	VMOVUPS     Y4, 64(DI)
+	VMOVUPS     Y5, 64(DI)(BX*1)
+	VMULPS      Y7, Y7, Y8
+	VADDPS      Y7, Y7, Y7
+	VMULPS      Y6, Y7, Y7
+	VFMSUB213PS Y8, Y6, Y6
+	VMOVUPS     Y6, 96(DI)
+	VMOVUPS     Y7, 96(DI)(BX*1)
+	DECQ        R8
+	JNZ         level_210
+	ADDQ        $0x00000080, AX
+	SUBQ        $0x00000020, CX
+	JMP         unrolled_206
+
+tail_207:
+	TESTQ CX, CX
+	JZ    done_209
+
+single_208:
+	VMOVUPS (AX), Y0
+	VMOVUPS (AX)(BX*1), Y1
+	MOVQ    AX, DI
+	MOVQ    DX, R8
+	DECQ    R8
+
+level_211:
+	ADDQ        SI, DI
+	VMULPS      Y1, Y1, Y2
+	VADDPS      Y1, Y1, Y1
+	VMULPS      Y0, Y1, Y1
+	VFMSUB213PS Y2, Y0, Y0
+	VMOVUPS     Y0, (DI)
+	VMOVUPS     Y1, (DI)(BX*1)
+	DECQ        R8
+	JNZ         level_211
+	ADDQ        $0x00000020, AX
+	SUBQ        $0x00000008, CX
+	JNZ         single_208
+
+done_209:
+done_205:
+	VZEROUPPER
+	RET

@@ -231,4 +231,5 @@ func (g *gen) all() {
 	g.prefetch()
 	g.paCosts()
 	g.scoreTiles()
+	g.doubleAngles()
 }
