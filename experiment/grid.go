@@ -154,9 +154,13 @@ func Pow2s(lo, hi int) []float64 {
 // that breaks ties of the selection: λ (the λ·T² values, then the direct
 // ones), then η, γ, C and σ, each in the order of its list. A point varies
 // exactly the parameters a reads in t (Algorithm.Params), and σ for every
-// algorithm when the grid lists widths; without either there is one point,
-// all zero.
+// algorithm when the grid lists widths, but Auto, which weighs widths
+// around the plan's σ itself; without either there is one point, all
+// zero.
 func (g Grid) Points(a bogd.Algorithm, t task.Task) []Params {
+	if a == bogd.Auto {
+		return []Params{{}}
+	}
 	g = g.For(a, t)
 	read := a.Params(t)
 	lambdas := []Params{{}}

@@ -116,7 +116,7 @@ func TestTrainShuffle(t *testing.T) {
 		t.Fatal(err)
 	}
 	model := filepath.Join(dir, "shuffled.bogd")
-	code, _, stderr := bench(t, "train", "--data", germanPath, "--scale", "none", "--sigma", "8", "--budget", "30", "--passes", "2", "--shuffle", "--shuffle-seed", "9", "--save", model)
+	code, _, stderr := bench(t, "train", "--data", germanPath, "--algo", "bogd++", "--scale", "none", "--sigma", "8", "--budget", "30", "--passes", "2", "--shuffle", "--shuffle-seed", "9", "--save", model)
 	if code != 0 || !strings.Contains(stderr, "german.svm.gz: 1000 rows, 24 features, 2 passes, each in a random order (--shuffle, seed 9)") {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -276,7 +276,7 @@ func TestPredictLabelAgreesWithProbability(t *testing.T) {
 // divides each by its largest absolute value, measured on the data, with
 // σ the median distance after it; the model holds the scaling, so that
 // predict takes raw rows. Raw, the wide feature decides every distance:
-// at the median distance the model learns nothing.
+// BOGD++ at the median distance learns nothing.
 func TestDefaultScaling(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "wide.svm")
@@ -310,7 +310,7 @@ func TestDefaultScaling(t *testing.T) {
 	if code, _, stderr := bench(t, "predict", "--model", model, "--data", data, "--output", filepath.Join(dir, "p.txt")); code != 0 || strings.Contains(stderr, "warning") {
 		t.Errorf("predict on raw rows: exit %d\n%s", code, stderr)
 	}
-	if code, _, stderr := bench(t, "train", "--data", data, "--scale", "none", "-q"); code != 0 || !strings.Contains(stderr, "below the trivial predictor's") {
+	if code, _, stderr := bench(t, "train", "--data", data, "--algo", "bogd++", "--scale", "none", "-q"); code != 0 || !strings.Contains(stderr, "below the trivial predictor's") {
 		t.Errorf("raw: exit %d\n%s", code, stderr)
 	}
 	// tune's records say how the data were scaled.
@@ -368,5 +368,34 @@ func TestStreamHead(t *testing.T) {
 	}
 	if strings.Contains(stderr, "warning") {
 		t.Errorf("warnings:\n%s", stderr)
+	}
+}
+
+// TestAutoDefault: train, run and tune run auto, the learner with nothing
+// to tune, unless told otherwise; tune's row of it is its held-out
+// estimate at the median distance, and --save trains what the printed
+// command trains.
+func TestAutoDefault(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := bench(t, "train", "--data", germanPath)
+	if code != 0 || !strings.Contains(stderr, "bogdbench train: binary auto, budget 100, widths 1.94639·2^k (k = 1 … −4) and the linear kernel over 400 random features") {
+		t.Errorf("train: exit %d\n%s", code, stderr)
+	}
+	rows, _ := runJSON(t, "--data", germanPath, "--runs", "1")
+	if len(rows) != 1 || rows[0]["algorithm"] != "auto" || rows[0]["scale"] != "maxabs" {
+		t.Errorf("run: %v", rows)
+	}
+	tuned := filepath.Join(dir, "tuned.bogd")
+	code, stdout, stderr := bench(t, "tune", "--data", germanPath, "--runs", "2", "--save", tuned, "-q")
+	if code != 0 || !regexp.MustCompile(`(?m)^auto +100 +σ=1\.95, the centre of its widths +- \(nothing to select\) +[0-9.]+ ± `).MatchString(stdout) {
+		t.Fatalf("tune: exit %d\n%s%s", code, stdout, stderr)
+	}
+	line := regexp.MustCompile(`bogdbench train --data .*`).FindString(stdout)
+	if !strings.Contains(line, "--algo auto --budget 100 --sigma 1.9463856853450685") {
+		t.Fatalf("the train command %q", line)
+	}
+	again := filepath.Join(dir, "again.bogd")
+	if code, _, stderr := bench(t, append(strings.Fields(line)[1:], "--save", again, "-q")...); code != 0 || !bytes.Equal(readFile(t, tuned), readFile(t, again)) {
+		t.Errorf("the printed command: exit %d, %s; the same model: %v", code, stderr, bytes.Equal(readFile(t, tuned), readFile(t, again)))
 	}
 }

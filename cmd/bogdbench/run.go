@@ -56,16 +56,16 @@ type row struct {
 	SIMD               string   `json:"simd"`
 }
 
-// defaultAlgorithms are the ICML paper's eight, the default of --algo
-// (those the task defines).
-const defaultAlgorithms = "bogd,bogd++,rbp,forgetron,projectron,projectron++,perceptron,ogd"
+// defaultAlgorithms is the default of --algo: auto, the learner with
+// nothing to tune.
+const defaultAlgorithms = "auto"
 
 func runCommand(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("run", stderr)
 	dataPath := fs.String("data", "", "LIBSVM data file, plain or gzip (required)")
 	taskFlag := fs.String("task", "auto", "auto, binary, multiclass or regression; auto: labels in {-1,+1} or {0,1} are binary, integers with up to 1000 distinct values multi-class, anything else regression (the choice is printed)")
 	scale := fs.String("scale", experiment.ScalingMaxAbs, scaleHelp)
-	algos := fs.String("algo", defaultAlgorithms, "comma-separated algorithms (by default those of the eight the task defines)")
+	algos := fs.String("algo", defaultAlgorithms, "comma-separated algorithms (auto, the default, has nothing to tune; the ICML paper's eight: bogd,bogd++,rbp,forgetron,projectron,projectron++,perceptron,ogd)")
 	budgets := fs.String("budget", "100", "comma-separated budgets")
 	runs := fs.Int("runs", 20, "random permutations per (algorithm, budget)")
 	seed := fs.Uint64("seed", 1, "seed of the permutations and the learners' random choices")
@@ -134,9 +134,6 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	learnerTask := data.Task
 	if tk == task.Auto {
 		fmt.Fprintf(stderr, "bogdbench run: --task auto: %s\n", describeTask(data))
-	}
-	if *algos == defaultAlgorithms {
-		algorithms = slices.DeleteFunc(algorithms, func(a bogd.Algorithm) bool { return !a.Supports(learnerTask) })
 	}
 	var in prep.Input
 	if data, in.Scaling, err = scaleData(data, *scale); err != nil {

@@ -39,7 +39,7 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	shuffleSeed := fs.Uint64("shuffle-seed", 1, "seed of the --shuffle orders")
 	test := fs.String("test", "", "after training, judge the model on the labelled rows of this file, held out (predicted, never learnt): mistake rate or MSE beside the trivial predictor's, AUC, log loss, calibration")
 	quiet := fs.Bool("q", false, "quiet: no progress and no summary on stderr (warnings and errors still)")
-	algo := fs.String("algo", "bogd++", "the algorithm: "+algorithmNames())
+	algo := fs.String("algo", bogd.Auto.String(), "the algorithm: "+algorithmNames()+"; auto, the default, has nothing to tune: it weighs kernels of six widths around --sigma and step sizes itself")
 	budget := fs.Int("budget", 100, "maximum support vectors (budgeted algorithms)")
 	seed := fs.Uint64("seed", 1, "seed of the learner's random choices")
 	lf := addLearnerFlags(fs)
@@ -335,7 +335,11 @@ func describeLearner(l *bogd.Learner) string {
 	if l.Algorithm().Budgeted() {
 		s += fmt.Sprintf(", budget %d", c.Budget)
 	}
-	s += fmt.Sprintf(", σ = %.6g", c.Sigma)
+	if l.Algorithm() == bogd.Auto {
+		s += fmt.Sprintf(", widths %.6g·2^k (k = 1 … −4) and the linear kernel over %d random features", c.Sigma, c.Features)
+	} else {
+		s += fmt.Sprintf(", σ = %.6g", c.Sigma)
+	}
 	read := l.Algorithm().Params(c.Task)
 	if read.Has(bogd.ParamEta) {
 		s += fmt.Sprintf(", η = %.6g", c.Eta)

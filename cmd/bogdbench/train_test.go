@@ -40,7 +40,7 @@ func germanText(t *testing.T) string {
 func trainGerman(t *testing.T, dir string) string {
 	t.Helper()
 	model := filepath.Join(dir, "german.bogd")
-	if code, _, stderr := bench(t, "train", "--data", germanPath, "--scale", "none", "--sigma", "8", "--budget", "50", "--save", model, "-q"); code != 0 {
+	if code, _, stderr := bench(t, "train", "--data", germanPath, "--algo", "bogd++", "--scale", "none", "--sigma", "8", "--budget", "50", "--save", model, "-q"); code != 0 {
 		t.Fatal(stderr)
 	}
 	return model
@@ -234,7 +234,7 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"--data", germanPath, "--sigma", "-1"}, 2, `invalid value "-1" for flag -sigma: want a positive number or auto`},
 		{[]string{"--data", germanPath, "--storage", "tiled"}, 2, "--storage must be auto, dense or sparse"},
 		{[]string{"--data", germanPath, "--hash", "31"}, 2, "--hash must be in 1..30"},
-		{[]string{"--data", germanPath, "--eta", "-1"}, 2, "Eta, the step size, must be in"},
+		{[]string{"--data", germanPath, "--algo", "bogd++", "--eta", "-1"}, 2, "Eta, the step size, must be in"},
 		{[]string{"--data", germanPath, "--force"}, 2, "--force needs --save"},
 		{[]string{"--data", germanPath, "--model", model, "--eta", "1"}, 2, "--eta cannot be given with it"},
 		{[]string{"--data", germanPath, "--model", model, "--scale", "minmax"}, 2, "--scale cannot be given with it"},

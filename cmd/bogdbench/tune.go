@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -39,7 +41,7 @@ import (
 func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("tune", stderr)
 	data := fs.String("data", "", "LIBSVM data file, plain or gzip, or - for standard input (required)")
-	algos := fs.String("algo", "bogd++", "comma-separated algorithms")
+	algos := fs.String("algo", bogd.Auto.String(), "comma-separated algorithms; auto, the default, has nothing to tune: its row is its held-out estimate at σ the median distance, the centre of the widths it weighs itself")
 	budgets := fs.String("budget", "100", "comma-separated budgets")
 	gridName := fs.String("grid", "quick", "quick or full: binary, the ICML 2012 paper's grids (full: λ·T², η ∈ 2^-3..2^3, γ ∈ 2^0..2^4) with BPA-S's C ∈ {0.1, 1, 10} (full: 10^-2..10^2); multi-class and regression, the LSOKL study's (quick: its η set with the toolbox's other settings, C ∈ {0.1, 1, 10}); every algorithm's own defaults added to its lists")
 	sigmas := fs.String("sigma", "auto", "comma-separated kernel widths to select among, or auto: 8 and 1/8, 1/4, 1/2 and 1 times the median Euclidean distance between rows (all pairs of 1000 rows drawn with seed 1), as the LSOKL study")
@@ -143,11 +145,15 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	}
 	rows = rows.Compact() // held for every pass of the grid
 	tk := rows.Task
-	if widths == nil {
+	sigma := 0.0 // of the points that set none: auto's centre, the median distance
+	if widths == nil || slices.Contains(algorithms, bogd.Auto) {
 		m, n := medianWidth(rows)
-		widths = lsokl.Dataset{Median: m}.Widths()
-		log(fmt.Sprintf("σ candidates %v: 8 and %v × %.4g, the median Euclidean distance over all pairs of %d rows (experiment.MedianDistance, seed %d), rounded to two digits",
-			widths, lsokl.WidthFactors, m, n, lsokl.MedianSeed))
+		sigma = m
+		if widths == nil {
+			widths = lsokl.Dataset{Median: m}.Widths()
+			log(fmt.Sprintf("σ candidates %v: 8 and %v × %.4g, the median Euclidean distance over all pairs of %d rows (experiment.MedianDistance, seed %d), rounded to two digits",
+				widths, lsokl.WidthFactors, m, n, lsokl.MedianSeed))
+		}
 	}
 	name := "stdin"
 	if *data != "-" {
@@ -155,7 +161,7 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	}
 	plan := &experiment.Plan{
 		Grid: tuneGrid(tk, *gridName), Runs: *runs, SelectRuns: *selectRuns, Seed: *seed, SelectSeed: *selectSeed,
-		Sigma: widths[0], Projection: lf.projection, Task: tk, Nu: lf.nu, KeepGoing: true,
+		Sigma: cmp.Or(sigma, widths[0]), Projection: lf.projection, Task: tk, Nu: lf.nu, KeepGoing: true,
 	}
 	plan.Grid.Sigma = widths
 	if tk == task.Regression {
@@ -202,13 +208,14 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if !ok {
 		return fmt.Errorf("no learner has a result: nothing to train")
 	}
+	params := tuning.Selections[best].Params
+	params.Sigma = cmp.Or(params.Sigma, plan.Sigma) // a point that sets none runs at the plan's
 	fmt.Fprintf(stdout, "\ntrain with the selected parameters (the lowest held-out %s):\n  %s\n",
-		map[bool]string{true: "MSE", false: "mistake rate"}[tk == task.Regression], trainCommandLine(*data, df, lf, best, tuning.Selections[best].Params, tk))
+		map[bool]string{true: "MSE", false: "mistake rate"}[tk == task.Regression], trainCommandLine(*data, df, lf, best, params, tk))
 	if *save == "" {
 		return nil
 	}
-	sels := tuning.Selections
-	l, err := bogd.New(best.Algo, tunedConfig(lf, best, sels[best].Params, rows, *seed, st, *calibrate))
+	l, err := bogd.New(best.Algo, tunedConfig(lf, best, params, rows, *seed, st, *calibrate))
 	if err != nil {
 		return err
 	}
@@ -373,11 +380,15 @@ func writeTuneTable(w io.Writer, t *experiment.Tuning, base experiment.Summary) 
 		}
 		sel := t.Selections[c]
 		s := summarize(t.Reported[c], rows)
-		selMean := "- (no grid)"
+		selMean := "- (nothing to select)"
 		if sel.Runs > 0 {
 			selMean = fmt.Sprintf("%.5g", sel.Mean)
 		}
-		fmt.Fprintf(tw, "%v\t%s\t%s\t%s\t%.5g ± %.3g\t%.1f\t%.4f\n", c.Algo, budget, sel.Params.Describe(c.Algo, plan.Task), selMean, s.Metric, s.MetricStd, s.SupportVectors, s.Seconds)
+		selected := sel.Params.Describe(c.Algo, plan.Task)
+		if c.Algo == bogd.Auto {
+			selected = fmt.Sprintf("σ=%.3g, the centre of its widths", plan.Sigma)
+		}
+		fmt.Fprintf(tw, "%v\t%s\t%s\t%s\t%.5g ± %.3g\t%.1f\t%.4f\n", c.Algo, budget, selected, selMean, s.Metric, s.MetricStd, s.SupportVectors, s.Seconds)
 		notes = append(notes, tuneNotes(t, c, sel)...)
 		if !eval.Beats(s.Metric, base.Metric) {
 			worse = append(worse, c.Algo.String())
@@ -445,14 +456,19 @@ func tuneNotes(t *experiment.Tuning, c experiment.Cell, sel experiment.Selection
 
 // tunedConfig is the configuration of a learner of cell c with the
 // selected parameters p over data: what the tuning runs used (λ = λ·T²/T²
-// or λ itself), with seed, storage and calibration.
+// or λ itself), with seed, storage and calibration, as train makes it.
 func tunedConfig(lf *learnerFlags, c experiment.Cell, p experiment.Params, data *dataset.Dataset, seed uint64, st engine.Storage, calibrate bool) bogd.Config {
 	f := *lf
 	f.sigma, f.eta, f.gamma, f.c, f.lambdaGiven = p.Sigma, p.Eta, p.Gamma, p.C, true
 	n := float64(data.Len())
 	lambda := p.LambdaT2 / (n * n)
-	if p.AbsLambda != 0 {
+	switch {
+	case p.AbsLambda != 0:
 		lambda = p.AbsLambda
+	case !c.Algo.Params(data.Task).Has(bogd.ParamLambda):
+		// Unread, but kept in the model file: train's default 1/T², so
+		// that the printed train command saves the same bytes.
+		lambda = 1 / (n * n)
 	}
 	cfg := f.config(c.Algo, c.Budget, data, lambda)
 	cfg.Seed, cfg.Storage = seed, st
