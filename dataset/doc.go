@@ -20,7 +20,9 @@
 //   - A line holding only a label is an example whose features are all zero.
 //   - With [Options.Unlabelled], a line whose first token is a feature
 //     ("index:value") is a row without a label (rows to predict): its label
-//     is NaN. The rows of one file are all labelled or all not.
+//     is NaN. The rows of one file are all labelled or all not; among rows
+//     without labels a blank line is a row whose features are all zero
+//     (one line, one row), and one before the first row is an error.
 //   - A label is a finite decimal number ("+1", "3", "-0.25", "2.5e3", ...),
 //     stored as a float64; which labels are valid depends on the task (see
 //     Labels and tasks).

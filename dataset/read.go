@@ -224,6 +224,7 @@ type parser struct {
 	unlabelled bool // Options.Unlabelled
 	first      int  // the line of the first row (0: none yet)
 	labelled   bool // whether it has a label: every row must be alike
+	blank      int  // the first blank line before the first row (0: none)
 
 	idx []int32   // the last row's 0-based indices
 	val []float32 // and values
@@ -242,10 +243,12 @@ func isSep(c byte) bool { return c == ' ' || c == '\t' }
 
 // parseLine parses line ln into its label, checked against the task
 // (labelCheck), and the row's features (p.idx, p.val); ok is false for a
-// blank or comment-only line.
+// blank or comment-only line, but for a blank line among rows without
+// labels: that is a row whose features are all zero (blankRow).
 func (p *parser) parseLine(line []byte, ln int) (y float64, ok bool, err error) {
-	if k := bytes.IndexByte(line, '#'); k >= 0 {
-		line = line[:k]
+	comment := bytes.IndexByte(line, '#')
+	if comment >= 0 {
+		line = line[:comment]
 	}
 	i, n := 0, len(line)
 	for i < n && isSpace(line[i]) {
@@ -255,7 +258,10 @@ func (p *parser) parseLine(line []byte, ln int) (y float64, ok bool, err error) 
 		n--
 	}
 	if i == n {
-		return 0, false, nil // blank or comment-only line
+		if comment < 0 {
+			return p.blankRow(ln)
+		}
+		return 0, false, nil // comment-only line
 	}
 	// Label.
 	j := i
@@ -307,6 +313,26 @@ func (p *parser) parseLine(line []byte, ln int) (y float64, ok bool, err error) 
 	return y, true, nil
 }
 
+// blankRow takes the blank line ln. Where rows have labels a blank line
+// is nothing; among rows without labels it is a row whose features are
+// all zero (as a line holding only a label is), so that the rows of a
+// file to predict are its lines, one prediction each. Before the first
+// row it is not known which: it is remembered, and an error if the rows
+// have no labels.
+func (p *parser) blankRow(ln int) (float64, bool, error) {
+	switch {
+	case !p.unlabelled || p.first > 0 && p.labelled:
+		return 0, false, nil
+	case p.first == 0:
+		if p.blank == 0 {
+			p.blank = ln
+		}
+		return 0, false, nil
+	}
+	p.idx, p.val = p.idx[:0], p.val[:0]
+	return math.NaN(), true, nil
+}
+
 // label parses the first token of line ln: the row's label, checked
 // against the task, or with Options.Unlabelled a feature, which makes the
 // label NaN. Every row of a file must be as its first.
@@ -314,6 +340,9 @@ func (p *parser) label(tok []byte, ln int) (float64, error) {
 	feature := bytes.IndexByte(tok, ':') >= 0
 	if p.first == 0 {
 		p.first, p.labelled = ln, !(p.unlabelled && feature)
+		if !p.labelled && p.blank > 0 {
+			return 0, errAt(p.name, p.blank, "a blank line before the first row, which has no label: among rows without labels a blank line is a row whose features are all zero, and a file must begin with a row (or a comment)")
+		}
 	}
 	switch {
 	case p.unlabelled && feature && p.labelled:

@@ -226,11 +226,14 @@ func TestTrainTest(t *testing.T) {
 }
 
 // TestPredictUnlabelled: rows without labels are predicted as the same
-// rows with labels, with no summary; a file mixing both is an error naming
-// the line. The summary of labelled rows has the trivial predictor.
+// rows with labels, with no summary, one line each (a row whose features
+// are all zero, a label alone, is a blank line without it); a file mixing
+// both is an error naming the line. The summary of labelled rows has the
+// trivial predictor.
 func TestPredictUnlabelled(t *testing.T) {
 	model := trainGerman(t, t.TempDir())
 	lines := strings.Split(strings.TrimSpace(germanText(t)), "\n")[:20]
+	lines = slices.Insert(lines, 7, "-1")
 	var bare []string
 	for _, l := range lines {
 		_, features, _ := strings.Cut(l, " ")
