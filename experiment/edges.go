@@ -26,7 +26,7 @@ func (e Edge) String() string {
 	if e.Low {
 		end = "smallest"
 	}
-	return fmt.Sprintf("%s = %g is the %s tried", e.Param, e.Value, end)
+	return fmt.Sprintf("%s = %.4g is the %s tried", e.Param, e.Value, end)
 }
 
 // Apply returns p with e's parameter set to Next: the point beyond the

@@ -90,6 +90,9 @@ func TestEdges(t *testing.T) {
 	if e := (Edge{Param: "η", Value: 2, Next: 8}).String(); e != "η = 2 is the largest tried" {
 		t.Error(e)
 	}
+	if e := (Edge{Param: "σ", Value: 8 * 8 / 1.9}).String(); e != "σ = 33.68 is the largest tried" {
+		t.Error(e)
+	}
 }
 
 func edgesNear(got, want []Edge) bool {

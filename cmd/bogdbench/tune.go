@@ -437,7 +437,7 @@ func tuneNotes(t *experiment.Tuning, c experiment.Cell, sel experiment.Selection
 			if x.Taken {
 				outcome = fmt.Sprintf("%.5g, selected", x.After)
 			}
-			tried = append(tried, fmt.Sprintf("%s = %g (%s)", x.Param, x.Next, outcome))
+			tried = append(tried, fmt.Sprintf("%s = %.4g (%s)", x.Param, x.Next, outcome))
 		}
 		out = append(out, fmt.Sprintf("%v: selections on an edge of the grid; tried beyond: %s", c.Algo, strings.Join(tried, ", ")))
 	}
