@@ -1,7 +1,8 @@
-// Package eval summarises how a model's predictions fare against the true
-// labels: the mistake rate or the mean squared error beside those of the
-// trivial predictor ([Trivial]: the most frequent label, the mean of the
-// labels), for a calibrated classifier the log loss, the reliability
+// Package eval summarises how a model's predictions fare against the true labels.
+//
+// It measures the mistake rate or the mean squared error beside those of
+// the trivial predictor ([Trivial]: the most frequent label, the mean of
+// the labels), for a calibrated classifier the log loss, the reliability
 // table and the expected calibration error, and for a binary one the area
 // under the ROC curve.
 //
