@@ -1,6 +1,7 @@
-// Package serve is the model server as a library: a Server learns from a
-// durable, ordered log of learn records and predicts with what it learnt,
-// and its HTTP handler is what `bogdbench serve` serves.
+// Package serve is the model server as a library.
+//
+// A Server learns from a durable, ordered log of learn records and predicts
+// with what it learnt, and its HTTP handler is what `bogdbench serve` serves.
 //
 // An online learner is a deterministic state machine over the ordered
 // examples it learns, so a model is a snapshot plus a log position:
