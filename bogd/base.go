@@ -87,9 +87,10 @@ func build(a Algorithm, cfg Config, capacity int, pcg *rand.PCG) (persistent, er
 // rule is an algorithm's step: the part of a learner that differs between
 // algorithms. learn scores x (base.observe, which leaves the scores in
 // base.scores), judges it, updates, and reports whether the model changed
-// beyond a uniform shrink. x goes by pointer along the whole step: a
-// Vector is ten words, and at small budgets every copy of it is a visible
-// part of a step.
+// beyond a uniform shrink. x comes by value (a pointer passed through the
+// interface would escape: an allocation per step) and goes on by pointer
+// from there (observe, the scratch's query): a Vector is ten words, and at
+// small budgets every copy of it is a visible part of a step.
 type rule interface {
 	learn(x engine.Vector, t target) (updated bool, err error)
 }
