@@ -89,27 +89,23 @@ func (h *maxHeap) rename(from, to int) {
 // up moves the entry at i towards the root past every parent of a
 // smaller key, carrying it in a hole rather than swapping at each level.
 func (h *maxHeap) up(i int) {
-	slots, keys, pos := h.slots, h.keys, h.pos
-	s, k := slots[i], keys[i]
+	s, k := h.slots[i], h.keys[i]
 	for i > 0 {
 		parent := (i - 1) / 2
-		if keys[parent] >= k {
+		if h.keys[parent] >= k {
 			break
 		}
-		slots[i], keys[i] = slots[parent], keys[parent]
-		pos[slots[i]] = int32(i)
+		h.put(i, h.slots[parent], h.keys[parent])
 		i = parent
 	}
-	slots[i], keys[i] = s, k
-	pos[s] = int32(i)
+	h.put(i, s, k)
 }
 
 // down moves the entry at i towards the leaves past every child of a
 // larger key, the larger child first (the left one on ties).
 func (h *maxHeap) down(i int) {
-	slots, keys, pos := h.slots, h.keys, h.pos
-	n := len(slots)
-	s, k := slots[i], keys[i]
+	keys, n := h.keys, len(h.slots)
+	s, k := h.slots[i], keys[i]
 	for {
 		c := 2*i + 1
 		if c >= n {
@@ -121,10 +117,14 @@ func (h *maxHeap) down(i int) {
 		if !(keys[c] > k) {
 			break
 		}
-		slots[i], keys[i] = slots[c], keys[c]
-		pos[slots[i]] = int32(i)
+		h.put(i, h.slots[c], keys[c])
 		i = c
 	}
-	slots[i], keys[i] = s, k
-	pos[s] = int32(i)
+	h.put(i, s, k)
+}
+
+// put places the entry of slot s and key k at position i.
+func (h *maxHeap) put(i int, s int32, k float32) {
+	h.slots[i], h.keys[i] = s, k
+	h.pos[s] = int32(i)
 }
