@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/bogd-project/bogd/engine"
 	"github.com/bogd-project/bogd/simd"
 	"github.com/bogd-project/bogd/task"
@@ -208,34 +206,34 @@ func (r *refTask) nystrom(x []float64) []float64 {
 	return z
 }
 
-// toNystrom is NysGD.m's transition: the top eigenpairs of the landmarks'
-// kernel matrix (gonum's solver; eigenvalues at or below 1e-10 of the
-// largest dropped, as the learner does), M = D^(−1/2)Vᵀ, w = α·V·D^(1/2).
+// toNystrom is NysGD.m's transition as NOGD runs it: the top eigenpairs of
+// the landmarks' kernel matrix from topEigen with the learner's start
+// block (eigenvalues at or below 1e-10 of the largest dropped, as the
+// learner does), M = D^(−1/2)Vᵀ, w = α·V·D^(1/2).
 func (r *refTask) toNystrom() {
 	n := len(r.sv)
-	gram := mat.NewSymDense(n, nil)
+	gram := make([]float64, n*n)
 	for i := range n {
 		for j := range n {
-			gram.SetSym(i, j, fpKernel(r.sv[i], r.sv[j], r.cfg.Sigma))
+			gram[i*n+j] = fpKernel(r.sv[i], r.sv[j], r.cfg.Sigma)
 		}
 	}
-	var eig mat.EigenSym
-	eig.Factorize(gram, true)
-	values := eig.Values(nil)
-	var vec mat.Dense
-	eig.VectorsTo(&vec)
+	k := r.cfg.Rank
+	values, vec, err := topEigen(gram, n, k, rand.New(rand.NewPCG(r.cfg.Seed, nystromStream)))
+	if err != nil {
+		panic(err)
+	}
 	r.nysW = make([][]float64, r.k)
 	for c := range r.nysW {
-		r.nysW[c] = make([]float64, r.cfg.Rank)
+		r.nysW[c] = make([]float64, k)
 	}
-	for j := range r.cfg.Rank {
-		e := n - 1 - j
+	for j := range k {
 		row := make([]float64, n)
-		if e >= 0 && values[e] > 1e-10*values[n-1] {
+		if values[j] > 1e-10*values[0] {
 			for i := range n {
-				row[i] = vec.At(i, e) / math.Sqrt(values[e])
+				row[i] = vec[i*k+j] / math.Sqrt(values[j])
 				for c := range r.k {
-					r.nysW[c][j] += r.alpha[i][c] * vec.At(i, e) * math.Sqrt(values[e])
+					r.nysW[c][j] += r.alpha[i][c] * vec[i*k+j] * math.Sqrt(values[j])
 				}
 			}
 		}
