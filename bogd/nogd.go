@@ -238,6 +238,8 @@ func (l *nogd) restorePhase2() error {
 		if slicesNonZero(l.set.WeightColumn(l.outputs + r)) {
 			return fmt.Errorf("the Nyström row %d is non-zero after the zero row %d", r, l.kept)
 		}
+	}
+	for r := l.kept; r < l.rank; r++ {
 		for c := range l.outputs {
 			if l.w[c*l.rank+r] != 0 {
 				return fmt.Errorf("output %d has the coefficient %v on the zero Nyström row %d", c, l.w[c*l.rank+r], r)
