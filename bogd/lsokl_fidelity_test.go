@@ -88,10 +88,11 @@ const (
 	lsoklMSETol        = 3e-7 // relative; the largest seen is 1.2e-7 (NOGD, mg)
 	lsoklProjectronTol = 1e-6 // relative; the largest seen is 4.4e-7 (housing order 3)
 	lsoklGamma         = 1e9  // the toolbox's γ = ∞ (Config.Gamma must be finite)
-	// NOGD with topEigen against the toolbox (relative): the largest seen
-	// are 2.6% (dna order 1: 411 mistakes against 422) and 1.6e-4 (housing
-	// order 2).
-	lsoklNOGDMistakeTol = 0.05
+	// NOGD with topEigen against the toolbox (relative): its subspace
+	// iteration runs on satimage (the same mistakes on every order), mg and
+	// housing (MSE off by up to 1.6e-4, housing order 2); dna's flat
+	// spectrum takes the dense solver.
+	lsoklNOGDMistakeTol = 0.01
 	lsoklNOGDMSETol     = 1e-3
 )
 

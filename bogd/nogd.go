@@ -165,6 +165,10 @@ func (l *nogd) transpose() {
 	}
 }
 
+// nystromCut is the fraction of the largest eigenvalue at or below which
+// the transition drops an eigenpair (see the type's comment).
+const nystromCut = 1e-10
+
 // lanesOf rounds n up to whole SIMD lanes.
 func lanesOf(n int) int { return (n + layout.Lanes - 1) &^ (layout.Lanes - 1) }
 
@@ -186,7 +190,7 @@ func (l *nogd) transition() error {
 		return fmt.Errorf("%v: the %d×%d landmark kernel matrix: %w", l.algo, n, n, err)
 	}
 	for r := range k {
-		if values[r] <= 1e-10*values[0] {
+		if values[r] <= nystromCut*values[0] {
 			break // this and every smaller eigenvalue: M's rows stay zero
 		}
 		root := math.Sqrt(values[r])
