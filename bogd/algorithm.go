@@ -113,8 +113,10 @@ func (a Algorithm) Supports(t task.Task) bool {
 //	   and BOGD++ keep each support vector's sign when its weight
 //	   underflows to 0. NORMA and BOGDOldest start here.
 //	3: NOGD only: the top-k eigenpairs of its transition come from randomized
-//	   subspace iteration (topEigen) rather than the dense eigendecomposition,
-//	   and its second phase scores by the landmark weights β = Mᵀw.
+//	   subspace iteration (topEigen; the dense eigendecomposition still where
+//	   the spectrum is flat past the cut, or k > B/3); from k·B = 10⁴ on its
+//	   second phase scores by the landmark weights β = Mᵀw, and below that an
+//	   update reuses the z of the example's own kernel pass.
 //
 // Auto starts at 2, the version of the rules it came with.
 var ruleVersions = [numAlgorithms]int{

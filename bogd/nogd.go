@@ -32,16 +32,31 @@ import (
 //
 // Implementation: the landmarks stay in the engine's set, whose columns are
 // K "landmark weights" (one per output) followed by M's k rows. In phase 1
-// the landmark weights are α. In phase 2 they are β_c = Mᵀ·w_c, so that
-// f_c(x) = w_c·M·K(SV, x) = β_c·K(SV, x) is one kernel pass over K columns,
-// as every other learner's score, rather than the k×B product M·K(SV, x) per
-// example (at B = 1000 and k = 200 that product was three quarters of a
-// pass). z = M·k_t is formed only when an example updates, and the updated
-// outputs' β are then recomputed from w: two passes over M, in a copy Mᵀ
-// laid out landmark by landmark (mt), whose rows z gathers only where k_t is
-// non-zero (far landmarks' kernel values are exactly 0: on codrna at σ = 8,
-// two thirds of them). w (float64) is the state; mt and β are derived from M
-// and w, so that a loaded model computes the same bits.
+// the landmark weights are α. Phase 2 scores in one of two forms, fixed by
+// k·B (landmarkForm):
+//
+//   - Small k·B: the kernel pass also sums M's rows (engine.Set.Evaluate
+//     over K + k columns), z(x) = M·K(SV, x) from it, f = w·z(x), and an
+//     update adds to w with that same z. The landmark weights are zero.
+//   - Large k·B: the landmark weights are β_c = Mᵀ·w_c, so that
+//     f_c(x) = w_c·M·K(SV, x) = β_c·K(SV, x) is one kernel pass over K
+//     columns, as every other learner's score, rather than the k×B product
+//     M·K(SV, x) per example (at B = 1000 and k = 200 that product was three
+//     quarters of a pass). z = M·k_t is formed only when an example updates,
+//     and the updated outputs' β are then recomputed from w: two passes over
+//     M, in a copy Mᵀ laid out landmark by landmark (mt), whose rows z
+//     gathers only where k_t is non-zero (far landmarks' kernel values are
+//     exactly 0: on codrna at σ = 8, two thirds of them).
+//
+// Two passes over M per update against one per example pay from about
+// k·B = 10⁴ on. CPU time a row of phase 2, this form against the first, on
+// codrna (σ = 8, 23–49% of the rows update): 950 against 710–910 ns at
+// B = 100, 1.36–1.44 against 1.86–1.88 µs at B = 300, 6.6–6.9 against
+// 10.2–10.9 µs at B = 1000; on satimage at B = 200 (59% update two
+// classes) 1.87 against 1.37 µs.
+//
+// w (float64) is the state in both; mt and β are derived from M and w, so
+// that a loaded model computes the same bits.
 //
 // K̂ is computed in float64 (engine.Set.ExactKernels) and its top k
 // eigenpairs come from randomized subspace iteration (topEigen), its start
@@ -84,32 +99,65 @@ func (l *nogd) learn(x engine.Vector, t target) (judgment, bool, error) {
 		}
 		return j, true, nil
 	}
-	if !l.phase2 {
+	transition := !l.phase2
+	if transition {
 		if err := l.transition(); err != nil {
 			return j, false, err
 		}
 	}
-	z := l.nystromFeatures()
+	var z []float64
+	switch {
+	case l.landmarkForm():
+		z = l.nystromFeatures()
+	case transition: // this example's pass summed α only
+		z = l.sums[l.outputs : l.outputs+l.kept]
+		l.set.Sums(&l.scratch, l.outputs, z)
+	default: // this example's pass summed M's rows too
+		z = l.sums[l.outputs : l.outputs+l.kept]
+	}
 	for c := range l.outputs {
 		if s := j.dir.sign(c); s != 0 {
 			w := l.w[c*l.rank : c*l.rank+l.kept]
 			for r, v := range z {
 				w[r] += step * s * v
 			}
-			l.landmarkWeights(c)
+			if l.landmarkForm() {
+				l.landmarkWeights(c)
+			}
 		}
 	}
 	return j, true, nil
 }
 
-// customScores is the kernel expansion over the landmark weights: α in
-// phase 1, β in phase 2.
-func (l *nogd) customScores(sc *engine.Scratch, x engine.Vector, f, _ []float64) error {
-	if err := l.set.Evaluate(sc, x, f[:l.outputs]); err != nil {
+// customScores is the kernel expansion over the landmark weights (α in
+// phase 1, β in phase 2's landmark form), or phase 2's w·M·K(SV, x).
+func (l *nogd) customScores(sc *engine.Scratch, x engine.Vector, f, sums []float64) error {
+	if !l.phase2 || l.landmarkForm() {
+		if err := l.set.Evaluate(sc, x, f[:l.outputs]); err != nil {
+			return fmt.Errorf("%v: %w", l.algo, err)
+		}
+		return nil
+	}
+	if err := l.set.Evaluate(sc, x, sums[:l.outputs+l.kept]); err != nil {
 		return fmt.Errorf("%v: %w", l.algo, err)
+	}
+	z := sums[l.outputs : l.outputs+l.kept]
+	for c := range l.outputs {
+		var sum float64
+		for r, v := range l.w[c*l.rank : c*l.rank+l.kept] {
+			sum += v * z[r]
+		}
+		f[c] = sum
 	}
 	return nil
 }
+
+// landmarkForm reports whether phase 2 scores by the landmark weights β
+// (see the type's comment): from k·B = landmarkFormFrom on.
+func (l *nogd) landmarkForm() bool { return l.rank*l.cfg.Budget >= landmarkFormFrom }
+
+// landmarkFormFrom is the k·B from which phase 2 scores by β.
+const landmarkFormFrom = 10000
 
 // nystromFeatures returns z = M·k_t (its first kept elements) for the
 // kernel values of this example's pass on the learner's scratch: gathered
@@ -206,11 +254,23 @@ func (l *nogd) transition() error {
 		l.kept = r + 1
 	}
 	l.phase2 = true
+	l.landmarkWeightsAll()
+	return nil
+}
+
+// landmarkWeightsAll sets every output's landmark weights for phase 2: β
+// (with mt) in the landmark form, else zero.
+func (l *nogd) landmarkWeightsAll() {
+	if !l.landmarkForm() {
+		for c := range l.outputs {
+			clear(l.set.WeightColumn(c))
+		}
+		return
+	}
 	l.transpose()
 	for c := range l.outputs {
 		l.landmarkWeights(c)
 	}
-	return nil
 }
 
 // landmarkGram returns K̂, the landmarks' kernel matrix (n×n row-major,
@@ -250,9 +310,14 @@ func (l *nogd) restorePhase2() error {
 			}
 		}
 	}
-	l.transpose()
-	for c := range l.outputs {
-		l.landmarkWeights(c)
+	if !l.landmarkForm() {
+		for c := range l.outputs {
+			if slicesNonZero(l.set.WeightColumn(c)) {
+				return fmt.Errorf("output %d has landmark weights in phase 2, whose scores do not read them at k·B = %d", c, l.rank*l.cfg.Budget)
+			}
+		}
+		return nil
 	}
+	l.landmarkWeightsAll()
 	return nil
 }

@@ -609,59 +609,74 @@ func TestTasksMatchReference(t *testing.T) {
 			if a == BOGD || a == BOGDpp || a == Auto {
 				continue // random removal: TestTaskUnbiasedRemoval and TestTaskBOGDSteps; Auto: TestAutoMatchesRaker
 			}
-			t.Run(tk.String()+"/"+a.String(), func(t *testing.T) {
-				cfg := forAlgo(taskConfig(tk, s.dim, 25, 3), a)
-				l := mustNew(t, a, cfg)
-				ref := newRefTask(a, l.Config()) // with the defaults filled in
-				updates := 0
-				for i, x := range s.xs {
-					xf := make([]float64, s.dim)
-					for j, v := range x.Dense {
-						xf[j] = float64(v)
-					}
-					want := ref.observe(xf, s.labels[i])
-					got, err := l.Learn(x, s.labels[i])
-					if err != nil {
-						t.Fatal(err)
-					}
-					scores := got.Scores
-					if tk != task.Multiclass {
-						scores = []float64{got.Score}
-					}
-					var mag float64
-					for _, row := range ref.alpha {
-						for _, c := range row {
-							mag += math.Abs(c)
+			type variant struct {
+				name         string
+				budget, rank int
+			}
+			variants := []variant{{a.String(), 25, 0}}
+			if a == NOGD {
+				// k·B = 10⁴: phase 2 scores by the landmark weights.
+				variants = append(variants, variant{"nogd-landmark-form", 100, 100})
+			}
+			for _, v := range variants {
+				t.Run(tk.String()+"/"+v.name, func(t *testing.T) {
+					cfg := forAlgo(taskConfig(tk, s.dim, v.budget, 3), a)
+					cfg.Rank = v.rank
+					l := mustNew(t, a, cfg)
+					ref := newRefTask(a, l.Config()) // with the defaults filled in
+					updates := 0
+					for i, x := range s.xs {
+						xf := make([]float64, s.dim)
+						for j, v := range x.Dense {
+							xf[j] = float64(v)
 						}
-					}
-					for c := range ref.nysW {
-						for j, w := range ref.nysW[c] {
-							for _, m := range ref.nysM[j] {
-								mag += math.Abs(w * m)
+						want := ref.observe(xf, s.labels[i])
+						got, err := l.Learn(x, s.labels[i])
+						if err != nil {
+							t.Fatal(err)
+						}
+						scores := got.Scores
+						if tk != task.Multiclass {
+							scores = []float64{got.Score}
+						}
+						var mag float64
+						for _, row := range ref.alpha {
+							for _, c := range row {
+								mag += math.Abs(c)
 							}
 						}
-					}
-					for _, row := range ref.fw {
-						for _, w := range row {
-							mag += math.Abs(w)
+						for c := range ref.nysW {
+							for j, w := range ref.nysW[c] {
+								for _, m := range ref.nysM[j] {
+									mag += math.Abs(w * m)
+								}
+							}
+						}
+						for _, row := range ref.fw {
+							for _, w := range row {
+								mag += math.Abs(w)
+							}
+						}
+						for c := range want {
+							if math.Abs(scores[c]-want[c]) > 1e-5*(1+mag) {
+								t.Fatalf("step %d: score %d = %.9g, twin %.9g", i, c, scores[c], want[c])
+							}
+						}
+						if got.Updated != ref.updated || l.SupportVectors() != len(ref.sv) {
+							t.Fatalf("step %d: updated %v with %d vectors, twin %v with %d", i, got.Updated, l.SupportVectors(), ref.updated, len(ref.sv))
+						}
+						if got.Updated {
+							updates++
 						}
 					}
-					for c := range want {
-						if math.Abs(scores[c]-want[c]) > 1e-5*(1+mag) {
-							t.Fatalf("step %d: score %d = %.9g, twin %.9g", i, c, scores[c], want[c])
-						}
+					if updates < 20 {
+						t.Fatalf("only %d updates: the stream does not exercise the rule", updates)
 					}
-					if got.Updated != ref.updated || l.SupportVectors() != len(ref.sv) {
-						t.Fatalf("step %d: updated %v with %d vectors, twin %v with %d", i, got.Updated, l.SupportVectors(), ref.updated, len(ref.sv))
+					if n, ok := l.b.rule.(*nogd); ok && (!n.phase2 || n.landmarkForm() != (v.rank > 0)) {
+						t.Fatalf("NOGD ended in phase 2 %v, scoring by β %v: the variant needs phase 2 and β %v", n.phase2, n.landmarkForm(), v.rank > 0)
 					}
-					if got.Updated {
-						updates++
-					}
-				}
-				if updates < 20 {
-					t.Fatalf("only %d updates: the stream does not exercise the rule", updates)
-				}
-			})
+				})
+			}
 		}
 	}
 }
