@@ -1,9 +1,10 @@
-// Package dataset reads labelled data sets — binary, multi-class or
-// regression — in the LIBSVM / SVMlight sparse text format, plain or
-// gzip-compressed, optionally hashing named features; it measures their
-// min-max scaling ([MinMax]), prepares them for a model ([Dataset.Prepare],
-// by the package prep) and reads the permutation-order files used to
-// replay them in fixed random orders.
+// Package dataset reads labelled data sets in the LIBSVM sparse text format.
+//
+// The data are binary, multi-class or regression, in the LIBSVM / SVMlight
+// format, plain or gzip-compressed, optionally with named features hashed. The
+// package measures their min-max scaling ([MinMax]), prepares them for a model
+// ([Dataset.Prepare], by the package prep) and reads the permutation-order
+// files used to replay them in fixed random orders.
 //
 // # Data format
 //

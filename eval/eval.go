@@ -1,5 +1,6 @@
-// Package eval summarises how a model's predictions fare against the true
-// labels: the mistake rate or the mean squared error, and for a calibrated
+// Package eval summarises how a model's predictions fare against the true labels.
+//
+// It measures the mistake rate or the mean squared error, and for a calibrated
 // classifier the reliability table and the expected calibration error.
 //
 // An [Evaluation] takes one prediction at a time ([Evaluation.Add]), so

@@ -1,7 +1,8 @@
-// Package prep turns raw rows into the rows a model learns and predicts:
-// feature names hashed, features scaled, features beyond the model's
-// dimension dropped, and a regression's predictions mapped back to the
-// label's scale.
+// Package prep turns raw rows into the rows a model learns and predicts.
+//
+// Feature names are hashed, features scaled, features beyond the model's
+// dimension dropped, and a regression's predictions mapped back to the label's
+// scale.
 //
 // An [Input] says how: [Input.HashBits] hashes feature names, as the
 // dataset package's reader does for text; [Input.Scaling] maps every

@@ -37,7 +37,7 @@ func BenchmarkLearn(b *testing.B) {
 		if log == "file" {
 			opt.OpenLog = FileLog(filepath.Join(dir, "log"))
 		}
-		urls[log] = serveHTTP(b, startServer(b, opt), HTTPOptions{}) + "/learn"
+		urls[log] = serveHTTP(b, startServer(b, opt), loadOptions) + "/learn"
 	}
 	for _, clients := range []int{1, 8, 64} {
 		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
@@ -106,9 +106,11 @@ func BenchmarkLoad(b *testing.B) {
 	rows := german(b)[100:]
 	dir := b.TempDir()
 	s := startServer(b, Options{Model: newModel(b, dir), OpenLog: FileLog(filepath.Join(dir, "log")), PublishEvery: 10 * time.Millisecond})
-	served := serveHTTP(b, s, HTTPOptions{})
+	served := serveHTTP(b, s, loadOptions)
 	bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req request
+		var req struct {
+			Rows []requestRow `json:"rows"`
+		}
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
@@ -158,6 +160,11 @@ func BenchmarkLoad(b *testing.B) {
 		})
 	}
 }
+
+// loadOptions are the server's under load: more requests in flight than
+// the 64 clients and the learner of the largest case, which the default
+// cap would answer 503.
+var loadOptions = HTTPOptions{MaxInFlight: 2 * DefaultMaxInFlight}
 
 // Each case of BenchmarkLoad runs loadRounds attacks of loadTime.
 const (

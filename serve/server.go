@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -35,8 +36,9 @@ type Options struct {
 	// SnapshotEvery is how often a snapshot is written when the model has
 	// learnt since the last one (0: at Close only).
 	SnapshotEvery time.Duration
-	// Keep is the number of snapshots kept (default 3). The log is kept
-	// from the oldest of them on, so that any of them restarts the model.
+	// Keep is the number of snapshots kept (default 3, at least 2). The
+	// log is kept from the oldest of them on, so that any of them restarts
+	// the model: when the newest does not load, the one before it does.
 	Keep int
 	// PublishEvery is the least time between two publications of the
 	// model to predictions (a publication copies it); 0 publishes after
@@ -113,8 +115,11 @@ type Server struct {
 	stop     context.CancelFunc // the publisher and the snapshotter
 	routines sync.WaitGroup
 	unfollow context.CancelFunc
-	followed chan struct{} // closed when the follower returns
-	fatal    atomic.Pointer[error]
+	followed chan struct{}         // closed when the follower returns
+	fatal    atomic.Pointer[error] // why the follower stopped
+	// Why the last snapshot, or the last publication, failed (nil once
+	// one succeeds): the server goes on, but says so (Err).
+	snapshotErr, publishErr atomic.Pointer[error]
 
 	metrics *metrics
 }
@@ -161,11 +166,17 @@ func New(opt Options) (*Server, error) {
 	if opt.SnapshotDir == "" {
 		opt.SnapshotDir = filepath.Dir(opt.Model)
 	}
-	if opt.Keep <= 0 {
+	switch {
+	case opt.Keep <= 0:
 		opt.Keep = 3
+	case opt.Keep == 1:
+		return nil, errors.New("serve: Keep must be at least 2: when the newest snapshot does not load, the server starts from the one before")
 	}
 	if opt.Logf == nil {
 		opt.Logf = func(string, ...any) {}
+	}
+	if opt.Load == nil {
+		opt.Load = bogd.LoadFile
 	}
 	s := &Server{
 		opt: opt, snaps: snapshots{model: opt.Model, dir: opt.SnapshotDir},
@@ -181,25 +192,11 @@ func New(opt Options) (*Server, error) {
 	} else if len(removed) > 0 {
 		opt.Logf("removed %d temporary files a crash left while writing a snapshot (%s)", len(removed), removed[0])
 	}
-	from, err := s.snaps.newest()
+	from, err := s.load()
 	if err != nil {
 		return nil, err
 	}
-	if opt.Load == nil {
-		opt.Load = bogd.LoadFile
-	}
-	if s.learner, err = opt.Load(from.path); err != nil {
-		return nil, err
-	}
 	s.cfg, s.in = s.learner.Config(), s.learner.Input()
-	switch {
-	case from.path != opt.Model:
-		opt.Logf("loaded %s, the newest snapshot of %s (position %d)", from.path, opt.Model, from.pos)
-	case from.newer:
-		opt.Logf("loaded %s: it is newer than its snapshots (the newest, %s, is kept)", from.path, s.snaps.path(from.pos))
-	default:
-		opt.Logf("loaded %s", from.path)
-	}
 	if err := s.openLog(from); err != nil {
 		return nil, err
 	}
@@ -222,6 +219,48 @@ func New(opt Options) (*Server, error) {
 		}()
 	}
 	return s, nil
+}
+
+// load loads the learner the server starts from: the model file when it
+// is newer than its snapshots, else the newest snapshot that loads. A
+// snapshot that does not load is reported and moved aside (NAME.….bogd.bad,
+// for the operator to look at), and the one before it is loaded: the log
+// is kept from the oldest snapshot on, so nothing acknowledged is lost.
+func (s *Server) load() (start, error) {
+	starts, err := s.snaps.starts()
+	if err != nil {
+		return start{}, err
+	}
+	for i, from := range starts {
+		l, err := s.opt.Load(from.path)
+		if err == nil {
+			s.learner = l
+			switch {
+			case from.path == s.opt.Model && from.newer:
+				s.opt.Logf("loaded %s: it is newer than its snapshots (the newest, at position %d, is kept)", from.path, from.pos)
+			case from.path == s.opt.Model:
+				s.opt.Logf("loaded %s", from.path)
+			case i == 0:
+				s.opt.Logf("loaded %s, the newest snapshot of %s (position %d)", from.path, s.opt.Model, from.pos)
+			default:
+				s.opt.Logf("loaded %s, the newest snapshot of %s that loads (position %d)", from.path, s.opt.Model, from.pos)
+			}
+			return from, nil
+		}
+		if from.path == s.opt.Model || i == len(starts)-1 {
+			if i > 0 {
+				err = fmt.Errorf("%w (and no later snapshot of it loads)", err)
+			}
+			return start{}, err
+		}
+		s.metrics.snapshotLoadErrors.Inc()
+		aside := from.path + ".bad"
+		if mv := os.Rename(from.path, aside); mv != nil {
+			aside = from.path + " (not moved aside: " + mv.Error() + ")"
+		}
+		s.opt.Logf("the snapshot at position %d does not load, %v: moved to %s; starting from the one before", from.pos, err, aside)
+	}
+	return start{}, errors.New("serve: no model to start from")
 }
 
 // openLog opens the log and sets the position the server starts at: the
@@ -353,12 +392,18 @@ func (s *Server) apply(pos uint64, data []byte) error {
 // applyEvent learns a record of a stream of events: a request body of
 // labelled rows.
 func (s *Server) applyEvent(pos uint64, data []byte) error {
-	examples, _, err := s.Rows(bytes.NewReader(data), true)
+	// Events are bounded by the log's record size, not by a row limit a
+	// replica could set apart from the others.
+	examples, _, err := s.Rows(bytes.NewReader(data), true, 0)
+	s.mu.Lock()
+	if err == nil {
+		err = s.checkLosses(s.learner.Predict, examples)
+	}
 	if err != nil {
 		s.metrics.skipped.Inc()
 		s.opt.Logf("skipped the event at position %d: %v", pos, err)
+		examples = nil
 	}
-	s.mu.Lock()
 	out := s.learn(examples)
 	s.version = pos
 	s.mu.Unlock()
@@ -380,9 +425,21 @@ func (s *Server) learnt(pos uint64, learned int) {
 		case s.dirty <- struct{}{}:
 		default:
 		}
-	} else if err := s.publish(); err != nil {
-		s.opt.Logf("%v", err)
+	} else {
+		s.published(s.publish())
 	}
+}
+
+// published records the outcome of a publication: a model that cannot be
+// published (its weights overflowed) stays what predictions read, with
+// the reason in the log and in Err.
+func (s *Server) published(err error) {
+	if err == nil {
+		s.publishErr.Store(nil)
+		return
+	}
+	s.publishErr.Store(&err)
+	s.opt.Logf("%v", err)
 }
 
 // learn learns examples in order; s.mu is held. A row the learner refuses
@@ -405,6 +462,11 @@ func (s *Server) learn(examples []Example) Outcome {
 	}
 	if s.cfg.Task == task.Regression {
 		out.Squared = &squared
+		if math.IsInf(squared, 0) || math.IsNaN(squared) {
+			// Learn checks the losses on the model predictions read, which
+			// may lag the learner by the records under way.
+			out.err = fmt.Errorf("the squared error of the rows learnt is %v: the model has diverged", squared)
+		}
 	} else {
 		out.Mistakes = &mistakes
 	}
@@ -423,10 +485,12 @@ func (s *Server) failWaiters() {
 
 // Learn appends a record of examples to the log and returns, once the
 // server has learnt it, what learning did and its position. The examples
-// must be prepared for the model (Example: within its dimension, finite)
-// and their labels valid for its task (CheckLabels), or Learn refuses them
-// before they reach the log; a row the learner still refuses stops the
-// record there, the rows before it learnt.
+// must be prepared for the model (Example: within its dimension, finite),
+// their labels valid for its task (CheckLabels) and, in regression, their
+// squared errors against the predictions of the published model finite
+// (as train refuses a learner that diverges), or Learn refuses them before
+// they reach the log; a row the learner still refuses stops the record
+// there, the rows before it learnt.
 func (s *Server) Learn(ctx context.Context, examples []Example) (Outcome, error) {
 	if s.closing.Load() {
 		return Outcome{}, ErrClosed
@@ -444,7 +508,10 @@ func (s *Server) Learn(ctx context.Context, examples []Example) (Outcome, error)
 	if err := s.CheckLabels(labels); err != nil {
 		return Outcome{}, err
 	}
-	if err := s.Err(); err != nil {
+	if err := s.checkLosses(s.current.Load().predictor.Predict, examples); err != nil {
+		return Outcome{}, badRequest{err}
+	}
+	if err := s.followErr(); err != nil {
 		return Outcome{}, err
 	}
 	token := s.tokens.Add(1)
@@ -494,6 +561,27 @@ func (s *Server) CheckLabels(labels []float64) error {
 			if y != float64(int(y)) || !slices.Contains(s.cfg.Classes, int(y)) {
 				return fmt.Errorf("row %d: label %v is not one of the model's classes %v", i+1, y, s.cfg.Classes)
 			}
+		}
+	}
+	return nil
+}
+
+// checkLosses refuses, in regression, rows whose squared errors against
+// predict's predictions do not sum to a finite number: learning them would
+// drive the model to infinite weights, and their loss cannot be answered.
+func (s *Server) checkLosses(predict func(engine.Vector) (bogd.Prediction, error), examples []Example) error {
+	if s.cfg.Task != task.Regression {
+		return nil
+	}
+	var squared float64
+	for i, e := range examples {
+		p, err := predict(engine.Sparse(e.Index, e.Value))
+		if err != nil {
+			return fmt.Errorf("row %d: %w", i+1, err)
+		}
+		r := e.Label - p.Label
+		if squared += r * r; math.IsInf(squared, 0) || math.IsNaN(squared) {
+			return fmt.Errorf("row %d: label %v: its squared error against the model's prediction %v is not finite (a learner that learnt it would diverge)", i+1, s.in.Unlabel(e.Label), s.in.Unlabel(p.Label))
 		}
 	}
 	return nil
@@ -569,9 +657,7 @@ func (s *Server) publishLoop(ctx context.Context) {
 			}
 			t.Stop()
 		}
-		if err := s.publish(); err != nil {
-			s.opt.Logf("%v", err)
-		}
+		s.published(s.publish())
 		last = time.Now()
 	}
 }
@@ -591,10 +677,22 @@ func (s *Server) snapshotLoop(ctx context.Context) {
 	}
 }
 
-// snapshot writes the learner to the snapshot of its position when it
-// has learnt since the last one, removes the snapshots beyond Keep, and
-// truncates the log up to the oldest snapshot kept.
+// snapshot writes the learner to a snapshot of its position when it has
+// learnt since the last one, removes the snapshots beyond Keep, and
+// truncates the log up to the oldest snapshot kept. Its failure is the
+// server's (Err) until a snapshot succeeds.
 func (s *Server) snapshot() error {
+	err := s.writeSnapshot()
+	if err != nil {
+		s.metrics.snapshotErrors.Inc()
+		s.snapshotErr.Store(&err)
+	} else {
+		s.snapshotErr.Store(nil)
+	}
+	return err
+}
+
+func (s *Server) writeSnapshot() error {
 	s.mu.Lock()
 	if s.version == s.saved {
 		s.mu.Unlock()
@@ -604,32 +702,34 @@ func (s *Server) snapshot() error {
 	err := s.learner.Save(&model)
 	pos, svs := s.version, s.learner.SupportVectors()
 	s.mu.Unlock()
-	path := s.snaps.path(pos)
+	if err != nil {
+		return fmt.Errorf("snapshot at position %d: %w", pos, err)
+	}
+	path, err := s.snaps.free(pos)
 	if err == nil {
 		err = atomicfile.Write(path, model.Bytes(), atomicfile.Options{})
 	}
 	if err != nil {
-		s.metrics.snapshotErrors.Inc()
-		return fmt.Errorf("snapshot: %w", err)
+		return fmt.Errorf("snapshot at position %d: %w", pos, err)
 	}
 	s.mu.Lock()
 	s.saved = pos
 	s.mu.Unlock()
 	s.metrics.snapshots.Inc()
 	s.opt.Logf("wrote %s (version %d, %d support vectors)", path, pos, svs)
-	positions, err := s.snaps.list()
+	files, err := s.snaps.list()
 	if err != nil {
 		return fmt.Errorf("list the snapshots: %w", err)
 	}
 	var errs []error
-	old := positions[:max(0, len(positions)-s.opt.Keep)]
-	for _, p := range old {
-		if err := os.Remove(s.snaps.path(p)); err != nil {
+	old := files[:max(0, len(files)-s.opt.Keep)]
+	for _, f := range old {
+		if err := os.Remove(f.path); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if kept := positions[len(old):]; len(kept) > 0 {
-		if err := s.log.Truncate(kept[0]); err != nil {
+	if kept := files[len(old):]; len(kept) > 0 {
+		if err := s.log.Truncate(kept[0].pos); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -639,8 +739,23 @@ func (s *Server) snapshot() error {
 	return nil
 }
 
-// Err returns why the server stopped learning from the log, if it did.
+// Err returns why the server is failing, if it is: it stopped learning
+// from the log (it learns no more), or its last snapshot or publication
+// failed (it goes on learning, into the log, and predicting with the
+// model last published).
 func (s *Server) Err() error {
+	var errs []error
+	for _, p := range []*atomic.Pointer[error]{&s.fatal, &s.snapshotErr, &s.publishErr} {
+		if err := p.Load(); err != nil {
+			errs = append(errs, *err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// followErr returns why the server stopped learning from the log, if it
+// did.
+func (s *Server) followErr() error {
 	if err := s.fatal.Load(); err != nil {
 		return *err
 	}

@@ -158,8 +158,8 @@ func TestRecoverFromLog(t *testing.T) {
 			if !bytes.Equal(got, learnt(t, model, batches)) {
 				t.Fatalf("%s differs from the model learnt without a crash", snap)
 			}
-			if positions, _ := s.snaps.list(); len(positions) > 2 {
-				t.Errorf("snapshots at %v: Keep is 2", positions)
+			if files, _ := s.snaps.list(); len(files) > 2 {
+				t.Errorf("snapshots %v: Keep is 2", files)
 			}
 		})
 	}
@@ -181,8 +181,8 @@ func TestSnapshotsTruncateTheLog(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if positions, _ := s.snaps.list(); fmt.Sprint(positions) != "[4 5]" {
-		t.Errorf("snapshots at %v, want [4 5]", positions)
+	if files, _ := s.snaps.list(); len(files) != 2 || files[0].pos != 4 || files[1].pos != 5 {
+		t.Errorf("snapshots %v, want at positions 4 and 5", files)
 	}
 	if first := s.log.(*wal.File).Start(); first == 0 || first > 4 {
 		t.Errorf("the log starts after position %d: want the records before the oldest snapshot kept (4) dropped, and none after", first)

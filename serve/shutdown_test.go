@@ -11,6 +11,24 @@ import (
 	"time"
 )
 
+// serveOn runs s.Serve with opt on a free loopback port and returns its
+// address, and the function that ends Serve's context and returns what
+// Serve returned.
+func serveOn(t testing.TB, s *Server, opt HTTPOptions) (addr string, stop func() error) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, ln, opt) }()
+	return ln.Addr().String(), func() error {
+		cancel()
+		return <-served
+	}
+}
+
 // TestShutdown: when its context ends, Serve stops at once when idle (an
 // idle keep-alive connection included); under load the learns under way
 // finish and are answered, and a prediction waiting for a position not
@@ -19,37 +37,30 @@ func TestShutdown(t *testing.T) {
 	dir := t.TempDir()
 	model := newModel(t, dir)
 	rows := german(t)[100:]
-	serveOn := func() (string, context.CancelFunc, chan error) {
+	start := func() (string, func() error) {
 		s, err := New(Options{Model: model, OpenLog: FileLog(filepath.Join(dir, "log")), PublishEvery: 10 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		served := make(chan error, 1)
-		go func() { served <- s.Serve(ctx, ln, HTTPOptions{}) }()
-		return "http://" + ln.Addr().String(), cancel, served
+		addr, stop := serveOn(t, s, HTTPOptions{})
+		return "http://" + addr, stop
 	}
 
-	url, cancel, served := serveOn()
+	url, stop := start()
 	if code := call(t, "POST", url+"/predict", body(rows[:1], false), nil); code != 200 {
 		t.Fatalf("/predict: %d", code)
 	}
-	start := time.Now()
-	cancel()
-	if err := <-served; err != nil {
+	began := time.Now()
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
-	idle := time.Since(start)
+	idle := time.Since(began)
 	t.Logf("an idle server stopped in %v", idle)
 	if idle > time.Second {
 		t.Errorf("an idle server took %v to stop", idle)
 	}
 
-	url, cancel, served = serveOn()
+	url, stop = start()
 	waiting := make(chan int, 1)
 	go func() {
 		resp, err := http.Post(url+"/predict?at_least=1000000", "application/json", strings.NewReader(body(rows[:1], false)))
@@ -76,12 +87,11 @@ func TestShutdown(t *testing.T) {
 		})
 	}
 	time.Sleep(50 * time.Millisecond)
-	start = time.Now()
-	cancel()
-	if err := <-served; err != nil {
+	began = time.Now()
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("under load: stopped in %v", time.Since(start))
+	t.Logf("under load: stopped in %v", time.Since(began))
 	wg.Wait()
 	close(codes)
 	answered := 0

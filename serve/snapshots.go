@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,38 +15,84 @@ import (
 // snapshots names the snapshot files of a model: NAME.snapshot-POSITION.bogd
 // in dir, NAME the model's file name without its extension, POSITION the
 // log position the snapshot holds the model at (at least six digits).
+// When something else holds that name (a directory, a device), the
+// snapshot takes the next free one, NAME.snapshot-POSITION.N.bogd, N = 1,
+// 2, ….
 type snapshots struct{ model, dir string }
+
+// snapshotFile is a snapshot on disk.
+type snapshotFile struct {
+	path string
+	pos  uint64
+	n    int // the N of NAME.snapshot-POSITION.N.bogd, 0 without
+}
 
 func (s snapshots) prefix() string {
 	base := filepath.Base(s.model)
 	return strings.TrimSuffix(base, filepath.Ext(base)) + ".snapshot-"
 }
 
-func (s snapshots) path(pos uint64) string {
-	return filepath.Join(s.dir, fmt.Sprintf("%s%06d.bogd", s.prefix(), pos))
+func (s snapshots) path(pos uint64) string { return s.nth(pos, 0) }
+
+func (s snapshots) nth(pos uint64, n int) string {
+	if n == 0 {
+		return filepath.Join(s.dir, fmt.Sprintf("%s%06d.bogd", s.prefix(), pos))
+	}
+	return filepath.Join(s.dir, fmt.Sprintf("%s%06d.%d.bogd", s.prefix(), pos, n))
 }
 
-// list returns the positions of the snapshot files, ascending.
-func (s snapshots) list() ([]uint64, error) {
+// free returns the name a snapshot at pos is written to: the first of its
+// names that is free or a regular file (an earlier snapshot at pos, which
+// it replaces).
+func (s snapshots) free(pos uint64) (string, error) {
+	const tries = 100
+	for n := range tries {
+		path := s.nth(pos, n)
+		fi, err := os.Stat(path)
+		if errors.Is(err, fs.ErrNotExist) || err == nil && fi.Mode().IsRegular() {
+			return path, nil
+		}
+	}
+	return "", fmt.Errorf("the %d names of a snapshot at position %d in %s are all held by something that is not a snapshot file", tries, pos, s.dir)
+}
+
+// list returns the snapshot files, by position and N ascending. Only
+// regular files count: a directory that holds a snapshot's name is none.
+func (s snapshots) list() ([]snapshotFile, error) {
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
 		return nil, err
 	}
-	var positions []uint64
+	var files []snapshotFile
 	for _, e := range entries {
-		digits, ok := strings.CutPrefix(e.Name(), s.prefix())
+		rest, ok := strings.CutPrefix(e.Name(), s.prefix())
 		if !ok {
 			continue
 		}
-		if digits, ok = strings.CutSuffix(digits, ".bogd"); !ok {
+		if rest, ok = strings.CutSuffix(rest, ".bogd"); !ok {
 			continue
 		}
-		if n, err := strconv.ParseUint(digits, 10, 64); err == nil && n > 0 {
-			positions = append(positions, n)
+		digits, nth, hasN := strings.Cut(rest, ".")
+		pos, err := strconv.ParseUint(digits, 10, 64)
+		if err != nil || pos == 0 {
+			continue
 		}
+		n := 0
+		if hasN {
+			if n, err = strconv.Atoi(nth); err != nil || n < 1 || s.nth(pos, n) != filepath.Join(s.dir, e.Name()) {
+				continue
+			}
+		}
+		path := filepath.Join(s.dir, e.Name())
+		if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		files = append(files, snapshotFile{path: path, pos: pos, n: n})
 	}
-	slices.Sort(positions)
-	return positions, nil
+	slices.SortFunc(files, func(a, b snapshotFile) int {
+		return cmp.Or(cmp.Compare(a.pos, b.pos), cmp.Compare(a.n, b.n))
+	})
+	return files, nil
 }
 
 // removeTemporary removes what a crash while writing a snapshot left: the
@@ -79,27 +126,32 @@ type start struct {
 	newer bool
 }
 
-// newest returns where to start: the newest snapshot, unless the model
-// file is newer; the model at position 0 when there is no snapshot.
-func (s snapshots) newest() (start, error) {
-	positions, err := s.list()
+// starts returns where the server may start, the best first: the model at
+// position 0 when there is no snapshot; the model when it is newer than
+// the newest snapshot; else the snapshots, newest first.
+func (s snapshots) starts() ([]start, error) {
+	files, err := s.list()
 	if err != nil {
-		return start{}, err
+		return nil, err
 	}
-	if len(positions) == 0 {
-		return start{path: s.model}, nil
+	if len(files) == 0 {
+		return []start{{path: s.model}}, nil
 	}
-	last := positions[len(positions)-1]
+	newest := files[len(files)-1]
 	model, err := os.Stat(s.model)
 	if err != nil {
-		return start{}, err
+		return nil, err
 	}
-	snap, err := os.Stat(s.path(last))
+	snap, err := os.Stat(newest.path)
 	if err != nil {
-		return start{}, err
+		return nil, err
 	}
 	if model.ModTime().After(snap.ModTime()) {
-		return start{path: s.model, pos: last, newer: true}, nil
+		return []start{{path: s.model, pos: newest.pos, newer: true}}, nil
 	}
-	return start{path: s.path(last), pos: last}, nil
+	var starts []start
+	for _, f := range slices.Backward(files) {
+		starts = append(starts, start{path: f.path, pos: f.pos})
+	}
+	return starts, nil
 }

@@ -21,9 +21,9 @@ func TestSnapshotList(t *testing.T) {
 		}
 	}
 	snaps := snapshots{model: filepath.Join(dir, "german.bogd"), dir: dir}
-	positions, err := snaps.list()
-	if err != nil || !slices.Equal(positions, []uint64{2, 10}) {
-		t.Fatalf("snapshots %v (%v), want [2 10]", positions, err)
+	files, err := snaps.list()
+	if err != nil || len(files) != 2 || files[0].pos != 2 || files[1].pos != 10 {
+		t.Fatalf("snapshots %v (%v), want at positions 2 and 10", files, err)
 	}
 	removed, err := snaps.removeTemporary()
 	if err != nil || !slices.Equal(removed, []string{".german.snapshot-000011.bogd.tmp-123"}) {

@@ -1,5 +1,7 @@
-// Package simd computes Gaussian kernel sums, FOGD's random Fourier
-// features and BSGD's merge search with vector kernels.
+// Package simd is the vector kernels: Gaussian kernel sums and their kin.
+//
+// It computes Gaussian kernel sums, FOGD's random Fourier features and BSGD's
+// merge search.
 //
 // The kernels have three implementations:
 //

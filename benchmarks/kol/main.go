@@ -1,7 +1,9 @@
-// Command kol times bogdbench beside the LIBOL group's C++ KOL ("Kernel
-// Online Learning", github.com/LIBOL/KOL) on the same rows in the same
-// order with the same parameters, in interleaved rounds, and writes the
-// comparison that issue 22's targets are judged by.
+// Command kol times bogdbench beside the C++ library KOL on the same rows.
+//
+// KOL is the LIBOL group's "Kernel Online Learning" (github.com/LIBOL/KOL).
+// Both tools learn the same rows in the same order with the same parameters,
+// in interleaved rounds, and kol writes the comparison that issue 22's targets
+// are judged by.
 //
 // Run it from the repository root with KOL's binary, built from its public
 // source (see benchmarks/README.md, "Side by side with KOL"):

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -47,14 +48,17 @@ func deployedArgs(t *testing.T) map[string][]string {
 // TestDeployExamples runs the deployment examples on loopback: a
 // JetStream cluster of three servers from nats-server.conf, and a replica
 // as the systemd unit starts it beside one as the Kubernetes manifest
-// does, their addresses, paths and NATS URLs moved here. A /learn on one
-// is what the other predicts with.
+// does, their addresses, paths, NATS URLs and learning tokens moved here.
+// A /learn on one, which needs the token, is what the other predicts with.
 func TestDeployExamples(t *testing.T) {
 	dir := t.TempDir()
 	bin := buildBench(t)
 	model := trainGerman(t, dir)
 	urls := natstest.StartCluster(t, filepath.Join(deploy, "nats-server.conf"), 3)
 	replicas := make(map[string]*process)
+	const token = "deploy-test-0123456789abcdef"
+	tokenFile := filepath.Join(dir, "learn-token")
+	os.WriteFile(tokenFile, []byte(token+"\n"), 0o600)
 	for name, args := range deployedArgs(t) {
 		if args[0] != "serve" {
 			t.Fatalf("%s runs bogdbench %s, want serve", name, args[0])
@@ -71,14 +75,21 @@ func TestDeployExamples(t *testing.T) {
 				args[i+1] = "127.0.0.1:0" // startServe's too
 			case "--nats":
 				args[i+1] = strings.Join(urls, ",")
+			case "--learn-token-file":
+				args[i+1] = tokenFile
 			}
 		}
 		replicas[name] = startServe(t, bin, args...)
 	}
 	lines := germanLines(t)
+	for name, p := range replicas {
+		if code, _ := tryPost(p.url+"/learn", requestOf(lines[:3], true), nil); code != 401 {
+			t.Errorf("%s: /learn without the token: %d", name, code)
+		}
+	}
 	var out serve.Outcome
-	if code := post(t, replicas["systemd"].url+"/learn", requestOf(lines[:3], true), &out); code != 200 || out.Learned != 3 {
-		t.Fatalf("/learn: %d %+v\n%s", code, out, replicas["systemd"].log)
+	if code, err := tryPostAs(http.DefaultClient, replicas["systemd"].url+"/learn", token, requestOf(lines[:3], true), &out); err != nil || code != 200 || out.Learned != 3 {
+		t.Fatalf("/learn: %d %+v %v\n%s", code, out, err, replicas["systemd"].log)
 	}
 	var got serve.PredictResponse
 	if code := post(t, replicas["kubernetes"].url+fmt.Sprintf("/predict?at_least=%d", out.Version), requestOf(lines[:1], false), &got); code != 200 || got.Version != out.Version {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -32,8 +31,16 @@ func serveCommand(args []string, stdout, stderr io.Writer) error {
 	dir := fs.String("snapshots", "", "directory of the snapshots, MODEL-NAME.snapshot-POSITION.bogd (default: the model's); at start the newest snapshot of the model is loaded and the log after it learnt, unless the model file is newer")
 	every := fs.Duration("snapshot-every", time.Minute, "write a snapshot this often when the model has learnt since the last (0: at shutdown only)")
 	publishEvery := fs.Duration("publish-every", 10*time.Millisecond, "publish what was learnt to /predict at most this often (a publication copies the model); 0: after every learn record, before /learn answers")
-	keep := fs.Int("keep", 3, "snapshots kept: older ones are removed (the --model file never is); the log is kept from the oldest on")
-	maxBody := fs.Int64("max-request", 32<<20, "largest request body, in bytes")
+	keep := fs.Int("keep", 3, "snapshots kept, at least 2: older ones are removed (the --model file never is); the log is kept from the oldest on, so that a newest snapshot that does not load falls back to the one before")
+	maxBody := fs.Int64("max-request", serve.DefaultMaxBody, "largest request body, in bytes (beyond: 413); with --max-rows and --max-in-flight, what bounds the memory requests take")
+	maxRows := fs.Int("max-rows", serve.DefaultMaxRows, "most rows in one /predict or /learn request (beyond: 413)")
+	maxInFlight := fs.Int("max-in-flight", serve.DefaultMaxInFlight, "most /predict and /learn requests handled at once (beyond: 503 with Retry-After); with --max-request, what bounds the memory requests take")
+	readOnly := fs.Bool("read-only", false, "predict only: /learn is refused (with --nats the server still learns what the stream holds)")
+	learnTokenFile := fs.String("learn-token-file", "", "file holding the bearer token /learn requires (Authorization: Bearer TOKEN; default: $"+learnTokenEnv+"; neither: anyone who reaches --addr learns)")
+	predictTokenFile := fs.String("predict-token-file", "", "file holding the bearer token /predict requires (default: $"+predictTokenEnv+"; neither: predictions are open)")
+	tlsCert := fs.String("tls-cert", "", "serve HTTPS with this PEM certificate (chain) and --tls-key, both read again on SIGHUP")
+	tlsKey := fs.String("tls-key", "", "the PEM private key of --tls-cert")
+	insecure := fs.Bool("insecure", false, "listen beyond loopback although anyone who reaches --addr may learn (no learning token, not --read-only)")
 	logDir := fs.String("log", "", "directory of the durable log of learn requests: /learn answers once its rows are in it (fsync) (default: MODEL-NAME.log in the snapshots' directory)")
 	noLog := fs.Bool("no-log", false, "learn without a durable log: what was learnt since the last snapshot is lost in a crash")
 	natsURL := fs.String("nats", "", "NATS server URLs, comma-separated: the log is the JetStream stream --stream, shared by every replica that names it, instead of a local log")
@@ -49,10 +56,12 @@ func serveCommand(args []string, stdout, stderr io.Writer) error {
 		return usagef("--model is required")
 	case *every < 0 || *publishEvery < 0:
 		return usagef("--snapshot-every and --publish-every must not be negative")
-	case *keep < 1:
-		return usagef("--keep must be at least 1, got %d", *keep)
-	case *maxBody < 1:
-		return usagef("--max-request must be positive, got %d", *maxBody)
+	case *keep < 2:
+		return usagef("--keep must be at least 2, got %d: when the newest snapshot does not load, the server starts from the one before", *keep)
+	case *maxBody < 1 || *maxRows < 1 || *maxInFlight < 1:
+		return usagef("--max-request, --max-rows and --max-in-flight must be positive")
+	case (*tlsCert == "") != (*tlsKey == ""):
+		return usagef("--tls-cert and --tls-key go together")
 	case *noLog && (*logDir != "" || *natsURL != ""):
 		return usagef("--no-log and --log or --nats: choose one")
 	case *logDir != "" && *natsURL != "":
@@ -64,6 +73,29 @@ func serveCommand(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "bogdbench serve: "+format+"\n", args...) }
+	httpOpt := serve.HTTPOptions{MaxBody: *maxBody, MaxRows: *maxRows, MaxInFlight: *maxInFlight, ReadOnly: *readOnly}
+	var err error
+	if httpOpt.LearnToken, err = readToken(*learnTokenFile, learnTokenEnv); err != nil {
+		return err
+	}
+	if httpOpt.PredictToken, err = readToken(*predictTokenFile, predictTokenEnv); err != nil {
+		return err
+	}
+	var certs *serve.CertificateFiles
+	if *tlsCert != "" {
+		if certs, err = serve.LoadCertificate(*tlsCert, *tlsKey); err != nil {
+			return err
+		}
+		httpOpt.TLS = certs.TLSConfig()
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	if ip := ln.Addr().(*net.TCPAddr).IP; !ip.IsLoopback() && httpOpt.LearnToken == "" && !*readOnly && !*events && !*insecure {
+		return usagef("--addr %s listens beyond loopback, where anyone who reaches it could teach the model: give a learning token (--learn-token-file, or $%s), or --read-only, or say --insecure", *addr, learnTokenEnv)
+	}
 	opt := serve.Options{
 		Model: *modelPath, SnapshotDir: *dir, SnapshotEvery: *every, Keep: *keep, PublishEvery: *publishEvery, Events: *events,
 		Load: func(path string) (*bogd.Learner, error) { return loadModel(path, func(msg string) { logf("%s", msg) }) },
@@ -107,12 +139,66 @@ func serveCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return errors.Join(err, s.Close())
+	scheme := "http"
+	if certs != nil {
+		scheme = "https"
+		reloadOnHangup(certs, logf)
 	}
-	logf("listening on http://%s (POST /predict, POST /learn, GET /healthz, GET /metrics)", ln.Addr())
+	// The signals are caught before the line that tells a supervisor the
+	// server is up.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return s.Serve(ctx, ln, serve.HTTPOptions{MaxBody: *maxBody})
+	logf("listening on %s://%s (POST /predict, POST /learn, GET /healthz, GET /metrics)", scheme, ln.Addr())
+	return s.Serve(ctx, ln, httpOpt)
+}
+
+// The environment variables a token is read from when no file is named.
+const (
+	learnTokenEnv   = "BOGD_LEARN_TOKEN"
+	predictTokenEnv = "BOGD_PREDICT_TOKEN"
+)
+
+// minTokenLength is the shortest token taken: a shorter one is guessed.
+const minTokenLength = 16
+
+// readToken returns a bearer token: the content of file (surrounding
+// white space removed), or else of the environment variable env; "" when
+// neither is set.
+func readToken(file, env string) (string, error) {
+	token, from := os.Getenv(env), "$"+env
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", err
+		}
+		token, from = strings.TrimSpace(string(b)), file
+		if token == "" {
+			return "", fmt.Errorf("%s holds no token", file)
+		}
+	}
+	switch {
+	case token == "":
+		return "", nil
+	case len(token) < minTokenLength:
+		return "", fmt.Errorf("%s: a token of %d characters is easily guessed: use at least %d (for example: openssl rand -hex 32)", from, len(token), minTokenLength)
+	case strings.ContainsFunc(token, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+		return "", fmt.Errorf("%s: a token cannot hold white space or control characters", from)
+	}
+	return token, nil
+}
+
+// reloadOnHangup reads the certificate files again at every SIGHUP; when
+// they do not hold a certificate, the one in use stays.
+func reloadOnHangup(certs *serve.CertificateFiles, logf func(string, ...any)) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	go func() {
+		for range hup {
+			if err := certs.Reload(); err != nil {
+				logf("SIGHUP: %v: the certificate in use stays (it expires %s)", err, certs.NotAfter().Format(time.RFC3339))
+				continue
+			}
+			logf("SIGHUP: reloaded the TLS certificate (it expires %s)", certs.NotAfter().Format(time.RFC3339))
+		}
+	}()
 }

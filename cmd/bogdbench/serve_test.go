@@ -65,7 +65,7 @@ func buildBench(t *testing.T) string {
 			return
 		}
 		built.path = filepath.Join(built.dir, "bogdbench")
-		if out, err := exec.Command("go", "build", "-o", built.path, ".").CombinedOutput(); err != nil {
+		if out, err := goBuild(built.path).CombinedOutput(); err != nil {
 			built.err = fmt.Errorf("build: %v\n%s", err, out)
 		}
 	})
@@ -73,6 +73,15 @@ func buildBench(t *testing.T) string {
 		t.Fatal(built.err)
 	}
 	return built.path
+}
+
+// buildTags are the tags of this test binary (purego_test.go sets them), so
+// the binary a test runs computes what the test computes in process.
+var buildTags []string
+
+// goBuild is the command that builds bogdbench into path with buildTags.
+func goBuild(path string) *exec.Cmd {
+	return exec.Command("go", append(append([]string{"build"}, buildTags...), "-o", path, ".")...)
 }
 
 func TestMain(m *testing.M) {
@@ -91,12 +100,26 @@ type process struct {
 	done chan struct{} // closed when its stderr is read to the end
 }
 
-var listening = regexp.MustCompile(`listening on (http://\S+)`)
+var listening = regexp.MustCompile(`listening on (https?://\S+)`)
 
 // startServe runs bin serve with args and waits until it listens.
 func startServe(t *testing.T, bin string, args ...string) *process {
 	t.Helper()
-	p := &process{cmd: exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...), log: new(logLines), done: make(chan struct{})}
+	return startServeEnv(t, bin, nil, args...)
+}
+
+// startServeEnv is startServe with env added to the environment.
+func startServeEnv(t *testing.T, bin string, env []string, args ...string) *process {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	return startProcess(t, cmd)
+}
+
+// startProcess starts cmd, a bogdbench serve, and waits until it listens.
+func startProcess(t *testing.T, cmd *exec.Cmd) *process {
+	t.Helper()
+	p := &process{cmd: cmd, log: new(logLines), done: make(chan struct{})}
 	stderr, err := p.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +144,7 @@ func startServe(t *testing.T, bin string, args ...string) *process {
 		return p
 	case <-p.done:
 		p.cmd.Wait()
-		t.Fatalf("serve %s stopped: %v\n%s", strings.Join(args, " "), p.cmd.ProcessState, p.log)
+		t.Fatalf("%s stopped: %v\n%s", strings.Join(cmd.Args, " "), p.cmd.ProcessState, p.log)
 	case <-time.After(30 * time.Second):
 		t.Fatalf("the server did not start:\n%s", p.log)
 	}
@@ -162,7 +185,20 @@ func post(t *testing.T, url, body string, out any) int {
 // tryPost sends body to url and decodes the JSON answer into out (when
 // it is 200, or out is not nil).
 func tryPost(url, body string, out any) (int, error) {
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	return tryPostAs(http.DefaultClient, url, "", body, out)
+}
+
+// tryPostAs is tryPost from client, with the bearer token (none when "").
+func tryPostAs(client *http.Client, url, token, body string, out any) (int, error) {
+	req, err := http.NewRequest("POST", url, strings.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		return 0, err
 	}
@@ -566,6 +602,9 @@ func TestServeUsage(t *testing.T) {
 		{[]string{"serve"}, "--model is required"},
 		{[]string{"serve", "--model", "m.bogd", "--no-log", "--log", "x"}, "--no-log and --log or --nats: choose one"},
 		{[]string{"serve", "--model", "m.bogd", "--events"}, "--events learns from a NATS subject: give --nats"},
+		{[]string{"serve", "--model", "m.bogd", "--keep", "1"}, "--keep must be at least 2"},
+		{[]string{"serve", "--model", "m.bogd", "--tls-cert", "c.pem"}, "--tls-cert and --tls-key go together"},
+		{[]string{"serve", "--model", "m.bogd", "--max-rows", "0"}, "must be positive"},
 	} {
 		if code, _, stderr := bench(t, c.args...); code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, %q; want 2 and %q", c.args, code, stderr, c.want)

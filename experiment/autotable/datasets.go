@@ -1,9 +1,10 @@
-// Package autotable measures the auto learner (bogd.Auto) against the
-// target of issue 20: on every shared data set, one pass with defaults only
-// is within max(1.5 points, 15% relative) of the best held-out mistake rate
-// (or, in regression, within 15% of the best MSE) that tuning finds over
-// every budgeted learner at the same budget, and never worse than the
-// trivial predictor (the most frequent label so far, or the running mean).
+// Package autotable measures the auto learner (bogd.Auto) against issue 20's target.
+//
+// The target: on every shared data set, one pass with defaults only is within
+// max(1.5 points, 15% relative) of the best held-out mistake rate (or, in
+// regression, within 15% of the best MSE) that tuning finds over every
+// budgeted learner at the same budget, and never worse than the trivial
+// predictor (the most frequent label so far, or the running mean).
 //
 // For each data set it scales the features (MaxAbs), runs the tuned
 // learners through experiment's protocol (every grid point over selection

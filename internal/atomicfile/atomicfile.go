@@ -1,6 +1,7 @@
-// Package atomicfile writes whole files so that a reader, or a crash, never
-// sees half of one: every file the project writes (models, results, tables,
-// figures) goes through Write.
+// Package atomicfile writes whole files, so that a reader or a crash never sees half of one.
+//
+// Every file the project writes (models, results, tables, figures) goes
+// through Write.
 package atomicfile
 
 import (

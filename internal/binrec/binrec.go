@@ -1,6 +1,7 @@
-// Package binrec reads and writes the binary records the model files are
-// made of: little-endian fields (Decoder, and the Append functions), framed
-// by a header and a trailer (Format):
+// Package binrec reads and writes the binary records model files are made of.
+//
+// The fields are little-endian (Decoder, and the Append functions), framed by
+// a header and a trailer (Format):
 //
 //	header   magic (MagicSize bytes), format version uint32, total length
 //	         uint64 (header and trailer included)

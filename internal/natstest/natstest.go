@@ -1,5 +1,6 @@
-// Package natstest runs a NATS server with JetStream inside a test
-// process, on loopback, so that the tests of the JetStream log and of the
+// Package natstest runs a NATS server with JetStream inside a test process.
+//
+// It listens on loopback, so that the tests of the JetStream log and of the
 // replicas need no server installed.
 package natstest
 

@@ -1,6 +1,7 @@
-// Package jetstream is the log of package wal on a NATS JetStream stream:
-// replicas that share the stream apply the same records in the same order,
-// so they hold the same model at the same position, the stream sequence.
+// Package jetstream is package wal's log on a NATS JetStream stream.
+//
+// Replicas that share the stream apply the same records in the same order, so
+// they hold the same model at the same position, the stream sequence.
 //
 // JetStream makes a record durable as its server is configured to: with
 // one server, set jetstream { sync_interval: always } (the default syncs

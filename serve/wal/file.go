@@ -287,6 +287,10 @@ func (f *File) Append(ctx context.Context, record []byte) (uint64, error) {
 	}
 }
 
+// keptBuffer is the largest buffer of a batch the writer keeps for the
+// next one.
+const keptBuffer = 1 << 20
+
 // write is the writer goroutine: it commits the appends waiting
 // together in one write and one sync, and truncates between batches.
 func (f *File) write() {
@@ -306,7 +310,9 @@ func (f *File) write() {
 					break more
 				}
 			}
-			buf = f.commit(batch, buf[:0])
+			if buf = f.commit(batch, buf[:0]); cap(buf) > keptBuffer {
+				buf = nil // a burst of large records does not keep its memory
+			}
 			clear(batch)
 		case t := <-f.truncs:
 			t.done <- f.truncate(t.upTo)

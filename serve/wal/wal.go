@@ -1,5 +1,6 @@
-// Package wal is the durable, ordered log of what a server learns: a
-// model is a snapshot plus a log position, and recovery is replay.
+// Package wal is the durable, ordered log of what a server learns.
+//
+// A model is a snapshot plus a log position, and recovery is replay.
 //
 // Log is what the server needs of a log; File is the embedded default, an
 // append-only directory of segment files on the local disk, and package

@@ -1,5 +1,6 @@
-// Command autotable makes the target table of the auto learner (package
-// experiment/autotable) in benchmarks/results/auto:
+// Command autotable makes the auto learner's target table in benchmarks/results/auto.
+//
+// It is run from the repository root:
 //
 //	go run ./experiment/autotable/cmd/autotable --resume
 //
