@@ -2,8 +2,6 @@ package bogd
 
 import (
 	"bytes"
-	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -29,17 +27,7 @@ func TestNOGDResumeBothForms(t *testing.T) {
 		for _, v := range []struct{ budget, rank int }{{20, 4}, {100, 100}, {200, 50}} {
 			cfg := taskConfig(tk, s.dim, v.budget, 31)
 			cfg.Rank = v.rank
-			learnAll := func(l *Learner, from, to int) []string {
-				var out []string
-				for i := from; i < to; i++ {
-					st, err := l.Learn(s.xs[i], s.labels[i])
-					if err != nil {
-						t.Fatal(err)
-					}
-					out = append(out, fmt.Sprintf("%x %v %v %v", math.Float64bits(st.Score), st.Mistake, st.Updated, st.Scores))
-				}
-				return out
-			}
+			learnAll := func(l *Learner, from, to int) []string { return s.steps(t, l, from, to) }
 			whole := mustNew(t, NOGD, cfg)
 			want := learnAll(whole, 0, len(s.xs))
 			n := whole.b.rule.(*nogd)

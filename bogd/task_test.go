@@ -28,6 +28,21 @@ type taskStream struct {
 	labels []float64
 }
 
+// steps learns rows from..to-1 of the stream and returns each step's
+// outcome as text (the score's bits), for comparing two learners' steps.
+func (s taskStream) steps(t testing.TB, l *Learner, from, to int) []string {
+	t.Helper()
+	var out []string
+	for i := from; i < to; i++ {
+		st, err := l.Learn(s.xs[i], s.labels[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("%x %v %v %v %v %v", math.Float64bits(st.Score), st.Label, st.Mistake, st.Updated, st.Scores, st.Probabilities))
+	}
+	return out
+}
+
 // testClasses are the labels of the multi-class tests: unordered in the
 // stream, negative and zero, to exercise the label mapping.
 var testClasses = []int{-3, 0, 7, 12}
@@ -978,17 +993,7 @@ func TestTaskResumeEquivalence(t *testing.T) {
 		for _, a := range algorithmsFor(tk) {
 			cfg := forAlgo(taskConfig(tk, s.dim, 20, 13), a)
 			cfg.Calibrate = tk == task.Multiclass // its state is resumed too
-			learnAll := func(l *Learner, from, to int) []string {
-				var out []string
-				for i := from; i < to; i++ {
-					st, err := l.Learn(s.xs[i], s.labels[i])
-					if err != nil {
-						t.Fatal(err)
-					}
-					out = append(out, fmt.Sprintf("%x %v %v %v %v %v", math.Float64bits(st.Score), st.Label, st.Mistake, st.Updated, st.Scores, st.Probabilities))
-				}
-				return out
-			}
+			learnAll := func(l *Learner, from, to int) []string { return s.steps(t, l, from, to) }
 			whole := mustNew(t, a, cfg)
 			want := learnAll(whole, 0, len(s.xs))
 			split := len(s.xs) / 2
