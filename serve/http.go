@@ -558,9 +558,6 @@ func reply(w http.ResponseWriter, code int, v any) {
 	w.Write(append(b, '\n'))
 }
 
-// ErrReadOnly: the server was started read-only (HTTPOptions.ReadOnly).
-var ErrReadOnly = errors.New("this server is read-only: it predicts, and learns only from its log")
-
 // Prediction is one row's prediction as /predict and `bogdbench predict
 // --format json` write it.
 type Prediction struct {

@@ -154,6 +154,8 @@ var (
 	// stopped following it before learning it; it will be learnt from the
 	// log at the next start.
 	ErrNotLearnt = errors.New("the record is in the log but the server stopped before learning it")
+	// ErrReadOnly: the handler refuses /learn (HTTPOptions.ReadOnly).
+	ErrReadOnly = errors.New("this server is read-only: it predicts, and learns only from its log")
 )
 
 // New starts a server: it loads the newest snapshot of the model (or the
