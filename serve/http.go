@@ -434,7 +434,7 @@ func (s *Server) Rows(body io.Reader, labelled bool, maxRows int) ([]Example, in
 		begin = end
 	}
 	if labelled {
-		if err := s.CheckLabels(labels); err != nil {
+		if err := s.checkLabels(labels); err != nil {
 			return nil, 0, badRequest{err}
 		}
 		for i := range examples {
