@@ -11,6 +11,7 @@ import (
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/experiment"
+	"github.com/bogd-project/bogd/experiment/lsokl"
 	"github.com/bogd-project/bogd/task"
 )
 
@@ -78,7 +79,7 @@ func BenchmarkAutoCost(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		sigma := experiment.MedianDistance(d, MedianSample, MedianSeed)
+		sigma := experiment.MedianDistance(d, lsokl.MedianSample, lsokl.MedianSeed)
 		order := experiment.Permutation(1, 0, d.Len())
 		b.Run("data="+d.Name, func(b *testing.B) {
 			runtime.LockOSThread()

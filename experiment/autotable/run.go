@@ -33,10 +33,6 @@ type Options struct {
 
 // The protocol's constants.
 const (
-	// MedianSample and MedianSeed are the sample of experiment.MedianDistance
-	// that sets σ: bogdbench's --sigma auto.
-	MedianSample = 1000
-	MedianSeed   = 1
 	// WidthLo and WidthHi are the exponents k of the tuned learners' kernel
 	// widths, the median distance times 2ᵏ: a superset of auto's dictionary
 	// (k = −4 … 1) and of bogdbench tune's candidates (8 and 1/8 … 1 times
@@ -131,7 +127,8 @@ func (o *Options) prepare(d Dataset) (*prepared, error) {
 		return nil, err
 	}
 	scaled.Name = d.Name + ScaledSuffix
-	median := experiment.MedianDistance(scaled, MedianSample, MedianSeed)
+	// The sample that sets σ is bogdbench's --sigma auto's.
+	median := experiment.MedianDistance(scaled, lsokl.MedianSample, lsokl.MedianSeed)
 	if !(median > 0) {
 		return nil, fmt.Errorf("%s: the median distance between rows is %v: no scale to set the widths by", d.File, median)
 	}
