@@ -49,7 +49,7 @@ func a9aShaped() *dataset.Dataset {
 
 // BenchmarkAutoCost measures the cost of one auto pass at budget 100
 // against FOGD's and BOGD++'s at the same budget, with the defaults the
-// table runs (features scaled by MaxAbs, σ the median distance), over one
+// table runs (features scaled by maxAbs, σ the median distance), over one
 // permutation of a9a-shaped data and, when the shared datasets are beside
 // the repository, of codrna, and (for context: the target is the binary
 // sets') of letter (26 classes) and cadata (regression). The three passes advance side by side, a block of rows
@@ -75,7 +75,7 @@ func BenchmarkAutoCost(b *testing.B) {
 	}
 	algos := []bogd.Algorithm{bogd.Auto, bogd.FOGD, bogd.BOGDpp}
 	for _, raw := range sets {
-		d, err := MaxAbs(raw)
+		d, err := maxAbs(raw)
 		if err != nil {
 			b.Fatal(err)
 		}
