@@ -12,6 +12,7 @@ import (
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/experiment"
 	"github.com/bogd-project/bogd/experiment/lsokl"
+	"github.com/bogd-project/bogd/internal/cputime"
 	"github.com/bogd-project/bogd/task"
 )
 
@@ -84,6 +85,13 @@ func BenchmarkAutoCost(b *testing.B) {
 		b.Run("data="+d.Name, func(b *testing.B) {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
+			threadTime := func() time.Duration {
+				t, ok := cputime.Thread()
+				if !ok {
+					b.Skip("this system does not report a thread's CPU time")
+				}
+				return t
+			}
 			spent := make([]time.Duration, len(algos))
 			var blockRatios [2][]float64
 			for b.Loop() {
