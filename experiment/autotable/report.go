@@ -60,7 +60,7 @@ type Tuned struct {
 	Std       float64 `json:"std"`
 	Seconds   float64 `json:"seconds"` // per pass
 	// Extended lists the parameters whose selection was on the edge of
-	// the grid, so that the grid was pushed past it (maxExtensions).
+	// the grid, so that the grid was pushed past it.
 	Extended []string `json:"extended,omitempty"`
 }
 
