@@ -112,11 +112,16 @@ func (a Algorithm) Supports(t task.Task) bool {
 //	   support vectors far beyond the nearest one (engine.evaluate); BOGD
 //	   and BOGD++ keep each support vector's sign when its weight
 //	   underflows to 0. NORMA and BOGDOldest start here.
+//	3: NOGD only: the top-k eigenpairs of its transition come from randomized
+//	   subspace iteration (topEigen; the dense eigendecomposition still where
+//	   the spectrum is flat past the cut, or k > B/3); from k·B = 10⁴ on its
+//	   second phase scores by the landmark weights β = Mᵀw, and below that an
+//	   update reuses the z of the example's own kernel pass.
 //
 // Auto starts at 2, the version of the rules it came with.
 var ruleVersions = [numAlgorithms]int{
 	BOGD: 2, BOGDpp: 2, Perceptron: 2, OGD: 2, RBP: 2, Forgetron: 2, Projectron: 2, ProjectronPP: 2,
-	NORMA: 2, BOGDOldest: 2, BPAS: 2, NOGD: 2, BSGDMerge: 2, FOGD: 2, Auto: 2,
+	NORMA: 2, BOGDOldest: 2, BPAS: 2, NOGD: 3, BSGDMerge: 2, FOGD: 2, Auto: 2,
 }
 
 // RuleVersion is the version of the algorithm's arithmetic: two results of

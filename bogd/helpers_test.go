@@ -31,22 +31,21 @@ func (l *Learner) score(x engine.Vector) (float64, error) {
 
 // snapshot freezes the learner's function as an engine.Model, for the
 // tests that read its vectors and signed weights: output c is the scaled
-// sum of the weight columns of class c; NOGD's phase 2 folds its linear
-// model into the landmarks' weights (output c of landmark i is
-// Σ_r w_{c,r}·M_{r,i}), and FOGD's is the linear model over its features.
+// sum of the weight columns of class c; NOGD's is its landmark weights (α
+// in phase 1, β = Mᵀw in phase 2's landmark form) or, in its other form,
+// folds the linear model into them (output c of landmark i is
+// Σ_r w_{c,r}·M_{r,i}); FOGD's is the linear model over its features.
 func (l *Learner) snapshot() (*engine.Model, error) {
 	b := l.b
 	switch r := b.rule.(type) {
 	case *nogd:
-		cols := b.set.Columns()
 		mix := make([][]float64, b.outputs)
 		for c := range mix {
-			mix[c] = make([]float64, cols)
-			if !r.phase2 {
-				mix[c][c] = 1
-				continue
+			mix[c] = make([]float64, b.set.Columns())
+			mix[c][c] = 1
+			if r.phase2 && !r.landmarkForm() {
+				copy(mix[c][b.outputs:], r.w[c*r.rank:(c+1)*r.rank])
 			}
-			copy(mix[c][b.outputs:], r.w[c*r.rank:(c+1)*r.rank])
 		}
 		return b.set.SnapshotLinear(mix)
 	case *fogd:

@@ -579,6 +579,26 @@ func TestLoadInvalidFields(t *testing.T) {
 		{"projectron++", "state cut short", "needs", func(d []byte) []byte {
 			return append(d[:len(d)-binrec.TrailerSize-8], 0, 0, 0, 0)
 		}},
+		// NOGD in phase 2 at k·B = 80 (columns: the landmark weights, zero
+		// in this form, then M's 4 rows): a zero row of M before a non-zero
+		// one, a landmark weight, and a zero last row under a non-zero
+		// coefficient of the linear model.
+		{"nogd", "Nyström row after a zero row", "row 1 is non-zero after the zero row 0", func(d []byte) []byte {
+			clear(d[weightsOf("nogd")+4*count("nogd") : weightsOf("nogd")+8*count("nogd")])
+			return d
+		}},
+		{"nogd", "landmark weights in phase 2", "output 0 has landmark weights in phase 2", func(d []byte) []byte {
+			binary.LittleEndian.PutUint32(d[weightsOf("nogd"):], math.Float32bits(0.5))
+			return d
+		}},
+		{"nogd", "coefficient on a zero row", "on the zero Nyström row 3", func(d []byte) []byte {
+			clear(d[weightsOf("nogd")+16*count("nogd") : weightsOf("nogd")+20*count("nogd")])
+			return d
+		}},
+	}
+	if l := mustLoad(t, models["nogd"]).b.rule.(*nogd); !l.phase2 || l.kept != 4 || int(models["nogd"][offColumns]) != 5 {
+		t.Fatalf("the NOGD model is in phase 2 %v with %d of 4 Nyström rows and %d columns: the NOGD cases expect phase 2, 4 rows and 5 columns",
+			l.phase2, l.kept, models["nogd"][offColumns])
 	}
 	for _, c := range cases {
 		data := models[c.model]

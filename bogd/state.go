@@ -365,7 +365,8 @@ func (l *projectron) loadState(r *reader) error {
 
 // NOGD: the phase (uint8: 1 after the transition), then in phase 2 its
 // linear model (K·k float64). The landmarks, α (phase 1) and M's rows
-// (phase 2) are the set's weight columns.
+// (phase 2) are the set's weight columns; phase 2's β columns are derived
+// again from w and M on loading (restorePhase2).
 func (l *nogd) appendState(b []byte) []byte {
 	if !l.phase2 {
 		return append(b, 0)
@@ -389,7 +390,13 @@ func (l *nogd) loadState(r *reader) error {
 	for i := range l.w {
 		l.w[i] = r.f64()
 	}
-	return r.d.Err()
+	if err := r.d.Err(); err != nil {
+		return err
+	}
+	if err := l.restorePhase2(); err != nil {
+		return r.fail("NOGD: %v", err)
+	}
+	return nil
 }
 
 // slicesNonZero reports whether w holds a non-zero value.

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/bogd-project/bogd/engine"
 	"github.com/bogd-project/bogd/simd"
 	"github.com/bogd-project/bogd/task"
@@ -28,6 +26,21 @@ type taskStream struct {
 	dim    int
 	xs     []engine.Vector
 	labels []float64
+}
+
+// steps learns rows from..to-1 of the stream and returns each step's
+// outcome as text (the score's bits), for comparing two learners' steps.
+func (s taskStream) steps(t testing.TB, l *Learner, from, to int) []string {
+	t.Helper()
+	var out []string
+	for i := from; i < to; i++ {
+		st, err := l.Learn(s.xs[i], s.labels[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("%x %v %v %v %v %v", math.Float64bits(st.Score), st.Label, st.Mistake, st.Updated, st.Scores, st.Probabilities))
+	}
+	return out
 }
 
 // testClasses are the labels of the multi-class tests: unordered in the
@@ -208,34 +221,34 @@ func (r *refTask) nystrom(x []float64) []float64 {
 	return z
 }
 
-// toNystrom is NysGD.m's transition: the top eigenpairs of the landmarks'
-// kernel matrix (gonum's solver; eigenvalues at or below 1e-10 of the
-// largest dropped, as the learner does), M = D^(−1/2)Vᵀ, w = α·V·D^(1/2).
+// toNystrom is NysGD.m's transition as NOGD runs it: the top eigenpairs of
+// the landmarks' kernel matrix from topEigen with the learner's start
+// block (eigenvalues at or below 1e-10 of the largest dropped, as the
+// learner does), M = D^(−1/2)Vᵀ, w = α·V·D^(1/2).
 func (r *refTask) toNystrom() {
 	n := len(r.sv)
-	gram := mat.NewSymDense(n, nil)
+	gram := make([]float64, n*n)
 	for i := range n {
 		for j := range n {
-			gram.SetSym(i, j, fpKernel(r.sv[i], r.sv[j], r.cfg.Sigma))
+			gram[i*n+j] = fpKernel(r.sv[i], r.sv[j], r.cfg.Sigma)
 		}
 	}
-	var eig mat.EigenSym
-	eig.Factorize(gram, true)
-	values := eig.Values(nil)
-	var vec mat.Dense
-	eig.VectorsTo(&vec)
+	k := r.cfg.Rank
+	values, vec, err := topEigen(gram, n, k, rand.New(rand.NewPCG(r.cfg.Seed, nystromStream)))
+	if err != nil {
+		panic(err)
+	}
 	r.nysW = make([][]float64, r.k)
 	for c := range r.nysW {
-		r.nysW[c] = make([]float64, r.cfg.Rank)
+		r.nysW[c] = make([]float64, k)
 	}
-	for j := range r.cfg.Rank {
-		e := n - 1 - j
+	for j := range k {
 		row := make([]float64, n)
-		if e >= 0 && values[e] > 1e-10*values[n-1] {
+		if values[j] > 1e-10*values[0] {
 			for i := range n {
-				row[i] = vec.At(i, e) / math.Sqrt(values[e])
+				row[i] = vec[i*k+j] / math.Sqrt(values[j])
 				for c := range r.k {
-					r.nysW[c][j] += r.alpha[i][c] * vec.At(i, e) * math.Sqrt(values[e])
+					r.nysW[c][j] += r.alpha[i][c] * vec[i*k+j] * math.Sqrt(values[j])
 				}
 			}
 		}
@@ -611,59 +624,74 @@ func TestTasksMatchReference(t *testing.T) {
 			if a == BOGD || a == BOGDpp || a == Auto {
 				continue // random removal: TestTaskUnbiasedRemoval and TestTaskBOGDSteps; Auto: TestAutoMatchesRaker
 			}
-			t.Run(tk.String()+"/"+a.String(), func(t *testing.T) {
-				cfg := forAlgo(taskConfig(tk, s.dim, 25, 3), a)
-				l := mustNew(t, a, cfg)
-				ref := newRefTask(a, l.Config()) // with the defaults filled in
-				updates := 0
-				for i, x := range s.xs {
-					xf := make([]float64, s.dim)
-					for j, v := range x.Dense {
-						xf[j] = float64(v)
-					}
-					want := ref.observe(xf, s.labels[i])
-					got, err := l.Learn(x, s.labels[i])
-					if err != nil {
-						t.Fatal(err)
-					}
-					scores := got.Scores
-					if tk != task.Multiclass {
-						scores = []float64{got.Score}
-					}
-					var mag float64
-					for _, row := range ref.alpha {
-						for _, c := range row {
-							mag += math.Abs(c)
+			type variant struct {
+				name         string
+				budget, rank int
+			}
+			variants := []variant{{a.String(), 25, 0}}
+			if a == NOGD {
+				// k·B = 10⁴: phase 2 scores by the landmark weights.
+				variants = append(variants, variant{"nogd-landmark-form", 100, 100})
+			}
+			for _, v := range variants {
+				t.Run(tk.String()+"/"+v.name, func(t *testing.T) {
+					cfg := forAlgo(taskConfig(tk, s.dim, v.budget, 3), a)
+					cfg.Rank = v.rank
+					l := mustNew(t, a, cfg)
+					ref := newRefTask(a, l.Config()) // with the defaults filled in
+					updates := 0
+					for i, x := range s.xs {
+						xf := make([]float64, s.dim)
+						for j, v := range x.Dense {
+							xf[j] = float64(v)
 						}
-					}
-					for c := range ref.nysW {
-						for j, w := range ref.nysW[c] {
-							for _, m := range ref.nysM[j] {
-								mag += math.Abs(w * m)
+						want := ref.observe(xf, s.labels[i])
+						got, err := l.Learn(x, s.labels[i])
+						if err != nil {
+							t.Fatal(err)
+						}
+						scores := got.Scores
+						if tk != task.Multiclass {
+							scores = []float64{got.Score}
+						}
+						var mag float64
+						for _, row := range ref.alpha {
+							for _, c := range row {
+								mag += math.Abs(c)
 							}
 						}
-					}
-					for _, row := range ref.fw {
-						for _, w := range row {
-							mag += math.Abs(w)
+						for c := range ref.nysW {
+							for j, w := range ref.nysW[c] {
+								for _, m := range ref.nysM[j] {
+									mag += math.Abs(w * m)
+								}
+							}
+						}
+						for _, row := range ref.fw {
+							for _, w := range row {
+								mag += math.Abs(w)
+							}
+						}
+						for c := range want {
+							if math.Abs(scores[c]-want[c]) > 1e-5*(1+mag) {
+								t.Fatalf("step %d: score %d = %.9g, twin %.9g", i, c, scores[c], want[c])
+							}
+						}
+						if got.Updated != ref.updated || l.SupportVectors() != len(ref.sv) {
+							t.Fatalf("step %d: updated %v with %d vectors, twin %v with %d", i, got.Updated, l.SupportVectors(), ref.updated, len(ref.sv))
+						}
+						if got.Updated {
+							updates++
 						}
 					}
-					for c := range want {
-						if math.Abs(scores[c]-want[c]) > 1e-5*(1+mag) {
-							t.Fatalf("step %d: score %d = %.9g, twin %.9g", i, c, scores[c], want[c])
-						}
+					if updates < 20 {
+						t.Fatalf("only %d updates: the stream does not exercise the rule", updates)
 					}
-					if got.Updated != ref.updated || l.SupportVectors() != len(ref.sv) {
-						t.Fatalf("step %d: updated %v with %d vectors, twin %v with %d", i, got.Updated, l.SupportVectors(), ref.updated, len(ref.sv))
+					if n, ok := l.b.rule.(*nogd); ok && (!n.phase2 || n.landmarkForm() != (v.rank > 0)) {
+						t.Fatalf("NOGD ended in phase 2 %v, scoring by β %v: the variant needs phase 2 and β %v", n.phase2, n.landmarkForm(), v.rank > 0)
 					}
-					if got.Updated {
-						updates++
-					}
-				}
-				if updates < 20 {
-					t.Fatalf("only %d updates: the stream does not exercise the rule", updates)
-				}
-			})
+				})
+			}
 		}
 	}
 }
@@ -965,17 +993,7 @@ func TestTaskResumeEquivalence(t *testing.T) {
 		for _, a := range algorithmsFor(tk) {
 			cfg := forAlgo(taskConfig(tk, s.dim, 20, 13), a)
 			cfg.Calibrate = tk == task.Multiclass // its state is resumed too
-			learnAll := func(l *Learner, from, to int) []string {
-				var out []string
-				for i := from; i < to; i++ {
-					st, err := l.Learn(s.xs[i], s.labels[i])
-					if err != nil {
-						t.Fatal(err)
-					}
-					out = append(out, fmt.Sprintf("%x %v %v %v %v %v", math.Float64bits(st.Score), st.Label, st.Mistake, st.Updated, st.Scores, st.Probabilities))
-				}
-				return out
-			}
+			learnAll := func(l *Learner, from, to int) []string { return s.steps(t, l, from, to) }
 			whole := mustNew(t, a, cfg)
 			want := learnAll(whole, 0, len(s.xs))
 			split := len(s.xs) / 2

@@ -158,16 +158,18 @@ func (in Input) Prepare(row *Row, features []Feature, dim int) error {
 			if err != nil {
 				return err
 			}
-			if v != 0 {
-				row.keyed = append(row.keyed, indexedFeature{int32(j - 1), v})
-			}
+			row.keyed = append(row.keyed, indexedFeature{int32(j - 1), v})
 		}
 		slices.SortFunc(row.keyed, func(a, b indexedFeature) int { return int(a.index - b.index) })
 		for k, f := range row.keyed {
+			// Duplicates are looked for before zeros are dropped: "2" and
+			// "02" name one feature whatever their values.
 			if k > 0 && f.index == row.keyed[k-1].index {
 				return rowErrorf("feature %d is given twice", f.index+1)
 			}
-			row.keyIndex, row.keyValue = append(row.keyIndex, f.index), append(row.keyValue, f.value)
+			if f.value != 0 {
+				row.keyIndex, row.keyValue = append(row.keyIndex, f.index), append(row.keyValue, f.value)
+			}
 		}
 	}
 	return in.PrepareIndexed(row, row.keyIndex, row.keyValue, dim)

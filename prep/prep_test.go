@@ -290,6 +290,8 @@ func TestPrepare(t *testing.T) {
 		{Input{}, []Feature{{Key: "x", Value: 1}}, `feature "x" is not a 1-based index`},
 		{Input{}, []Feature{{Key: "99999999999", Value: 1}}, `feature "99999999999" is not a 1-based index`},
 		{Input{}, []Feature{{Key: "2", Value: 1}, {Key: "+2", Value: 3}}, "feature 2 is given twice"},
+		{Input{}, []Feature{{Key: "2", Value: 1}, {Key: "02", Value: 0}}, "feature 2 is given twice"},
+		{Input{}, []Feature{{Key: "2", Value: 0}, {Key: "02", Value: 0}}, "feature 2 is given twice"},
 		{Input{}, []Feature{{Key: "2", Value: 1e39}}, `feature "2": value 1e+39 is not a finite float32`},
 		{Input{}, []Feature{{Key: "2", Value: math.NaN()}}, `feature "2": value NaN is not a finite float32`},
 		{names, []Feature{{Key: "a b", Value: 1}}, `feature name "a b": names are not empty and hold no space, tab, newline or #`},

@@ -434,7 +434,7 @@ func (s *Server) Rows(body io.Reader, labelled bool, maxRows int) ([]Example, in
 		begin = end
 	}
 	if labelled {
-		if err := s.CheckLabels(labels); err != nil {
+		if err := s.checkLabels(labels); err != nil {
 			return nil, 0, badRequest{err}
 		}
 		for i := range examples {
@@ -557,9 +557,6 @@ func reply(w http.ResponseWriter, code int, v any) {
 	w.WriteHeader(code)
 	w.Write(append(b, '\n'))
 }
-
-// ErrReadOnly: the server was started read-only (HTTPOptions.ReadOnly).
-var ErrReadOnly = errors.New("this server is read-only: it predicts, and learns only from its log")
 
 // Prediction is one row's prediction as /predict and `bogdbench predict
 // --format json` write it.

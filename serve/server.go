@@ -154,6 +154,8 @@ var (
 	// stopped following it before learning it; it will be learnt from the
 	// log at the next start.
 	ErrNotLearnt = errors.New("the record is in the log but the server stopped before learning it")
+	// ErrReadOnly: the handler refuses /learn (HTTPOptions.ReadOnly).
+	ErrReadOnly = errors.New("this server is read-only: it predicts, and learns only from its log")
 )
 
 // New starts a server: it loads the newest snapshot of the model (or the
@@ -486,8 +488,9 @@ func (s *Server) failWaiters() {
 // Learn appends a record of examples to the log and returns, once the
 // server has learnt it, what learning did and its position. The examples
 // must be prepared for the model (Example: within its dimension, finite),
-// their labels valid for its task (CheckLabels) and, in regression, their
-// squared errors against the predictions of the published model finite
+// their labels valid for its task (binary: ±1; multi-class: one of its
+// classes) and, in regression, their squared errors against the
+// predictions of the published model finite
 // (as train refuses a learner that diverges), or Learn refuses them before
 // they reach the log; a row the learner still refuses stops the record
 // there, the rows before it learnt.
@@ -505,7 +508,7 @@ func (s *Server) Learn(ctx context.Context, examples []Example) (Outcome, error)
 		}
 		labels[i] = e.Label
 	}
-	if err := s.CheckLabels(labels); err != nil {
+	if err := s.checkLabels(labels); err != nil {
 		return Outcome{}, err
 	}
 	if err := s.checkLosses(s.current.Load().predictor.Predict, examples); err != nil {
@@ -548,9 +551,9 @@ func (s *Server) Learn(ctx context.Context, examples []Example) (Outcome, error)
 	}
 }
 
-// CheckLabels checks labels against the model's task, so that a record is
+// checkLabels checks labels against the model's task, so that a record is
 // learnt whole or refused before it reaches the log.
-func (s *Server) CheckLabels(labels []float64) error {
+func (s *Server) checkLabels(labels []float64) error {
 	for i, y := range labels {
 		switch s.cfg.Task {
 		case task.Binary:

@@ -28,7 +28,7 @@ func TestMaxAbs(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := slices.Clone(d.Value)
-	s, err := MaxAbs(d)
+	s, err := maxAbs(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,14 +45,14 @@ func TestMaxAbs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := MaxAbs(flat); err == nil || !strings.Contains(err.Error(), "flat") {
+	if _, err := maxAbs(flat); err == nil || !strings.Contains(err.Error(), "flat") {
 		t.Errorf("constant labels: %v", err)
 	}
 	b, err := dataset.Read(strings.NewReader("+1 1:3\n-1 1:-6\n"), "b", dataset.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s, err := MaxAbs(b); err != nil || !slices.Equal(s.Labels, b.Labels) || !slices.Equal(s.Value, []float32{0.5, -1}) {
+	if s, err := maxAbs(b); err != nil || !slices.Equal(s.Labels, b.Labels) || !slices.Equal(s.Value, []float32{0.5, -1}) {
 		t.Errorf("binary: %v, %v", s, err)
 	}
 }
@@ -158,7 +158,7 @@ func TestLookup(t *testing.T) {
 	if _, err := Lookup([]string{"a9a"}); err == nil || !strings.Contains(err.Error(), "a9a") || !strings.Contains(err.Error(), "codrna") {
 		t.Errorf("unknown name: %v", err)
 	}
-	if w := Widths(1.2345); len(w) != WidthHi-WidthLo+1 || w[0] != 0.0772 || w[len(w)-1] != 4.94 {
+	if w := widths(1.2345); len(w) != widthHi-widthLo+1 || w[0] != 0.0772 || w[len(w)-1] != 4.94 {
 		t.Errorf("widths %v", w)
 	}
 }
@@ -200,7 +200,7 @@ func TestRun(t *testing.T) {
 		t.Fatalf("rows %+v", tab.Rows)
 	}
 	for _, r := range tab.Rows {
-		if len(r.Tuned) != len(TunedAlgorithms(task.Regression)) && len(r.Tuned) != len(TunedAlgorithms(task.Binary)) {
+		if len(r.Tuned) != len(tunedAlgorithms(task.Regression)) && len(r.Tuned) != len(tunedAlgorithms(task.Binary)) {
 			t.Errorf("%s: %d tuned learners", r.Dataset, len(r.Tuned))
 		}
 		if !(r.Auto >= 0) || !(r.Trivial > 0) || !(r.Limit > r.Tuned[r.Best].Metric) || r.Sigma <= 0 {

@@ -11,6 +11,8 @@ import (
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/experiment"
+	"github.com/bogd-project/bogd/experiment/lsokl"
+	"github.com/bogd-project/bogd/internal/cputime"
 	"github.com/bogd-project/bogd/task"
 )
 
@@ -48,7 +50,7 @@ func a9aShaped() *dataset.Dataset {
 
 // BenchmarkAutoCost measures the cost of one auto pass at budget 100
 // against FOGD's and BOGD++'s at the same budget, with the defaults the
-// table runs (features scaled by MaxAbs, σ the median distance), over one
+// table runs (features scaled by maxAbs, σ the median distance), over one
 // permutation of a9a-shaped data and, when the shared datasets are beside
 // the repository, of codrna, and (for context: the target is the binary
 // sets') of letter (26 classes) and cadata (regression). The three passes advance side by side, a block of rows
@@ -74,15 +76,22 @@ func BenchmarkAutoCost(b *testing.B) {
 	}
 	algos := []bogd.Algorithm{bogd.Auto, bogd.FOGD, bogd.BOGDpp}
 	for _, raw := range sets {
-		d, err := MaxAbs(raw)
+		d, err := maxAbs(raw)
 		if err != nil {
 			b.Fatal(err)
 		}
-		sigma := experiment.MedianDistance(d, MedianSample, MedianSeed)
+		sigma := experiment.MedianDistance(d, lsokl.MedianSample, lsokl.MedianSeed)
 		order := experiment.Permutation(1, 0, d.Len())
 		b.Run("data="+d.Name, func(b *testing.B) {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
+			threadTime := func() time.Duration {
+				t, ok := cputime.Thread()
+				if !ok {
+					b.Skip("this system does not report a thread's CPU time")
+				}
+				return t
+			}
 			spent := make([]time.Duration, len(algos))
 			var blockRatios [2][]float64
 			for b.Loop() {

@@ -6,7 +6,7 @@
 // budgeted learner at the same budget, and never worse than the trivial
 // predictor (the most frequent label so far, or the running mean).
 //
-// For each data set it scales the features (MaxAbs), runs the tuned
+// For each data set it scales the features (max-abs), runs the tuned
 // learners through experiment's protocol (every grid point over selection
 // permutations, the selected point over held-out report permutations),
 // runs auto with its defaults (σ the median distance between rows, which

@@ -9,13 +9,13 @@ import (
 	"github.com/bogd-project/bogd/task"
 )
 
-// MaxExtensions bounds the rounds of grid extension: a selection on the
+// maxExtensions bounds the rounds of grid extension: a selection on the
 // edge of its grid (η, λ, γ, C or σ at the smallest or largest value tried)
 // is tried again with that value pushed one step further (η, λ, γ and C
 // ten times, σ twice), and again while the selection moves to the new
 // edge, at most this many times: the tuned learners are not held back by
 // the grid's bounds (issue 20 asks the same of bogdbench tune).
-const MaxExtensions = 3
+const maxExtensions = 3
 
 // extension is the grid a cell's selection has explored, the grid's own
 // values and those added beyond its edges, per parameter.
@@ -100,7 +100,7 @@ func extend(ctx context.Context, runner *experiment.Runner, rs *experiment.Resul
 		}
 	}
 	var all []experiment.Job
-	for range MaxExtensions {
+	for range maxExtensions {
 		var jobs []experiment.Job
 		locals := map[cellOf]*experiment.Plan{}
 		for _, plan := range plans {

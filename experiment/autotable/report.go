@@ -10,6 +10,7 @@ import (
 
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/experiment"
+	"github.com/bogd-project/bogd/experiment/lsokl"
 	"github.com/bogd-project/bogd/internal/atomicfile"
 	"github.com/bogd-project/bogd/task"
 )
@@ -59,7 +60,7 @@ type Tuned struct {
 	Std       float64 `json:"std"`
 	Seconds   float64 `json:"seconds"` // per pass
 	// Extended lists the parameters whose selection was on the edge of
-	// the grid, so that the grid was pushed past it (MaxExtensions).
+	// the grid, so that the grid was pushed past it.
 	Extended []string `json:"extended,omitempty"`
 }
 
@@ -122,10 +123,10 @@ func (tab *Table) markdown(meta Meta) []byte {
 	b.WriteString("## Protocol\n\n")
 	fmt.Fprintf(&b, "- **Data**: every shared data set, its features divided by their largest absolute value (rows stay sparse, every feature in [−1, 1]); regression labels min-max scaled to [0, 1], so that the MSEs are comparable. Each run is one online pass over a random permutation: predict, score, learn (progressive validation).\n")
 	fmt.Fprintf(&b, "- **auto** (rule version %d): `bogd.Auto` with its defaults at budget %d (%d random features shared by 6 Gaussian widths around σ, and the linear kernel: 4 steps each), σ the median distance between rows (%d rows drawn with seed %d, as `--sigma auto`); uncalibrated (its label is the weighted vote), and calibrated in the next column (bogdbench's default for classifiers).\n",
-		bogd.Auto.RuleVersion(), tab.Budget, bogd.Defaults(bogd.Auto, task.Binary).Features, MedianSample, MedianSeed)
+		bogd.Auto.RuleVersion(), tab.Budget, bogd.Defaults(bogd.Auto, task.Binary).Features, lsokl.MedianSample, lsokl.MedianSeed)
 	fmt.Fprintf(&b, "- **trivial**: the most frequent label so far (+1 on a binary tie, the lowest class on a multi-class one), or the mean of the labels so far.\n")
 	fmt.Fprintf(&b, "- **tuned**: every budgeted learner (%s) at budget %d, each over the LSOKL study's grid (η ∈ {0.0002, 0.002, 0.02, 0.2, 2}, λ ∈ {1/T², 10⁻⁵, 10⁻³} (regression {1/T², 10⁻³, 0.03}), γ ∈ {1, 10, 100}, C ∈ {0.1, 1, 10}: the parameters its rule reads) times σ ∈ median × 2ᵏ, k = %d … %d; in regression with ε = 0 and with bogdbench's ε = 0.1, each learner keeping the one its selection prefers. Every grid point runs over %d selection permutations. A selection on the edge of the grid (η, λ, γ, C or σ at the smallest or largest value tried; λ only at the largest) is tried again one step beyond it (η, λ, γ, C × 10, σ × 2), up to %d times while the selection moves to the new edge (marked † where the best learner's grid was extended). The point of the lowest mean runs over the %d held-out permutations that auto and the trivial predictor run (another seed). **best** is the tuned learner of the lowest held-out mean. Data sets of more than %d rows or %d values (rows × features) use a quick grid: γ = 10 and λ ∈ {1/T², 10⁻⁴} only.\n",
-		strings.Join(names(TunedAlgorithms(task.Binary)), ", "), tab.Budget, WidthLo, WidthHi, tab.SelectRuns, MaxExtensions, tab.Runs, FullGridRows, FullGridValues)
+		strings.Join(names(tunedAlgorithms(task.Binary)), ", "), tab.Budget, widthLo, widthHi, tab.SelectRuns, maxExtensions, tab.Runs, fullGridRows, fullGridValues)
 	b.WriteString("- **Target** (issue 20): auto within max(1.5 points, 15% of best) of best (regression: within 15%), and never worse than trivial.\n\n")
 	for _, t := range []task.Task{task.Binary, task.Multiclass, task.Regression} {
 		tab.taskTable(&b, t)

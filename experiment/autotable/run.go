@@ -33,30 +33,26 @@ type Options struct {
 
 // The protocol's constants.
 const (
-	// MedianSample and MedianSeed are the sample of experiment.MedianDistance
-	// that sets σ: bogdbench's --sigma auto.
-	MedianSample = 1000
-	MedianSeed   = 1
-	// WidthLo and WidthHi are the exponents k of the tuned learners' kernel
+	// widthLo and widthHi are the exponents k of the tuned learners' kernel
 	// widths, the median distance times 2ᵏ: a superset of auto's dictionary
 	// (k = −4 … 1) and of bogdbench tune's candidates (8 and 1/8 … 1 times
 	// the median; 8 is about 4 times the median on data scaled to [−1, 1]).
-	WidthLo, WidthHi = -4, 2
-	// ScaledSuffix marks the data sets of the runs' keys as scaled by
-	// MaxAbs.
-	ScaledSuffix = ".maxabs"
+	widthLo, widthHi = -4, 2
+	// scaledSuffix marks the data sets of the runs' keys as scaled by
+	// maxAbs.
+	scaledSuffix = ".maxabs"
 )
 
-// Epsilons are the ε of the regression losses the tuned learners are run
-// with, each a plan of its own: bogdbench's default 0.1, and 0 (the plain
-// squared loss), which fits the [0, 1]-scaled labels more closely. Each
-// learner keeps the one its selection runs prefer.
-var Epsilons = []float64{0, 0.1}
+// regressionEpsilons are the ε of the regression losses the tuned
+// learners are run with, each a plan of its own: bogdbench's default 0.1,
+// and 0 (the plain squared loss), which fits the [0, 1]-scaled labels more
+// closely. Each learner keeps the one its selection runs prefer.
+var regressionEpsilons = []float64{0, 0.1}
 
-// TunedAlgorithms lists the learners tuned for task t: every budgeted algorithm
+// tunedAlgorithms lists the learners tuned for task t: every budgeted algorithm
 // defined for t but Auto (the Perceptron, OGD and NORMA keep every
 // example and have no budget to compare at).
-func TunedAlgorithms(t task.Task) []bogd.Algorithm {
+func tunedAlgorithms(t task.Task) []bogd.Algorithm {
 	var out []bogd.Algorithm
 	for _, a := range bogd.Algorithms() {
 		if a != bogd.Auto && a.Budgeted() && a.Supports(t) {
@@ -66,14 +62,14 @@ func TunedAlgorithms(t task.Task) []bogd.Algorithm {
 	return out
 }
 
-// Grid is the parameter grid of task t's tuned learners on data of rows
+// grid is the parameter grid of task t's tuned learners on data of rows
 // rows and dim features: the LSOKL study's (η from 0.0002 to 2, λ, γ and
 // C each over three values), whose η set holds FOGD's default step; on
-// data of more than FullGridRows rows or FullGridValues values a quick form, γ = 10 only and λ
-// ∈ {1/T², 10⁻⁴} (BSGD-merge's default; BOGD, BOGD++ and BOGD-oldest then
-// run 10 points per width instead of 45), which keeps a table within
-// hours on two shared cores.
-func Grid(t task.Task, rows, dim int) experiment.Grid {
+// data of more than fullGridRows rows or fullGridValues values a quick
+// form, γ = 10 only and λ ∈ {1/T², 10⁻⁴} (BSGD-merge's default; BOGD,
+// BOGD++ and BOGD-oldest then run 10 points per width instead of 45),
+// which keeps a table within hours on two shared cores.
+func grid(t task.Task, rows, dim int) experiment.Grid {
 	g := lsokl.Binary.Grid
 	switch t {
 	case task.Multiclass:
@@ -81,25 +77,25 @@ func Grid(t task.Task, rows, dim int) experiment.Grid {
 	case task.Regression:
 		g = lsokl.Regression.Grid
 	}
-	if rows > FullGridRows || rows*dim > FullGridValues {
+	if rows > fullGridRows || rows*dim > fullGridValues {
 		g.Name += "-quick"
 		g.AbsLambda, g.Gamma = []float64{1e-4}, []float64{10}
 	}
 	return g
 }
 
-// FullGridRows and FullGridValues are the largest rows and rows ×
+// fullGridRows and fullGridValues are the largest rows and rows ×
 // features of the data sets tuned over the full grid.
 const (
-	FullGridRows   = 10_000
-	FullGridValues = 2_000_000
+	fullGridRows   = 10_000
+	fullGridValues = 2_000_000
 )
 
-// Widths are the kernel widths of the tuned learners: the median distance
-// times 2^WidthLo … 2^WidthHi, to three significant digits.
-func Widths(median float64) []float64 {
+// widths are the kernel widths of the tuned learners: the median distance
+// times 2^widthLo … 2^widthHi, to three significant digits.
+func widths(median float64) []float64 {
 	var out []float64
-	for k := WidthLo; k <= WidthHi; k++ {
+	for k := widthLo; k <= widthHi; k++ {
 		out = append(out, significant(math.Ldexp(median, k), 3))
 	}
 	return out
@@ -126,12 +122,13 @@ func (o *Options) prepare(d Dataset) (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	scaled, err := MaxAbs(raw)
+	scaled, err := maxAbs(raw)
 	if err != nil {
 		return nil, err
 	}
-	scaled.Name = d.Name + ScaledSuffix
-	median := experiment.MedianDistance(scaled, MedianSample, MedianSeed)
+	scaled.Name = d.Name + scaledSuffix
+	// The sample that sets σ is bogdbench's --sigma auto's.
+	median := experiment.MedianDistance(scaled, lsokl.MedianSample, lsokl.MedianSeed)
 	if !(median > 0) {
 		return nil, fmt.Errorf("%s: the median distance between rows is %v: no scale to set the widths by", d.File, median)
 	}
@@ -143,14 +140,14 @@ func (o *Options) prepare(d Dataset) (*prepared, error) {
 	}
 	epsilons := []float64{0}
 	if t == task.Regression {
-		epsilons = Epsilons
+		epsilons = regressionEpsilons
 	}
 	for _, eps := range epsilons {
 		plan := base
-		plan.Grid = Grid(t, scaled.Len(), scaled.Dim)
-		plan.Grid.Sigma = Widths(median)
+		plan.Grid = grid(t, scaled.Len(), scaled.Dim)
+		plan.Grid.Sigma = widths(median)
 		plan.Epsilon = eps
-		for _, a := range TunedAlgorithms(t) {
+		for _, a := range tunedAlgorithms(t) {
 			plan.Cells = append(plan.Cells, experiment.Cell{Dataset: scaled.Name, Algo: a, Budget: o.Budget})
 		}
 		p.tuned = append(p.tuned, &plan)
@@ -165,7 +162,7 @@ func (o *Options) prepare(d Dataset) (*prepared, error) {
 func (o *Options) order() experiment.Ranking {
 	var r experiment.Ranking
 	for _, d := range o.Datasets {
-		r = append(r, d.Name+ScaledSuffix)
+		r = append(r, d.Name+scaledSuffix)
 	}
 	return r
 }
@@ -279,7 +276,7 @@ func (o *Options) row(ctx context.Context, p *prepared, sels map[*experiment.Pla
 			return r, err
 		}
 	}
-	for _, a := range TunedAlgorithms(d.Task) {
+	for _, a := range tunedAlgorithms(d.Task) {
 		var best *Tuned
 		for _, plan := range p.tuned {
 			c := experiment.Cell{Dataset: d.Name, Algo: a, Budget: o.Budget}

@@ -9,7 +9,7 @@ import (
 	"github.com/bogd-project/bogd/task"
 )
 
-// MaxAbs returns a copy of d with every feature divided by its largest
+// maxAbs returns a copy of d with every feature divided by its largest
 // absolute value over d (a constant-zero feature stays 0), which keeps
 // sparse rows sparse and puts every feature in [−1, 1], and, for
 // regression, the labels min-max scaled to [0, 1] (as the LSOKL study and
@@ -17,7 +17,7 @@ import (
 // is on one scale. It is the default scaling the table runs every learner
 // on: features with ranges a thousand times apart would otherwise let one
 // of them decide every distance.
-func MaxAbs(d *dataset.Dataset) (*dataset.Dataset, error) {
+func maxAbs(d *dataset.Dataset) (*dataset.Dataset, error) {
 	peak := make([]float64, d.Dim)
 	for k, j := range d.Index {
 		peak[j] = max(peak[j], math.Abs(float64(d.Value[k])))

@@ -27,9 +27,6 @@ func (d *Decoder) Err() error { return d.err }
 // Len returns the number of bytes not read yet.
 func (d *Decoder) Len() int { return len(d.buf) }
 
-// Rest returns the bytes not read yet (not a copy).
-func (d *Decoder) Rest() []byte { return d.buf }
-
 // Fail records a problem, described as by fmt.Sprintf, unless one is
 // recorded already, and returns the first one.
 func (d *Decoder) Fail(format string, args ...any) error {

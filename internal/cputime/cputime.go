@@ -27,6 +27,12 @@ func Start() Timer {
 	return Timer{start: t, ok: ok}
 }
 
+// Thread returns the calling thread's CPU time so far, false where the
+// system does not tell it. Differences of it measure a piece of a
+// benchmark's loop while its goroutine stays locked to its thread
+// (runtime.LockOSThread, or between Start and Report).
+func Thread() (time.Duration, bool) { return threadTime() }
+
 // Report adds to b the thread's CPU time since Start divided by units, as
 // metric "cpu-ns/"+unit (nothing where the system does not tell a thread's
 // time), and unlocks the goroutine from its thread. A benchmark reports

@@ -32,9 +32,9 @@ import (
 	"github.com/bogd-project/bogd/simd"
 )
 
-// RequireEnv is the environment variable listing the implementations that
+// requireEnv is the environment variable listing the implementations that
 // must not be skipped.
-const RequireEnv = "BOGD_REQUIRE_IMPL"
+const requireEnv = "BOGD_REQUIRE_IMPL"
 
 // impls are the implementations every call runs, slowest first.
 var impls = []simd.Impl{simd.Generic, simd.AVX2, simd.AVX512}
@@ -62,7 +62,7 @@ type runner[T any] interface {
 // forEach is ForEachImpl and ForEachImplB.
 func forEach[T runner[T]](tb T, f func(T, simd.Impl)) {
 	tb.Helper()
-	required, err := parseRequired(os.Getenv(RequireEnv))
+	required, err := parseRequired(os.Getenv(requireEnv))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func activate(tb testing.TB, impl simd.Impl, required []simd.Impl) {
 	if !simd.Supported(impl) {
 		msg := fmt.Sprintf("impl=%v: %v", impl, simd.ErrUnsupported)
 		if slices.Contains(required, impl) {
-			tb.Fatalf("%s, but %s=%s requires it", msg, RequireEnv, os.Getenv(RequireEnv))
+			tb.Fatalf("%s, but %s=%s requires it", msg, requireEnv, os.Getenv(requireEnv))
 		}
 		tb.Skip(msg)
 	}
@@ -106,7 +106,7 @@ func activate(tb testing.TB, impl simd.Impl, required []simd.Impl) {
 	tb.Cleanup(restore)
 }
 
-// parseRequired parses the value of RequireEnv: implementation names
+// parseRequired parses the value of requireEnv: implementation names
 // separated by commas, spaces around them ignored; empty means none.
 func parseRequired(s string) ([]simd.Impl, error) {
 	var out []simd.Impl
@@ -116,7 +116,7 @@ func parseRequired(s string) ([]simd.Impl, error) {
 		}
 		impl, err := simd.ParseImpl(name)
 		if err != nil {
-			return nil, fmt.Errorf("%s=%s: %w", RequireEnv, s, err)
+			return nil, fmt.Errorf("%s=%s: %w", requireEnv, s, err)
 		}
 		out = append(out, impl)
 	}

@@ -26,8 +26,8 @@ func TestParseRequired(t *testing.T) {
 		}
 	}
 	for _, in := range []string{"avx", "avx2;avx512", "avx2,sse4"} {
-		if got, err := parseRequired(in); err == nil || !strings.Contains(err.Error(), RequireEnv) {
-			t.Errorf("parseRequired(%q) = %v, %v; want an error naming %s", in, got, err, RequireEnv)
+		if got, err := parseRequired(in); err == nil || !strings.Contains(err.Error(), requireEnv) {
+			t.Errorf("parseRequired(%q) = %v, %v; want an error naming %s", in, got, err, requireEnv)
 		}
 	}
 }

@@ -141,8 +141,9 @@ func (l *Log) Follow(ctx context.Context, after uint64, apply func(pos uint64, r
 		}
 		if seq > pos+1 {
 			// A gap: other subjects' messages, or ours removed by the
-			// stream's limits before this replica read them.
-			if err := l.check(ctx, seq-1); err != nil {
+			// stream's limits before this replica read them, which the
+			// stream's first message then lies beyond.
+			if err := l.check(ctx, pos); err != nil {
 				return err
 			}
 		}

@@ -152,3 +152,40 @@ func TestTruncatedStream(t *testing.T) {
 		t.Fatalf("follow after 5: %q", got)
 	}
 }
+
+// TestTruncatedWhileFollowing: records the stream drops while a follower
+// is behind (beyond what its client fetched ahead) end the Follow with
+// wal.ErrTruncated when it reaches the gap, rather than being skipped.
+func TestTruncatedWhileFollowing(t *testing.T) {
+	url := natstest.Start(t)
+	nc := connect(t, url)
+	l := openLog(t, nc)
+	js, _ := jetstream.New(nc)
+	const records, purgeTo = 3000, 2500 // the client fetches 500 at a time
+	for i := range records {
+		if _, err := js.PublishAsync("bogd.learn", fmt.Appendf(nil, "r%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case <-js.PublishAsyncComplete():
+	case <-time.After(20 * time.Second):
+		t.Fatal("the records were not stored within 20 s")
+	}
+	s, _ := js.Stream(context.Background(), "LEARN")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var last uint64
+	err := l.Follow(ctx, 0, func(pos uint64, rec []byte) error {
+		if pos == 1 {
+			if err := s.Purge(ctx, jetstream.WithPurgeSequence(purgeTo)); err != nil {
+				return err
+			}
+		}
+		last = pos
+		return nil
+	})
+	if !errors.Is(err, wal.ErrTruncated) || last >= purgeTo {
+		t.Fatalf("the stream purged up to %d while the follower read 1: %v, the last record applied at %d", purgeTo, err, last)
+	}
+}
