@@ -202,12 +202,13 @@ func TestTuneInterruptedKeepsItsPasses(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	bin := buildBench(t)
-	args := []string{"tune", "--data", germanPath, "--algo", "projectron++", "--budget", "400", "--sigma", "1,2,4,8,16,32,64,128", "--select-runs", "3", "--runs", "2"}
+	// 240 passes of about 15 ms: far more than the 200 ms before the signal.
+	args := []string{"tune", "--data", germanPath, "--algo", "projectron++", "--budget", "400", "--sigma", "1,2,4,8,16,32,64,128", "--select-runs", "30", "--runs", "2"}
 	cmd, _, stderr := startBench(t, bin, false, args...)
 	var log bytes.Buffer
 	lines := bufio.NewScanner(io.TeeReader(stderr, &log))
 	for lines.Scan() {
-		if strings.Contains(lines.Text(), "select: 24 jobs to run") {
+		if strings.Contains(lines.Text(), "select: 240 jobs to run") {
 			time.Sleep(200 * time.Millisecond)
 			if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 				t.Fatal(err)
@@ -227,7 +228,7 @@ func TestTuneInterruptedKeepsItsPasses(t *testing.T) {
 	kept := readFile(t, m[1])
 	finished := bytes.Count(kept, []byte("\n"))
 	code, _, out := bench(t, append(args, "--results", m[1], "--resume")...)
-	if code != 0 || !strings.Contains(out, fmt.Sprintf("select: %d jobs to run, %d already in the results", 24-finished, finished)) {
+	if code != 0 || !strings.Contains(out, fmt.Sprintf("select: %d jobs to run, %d already in the results", 240-finished, finished)) {
 		t.Errorf("resuming from the kept passes (%d): exit %d\n%s", finished, code, out)
 	}
 }
