@@ -1,0 +1,64 @@
+// Package benchmarks holds no code: its tests check that the results
+// committed under results/ are what this build computes.
+package benchmarks
+
+import (
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bogd-project/bogd/experiment"
+)
+
+// resultsFiles returns every results file committed under results/: each
+// .jsonl file there holds experiment records, whatever study wrote it.
+func resultsFiles(t *testing.T) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir("results", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".jsonl") {
+			files = append(files, path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no results files (*.jsonl) under benchmarks/results")
+	}
+	return files
+}
+
+// TestResultsAreThisBuildsRules fails when a committed results file holds
+// records of a rule version other than the build's: the tables written
+// from it are then not what the build computes, and `--resume` would set
+// those records aside and run them again. A change of a learner's rule
+// (bogd ruleVersions) thus cannot land without the rerun of its results.
+// The file is read as every study reads it (experiment.ResultSet.Load),
+// whose warnings name the file, the algorithm and both versions; any other
+// warning (a torn last line) is as wrong in a committed file.
+func TestResultsAreThisBuildsRules(t *testing.T) {
+	for _, path := range resultsFiles(t) {
+		var warnings []string
+		n, err := load(path, &warnings)
+		switch {
+		case err != nil:
+			t.Errorf("benchmarks/%s: %v", path, err)
+		case len(warnings) > 0:
+			t.Errorf("benchmarks/%s holds results this build does not compute (it keeps %d records); rerun them:\n\t%s",
+				path, n, strings.Join(warnings, "\n\t"))
+		default:
+			t.Logf("benchmarks/%s: %d records, all of this build's rules", path, n)
+		}
+	}
+}
+
+// load reads the results file at path as the studies do, collecting its
+// warnings, and returns the number of records kept.
+func load(path string, warnings *[]string) (int, error) {
+	set := experiment.NewResultSet()
+	_, err := set.Load(path, func(msg string) { *warnings = append(*warnings, msg) })
+	return set.Len(), err
+}
