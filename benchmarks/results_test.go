@@ -3,8 +3,12 @@
 package benchmarks
 
 import (
+	"encoding/json"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -61,4 +65,58 @@ func load(path string, warnings *[]string) (int, error) {
 	set := experiment.NewResultSet()
 	_, err := set.Load(path, func(msg string) { *warnings = append(*warnings, msg) })
 	return set.Len(), err
+}
+
+// TestREADMEShowsARecord: the record that README.md shows as the results
+// file format is one of results/quick/paper-runs.jsonl, field for field but
+// its time, its SIMD implementation and its checkpoints (elided there), so
+// that a new field or a rerun that changes it shows in the document.
+func TestREADMEShowsARecord(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(readme), "### Results file format")
+	if ok {
+		_, after, ok = strings.Cut(after, "```json\n")
+	}
+	shownText, _, closed := strings.Cut(after, "```")
+	if !ok || !closed {
+		t.Fatal(`README.md has no "### Results file format" section with a json block`)
+	}
+	var shown map[string]any
+	if err := json.Unmarshal([]byte(strings.Replace(shownText, "[...]", "null", 1)), &shown); err != nil {
+		t.Fatalf("README.md's record: %v\n%s", err, shownText)
+	}
+	const path = "results/quick/paper-runs.jsonl"
+	records, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	elided := map[string]bool{"seconds": true, "simd": true, "checkpoints": true}
+	same := func(r map[string]any) bool { // the same fields, with the same values but the elided
+		if len(r) != len(shown) {
+			return false
+		}
+		for k, v := range shown {
+			if w, ok := r[k]; !ok || !elided[k] && !reflect.DeepEqual(v, w) {
+				return false
+			}
+		}
+		return true
+	}
+	var near []string
+	for line := range strings.Lines(string(records)) {
+		var r map[string]any
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if same(r) {
+			return
+		}
+		if !slices.ContainsFunc([]string{"dataset", "algorithm", "budget", "stream", "run"}, func(k string) bool { return r[k] != shown[k] }) {
+			near = append(near, line)
+		}
+	}
+	t.Errorf("README.md's record is not in %s:\n%s\nthe records of its dataset, algorithm, budget, stream and run:\n%s", path, shownText, strings.Join(near, ""))
 }
