@@ -43,10 +43,17 @@ const (
 	// linear OGD on D random Fourier features of the Gaussian kernel. Its
 	// budget sets D (Config.Features); it keeps no support vectors.
 	FOGD
+	// Auto is the learner with nothing to tune: random-feature models of
+	// six Gaussian kernel widths around Config.Sigma and a linear model,
+	// four step sizes each, and the trivial predictor, combined by
+	// exponential weights (Raker, Shen, Chen, Giannakis, JMLR 2019; OMKC's
+	// vote in classification). Its budget sets the number of random
+	// features (Config.Features); it keeps no support vectors.
+	Auto
 	numAlgorithms
 )
 
-var algorithmNames = [numAlgorithms]string{"bogd", "bogd++", "perceptron", "ogd", "rbp", "forgetron", "projectron", "projectron++", "norma", "bogd-oldest", "bpas", "nogd", "bsgd-merge", "fogd"}
+var algorithmNames = [numAlgorithms]string{"bogd", "bogd++", "perceptron", "ogd", "rbp", "forgetron", "projectron", "projectron++", "norma", "bogd-oldest", "bpas", "nogd", "bsgd-merge", "fogd", "auto"}
 
 // String returns the command-line name of the algorithm.
 func (a Algorithm) String() string {
@@ -105,9 +112,11 @@ func (a Algorithm) Supports(t task.Task) bool {
 //	   support vectors far beyond the nearest one (engine.evaluate); BOGD
 //	   and BOGD++ keep each support vector's sign when its weight
 //	   underflows to 0. NORMA and BOGDOldest start here.
+//
+// Auto starts at 2, the version of the rules it came with.
 var ruleVersions = [numAlgorithms]int{
 	BOGD: 2, BOGDpp: 2, Perceptron: 2, OGD: 2, RBP: 2, Forgetron: 2, Projectron: 2, ProjectronPP: 2,
-	NORMA: 2, BOGDOldest: 2, BPAS: 2, NOGD: 2, BSGDMerge: 2, FOGD: 2,
+	NORMA: 2, BOGDOldest: 2, BPAS: 2, NOGD: 2, BSGDMerge: 2, FOGD: 2, Auto: 2,
 }
 
 // RuleVersion is the version of the algorithm's arithmetic: two results of

@@ -68,6 +68,12 @@ func build(a Algorithm, cfg Config, capacity int, pcg *rand.PCG) (persistent, er
 			return nil, err
 		}
 		l = f
+	case Auto:
+		a, err := newAuto(b)
+		if err != nil {
+			return nil, err
+		}
+		l = a
 	case Forgetron:
 		l = newForgetron(b)
 	default: // Projectron, ProjectronPP
@@ -120,10 +126,12 @@ type scorer interface {
 // one value per weight column, for the learner's use). With a scratch of
 // its own a reader computes exactly what learning computes, without
 // touching the learner; on the learner's own scratch the kernel values stay
-// there for the update.
-func (b *base) scoresWith(sc *engine.Scratch, x engine.Vector, f, sums []float64) error {
+// there for the update. x goes by pointer down to the engine's call: a
+// Vector is ten words, and at small budgets each call that copies them on
+// is a visible part of a step.
+func (b *base) scoresWith(sc *engine.Scratch, x *engine.Vector, f, sums []float64) error {
 	if s, ok := b.rule.(scorer); ok {
-		return s.customScores(sc, x, f, sums)
+		return s.customScores(sc, *x, f, sums)
 	}
 	return b.kernelScores(sc, x, f, sums)
 }
@@ -131,9 +139,9 @@ func (b *base) scoresWith(sc *engine.Scratch, x engine.Vector, f, sums []float64
 // kernelScores evaluates f_c(x) = scale·Σᵢ w_{c,i}κ(x,sᵢ) + group·Σᵢ
 // w_{k+c,i}κ(x,sᵢ) for every output c into f: the scores of every learner
 // but NOGD in its second phase.
-func (b *base) kernelScores(sc *engine.Scratch, x engine.Vector, f, sums []float64) error {
+func (b *base) kernelScores(sc *engine.Scratch, x *engine.Vector, f, sums []float64) error {
 	cols := b.set.Columns()
-	if err := b.set.Evaluate(sc, x, sums[:cols]); err != nil {
+	if err := b.set.Evaluate(sc, *x, sums[:cols]); err != nil {
 		return fmt.Errorf("%v: %w", b.algo, err)
 	}
 	for c := range b.outputs {
@@ -148,7 +156,7 @@ func (b *base) kernelScores(sc *engine.Scratch, x engine.Vector, f, sums []float
 // observe scores x on the learner's own scratch (the kernel values stay there
 // for the update) and judges the scores against t.
 func (b *base) observe(x engine.Vector, t target) (judgment, error) {
-	if err := b.scoresWith(&b.scratch, x, b.scores, b.sums); err != nil {
+	if err := b.scoresWith(&b.scratch, &x, b.scores, b.sums); err != nil {
 		return judgment{}, err
 	}
 	return b.labels.judge(b.scores, t), nil
@@ -210,7 +218,7 @@ func (b *base) predict(x engine.Vector) (Prediction, error) {
 	sc := b.set.Borrow()
 	defer b.set.Release(sc)
 	sums := make([]float64, b.set.Columns())
-	if err := b.scoresWith(sc, x, scores, sums); err != nil {
+	if err := b.scoresWith(sc, &x, scores, sums); err != nil {
 		return Prediction{}, err
 	}
 	var probs []float64
@@ -273,8 +281,8 @@ func (b *base) config() Config {
 //
 // Weights that fall below 1e-30 become exactly 0: they cannot matter next
 // to a new weight of at least η ≥ 1e-20, and float32 denormals would make
-// every later kernel sum crawl.
-func (b *base) shrink(factor float64) {
+// every later kernel sum crawl. It reports whether it rewrote the weights.
+func (b *base) shrink(factor float64) (renormalized bool) {
 	b.scale *= factor
 	if b.scale < 1e-15 || b.scale > 1e15 {
 		for c := range b.outputs {
@@ -288,7 +296,9 @@ func (b *base) shrink(factor float64) {
 			}
 		}
 		b.scale = 1
+		return true
 	}
+	return false
 }
 
 // add stores x with coefficient a (≥ 0, or any sign in a one-output

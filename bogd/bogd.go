@@ -82,7 +82,9 @@ func (l *uniform) learn(x engine.Vector, t target) (judgment, bool, error) {
 
 // scaleAll multiplies every weight by factor.
 func (l *uniform) scaleAll(factor float64) {
-	l.shrink(factor)
+	if l.shrink(factor) {
+		l.free.refresh() // the stored weights changed: the heap's keys
+	}
 	l.group *= factor
 }
 

@@ -28,7 +28,7 @@ const (
 type Config struct {
 	Dim    int     // input dimension
 	Budget int     // maximum support vectors (budgeted algorithms), ≥ 2
-	Sigma  float64 // Gaussian kernel width: κ(x,y) = exp(−‖x−y‖²/(2σ²))
+	Sigma  float64 // Gaussian kernel width: κ(x,y) = exp(−‖x−y‖²/(2σ²)); Auto's centre width (auto.go)
 	// Eta is the step size η: of OGD, BOGD, BOGD++, BOGDOldest, NORMA,
 	// NOGD and FOGD in every task, and in regression also the step ±η of
 	// the Perceptron, RBP, Forgetron and Projectron (the toolbox's
@@ -70,7 +70,8 @@ type Config struct {
 	// Rank is NOGD's k, the dimension of its Nyström feature map
 	// (1 ≤ Rank ≤ Budget).
 	Rank int
-	// Features is FOGD's D, the number of random Fourier frequencies.
+	// Features is FOGD's and Auto's D, the number of random Fourier
+	// frequencies (Auto's every width shares them).
 	Features int
 
 	// Calibrate makes a classifier fit a Calibration online, so that its
@@ -101,7 +102,7 @@ type Config struct {
 //	Gamma      10
 //	C          1
 //	Rank       0.2·Budget, rounded, at least 1
-//	Features   4·Budget; 15·Budget in regression
+//	Features   4·Budget; 15·Budget in regression (not Auto's)
 //	Task       t; Auto: Multiclass when Classes are given, else Binary
 //	Projection ClipEach
 //	Storage    engine.AutoStorage
@@ -143,7 +144,11 @@ func (c Config) withDefaults(a Algorithm) Config {
 	if c.Rank == 0 {
 		c.Rank = max(1, int(math.Round(0.2*float64(c.Budget))))
 	}
-	if c.Features == 0 {
+	switch {
+	case c.Features != 0:
+	case a == Auto:
+		c.Features = autoFeatures(c.Budget)
+	default:
 		c.Features = 4 * c.Budget
 		if c.Task == task.Regression {
 			c.Features = 15 * c.Budget
@@ -229,11 +234,16 @@ func (c Config) validate(a Algorithm) error {
 		return bad("C must be in (0, 1e15], got %v", c.C)
 	case a == BSGDMerge && !(c.Lambda >= 1e-15 && c.Lambda <= 1e15):
 		return bad("Lambda must be in [1e-15, 1e15] (Pegasos steps by 1/(λt)), got %v", c.Lambda)
-	case a == FOGD && (c.Features < 1 || c.Features > maxFeatures):
+	case (a == FOGD || a == Auto) && (c.Features < 1 || c.Features > maxFeatures):
 		return bad("Features, the number of Fourier features, must be in [1, %d], got %d", maxFeatures, c.Features)
-	case a == FOGD && c.Dim > engine.MaxFrequencyValues/c.Features:
+	case (a == FOGD || a == Auto) && c.Dim > engine.MaxFrequencyValues/c.Features:
 		return bad("Features: %d Fourier features of dimension %d need %d MiB of frequencies, more than the %d MiB allowed: use fewer features or hash the data into fewer dimensions",
 			c.Features, c.Dim, int64(c.Features)*int64(c.Dim)*4>>20, engine.MaxFrequencyValues*4>>20)
+	case a == Auto && c.Sigma > 1e15/2:
+		return bad("Sigma, the centre of the widths, must be at most 5e14 (the widest is 2·Sigma), got %v", c.Sigma)
+	case a == Auto && autoWeights(c) > maxAutoWeights:
+		return bad("Features: %d Fourier features of %d outputs need %d MiB of weights over %d experts, more than the %d MiB allowed: use a smaller budget or fewer features",
+			c.Features, outputsOf(c), autoWeights(c)*4>>20, autoLevels*len(autoSteps[c.Task]), maxAutoWeights*4>>20)
 	case a == NOGD && (c.Rank < 1 || c.Rank > c.Budget):
 		return bad("Rank, the k of the Nyström map, must be in [1, Budget %d], got %d", c.Budget, c.Rank)
 	case !(c.ProjectronThreshold >= 0) || math.IsInf(c.ProjectronThreshold, 0):

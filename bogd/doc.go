@@ -1,6 +1,6 @@
 // Package bogd implements budgeted kernel online learners with a Gaussian kernel.
 //
-// Fourteen algorithms, each for the tasks listed (task.Binary, task.Multiclass,
+// Fifteen algorithms, each for the tasks listed (task.Binary, task.Multiclass,
 // task.Regression):
 //
 //   - BOGD and BOGD++ (Zhao, Wang, Wu, Jin, Hoi, "Fast Bounded Online
@@ -20,6 +20,11 @@
 //     every task.
 //   - BSGDMerge, budgeted stochastic gradient descent with merging (Wang,
 //     Crammer, Vucetic, JMLR 2012); every task.
+//   - Auto, the learner with nothing to tune: random-feature models of six
+//     Gaussian kernel widths around Config.Sigma and a linear model, four
+//     step sizes each, and the trivial predictor, combined online by
+//     exponential weights (Raker, Shen, Chen, Giannakis, JMLR 2019; OMKC's
+//     vote in classification); every task.
 //
 // New makes a Learner of any algorithm and task from a Config (Defaults
 // shows what zero fields become); Learn predicts an example and then learns
@@ -27,6 +32,10 @@
 // which it continues bit for bit, and a Predictor is a frozen copy that
 // serves predictions on any number of goroutines while the learner goes on.
 // A Config with Calibrate fits probabilities online (Calibration).
+// Learner.SetInput records how raw rows are prepared for a learner
+// (package prep: feature names hashed, features scaled); the model file
+// keeps it, and Predictor.PredictRow predicts raw rows with it, on the
+// label's scale.
 //
 // Every learner follows the online protocol: it predicts the label of an
 // example, counts a mistake (classification) or the error (regression), and
@@ -43,9 +52,9 @@
 // turns back into a learner continuing exactly where the saved one stood:
 // the same support vectors and float32 weight bits, scale factors, random
 // state and algorithm state, so that training resumes with bit-identical
-// scores. The layout of format version 3, in order:
+// scores. The layout of format version 4, in order:
 //
-//	header   magic "BOGDMDL\x00" (8 bytes), version uint32 (= 3),
+//	header   magic "BOGDMDL\x00" (8 bytes), version uint32 (= 4, or 3),
 //	         total file length uint64 (header and checksum included)
 //	learner  algorithm uint8; Config: Dim int64, Budget int64, Sigma, Eta,
 //	         Lambda, Gamma float64, Seed uint64, Projection uint8,
@@ -65,8 +74,18 @@
 //	         vector's pattern: its positive and negative output as int32
 //	         each (−1: none); then, with Calibrate, the calibration: A and
 //	         its AdaGrad sum, then each B and its sum (float64)
-//	state    the algorithm's own state (state.go documents each)
+//	state    the algorithm's own state (state.go documents each; Auto's
+//	         is in auto.go: the examples learnt, the experts' losses and
+//	         retirements, the trivial predictor's counts or mean, the
+//	         experts' weights)
+//	input    (version 4) the input preparation: prep.Input's binary form
+//	         (the prep package documents it), never the zero Input
 //	trailer  CRC-32C (Castagnoli) uint32 of every byte before it
+//
+// Save writes version 4 for a learner with an input preparation and
+// version 3 for one without: version 3 is version 4 without the input, so
+// such a file keeps the bytes it had before version 4 and older programs
+// still read it.
 //
 // Versions 1 and 2 held binary learners only: no task fields and no
 // patterns (a pattern is the sign of the vector's weight), a one-byte
@@ -79,10 +98,17 @@
 // field: counts non-negative, within the limits below and within the bytes
 // that remain, the dimension equal to Dim, no NaN or infinite value, the
 // configuration valid for the algorithm and every algorithm invariant the
-// state must satisfy. It never allocates more than the input holds, except
-// what the learner itself preallocates for its Dim and Budget, which the
-// limits bound: a dimension of at most 2²⁴ with dense storage (2³¹−1
-// sparse), a budget of at most 2²⁰, and of 2¹² for the Projectrons, whose
-// K⁻¹ is a Budget×Budget float64 matrix. Save refuses a learner beyond
-// them.
+// state must satisfy. The limits: a dimension of at most 2²⁴ with dense
+// storage (2³¹−1 sparse), a budget of at most 2²⁰, and of 2¹² for the
+// Projectrons, whose K⁻¹ is a Budget×Budget float64 matrix; Save refuses a
+// learner beyond them. Their products are bounded too: before anything is
+// allocated for the learner, Load estimates the memory it claims (Memory:
+// its budget's vectors, weight columns and per-slot state, including
+// budget × classes × dimension, Projectron's Budget², NOGD's Budget·Rank
+// and its transition, FOGD's Features·Dim) and refuses, with ErrTooLarge,
+// a claim above DefaultMaxMemory (4 GiB; LoadOptions sets another). An
+// unbudgeted learner's Budget is stored but never used: it claims memory
+// for the vectors it holds. LoadFile reads regular files only (never a
+// device or a pipe), of at most that many bytes; Load reads no more from
+// its reader.
 package bogd

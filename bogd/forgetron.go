@@ -97,7 +97,7 @@ func (l *forgetron) learn(x engine.Vector, t target) (judgment, bool, error) {
 	kxr := factor * float64(kernels[r]) // κ(x, x_r), before the next evaluation overwrites it
 	delta := l.weight(r)
 	l.buf = l.set.SupportVector(r, l.buf)
-	if err := l.scoresWith(&l.scratch, l.buf, l.fr, l.frSums); err != nil {
+	if err := l.scoresWith(&l.scratch, &l.buf, l.fr, l.frSums); err != nil {
 		return j, false, err
 	}
 	var mu float64

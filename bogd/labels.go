@@ -1,6 +1,7 @@
 package bogd
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -86,7 +87,7 @@ func (l *labels) judge(f []float64, t target) judgment {
 
 // argmax returns the index of the largest f[c] over c ≠ skip, the lowest
 // index on ties (as MATLAB's max).
-func argmax(f []float64, skip int) int {
+func argmax[T cmp.Ordered](f []T, skip int) int {
 	best := -1
 	for c, v := range f {
 		if c != skip && (best < 0 || v > f[best]) {

@@ -5,19 +5,21 @@ import (
 	"math/rand/v2"
 
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/prep"
 )
 
 // Learner is an online learner: one algorithm, one task, a Gaussian kernel.
 // Every algorithm of every task is a Learner; New makes one, Load reads one
 // that Save wrote.
 //
-// Concurrency: Predict, PredictBatch, Predictor, Algorithm, Config,
+// Concurrency: Predict, PredictBatch, Predictor, Algorithm, Config, Input,
 // SupportVectors, Save and SaveFile may run on many goroutines at once
 // while no Learn or LearnBatch runs; learning needs the learner to itself.
 // To predict while it learns, publish Predictors: a Predictor never
 // changes, and is always safe.
 type Learner struct {
-	b *base
+	b  *base
+	in prep.Input // how raw rows become its rows (SetInput)
 }
 
 // Prediction is what a learner predicts for one example, with one meaning
@@ -77,7 +79,7 @@ func New(a Algorithm, cfg Config) (*Learner, error) {
 	switch a {
 	case BSGDMerge:
 		capacity++ // a new vector joins before two merge
-	case FOGD:
+	case FOGD, Auto:
 		capacity = 0 // no support vectors
 	}
 	l, err := build(a, cfg, capacity, rand.NewPCG(cfg.Seed, pcgStream))

@@ -276,7 +276,7 @@ func lsoklData(t *testing.T, dir string, ds *lsoklDataset) *dataset.Dataset {
 		t.Fatal(err)
 	}
 	if ds.Scaling != "" {
-		if d, err = dataset.MinMax(d, true).Apply(d); err != nil {
+		if d, _, err = d.ScaleMinMax(true); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -6,21 +6,25 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 
 	"github.com/bogd-project/bogd/engine"
 	"github.com/bogd-project/bogd/internal/atomicfile"
 	"github.com/bogd-project/bogd/internal/binrec"
+	"github.com/bogd-project/bogd/prep"
 	"github.com/bogd-project/bogd/task"
 )
 
 // The model format, which doc.go specifies.
 const (
 	modelMagic    = "BOGDMDL\x00"
-	formatVersion = 3
+	formatVersion = 4
+	// plainVersion is the version Save writes for a learner without an
+	// input preparation: version 4 only adds the preparation, so such a
+	// file stays what it was (and older programs read it).
+	plainVersion = 3
 	// oldestVersion is the oldest format Load reads. Version 1 also stored
 	// the Projectron++'s Gram matrix, which version 2 no longer keeps;
-	// version 3 added the tasks.
+	// version 3 added the tasks, version 4 the input preparation.
 	oldestVersion = 1
 
 	// maxModelDim is the largest dimension of a model file with dense
@@ -47,6 +51,9 @@ var (
 	ErrChecksum     = errors.New("model file corrupted (checksum mismatch)")
 	ErrNewerVersion = errors.New("model format version is newer than this program supports")
 	ErrInvalidModel = errors.New("invalid model file")
+	// ErrTooLarge: the model would claim more memory than allowed
+	// (LoadOptions.MaxMemory), or its file is longer than that.
+	ErrTooLarge = errors.New("model beyond the memory limit")
 )
 
 // modelFormat frames model files.
@@ -59,6 +66,7 @@ var modelFormat = &binrec.Format{
 	Checksum:  ErrChecksum,
 	Newer:     ErrNewerVersion,
 	Invalid:   ErrInvalidModel,
+	TooLarge:  ErrTooLarge,
 }
 
 // persistent is what every learner of this package implements: its step,
@@ -108,28 +116,34 @@ func (l *Learner) saved() ([]byte, error) {
 	if err := checkLimits(l.b.algo, l.b.cfg); err != nil {
 		return nil, fmt.Errorf("save model: %v", err)
 	}
-	return encode(l.b)
+	return encode(l.b, l.in)
 }
 
 // Load reads one learner of any task and any model format version written
-// so far (1 to 3) from r. It reads exactly the bytes of that model, so
-// models may follow each other in a stream.
-func Load(r io.Reader) (*Learner, error) {
-	data, err := modelFormat.Read(r)
+// so far (1 to 4) from r. It reads exactly the bytes of that model, so
+// models may follow each other in a stream. The learner may claim at most
+// DefaultMaxMemory bytes (see LoadOptions).
+func Load(r io.Reader) (*Learner, error) { return load(r, DefaultMaxMemory) }
+
+// LoadFile reads the learner in the model file at path (see Load), which
+// must be a regular file: a device or a pipe is refused before it is read.
+// Errors name the file.
+func LoadFile(path string) (*Learner, error) { return loadFile(path, DefaultMaxMemory) }
+
+func load(r io.Reader, maxMemory int64) (*Learner, error) {
+	data, err := modelFormat.Read(r, maxMemory)
 	if err != nil {
 		return nil, fmt.Errorf("load model: %w", err)
 	}
-	return decode(data, true)
+	return decode(data, maxMemory)
 }
 
-// LoadFile reads the learner in the model file at path (see Load). Errors
-// name the file.
-func LoadFile(path string) (*Learner, error) {
-	data, err := os.ReadFile(path)
+func loadFile(path string, maxMemory int64) (*Learner, error) {
+	data, err := modelFormat.ReadFile(path, maxMemory)
 	if err != nil {
-		return nil, err // *PathError names the file
+		return nil, fmt.Errorf("load model: %w", err) // the error names the file
 	}
-	l, err := decode(data, true)
+	l, err := decode(data, maxMemory)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -140,8 +154,9 @@ func LoadFile(path string) (*Learner, error) {
 // (see atomicfile.Options.FailAt).
 var saveHook func(step string) error
 
-// encode serialises the learner of base b, whatever its size.
-func encode(b *base) ([]byte, error) {
+// encode serialises the learner of base b with its input preparation,
+// whatever its size.
+func encode(b *base, in prep.Input) ([]byte, error) {
 	set := b.set
 	n, dim, cols := set.Len(), set.Dim(), set.Columns()
 	// A learner whose weights overflowed (an η far beyond float32's range)
@@ -160,7 +175,11 @@ func encode(b *base) ([]byte, error) {
 	if set.Storage() == engine.SparseStorage {
 		perVector = 64
 	}
-	out := modelFormat.Begin(256 + n*(perVector+cols)*4)
+	version := uint32(formatVersion)
+	if in.IsZero() {
+		version = plainVersion
+	}
+	out := modelFormat.BeginVersion(version, 256+n*(perVector+cols)*4)
 
 	c := b.cfg
 	out = append(out, byte(b.algo))
@@ -237,7 +256,13 @@ func encode(b *base) ([]byte, error) {
 		}
 	}
 
-	return binrec.End(b.rule.appendState(out)), nil
+	out = b.rule.appendState(out)
+	if version >= 4 {
+		if out, err = in.AppendBinary(out); err != nil {
+			return nil, fmt.Errorf("save model: %w", err)
+		}
+	}
+	return binrec.End(out), nil
 }
 
 // The task codes of model files.
@@ -297,17 +322,21 @@ func storageOf(c Config) engine.Storage {
 }
 
 // decode parses data, which must hold one model and nothing after it
-// (binrec.Format.Open). With limits, the learner must be within what a
-// model file may hold (checkLimits): data from outside can ask for no more
-// memory than that.
-func decode(data []byte, limits bool) (*Learner, error) {
+// (binrec.Format.Open). With a positive maxMemory, data come from outside:
+// the learner must be within what a model file may hold (checkLimits) and
+// claim at most maxMemory bytes (memory), both checked before anything is
+// allocated for it. Without, data are a learner's own (Predictor).
+func decode(data []byte, maxMemory int64) (*Learner, error) {
 	body, version, err := modelFormat.Open(data)
 	if err != nil {
 		return nil, err
 	}
 	r := newReader(body, version)
-	r.limits = limits
+	r.maxMemory = maxMemory
 	l, err := r.learner()
+	if err == nil && r.version >= 4 {
+		err = r.input(l)
+	}
 	if err == nil {
 		err = r.done("the learner's state")
 	}
@@ -362,7 +391,7 @@ func (r *reader) learner() (*Learner, error) {
 	if err := c.validate(a); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidModel, err)
 	}
-	if err := checkLimits(a, c); err != nil && r.limits {
+	if err := checkLimits(a, c); err != nil && r.maxMemory > 0 {
 		return nil, r.fail("%v", err)
 	}
 
@@ -394,6 +423,11 @@ func (r *reader) learner() (*Learner, error) {
 		return nil, r.fail("%d support vectors over the budget %d", count, c.Budget)
 	case count > r.d.Len()/(perVector+4*cols):
 		return nil, r.fail("%d support vectors of dimension %d need %d bytes, %d remain", count, dim, count*(perVector+4*cols), r.d.Len())
+	}
+	// Each stored non-zero takes 8 bytes of the file.
+	if claim := memory(a, c, count, r.d.Len()/8*boolInt(sparse)); r.maxMemory > 0 && claim > r.maxMemory {
+		return nil, fmt.Errorf("%w: %v with %d support vectors, budget %d, dimension %d and %d weight columns claims %s, the limit is %s (LoadOptions.MaxMemory)",
+			ErrTooLarge, a, count, c.Budget, c.Dim, cols, byteSize(claim), byteSize(r.maxMemory))
 	}
 
 	l, err := emptyLearner(a, c, count)
@@ -522,7 +556,7 @@ func columnsOf(a Algorithm, c Config) int {
 // times a pattern per support vector (all but the Projectrons).
 func (b *base) keepsPatterns() bool {
 	switch b.algo {
-	case Projectron, ProjectronPP, BPAS, NOGD, BSGDMerge, FOGD:
+	case Projectron, ProjectronPP, BPAS, NOGD, BSGDMerge, FOGD, Auto:
 		return false
 	}
 	return true
@@ -538,7 +572,11 @@ func (r *reader) patterns(b *base) error {
 		return nil
 	}
 	n := b.set.Len()
-	b.pat = make([]pattern, n, max(n, b.cfg.Budget))
+	capacity := n
+	if b.algo.Budgeted() {
+		capacity = max(n, b.cfg.Budget) // memory counted it
+	}
+	b.pat = make([]pattern, n, capacity)
 	if r.version < 3 {
 		w := b.set.WeightColumn(b.set.Columns() - 1)
 		for i := range b.pat {
@@ -591,7 +629,8 @@ func finite32(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(fl
 type reader struct {
 	d       *binrec.Decoder
 	version uint32 // format version of the file
-	limits  bool   // the learner must be within checkLimits
+	// maxMemory, when positive, bounds the learner read (decode).
+	maxMemory int64
 }
 
 func newReader(body []byte, version uint32) *reader {

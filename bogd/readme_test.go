@@ -23,12 +23,14 @@ import (
 
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/prep"
 	"github.com/bogd-project/bogd/task"
 )
 
 var (
 	_ = bogd.New
 	_ = engine.New
+	_ prep.Input
 	_ = task.Auto
 	_ = fmt.Println
 	_ context.Context

@@ -115,7 +115,7 @@ func (l *uniform) loadState(r *reader) error {
 		if k > 0 && h.key(slots[(k-1)/2]) < h.key(s) {
 			return r.fail("BOGD: heap order broken at position %d", k)
 		}
-		h.slots = append(h.slots, s)
+		h.slots, h.keys = append(h.slots, s), append(h.keys, h.key(s))
 		h.pos[s] = int32(k)
 	}
 	return nil

@@ -25,6 +25,9 @@ type Dataset struct {
 
 	lines   []int // the line of each row in its file, for errors found after reading (nil: unknown)
 	zeroOne bool  // the file's labels were 0/1, mapped to −1/+1 (Resolve starts again from 0/1)
+
+	rows       rowStore // the rows of a compact data set (Compact), which has no RowPtr, Index and Value
+	plainLines bool     // row i is on line i+1 (Compact drops such lines)
 }
 
 // Len returns the number of rows (examples).
@@ -32,7 +35,10 @@ func (d *Dataset) Len() int { return len(d.Labels) }
 
 // line returns the line of row i in its file, 0 when unknown.
 func (d *Dataset) line(i int) int {
-	if d.lines == nil {
+	switch {
+	case d.plainLines:
+		return i + 1
+	case d.lines == nil:
 		return 0
 	}
 	return d.lines[i]
@@ -49,10 +55,26 @@ func (d *Dataset) Where(i int) string {
 }
 
 // Row returns the feature indices and values of row i as views into the
-// dataset (no copy); the caller must not modify them.
+// dataset (no copy); the caller must not modify them. A compact data set
+// (Compact) has no such views: it panics; RowTo reads any data set.
 func (d *Dataset) Row(i int) (idx []int32, val []float32) {
+	if d.rows != nil {
+		panic("dataset: Row of a compact data set (use RowTo)")
+	}
 	a, b := d.RowPtr[i], d.RowPtr[i+1]
 	return d.Index[a:b:b], d.Value[a:b:b]
+}
+
+// RowTo returns the feature indices and values of row i: views into the
+// dataset, as Row returns them, or, for a compact data set, decoded into
+// idx[:0] and val[:0] (grown as needed). The caller must not modify them;
+// reusing its buffers row after row, it reads any data set without
+// allocating.
+func (d *Dataset) RowTo(i int, idx []int32, val []float32) ([]int32, []float32) {
+	if d.rows == nil {
+		return d.Row(i)
+	}
+	return d.rows.rowTo(i, idx[:0], val[:0])
 }
 
 // PrefetchBounds asks the processor to start loading row i's label and
@@ -63,6 +85,12 @@ func (d *Dataset) Row(i int) (idx []int32, val []float32) {
 // PrefetchValues(i) a few rows later, when the offsets are in the cache.
 func (d *Dataset) PrefetchBounds(i int) {
 	simd.Prefetch(d.Labels, i)
+	if d.rows != nil {
+		if uint(i) < uint(d.Len()) {
+			d.rows.prefetchBounds(i)
+		}
+		return
+	}
 	simd.Prefetch(d.RowPtr, i)
 }
 
@@ -72,6 +100,10 @@ func (d *Dataset) PrefetchBounds(i int) {
 // range asks for nothing.
 func (d *Dataset) PrefetchValues(i int) {
 	if uint(i) >= uint(d.Len()) {
+		return
+	}
+	if d.rows != nil {
+		d.rows.prefetchValues(i)
 		return
 	}
 	const perLine = 16 // 4-byte indices and values in a 64-byte cache line
@@ -96,7 +128,7 @@ func (d *Dataset) Dense(i int, dst []float32) []float32 {
 	} else {
 		dst = make([]float32, d.Dim)
 	}
-	idx, val := d.Row(i)
+	idx, val := d.RowTo(i, nil, nil)
 	for k, j := range idx {
 		dst[j] = val[k]
 	}
@@ -110,7 +142,11 @@ func (d *Dataset) Dense(i int, dst []float32) []float32 {
 func (d *Dataset) Subset(rows []int) *Dataset {
 	nnz := 0
 	for _, r := range rows {
-		nnz += d.RowPtr[r+1] - d.RowPtr[r]
+		if d.rows != nil {
+			nnz += d.rows.nnz(r)
+		} else {
+			nnz += d.RowPtr[r+1] - d.RowPtr[r]
+		}
 	}
 	s := &Dataset{
 		Name:    d.Name,
@@ -123,15 +159,17 @@ func (d *Dataset) Subset(rows []int) *Dataset {
 		Value:   make([]float32, 0, nnz),
 		zeroOne: d.zeroOne,
 	}
-	if d.lines != nil {
+	if d.lines != nil || d.plainLines {
 		s.lines = make([]int, len(rows))
 	}
+	var idx []int32
+	var val []float32
 	for k, r := range rows {
 		s.Labels[k] = d.Labels[r]
 		if s.lines != nil {
-			s.lines[k] = d.lines[r]
+			s.lines[k] = d.line(r)
 		}
-		idx, val := d.Row(r)
+		idx, val = d.RowTo(r, idx, val)
 		s.Index = append(s.Index, idx...)
 		s.Value = append(s.Value, val...)
 		s.RowPtr[k+1] = len(s.Index)

@@ -1,8 +1,10 @@
-// Package dataset reads labelled data sets — binary, multi-class or
-// regression — in the LIBSVM / SVMlight sparse text format, plain or
-// gzip-compressed, optionally hashing named features; it min-max scales
-// them ([Scaling]) and reads the permutation-order files used to replay
-// them in fixed random orders.
+// Package dataset reads labelled data sets in the LIBSVM sparse text format.
+//
+// The data are binary, multi-class or regression, in the LIBSVM / SVMlight
+// format, plain or gzip-compressed, optionally with named features hashed. The
+// package measures their min-max scaling ([MinMax]), prepares them for a model
+// ([Dataset.Prepare], by the package prep) and reads the permutation-order
+// files used to replay them in fixed random orders.
 //
 // # Data format
 //
@@ -22,11 +24,18 @@
 //     Labels and tasks).
 //   - A feature index is a base-10 integer >= 1 (1-based in the file, stored
 //     0-based); indices must be strictly increasing within a line and may
-//     not exceed 1<<26 (or [Options.Dim] when set).
+//     not exceed 1<<26 (or [Options.Dim] or [Options.MaxIndex] when set:
+//     a caller that stores rows densely sets what its storage holds).
 //   - A feature value is a finite decimal number representable as a float32
 //     ("1", "-0.5", "2.5e-3", ...). Hexadecimal forms, NaN and Inf are
 //     rejected. Explicit zeros are dropped.
 //   - Lines may be arbitrarily long (up to 256 MiB, a memory guard).
+//   - [Read] and [ReadFile] hold every row, at most [Options.MaxRows] of
+//     them and [Options.MaxBytes] bytes ([DefaultMaxBytes], 4 GiB, unless
+//     set): past either, the line that passes it is an error, so that a
+//     gzip bomb ends in an error rather than out of memory. A [Scanner]
+//     reads the same rows one at a time, in constant memory, for inputs
+//     learnt as they come (an endless stream included).
 //   - Gzip input is recognised by its magic bytes (1f 8b), not the file name.
 //
 // The text must be UTF-8 without NUL bytes; anything else is reported as
@@ -69,7 +78,7 @@
 //     "a:b:0.5" (name "a:b") are all features. An empty name is an error.
 //   - A name (any bytes but space, tab and '#'; numbers are names too) is
 //     hashed with 32-bit FNV-1a, and the hash modulo 2^k is its 0-based
-//     index.
+//     index (prep.Hasher, which hashes the raw rows a model predicts too).
 //   - Features of one line with the same index (repeats and collisions) are
 //     summed, in float64, in an order that does not depend on the order of
 //     the tokens; zero sums are dropped; a sum beyond the float32 range is an
@@ -78,10 +87,13 @@
 //
 // # Scaling
 //
-// [MinMax] computes the min-max scaling of every feature (and of a
+// [MinMax] measures the min-max scaling of every feature (and of a
 // regression label) to [0, 1] over a whole dataset, an absent sparse
-// feature counting as 0; [Scaling.Apply] applies it to any dataset, and its
-// JSON form keeps it beside a model.
+// feature counting as 0: a prep.Scaling, which a model keeps in its file.
+// [Dataset.Scale] applies a scaling to any dataset, and [Dataset.Prepare]
+// a model's whole input preparation (prep.Input), row by row as a
+// service prepares one row, dropping the features beyond the model's
+// dimension.
 //
 // # Order files
 //

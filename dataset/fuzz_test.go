@@ -68,7 +68,11 @@ func checkResolve(t *testing.T, data []byte, opt Options, auto *Dataset) {
 // (and a regression label) in [0, 1].
 func checkScaled(t *testing.T, d *Dataset) {
 	labels := d.Task == task.Regression
-	s, err := MinMax(d, labels).Apply(d)
+	scaling, err := MinMax(d, labels)
+	if err != nil {
+		t.Fatalf("measuring its own data: %v", err)
+	}
+	s, err := d.Scale(scaling)
 	if err != nil {
 		t.Fatalf("scaling its own data: %v", err)
 	}

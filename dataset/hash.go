@@ -2,39 +2,34 @@ package dataset
 
 import (
 	"bytes"
-	"cmp"
-	"hash"
-	"hash/fnv"
-	"math"
-	"slices"
+
+	"github.com/bogd-project/bogd/prep"
 )
 
 // hasher turns the feature tokens of a line into hashed feature indices
-// (Options.HashBits), as Vowpal Wabbit does for text: no dictionary, so
-// that one pass over any vocabulary works in fixed memory.
+// (Options.HashBits) with a prep.Hasher, which hashes the names of
+// bogd.Predictor.PredictRow too.
 type hasher struct {
 	file string
-	bits int
-	fnv  hash.Hash32
-	row  []hashedFeature // the current line's features, in token order
-}
-
-type hashedFeature struct {
-	index uint32
-	value float64
+	h    *prep.Hasher
+	err  error // of prep.NewHasher (Options.check bounds the bits first)
 }
 
 func newHasher(file string, bits int) *hasher {
-	return &hasher{file: file, bits: bits, fnv: fnv.New32a()}
+	h, err := prep.NewHasher(bits)
+	return &hasher{file: file, h: h, err: err}
 }
 
 // dim is the number of hashed dimensions.
-func (h *hasher) dim() int { return 1 << h.bits }
+func (h *hasher) dim() int { return h.h.Dim() }
 
 // feature takes one "name[:value]" token of line ln. The last ':' splits off
 // the value only when a decimal number follows it, so that names may hold
 // ':' themselves ("http://x", "re:").
 func (h *hasher) feature(tok []byte, ln int) error {
+	if h.err != nil {
+		return h.err
+	}
 	name, value := tok, 1.0
 	if c := bytes.LastIndexByte(tok, ':'); c >= 0 && isDecimal(tok[c+1:]) {
 		v, err := parseNumber(tok[c+1:], 32)
@@ -46,34 +41,18 @@ func (h *hasher) feature(tok []byte, ln int) error {
 	if len(name) == 0 {
 		return errAt(h.file, ln, "feature %s has no name before ':'", quote(tok))
 	}
-	h.fnv.Reset()
-	h.fnv.Write(name) // never fails
-	h.row = append(h.row, hashedFeature{index: h.fnv.Sum32() & (1<<h.bits - 1), value: value})
+	h.h.Add(name, float32(value))
 	return nil
 }
 
-// flush appends the line's features to index and value: sorted by index,
-// features of one index summed (repeats and collisions), zero sums dropped.
-// The sum runs in ascending order of value so that it does not depend on
-// the order of the tokens.
-func (h *hasher) flush(index *builder[int32], value *builder[float32], ln int) error {
-	slices.SortFunc(h.row, func(a, b hashedFeature) int {
-		return cmp.Or(cmp.Compare(a.index, b.index), cmp.Compare(a.value, b.value))
+// flush appends the line's features to index and value, which it returns
+// (prep.Hasher.Flush).
+func (h *hasher) flush(index []int32, value []float32, ln int) ([]int32, []float32, error) {
+	err := h.h.Flush(func(j int32, v float32) {
+		index, value = append(index, j), append(value, v)
 	})
-	for i := 0; i < len(h.row); {
-		f := h.row[i]
-		sum := 0.0
-		for ; i < len(h.row) && h.row[i].index == f.index; i++ {
-			sum += h.row[i].value
-		}
-		if math.Abs(sum) > math.MaxFloat32 {
-			return errAt(h.file, ln, "the features hashed to index %d sum to %g, beyond the float32 range", f.index, sum)
-		}
-		if v := float32(sum); v != 0 {
-			index.add(int32(f.index))
-			value.add(v)
-		}
+	if err != nil {
+		return index, value, &ParseError{File: h.file, Line: ln, Msg: err.Error(), Err: err}
 	}
-	h.row = h.row[:0]
-	return nil
+	return index, value, nil
 }

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"github.com/bogd-project/bogd/prep"
 	"github.com/bogd-project/bogd/task"
 
 	"bytes"
@@ -21,12 +22,42 @@ type Options struct {
 	// HashBits, if > 0 (at most 30), makes every feature a name hashed into
 	// 2^HashBits dimensions (see the package documentation).
 	HashBits int
+	// MaxIndex, if > 0, lowers the largest 1-based feature index accepted
+	// (1<<26 otherwise, or Dim when set): a caller that will store rows
+	// densely says what its storage holds, and an index beyond is an error
+	// at its line.
+	MaxIndex int
+	// MaxRows and MaxBytes, if > 0, bound what Read and ReadFile hold: an
+	// input with more rows, or whose rows take more bytes in memory
+	// (HeldBytes), is an error at the line that passes the limit, before
+	// the rest is read. MaxBytes 0 means DefaultMaxBytes. A Scanner holds
+	// one row whatever their number: they do not apply to it.
+	MaxRows  int
+	MaxBytes int64
 	Warn     func(msg string) // optional: receives warnings (e.g. "labels 0/1 mapped to -1/+1"); nil = ignore
+}
+
+// ErrHeldLimit is the cause (ParseError.Err) of the error of Read and
+// ReadFile at Options.MaxRows or MaxBytes.
+var ErrHeldLimit = errors.New("the limit on the rows held")
+
+// DefaultMaxBytes is the memory Read and ReadFile let a data set take
+// unless Options.MaxBytes says otherwise: 4 GiB, so that a gzip bomb
+// (47 MB of gzip, 10 GB of rows) is an error rather than the end of the
+// process.
+const DefaultMaxBytes int64 = 4 << 30
+
+// maxBytes is the limit on held bytes the options set.
+func (opt Options) maxBytes() int64 {
+	if opt.MaxBytes <= 0 {
+		return DefaultMaxBytes
+	}
+	return opt.MaxBytes
 }
 
 // maxHashBits bounds Options.HashBits: 2^30 features is already far beyond
 // what a dense support vector can hold.
-const maxHashBits = 30
+const maxHashBits = prep.MaxHashBits
 
 // check reports options that no file can satisfy.
 func (opt Options) check() error {
@@ -36,9 +67,26 @@ func (opt Options) check() error {
 	case opt.HashBits < 0 || opt.HashBits > maxHashBits:
 		return fmt.Errorf("HashBits %d outside 1..%d (0: no hashing)", opt.HashBits, maxHashBits)
 	case opt.HashBits > 0 && opt.Dim > 0 && opt.Dim < 1<<opt.HashBits:
-		return fmt.Errorf("Dim %d is below the 2^%d dimensions of HashBits", opt.Dim, opt.HashBits)
+		return fmt.Errorf("Options.Dim %d is below the 2^%d dimensions of HashBits", opt.Dim, opt.HashBits)
+	case opt.HashBits > 0 && opt.MaxIndex > 0 && opt.MaxIndex < 1<<opt.HashBits:
+		return fmt.Errorf("Options.MaxIndex %d is below the 2^%d dimensions of HashBits", opt.MaxIndex, opt.HashBits)
+	case opt.MaxIndex < 0 || opt.MaxRows < 0:
+		return fmt.Errorf("negative Options.MaxIndex %d or MaxRows %d", opt.MaxIndex, opt.MaxRows)
 	}
 	return nil
+}
+
+// limit is the largest 1-based feature index the options accept, and
+// whether it is the fixed Dim.
+func (opt Options) limit() (int, bool) {
+	limit := maxIndex
+	if opt.MaxIndex > 0 {
+		limit = min(limit, opt.MaxIndex)
+	}
+	if opt.Dim > 0 && opt.Dim <= limit {
+		return opt.Dim, true
+	}
+	return limit, false
 }
 
 // ReadFile reads a LIBSVM/SVMlight file, plain or gzip-compressed (detected
@@ -64,26 +112,34 @@ func Read(r io.Reader, name string, opt Options) (*Dataset, error) {
 	return read(r, name, opt)
 }
 
-func read(r io.Reader, name string, opt Options) (*Dataset, error) {
+// open checks opt and starts reading r: its lines and their parser; name
+// ("" is "<input>") is used in error messages.
+func open(r io.Reader, name string, opt Options) (*lineReader, *parser, error) {
 	if name == "" {
 		name = "<input>"
 	}
 	if err := opt.check(); err != nil {
-		return nil, fmt.Errorf("dataset: reading %s: %w", name, err)
+		return nil, nil, fmt.Errorf("dataset: reading %s: %w", name, err)
 	}
 	lr, err := newLineReader(r, name)
 	if err != nil {
+		return nil, nil, err
+	}
+	return lr, newParser(name, opt), nil
+}
+
+func read(r io.Reader, name string, opt Options) (*Dataset, error) {
+	lr, p, err := open(r, name, opt)
+	if err != nil {
 		return nil, err
 	}
-	limit := maxIndex
-	if opt.Dim > 0 && opt.Dim < limit {
-		limit = opt.Dim
-	}
-	p := parser{name: name, limit: limit, fixed: opt.Dim > 0, check: newLabelCheck(name, opt.Task)}
-	if opt.HashBits > 0 {
-		p.hash = newHasher(name, opt.HashBits)
-	}
-	p.rowPtr.add(0)
+	name = p.name
+	var labels builder[float64]
+	var lines, rowPtr builder[int]
+	var index builder[int32]
+	var value builder[float32]
+	rowPtr.add(0)
+	maxBytes := opt.maxBytes()
 	for {
 		line, err := lr.next()
 		if err == io.EOF {
@@ -92,17 +148,40 @@ func read(r io.Reader, name string, opt Options) (*Dataset, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := p.parseLine(line, lr.line); err != nil {
+		y, ok, err := p.parseLine(line, lr.line)
+		if err != nil {
 			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		for k, j := range p.idx {
+			index.add(j)
+			value.add(p.val[k])
+		}
+		labels.add(y)
+		lines.add(lr.line)
+		rowPtr.add(index.len())
+		var held *ParseError
+		switch n := labels.len(); {
+		case opt.MaxRows > 0 && n > opt.MaxRows:
+			held = errAt(name, lr.line, "more than %d rows, the limit on the rows held in memory", opt.MaxRows)
+		case HeldBytes(n, index.len()) > maxBytes:
+			held = errAt(name, lr.line, "%d rows of %d non-zeros take more than %d bytes, the limit on the memory a data set holds",
+				n, index.len(), maxBytes)
+		}
+		if held != nil {
+			held.Err = ErrHeldLimit
+			return nil, held
 		}
 	}
 	d := &Dataset{
 		Name:   name,
-		Labels: p.labels.slice(),
-		RowPtr: p.rowPtr.slice(),
-		Index:  p.index.slice(),
-		Value:  p.value.slice(),
-		lines:  p.lines.slice(),
+		Labels: labels.slice(),
+		RowPtr: rowPtr.slice(),
+		Index:  index.slice(),
+		Value:  value.slice(),
+		lines:  lines.slice(),
 	}
 	if d.Len() == 0 {
 		return nil, errAt(name, 0, "no examples (empty file, or only blank and comment lines)")
@@ -121,7 +200,12 @@ func read(r io.Reader, name string, opt Options) (*Dataset, error) {
 	return d, nil
 }
 
-// parser holds the state of one Read.
+// HeldBytes is the memory, in bytes, of a data set of rows rows and nnz
+// non-zeros as Read holds it: per row its label, its line and its offset,
+// per non-zero its index and value.
+func HeldBytes(rows, nnz int) int64 { return 24*int64(rows) + 8*int64(nnz) }
+
+// parser parses the lines of one input into rows.
 type parser struct {
 	name   string
 	limit  int         // largest accepted 1-based index
@@ -130,17 +214,25 @@ type parser struct {
 	hash   *hasher     // nil unless Options.HashBits
 	check  *labelCheck // of the labels against Options.Task
 
-	labels builder[float64]
-	lines  builder[int]
-	rowPtr builder[int]
-	index  builder[int32]
-	value  builder[float32]
+	idx []int32   // the last row's 0-based indices
+	val []float32 // and values
+}
+
+func newParser(name string, opt Options) *parser {
+	limit, fixed := opt.limit()
+	p := &parser{name: name, limit: limit, fixed: fixed, check: newLabelCheck(name, opt.Task)}
+	if opt.HashBits > 0 {
+		p.hash = newHasher(name, opt.HashBits)
+	}
+	return p
 }
 
 func isSep(c byte) bool { return c == ' ' || c == '\t' }
 
-// parseLine parses one line and appends its example (if any).
-func (p *parser) parseLine(line []byte, ln int) error {
+// parseLine parses line ln into its label, checked against the task
+// (labelCheck), and the row's features (p.idx, p.val); ok is false for a
+// blank or comment-only line.
+func (p *parser) parseLine(line []byte, ln int) (y float64, ok bool, err error) {
 	if k := bytes.IndexByte(line, '#'); k >= 0 {
 		line = line[:k]
 	}
@@ -152,20 +244,21 @@ func (p *parser) parseLine(line []byte, ln int) error {
 		n--
 	}
 	if i == n {
-		return nil // blank or comment-only line
+		return 0, false, nil // blank or comment-only line
 	}
 	// Label.
 	j := i
 	for j < n && !isSep(line[j]) {
 		j++
 	}
-	y, err := parseNumber(line[i:j], 64)
+	y, err = parseNumber(line[i:j], 64)
 	if err != nil {
-		return errAt(p.name, ln, "invalid label %s: %s", quote(line[i:j]), err.Error())
+		return 0, false, errAt(p.name, ln, "invalid label %s: %s", quote(line[i:j]), err.Error())
 	}
 	if err := p.check.add(y, ln); err != nil {
-		return err
+		return 0, false, err
 	}
+	p.idx, p.val = p.idx[:0], p.val[:0]
 	prev := 0
 	for i = j; i < n; i = j {
 		for i < n && isSep(line[i]) {
@@ -180,32 +273,28 @@ func (p *parser) parseLine(line []byte, ln int) error {
 		}
 		if p.hash != nil {
 			if err := p.hash.feature(line[i:j], ln); err != nil {
-				return err
+				return 0, false, err
 			}
 			continue
 		}
 		idx, val, err := p.parseFeature(line[i:j], ln, prev)
 		if err != nil {
-			return err
+			return 0, false, err
 		}
 		prev = idx
 		if val != 0 {
-			p.index.add(int32(idx - 1))
-			p.value.add(val)
+			p.idx, p.val = append(p.idx, int32(idx-1)), append(p.val, val)
 		}
 	}
 	if p.hash != nil {
-		if err := p.hash.flush(&p.index, &p.value, ln); err != nil {
-			return err
+		if p.idx, p.val, err = p.hash.flush(p.idx, p.val, ln); err != nil {
+			return 0, false, err
 		}
 	}
 	if prev > p.maxIdx {
 		p.maxIdx = prev
 	}
-	p.labels.add(y)
-	p.lines.add(ln)
-	p.rowPtr.add(p.index.len())
-	return nil
+	return y, true, nil
 }
 
 // parseFeature parses an "index:value" token; prev is the previous 1-based

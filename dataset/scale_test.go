@@ -1,15 +1,13 @@
 package dataset
 
 import (
-	"encoding/json"
-	"fmt"
+	"errors"
 	"math"
-	"math/big"
-	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/bogd-project/bogd/prep"
 	"github.com/bogd-project/bogd/task"
 )
 
@@ -29,23 +27,29 @@ func readString(t *testing.T, in string, opt Options) *Dataset {
 	return d
 }
 
+func minMax(t *testing.T, d *Dataset, labels bool) *prep.Scaling {
+	t.Helper()
+	s, err := MinMax(d, labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 func TestMinMaxByHand(t *testing.T) {
 	d := readString(t, handScaled, Options{Task: task.Regression, Dim: 4})
-	s := MinMax(d, true)
+	s := minMax(t, d, true)
 	// Feature 1: 2, absent, 4 -> [0, 4]. Feature 2: -2, 1, absent -> [-2, 1].
 	// Feature 3: 5 everywhere -> constant. Feature 4: never present -> constant 0.
-	js, err := json.Marshal(s)
+	want, err := prep.NewMinMax([]float32{0, -2, 5, 0}, []float32{4, 1, 5, 0}, &[2]float64{10, 20})
+	if err != nil || !reflect.DeepEqual(s, want) {
+		t.Errorf("MinMax = %+v\nwant     %+v (%v)", s, want, err)
+	}
+	got, err := d.Scale(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `{"method":"minmax","min":[0,-2,5,0],"max":[4,1,5,0],"label":[10,20]}`; string(js) != want {
-		t.Errorf("JSON %s\nwant %s", js, want)
-	}
-	got, err := s.Apply(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := &Dataset{
+	wantData := &Dataset{
 		Name: "s.svm", Dim: 4, Task: task.Regression,
 		Labels: []float64{0, 1, 0.5},
 		RowPtr: []int{0, 1, 2, 4},
@@ -56,48 +60,43 @@ func TestMinMaxByHand(t *testing.T) {
 		Value: []float32{0.5, 1, 1, float32(2.0 / 3)},
 		lines: []int{1, 3, 4},
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Apply = %+v\nwant    %+v", got, want)
+	if !reflect.DeepEqual(got, wantData) {
+		t.Errorf("Scale = %+v\nwant    %+v", got, wantData)
 	}
 	if err := checkInvariants(got); err != nil {
 		t.Error(err)
 	}
 	if _, v := d.Row(0); v[0] != 2 {
-		t.Error("Apply changed its input")
+		t.Error("Scale changed its input")
 	}
 }
 
 func TestMinMaxLabels(t *testing.T) {
 	d := readString(t, handScaled, Options{Task: task.Regression})
-	s := MinMax(d, true)
-	for _, y := range []float64{10, 20, 15, 12.5, -7, 1e6} {
-		if got := s.Unlabel(s.Label(y)); math.Abs(got-y) > 1e-12*math.Abs(y) {
-			t.Errorf("Unlabel(Label(%v)) = %v", y, got)
-		}
+	in := prep.Input{Scaling: minMax(t, d, true)}
+	scaled, err := d.Scale(in.Scaling)
+	if err != nil || !reflect.DeepEqual(scaled.Labels, []float64{0, 1, 0.5}) {
+		t.Errorf("labels %v (%v), want [0 1 0.5]", scaled.Labels, err)
 	}
-	if s.Label(20) != 1 || s.Label(10) != 0 || s.Label(30) != 2 || s.Unlabel(0.5) != 15 {
-		t.Errorf("Label(20) %v, Label(10) %v, Label(30) %v, Unlabel(0.5) %v", s.Label(20), s.Label(10), s.Label(30), s.Unlabel(0.5))
+	if in.Label(30) != 2 || in.Unlabel(0.5) != 15 {
+		t.Errorf("Label(30) %v, Unlabel(0.5) %v", in.Label(30), in.Unlabel(0.5))
 	}
-	constant := MinMax(readString(t, "4 1:1\n4 1:2\n", Options{Task: task.Regression}), true)
-	if constant.Label(4) != 0 || constant.Label(9) != 0 || constant.Unlabel(0.3) != 4 {
-		t.Errorf("constant label 4: Label(4) %v, Label(9) %v, Unlabel(0.3) %v", constant.Label(4), constant.Label(9), constant.Unlabel(0.3))
-	}
-	features := MinMax(d, false)
-	if features.Label(12.5) != 12.5 || features.Unlabel(12.5) != 12.5 {
-		t.Error("a scaling of the features alone changes labels")
-	}
-	scaled, err := features.Apply(d)
+	features := minMax(t, d, false)
+	scaled, err = d.Scale(features)
 	if err != nil || !reflect.DeepEqual(scaled.Labels, d.Labels) {
 		t.Errorf("labels %v, want %v (%v)", scaled.Labels, d.Labels, err)
+	}
+	if _, err := MinMax(&Dataset{Name: "inf", Dim: 1, Labels: []float64{1}, RowPtr: []int{0, 1}, Index: []int32{0}, Value: []float32{float32(math.Inf(1))}}, false); err == nil || !strings.Contains(err.Error(), "inf: ") {
+		t.Errorf("an infinite value: %v", err)
 	}
 }
 
 func TestMinMaxRefusesClasses(t *testing.T) {
 	d := readString(t, "1 1:1\n-1 1:2\n", Options{})
-	if _, err := MinMax(d, true).Apply(d); err == nil || !strings.Contains(err.Error(), "binary") {
+	if _, err := d.Scale(minMax(t, d, true)); err == nil || !strings.Contains(err.Error(), "binary") {
 		t.Errorf("scaling binary labels: error %v", err)
 	}
-	if _, err := MinMax(d, false).Apply(d); err != nil {
+	if _, err := d.Scale(minMax(t, d, false)); err != nil {
 		t.Errorf("scaling the features of binary data: %v", err)
 	}
 }
@@ -105,9 +104,9 @@ func TestMinMaxRefusesClasses(t *testing.T) {
 // TestMinMaxNewData: data other than the scaling's own may fall outside
 // [0, 1], may have fewer features, and may not have more.
 func TestMinMaxNewData(t *testing.T) {
-	s := MinMax(readString(t, handScaled, Options{Task: task.Regression}), true)
+	s := minMax(t, readString(t, handScaled, Options{Task: task.Regression}), true)
 	d := readString(t, "25 1:8 2:-5\n\n30\n", Options{Task: task.Regression})
-	got, err := s.Apply(d)
+	got, err := d.Scale(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,95 +119,60 @@ func TestMinMaxNewData(t *testing.T) {
 		lines:  []int{1, 3},
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Apply = %+v\nwant    %+v", got, want)
+		t.Errorf("Scale = %+v\nwant    %+v", got, want)
 	}
 	wide := readString(t, "1 1:1\n2 2:1 4:1\n", Options{Task: task.Regression})
-	_, err = s.Apply(wide)
+	_, err = wide.Scale(s)
 	checkParseError(t, err, "s.svm", 2, "feature 4 is beyond the 3 features of the scaling")
+	if !errors.Is(err, prep.ErrRow) {
+		t.Errorf("%v does not wrap prep.ErrRow", err)
+	}
 
-	narrow := MinMax(readString(t, "1 1:1e-30\n2\n", Options{Task: task.Regression}), false)
-	_, err = narrow.Apply(readString(t, "1\n1 1:1e10\n", Options{Task: task.Regression}))
+	narrow := minMax(t, readString(t, "1 1:1e-30\n2\n", Options{Task: task.Regression}), false)
+	_, err = readString(t, "1\n1 1:1e10\n", Options{Task: task.Regression}).Scale(narrow)
 	checkParseError(t, err, "s.svm", 2, "beyond the float32 range")
+
+	_, err = readString(t, "1 1:1\n1e300 1:2\n", Options{Task: task.Regression}).Scale(minMax(t, readString(t, "0 1:1\n1e-300 1:1\n", Options{Task: task.Regression}), true))
+	checkParseError(t, err, "s.svm", 2, "label 1e+300 scales to +Inf")
 }
 
-func TestScalingJSON(t *testing.T) {
-	d := readString(t, "0.1 1:0.1 3:-7.25e-3\n0.3 2:3.4028234e38 3:1e-40\n", Options{Task: task.Regression})
-	for _, labels := range []bool{false, true} {
-		s := MinMax(d, labels)
-		js, err := json.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var back Scaling
-		if err := json.Unmarshal(js, &back); err != nil {
-			t.Fatalf("%s: %v", js, err)
-		}
-		if !reflect.DeepEqual(&back, s) {
-			t.Errorf("round trip of %s: %+v, want %+v", js, back, *s)
-		}
-		if labels != strings.Contains(string(js), `"label"`) {
-			t.Errorf("labels %v: %s", labels, js)
-		}
-	}
-	for _, bad := range []struct{ js, word string }{
-		{`{"method":"zscore","min":[],"max":[]}`, `method "zscore"`},
-		{`{"method":"minmax","min":[1],"max":[]}`, "1 minima but 0 maxima"},
-		{`{"method":"minmax","min":[0,2],"max":[1,1]}`, "feature 2: minimum 2 above its maximum 1"},
-		{`{"method":"minmax","min":[],"max":[],"label":[3,1]}`, "label minimum 3 above"},
-		{`{"method":"minmax","min":[],"max":[],"scale":2}`, "unknown field"},
-		{`{"method":"minmax","min":[1e39],"max":[1e39]}`, "float32"},
-	} {
-		var s Scaling
-		if err := json.Unmarshal([]byte(bad.js), &s); err == nil || !strings.Contains(err.Error(), bad.word) {
-			t.Errorf("%s: error %v, want one with %q", bad.js, err, bad.word)
-		}
-	}
-}
-
-// TestMinMaxExact: every scaled value is the exact (x − min)/(max − min)
-// rounded once to float32, and lies in [0, 1]. The values have fractions
-// and mixed magnitudes, so that float32 arithmetic would round twice.
-func TestMinMaxExact(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	var in strings.Builder
-	for range 300 {
-		in.WriteString("0")
-		for j, scale := range []float64{1, 1e-3, 100, 1e6, 0.37} {
-			if rng.IntN(4) > 0 { // sparse: some rows lack the feature
-				fmt.Fprintf(&in, " %d:%v", j+1, float32((rng.Float64()-0.3)*scale))
-			}
-		}
-		in.WriteString("\n")
-	}
-	d := readString(t, in.String(), Options{})
-	s := MinMax(d, false)
-	scaled, err := s.Apply(d)
+// TestPrepare: the features beyond the model's dimension are left out and
+// counted, the first one located; the rest are scaled as Scale does.
+func TestPrepare(t *testing.T) {
+	train := readString(t, handScaled, Options{Task: task.Regression})
+	in := prep.Input{Scaling: minMax(t, train, true)}
+	d := readString(t, "25 1:8 2:-5 5:1\n\n30 4:2 7:1\n12 3:1\n", Options{Task: task.Regression})
+	got, clipped, err := d.Prepare(in, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := checkInvariants(scaled); err != nil {
+	if want := (Clipped{Dim: 3, Features: 3, Rows: 2, First: "s.svm:1", FirstIndex: 5}); clipped != want {
+		t.Errorf("clipped %+v, want %+v", clipped, want)
+	}
+	narrow := readString(t, "25 1:8 2:-5\n\n30\n12 3:1\n", Options{Task: task.Regression})
+	want, err := narrow.Scale(in.Scaling)
+	if err != nil {
 		t.Fatal(err)
 	}
-	var x, y []float32
-	reached := make([]bool, d.Dim) // a value 1 per feature
-	for i := range d.Len() {
-		x = d.Dense(i, x)
-		y = scaled.Dense(i, y)
-		for j := range x {
-			lo, hi := s.min[j], s.max[j]
-			r := new(big.Rat).Quo(
-				new(big.Rat).Sub(new(big.Rat).SetFloat64(float64(x[j])), new(big.Rat).SetFloat64(float64(lo))),
-				new(big.Rat).Sub(new(big.Rat).SetFloat64(float64(hi)), new(big.Rat).SetFloat64(float64(lo))))
-			want, _ := r.Float32()
-			if y[j] != want || y[j] < 0 || y[j] > 1 {
-				t.Fatalf("row %d feature %d: %v scales to %v, want %v", i, j+1, x[j], y[j], want)
-			}
-			reached[j] = reached[j] || y[j] == 1
-		}
+	want.lines = []int{1, 3, 4}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Prepare = %+v\nwant      %+v", got, want)
 	}
-	for j, ok := range reached {
-		if !ok {
-			t.Errorf("feature %d never scales to 1", j+1)
-		}
+	plain, clipped, err := d.Prepare(prep.Input{}, 4)
+	if err != nil || clipped.Features != 2 || clipped.First != "s.svm:1" || plain.Dim != 4 || !reflect.DeepEqual(plain.Index, []int32{0, 1, 3, 2}) || !reflect.DeepEqual(plain.Labels, d.Labels) {
+		t.Errorf("Prepare without scaling: %+v, %+v, %v", plain, clipped, err)
+	}
+}
+
+// TestHashedLikePrep: the reader hashes the names of a file as
+// prep.Input.Prepare hashes the names of a raw row.
+func TestHashedLikePrep(t *testing.T) {
+	d := readHashed(t, "1 the cat sat:2 on the mat http://x:0.5 a:b:3\n", 6)
+	in := prep.Input{HashBits: 6}
+	var row prep.Row
+	err := in.Prepare(&row, []prep.Feature{{Key: "mat", Value: 1}, {Key: "the", Value: 1}, {Key: "cat", Value: 1}, {Key: "a:b", Value: 3}, {Key: "sat", Value: 2}, {Key: "on", Value: 1}, {Key: "the", Value: 1}, {Key: "http://x", Value: 0.5}}, 64)
+	idx, val := d.Row(0)
+	if err != nil || !reflect.DeepEqual(row.Index, idx) || !reflect.DeepEqual(row.Value, val) {
+		t.Errorf("prep %v %v (%v), the reader %v %v", row.Index, row.Value, err, idx, val)
 	}
 }

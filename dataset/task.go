@@ -112,8 +112,33 @@ func (c *labelCheck) add(y float64, ln int) error {
 // if Auto, checks the class count of a multi-class set, sets d.Task and
 // d.Classes, and maps 0/1 binary labels to −1/+1 in place.
 func (c *labelCheck) settle(d *Dataset, warn func(msg string)) error {
+	t, classes, zeroOne, err := c.resolve(func() int { return distinct(d.Labels) })
+	if err != nil {
+		return err
+	}
+	d.Task, d.Classes = t, classes
+	if !zeroOne {
+		return nil
+	}
+	for i, y := range d.Labels {
+		if y == 0 {
+			d.Labels[i] = -1
+		}
+	}
+	d.zeroOne = true
+	if warn != nil {
+		warn(c.file + ": labels 0/1 mapped to -1/+1")
+	}
+	return nil
+}
+
+// resolve finishes the check of the labels added: the task (chosen if
+// Auto), a multi-class set's classes, and whether binary labels are 0/1,
+// to be mapped to −1/+1. count counts the distinct labels for the message
+// about too many classes.
+func (c *labelCheck) resolve(count func() int) (t task.Task, classes []int, zeroOne bool, err error) {
 	binary := c.other == 0 && (c.first[0] == 0 || c.first[1] == 0)
-	t := c.task
+	t = c.task
 	if t == task.Auto {
 		switch {
 		case binary:
@@ -124,35 +149,23 @@ func (c *labelCheck) settle(d *Dataset, warn func(msg string)) error {
 			t = task.Regression
 		}
 	}
-	d.Task, d.Classes = t, nil
 	switch t {
 	case task.Multiclass:
 		switch n := len(c.classes); {
 		case n < 2:
-			return errAt(c.file, 0, "%d distinct label(s): a multi-class set needs at least 2 classes", n)
+			return t, nil, false, errAt(c.file, 0, "%d distinct label(s): a multi-class set needs at least 2 classes", n)
 		case n > task.MaxClasses:
-			return errAt(c.file, c.excess, "%d distinct labels, more than the limit of %d classes (this line's label is the %d-th)",
-				distinct(d.Labels), task.MaxClasses, task.MaxClasses+1)
+			return t, nil, false, errAt(c.file, c.excess, "%d distinct labels, more than the limit of %d classes (this line's label is the %d-th)",
+				count(), task.MaxClasses, task.MaxClasses+1)
 		}
-		d.Classes = make([]int, 0, len(c.classes))
+		classes = make([]int, 0, len(c.classes))
 		for _, y := range slices.Sorted(maps.Keys(c.classes)) {
-			d.Classes = append(d.Classes, int(y))
+			classes = append(classes, int(y))
 		}
 	case task.Binary:
-		if c.first[1] == 0 { // no label 0: already ±1
-			return nil
-		}
-		for i, y := range d.Labels {
-			if y == 0 {
-				d.Labels[i] = -1
-			}
-		}
-		d.zeroOne = true
-		if warn != nil {
-			warn(c.file + ": labels 0/1 mapped to -1/+1")
-		}
+		zeroOne = c.first[1] != 0 // a label 0: the labels are 0/1
 	}
-	return nil
+	return t, classes, zeroOne, nil
 }
 
 // distinct counts the distinct values of labels.

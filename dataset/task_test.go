@@ -183,7 +183,7 @@ func TestInvalidOptions(t *testing.T) {
 		{Options{Task: task.Task(4)}, "unknown task 4"},
 		{Options{HashBits: 31}, "HashBits 31 outside 1..30"},
 		{Options{HashBits: -1}, "HashBits -1"},
-		{Options{HashBits: 4, Dim: 15}, "Dim 15 is below the 2^4"},
+		{Options{HashBits: 4, Dim: 15}, "Options.Dim 15 is below the 2^4"},
 	}
 	for _, tc := range tests {
 		_, err := Read(strings.NewReader("+1 1:1\n"), "o.svm", tc.opt)

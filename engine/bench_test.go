@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/bogd-project/bogd/internal/cputime"
 	"github.com/bogd-project/bogd/internal/simdtest"
 	"github.com/bogd-project/bogd/simd"
 )
@@ -31,7 +32,9 @@ func benchSet(b *testing.B, budget, dim int, density float64, gen func(*rand.Ran
 }
 
 // BenchmarkScore measures one f(x) over a full budget with a dense query:
-// the quantity the whole project is judged on. Coordinates have variance
+// the quantity the whole project is judged on. Beside the time, cpu-ns/op
+// is the time on the benchmark's own thread (package cputime): on a shared
+// machine, the figure to compare. Coordinates have variance
 // 2σ²/d, so that ‖x−s‖²/(2σ²) ≈ 2 and kernel values sit near e⁻² whatever
 // d: the ordinary single-pass path, not the far-query fallback.
 func BenchmarkScore(b *testing.B) {
@@ -45,9 +48,11 @@ func BenchmarkScore(b *testing.B) {
 					x := Dense(randomPoint(rng, dim, 1, func() float32 { return gauss(rng) }))
 					var sc Scratch
 					b.ReportAllocs()
+					cpu := cputime.Start()
 					for b.Loop() {
 						score(set, &sc, x)
 					}
+					cpu.Report(b, float64(b.N), "op")
 				})
 			}
 		}

@@ -38,7 +38,11 @@
 // nearest squared distance d_min: f = exp(−d_min/(2σ²))·Σᵢ
 // wᵢ·exp(−(dᵢ−d_min)/(2σ²)), the factor in float64. Scores include the
 // factor; the kernel values of an evaluation are kept relative to it, and
-// Scratch.Kernels returns both.
+// Scratch.Kernels returns both. Whether the shift is needed is known only
+// once d_min is: at small budgets (simd.ScoreTilesSlots) with dense
+// storage an evaluation runs in one pass without it, and a far query runs
+// again with it; a scratch whose last query was far starts the next one
+// there. Both give the bits of the two passes.
 //
 // # Storage
 //
@@ -117,7 +121,10 @@
 // dimension within its limit, sigma as New accepts it, outputs and count
 // within their limits and within the bytes that remain, every weight and
 // value finite, every vector well formed, the bounds true of the vectors
-// (Set.SetBounds). It allocates in proportion to the input: at most the
-// set's storage for the vectors the file holds, which is 16 times a dense
-// file of one vector (a tile holds 16).
+// (Set.SetBounds). It allocates in proportion to the input, at most 16
+// times a dense file of one vector (a tile holds 16), and first checks that
+// the model's claim, padding included, is within DefaultMaxMemory (4 GiB;
+// LoadOptions sets another): a larger one is ErrModelTooLarge. LoadModelFile
+// reads regular files only, of at most that many bytes; LoadModel reads no
+// more from its reader.
 package engine

@@ -32,6 +32,7 @@ type Options struct {
 type Set struct {
 	view
 	vs      vectors
+	n       int // vs.Len(), read here where a call would cost a visible part of a small f(x)
 	cols    int
 	stride  int       // slots per weight column: the storage capacity
 	weights []float32 // column-major: column c is weights[c*stride : (c+1)*stride], zero past Len
@@ -49,6 +50,7 @@ type Scratch struct {
 	buf    []float32 // distances, then kernel values; one per slot of the set's capacity
 	n      int       // the support vectors of the last evaluation
 	factor float64   // true kernel values are factor·buf (see the package documentation: far queries)
+	far    bool      // the last evaluation's query was far: the next one starts with the two-phase kernels
 	dense  []float32 // dense storage: a sparse query densified, grown on first use
 	dots   []float64 // sparse storage: x·sᵢ per slot
 	idx    []int32   // sparse storage: a query's non-zero features
@@ -142,7 +144,7 @@ func (s *Set) fit() {
 }
 
 // Len returns the number of support vectors.
-func (s *Set) Len() int { return s.vs.Len() }
+func (s *Set) Len() int { return s.n }
 
 // Dim returns the dimension of the vectors.
 func (s *Set) Dim() int { return s.dim }
@@ -167,6 +169,7 @@ func (s *Set) Add(x Vector, w ...float32) (int, error) {
 		return 0, fmt.Errorf("engine: add: %d weights for %d columns", len(w), s.cols)
 	}
 	i := s.vs.add(x, &s.work)
+	s.n = s.vs.Len()
 	s.fit()
 	s.setWeights(i, w)
 	s.remember(x)
@@ -217,6 +220,7 @@ func (s *Set) remember(x Vector) {
 func (s *Set) Remove(i int) (moved int) {
 	last := s.vs.Len() - 1
 	moved = s.vs.SwapRemove(i)
+	s.n = s.vs.Len()
 	for c := range s.cols {
 		w := s.weights[c*s.stride : (c+1)*s.stride]
 		w[i] = w[last]
@@ -232,7 +236,7 @@ func (s *Set) Remove(i int) (moved int) {
 // slice aliases the set's weights: a learner updates weights by writing it,
 // and it is stale once vectors are added or removed.
 func (s *Set) WeightColumn(c int) []float32 {
-	return s.weights[c*s.stride : c*s.stride+s.vs.Len() : c*s.stride+s.vs.Len()]
+	return s.weights[c*s.stride : c*s.stride+s.n : c*s.stride+s.n]
 }
 
 // Vector copies support vector i into dst (resized to Dim) and returns it:
@@ -264,18 +268,20 @@ func (s *Set) Evaluate(sc *Scratch, x Vector, dst []float64) error {
 	if len(dst) > s.cols {
 		return fmt.Errorf("engine: score: %d sums of %d columns", len(dst), s.cols)
 	}
-	s.evaluate(sc, x, dst)
+	s.evaluate(sc, &x, dst)
 	return nil
 }
 
 // evaluate is Evaluate for a valid x and len(dst) ≤ Columns. Without a
 // column to sum it still sums column 0, unread: the fused SIMD kernel then
-// computes the kernel values, as for every other call.
-func (s *Set) evaluate(sc *Scratch, x Vector, dst []float64) {
-	sc.fit(s.vs.Cap())
+// computes the kernel values, as for every other call. The query goes by
+// pointer from here on: a Vector is ten words, and at small budgets every
+// layer that passes them on is a noticeable part of f(x).
+func (s *Set) evaluate(sc *Scratch, x *Vector, dst []float64) {
+	sc.fit(s.stride) // the storage capacity (fit)
 	sums := sc.sumBuf(max(len(dst), 1))
-	sc.n = s.vs.Len()
-	sc.factor = s.view.evaluate(sc.buf[:s.vs.Padded()], x, s.vs, sc, s.weights, s.stride, sums)
+	sc.n = s.n
+	sc.factor = s.view.evaluate(sc, x, s.vs, s.weights, s.stride, sums)
 	for c := range dst {
 		dst[c] = sc.factor * float64(sums[c])
 	}
@@ -321,7 +327,7 @@ func (s *Set) ScoreBatch(ctx context.Context, xs []Vector, dst []float64) error 
 		if err := x.validate(s.dim); err != nil {
 			return fmt.Errorf("engine: score query %d: %w", k, err)
 		}
-		s.evaluate(sc, x, dst[k*s.cols:(k+1)*s.cols])
+		s.evaluate(sc, &x, dst[k*s.cols:(k+1)*s.cols])
 	}
 	return nil
 }
@@ -360,7 +366,8 @@ func (s *Set) Release(sc *Scratch) { s.pool.Put(sc) }
 // evaluate writes the kernel values of x with the vectors vs into buf
 // (padded), and into sums[c], for every c < len(sums),
 // Σᵢ w[c·stride+i]·buf[i] (the columns' kernel expansions, in one pass:
-// simd.GaussianSumColumns); it returns the factor that turns buf and sums
+// simd.GaussianSumColumns after the distances, or at small budgets
+// simd.ScoreTiles for both); it returns the factor that turns buf and sums
 // into true values.
 //
 // When x is far from every stored vector (raw features: spambase, σ = 8),
@@ -375,15 +382,36 @@ func (s *Set) Release(sc *Scratch) { s.pool.Put(sc) }
 // ExpMin, so without the shift every vector beyond reach drops out of the
 // sum (all of them, when x is far from every one). The shift keeps what
 // the n dropped terms could add below one float32 rounding of the largest.
-func (v *view) evaluate(buf []float32, x Vector, vs vectors, sc *Scratch, w []float32, stride int, sums []float32) (factor float64) {
+func (v *view) evaluate(sc *Scratch, x *Vector, vs vectors, w []float32, stride int, sums []float32) (factor float64) {
+	// Dense storage's methods are called directly here (inlined, where
+	// the interface's would each be a call): at small budgets the calls
+	// around the kernels are a visible part of f(x).
+	d, dense := vs.(denseVectors)
+	if dense && !sc.far && d.Len() > 0 && d.Padded() <= simd.ScoreTilesSlots() && !d.expands(v, x) {
+		// One pass without the shift: what the two-phase kernels below
+		// give when no shift is needed, bit for bit.
+		n := d.Len()
+		nearest := simd.ScoreTiles(sums, sc.buf[:d.Padded()], x.densify(sc.denseBuf(v.dim)), d.Tiles(), w, stride, v.dim, n, v.scale)
+		if !(v.scale*nearest < simd.ExpMin+floorMargin(n)) {
+			return 1
+		}
+		// The shift is needed after all: computed again below, and far
+		// queries tend to come in runs (raw features), so the next one
+		// goes there first.
+		sc.far = true
+	}
 	n := vs.Len()
 	if n == 0 {
 		clear(sums)
 		return 1
 	}
-	vs.distances(v, buf, x, sc)
+	buf := sc.buf[:vs.Padded()]
+	floor := simd.ExpMin + floorMargin(n)
+	vs.distances(v, buf, *x, sc) // by value: an interface method's pointer argument escapes
 	var offset float32
-	if nearest := simd.Min(buf[:n]); v.scale*nearest < simd.ExpMin+floorMargin(n) {
+	nearest := simd.Min(buf[:n])
+	sc.far = v.scale*nearest < floor
+	if sc.far {
 		if math.IsInf(float64(nearest), 1) {
 			// Even the nearest distance overflows float32 (features near
 			// 1e19 and beyond): every kernel value is 0 in any precision.

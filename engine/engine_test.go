@@ -259,12 +259,13 @@ func TestInvalidInput(t *testing.T) {
 			t.Fatalf("%v storage: a rejected vector was stored", storage)
 		}
 	}
+	validate := func(v Vector, dim int) error { return v.validate(dim) }
 	// Every finite value is valid, the extremes included.
 	for _, x := range []float32{math.MaxFloat32, -math.MaxFloat32, math.SmallestNonzeroFloat32, float32(math.Copysign(0, -1))} {
-		if err := Dense([]float32{x, 0, 1}).validate(3); err != nil {
+		if err := validate(Dense([]float32{x, 0, 1}), 3); err != nil {
 			t.Errorf("%v rejected: %v", x, err)
 		}
-		if err := Sparse([]int32{2}, []float32{x}).validate(3); err != nil {
+		if err := validate(Sparse([]int32{2}, []float32{x}), 3); err != nil {
 			t.Errorf("sparse %v rejected: %v", x, err)
 		}
 	}
@@ -272,10 +273,10 @@ func TestInvalidInput(t *testing.T) {
 	if !(Vector{}).IsSparse() || Dense(nil).IsSparse() {
 		t.Fatal("the zero Vector must be sparse, Dense(nil) dense")
 	}
-	if err := Dense(nil).validate(3); err == nil || !strings.Contains(err.Error(), "nil") {
+	if err := validate(Dense(nil), 3); err == nil || !strings.Contains(err.Error(), "nil") {
 		t.Fatalf("Dense(nil): %v", err)
 	}
-	if err := (Vector{}).validate(3); err != nil {
+	if err := validate(Vector{}, 3); err != nil {
 		t.Fatalf("the zero vector: %v", err)
 	}
 }

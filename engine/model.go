@@ -210,7 +210,7 @@ func (m *Model) evaluate(x Vector, sc *Scratch, sums []float32) {
 		sc.factor = 1
 		return
 	}
-	sc.factor = m.view.evaluate(sc.buf[:m.stride], x, m.vs, sc, m.weights, m.stride, sums)
+	sc.factor = m.view.evaluate(sc, &x, m.vs, m.weights, m.stride, sums)
 }
 
 func (m *Model) borrow() *Scratch {

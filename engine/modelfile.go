@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 
 	"github.com/bogd-project/bogd/internal/atomicfile"
 	"github.com/bogd-project/bogd/internal/binrec"
+	"github.com/bogd-project/bogd/layout"
 	"github.com/bogd-project/bogd/simd"
 )
 
@@ -48,6 +48,7 @@ var modelFormat = &binrec.Format{
 	Checksum:  ErrModelChecksum,
 	Newer:     ErrNewerModelVersion,
 	Invalid:   ErrInvalidModel,
+	TooLarge:  ErrModelTooLarge,
 }
 
 // Save writes m in the model file format.
@@ -76,28 +77,90 @@ func (m *Model) SaveFile(path string) error {
 	return nil
 }
 
+// DefaultMaxMemory is the memory, in bytes, that a model file may make the
+// Model it holds claim, unless LoadOptions says otherwise: 4 GiB. The
+// padding of the storage's tiles lets a small file claim up to 16 times
+// its length, so every load is checked before anything is allocated.
+const DefaultMaxMemory int64 = 4 << 30
+
+// LoadOptions bound what loading a model file costs; the zero value holds
+// the defaults, which LoadModel and LoadModelFile use.
+type LoadOptions struct {
+	// MaxMemory caps the bytes of memory the loaded Model may claim (its
+	// storage, padding included, and weights), and so also the length of
+	// the model read. 0 means DefaultMaxMemory.
+	MaxMemory int64
+}
+
+func (o LoadOptions) maxMemory() int64 {
+	if o.MaxMemory <= 0 {
+		return DefaultMaxMemory
+	}
+	return o.MaxMemory
+}
+
 // LoadModel reads one model written by Save. It reads exactly the bytes of
-// that model, so models may follow each other in a stream.
-func LoadModel(r io.Reader) (*Model, error) {
-	data, err := modelFormat.Read(r)
+// that model, so models may follow each other in a stream. The model may
+// claim at most DefaultMaxMemory bytes (see LoadOptions).
+func LoadModel(r io.Reader) (*Model, error) { return LoadOptions{}.LoadModel(r) }
+
+// LoadModelFile reads the model file at path, which must be a regular
+// file holding one model and nothing after it: a device or a pipe is
+// refused before it is read. Errors name the file.
+func LoadModelFile(path string) (*Model, error) { return LoadOptions{}.LoadModelFile(path) }
+
+// LoadModel is the package's LoadModel within o's limits.
+func (o LoadOptions) LoadModel(r io.Reader) (*Model, error) {
+	data, err := modelFormat.Read(r, o.maxMemory())
 	if err != nil {
 		return nil, fmt.Errorf("engine: load model: %w", err)
 	}
-	return decodeModel(data)
+	return decodeModel(data, o.maxMemory())
 }
 
-// LoadModelFile reads the model file at path, which must hold one model
-// and nothing after it. Errors name the file.
-func LoadModelFile(path string) (*Model, error) {
-	data, err := os.ReadFile(path)
+// LoadModelFile is the package's LoadModelFile within o's limits.
+func (o LoadOptions) LoadModelFile(path string) (*Model, error) {
+	data, err := modelFormat.ReadFile(path, o.maxMemory())
 	if err != nil {
-		return nil, fmt.Errorf("engine: load model: %w", err) // *PathError names the file
+		return nil, fmt.Errorf("engine: load model: %w", err) // the error names the file
 	}
-	m, err := decodeModel(data)
+	m, err := decodeModel(data, o.maxMemory())
 	if err != nil {
 		return nil, fmt.Errorf("engine: load model %s: %w", path, err)
 	}
 	return m, nil
+}
+
+// modelMemory estimates the bytes a model of count vectors (or
+// frequencies) in storage kind, with dim features and outputs outputs,
+// claims: the padded storage (at most nnz non-zeros for sparse storage)
+// and the weights; a feature model's weights span twice its padded
+// frequencies (cos and sin), and it reads its frequencies once more
+// before storing them. Products are taken in float64: sizes from a file
+// cannot overflow them.
+func modelMemory(kind byte, count, dim, outputs, nnz int) float64 {
+	padded := float64(layout.TilesFor(count) * layout.Lanes)
+	switch kind {
+	case modelStorageSparse:
+		const slot, entry = 104, 64 // a slot's entry lists and norm; a non-zero with its posting
+		return padded*(slot+4*float64(outputs)) + entry*float64(nnz)
+	case modelStorageFeatures:
+		return 4*padded*float64(dim+1) + 4*float64(count)*float64(dim) + 4*2*padded*float64(outputs)
+	}
+	return 4 * padded * float64(dim+1+outputs)
+}
+
+// ErrModelTooLarge: the model would claim more memory than allowed
+// (LoadOptions.MaxMemory), or its file is longer than that.
+var ErrModelTooLarge = errors.New("engine model beyond the memory limit")
+
+// checkMemory fails with ErrModelTooLarge when a model's claim (modelMemory)
+// is above maxMemory.
+func checkMemory(claim float64, maxMemory int64) error {
+	if claim > float64(maxMemory) {
+		return fmt.Errorf("%w: the model claims %.0f bytes, the limit is %d (LoadOptions.MaxMemory)", ErrModelTooLarge, claim, maxMemory)
+	}
+	return nil
 }
 
 // encode serialises m; its errors say what a model file cannot hold.
@@ -182,14 +245,14 @@ func (m *Model) appendHead(storage byte, count int, maxNorm float64, integral bo
 }
 
 // decodeModel parses data, which must hold one model and nothing after it
-// (binrec.Format.Open).
-func decodeModel(data []byte) (*Model, error) {
+// (binrec.Format.Open), of a claim of at most maxMemory bytes.
+func decodeModel(data []byte, maxMemory int64) (*Model, error) {
 	body, _, err := modelFormat.Open(data)
 	if err != nil {
 		return nil, err
 	}
 	r := binrec.NewDecoder(body, ErrInvalidModel)
-	m, err := readModel(r)
+	m, err := readModel(r, maxMemory)
 	if err == nil {
 		err = r.Done("the vectors")
 	}
@@ -200,7 +263,7 @@ func decodeModel(data []byte) (*Model, error) {
 }
 
 // readModel reads everything between the header and the checksum.
-func readModel(r *binrec.Decoder) (*Model, error) {
+func readModel(r *binrec.Decoder, maxMemory int64) (*Model, error) {
 	var storage Storage
 	switch kind := r.U8(); kind {
 	case modelStorageDense:
@@ -208,7 +271,7 @@ func readModel(r *binrec.Decoder) (*Model, error) {
 	case modelStorageSparse:
 		storage = SparseStorage
 	case modelStorageFeatures:
-		return readFeatures(r)
+		return readFeatures(r, maxMemory)
 	default:
 		return nil, r.Fail("unknown storage %d", kind)
 	}
@@ -239,6 +302,13 @@ func readModel(r *binrec.Decoder) (*Model, error) {
 		return nil, r.Fail("%d outputs, want 1 to %d", outputs, maxModelOutputs)
 	case n > r.Len()/least:
 		return nil, r.Fail("%d support vectors need at least %d bytes, %d remain", n, n*least, r.Len())
+	}
+	kind := byte(modelStorageDense)
+	if storage == SparseStorage {
+		kind = modelStorageSparse
+	}
+	if err := checkMemory(modelMemory(kind, n, dim, outputs, r.Len()/8), maxMemory); err != nil {
+		return nil, err
 	}
 	if err := simd.EnvError(); err != nil {
 		return nil, fmt.Errorf("engine: load model: %w", err) // the setting, not the file
@@ -284,7 +354,7 @@ func readModel(r *binrec.Decoder) (*Model, error) {
 }
 
 // readFeatures reads the rest of a feature model (storage 3).
-func readFeatures(r *binrec.Decoder) (*Model, error) {
+func readFeatures(r *binrec.Decoder, maxMemory int64) (*Model, error) {
 	dim := r.Count("dimension", maxDenseModelDim)
 	sigma := r.F64()
 	outputs := int(r.U32())
@@ -300,6 +370,9 @@ func readFeatures(r *binrec.Decoder) (*Model, error) {
 		return nil, r.Fail("%d outputs, want 1 to %d", outputs, maxModelOutputs)
 	case count > r.Len()/(4*dim):
 		return nil, r.Fail("%d frequencies need %d bytes, %d remain", count, 4*count*dim, r.Len())
+	}
+	if err := checkMemory(modelMemory(modelStorageFeatures, count, dim, outputs, 0), maxMemory); err != nil {
+		return nil, err
 	}
 	u := make([][]float32, count)
 	for j := range u {

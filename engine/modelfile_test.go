@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -378,4 +379,49 @@ func FuzzLoadModel(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLoadModelBounded: a model file is read only when it is a regular
+// file within the memory limit, and a model is made only when its claim,
+// padding included, is within it: one dense vector of 2²⁴ features is a
+// 64 MiB file and a 1 GiB tile.
+func TestLoadModelBounded(t *testing.T) {
+	for _, path := range []string{"/dev/zero", t.TempDir()} {
+		if _, err := LoadModelFile(path); err == nil || !strings.Contains(err.Error(), "not a regular file") || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: %v", path, err)
+		}
+	}
+	data := saved(t, fileModel(t, DenseStorage, 1000, 2, 3, false))
+	claim := modelMemory(modelStorageDense, 3, 1000, 2, 0)
+	if _, err := (LoadOptions{MaxMemory: int64(claim)}).LoadModel(bytes.NewReader(data)); err != nil {
+		t.Errorf("at its claim: %v", err)
+	}
+	if _, err := (LoadOptions{MaxMemory: int64(claim) - 1}).LoadModel(bytes.NewReader(data)); !errors.Is(err, ErrModelTooLarge) {
+		t.Errorf("a byte below its claim: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "m.bin")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (LoadOptions{MaxMemory: int64(len(data)) - 1}).LoadModelFile(path); !errors.Is(err, ErrModelTooLarge) || !strings.Contains(err.Error(), path) {
+		t.Errorf("a file longer than the limit: %v", err)
+	}
+	// A stream declaring more than the limit is refused once the limit is
+	// read, whatever follows.
+	endless := bytes.Clone(data[:binrec.HeaderSize])
+	binary.LittleEndian.PutUint64(endless[12:], 1<<62)
+	if _, err := (LoadOptions{MaxMemory: 1 << 20}).LoadModel(io.MultiReader(bytes.NewReader(endless), zeros{})); !errors.Is(err, ErrModelTooLarge) {
+		t.Errorf("an endless stream: %v", err)
+	}
+	if got := modelMemory(modelStorageDense, 1, 1<<24, 1, 0); got < 1<<30 {
+		t.Errorf("one dense vector of 2^24 features claims %v bytes, its tile takes 1 GiB", got)
+	}
+}
+
+// zeros is an endless reader of zero bytes, as /dev/zero.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
 }

@@ -26,7 +26,8 @@ func (s sparseVectors) dense(i int, dst []float32) []float32 {
 	if cap(dst) < s.Dim() {
 		dst = make([]float32, s.Dim())
 	}
-	return Sparse(idx, val).densify(dst[:s.Dim()])
+	x := Sparse(idx, val)
+	return x.densify(dst[:s.Dim()])
 }
 
 func (s sparseVectors) supportVector(i int, buf Vector) Vector {

@@ -150,16 +150,25 @@ func (d denseVectors) sqNorm(i int, sc *Scratch) (float64, bool) {
 }
 
 func (d denseVectors) distances(v *view, buf []float32, x Vector, sc *Scratch) {
-	if x.IsSparse() && 2*(len(x.Index)+1) <= v.dim {
-		xnorm, integral := x.sqNorm()
-		// The stored norm, the query norm, nnz products and the sums, each
-		// rounded once in float32.
-		if v.expansionExact(xnorm, integral, len(x.Index)+3, float32Bits) {
-			simd.SqDistSparse(buf, d.Norms(), x.Index, x.Value, float32(xnorm), d.Tiles(), v.dim)
-			return
-		}
+	if d.expands(v, &x) {
+		xnorm, _ := x.sqNorm()
+		simd.SqDistSparse(buf, d.Norms(), x.Index, x.Value, float32(xnorm), d.Tiles(), v.dim)
+		return
 	}
 	simd.SqDist(buf, x.densify(sc.denseBuf(v.dim)), d.Tiles(), v.dim)
+}
+
+// expands reports whether the distances of x take the norm expansion over
+// its non-zero features: a sparse query of few non-zeros whose expansion
+// is exact enough.
+func (d denseVectors) expands(v *view, x *Vector) bool {
+	if !x.IsSparse() || 2*(len(x.Index)+1) > v.dim {
+		return false
+	}
+	xnorm, integral := x.sqNorm()
+	// The stored norm, the query norm, nnz products and the sums, each
+	// rounded once in float32.
+	return v.expansionExact(xnorm, integral, len(x.Index)+3, float32Bits)
 }
 
 // sqDists takes the distances of the whole tiles straight into dst and

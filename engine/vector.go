@@ -36,7 +36,7 @@ func (v Vector) IsSparse() bool { return v.Dense == nil && !v.dense }
 // validate checks that v is a well-formed point of dimension dim with finite
 // values: one form only, a dense slice of length dim, or sparse indices
 // increasing and below dim with one value each.
-func (v Vector) validate(dim int) error {
+func (v *Vector) validate(dim int) error {
 	if !v.IsSparse() {
 		switch {
 		case v.Index != nil || v.Value != nil:
@@ -89,7 +89,7 @@ func (v Vector) sqNorm() (norm float64, integral bool) {
 
 // densify returns v as a dense slice of length len(dst), using dst as
 // storage for a sparse v.
-func (v Vector) densify(dst []float32) []float32 {
+func (v *Vector) densify(dst []float32) []float32 {
 	if !v.IsSparse() {
 		return v.Dense
 	}

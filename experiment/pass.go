@@ -135,23 +135,28 @@ func Pass(ctx context.Context, l Online, order []int, at []int) (Result, error) 
 	return res, nil
 }
 
-// bound is a learner of any task over a dataset of that task.
+// bound is a learner of any task over a dataset of that task, with room
+// for the rows of a compact one (Dataset.RowTo).
 type bound struct {
 	*bogd.Learner
 	data *dataset.Dataset
 	task task.Task
+	idx  []int32
+	val  []float32
 }
 
 // Bind binds a learner to its data for Pass. The data's labels must be of
-// the learner's task (±1, one of its classes, or real targets).
+// the learner's task (±1, one of its classes, or real targets). The result
+// is for one goroutine.
 func Bind(l *bogd.Learner, data *dataset.Dataset) Online {
-	return bound{Learner: l, data: data, task: l.Config().Task}
+	return &bound{Learner: l, data: data, task: l.Config().Task}
 }
 
-func (b bound) Task() task.Task { return b.task }
+func (b *bound) Task() task.Task { return b.task }
 
-func (b bound) Step(row int) (Loss, error) {
-	idx, val := b.data.Row(row)
+func (b *bound) Step(row int) (Loss, error) {
+	b.idx, b.val = b.data.RowTo(row, b.idx, b.val)
+	idx, val := b.idx, b.val
 	y := b.data.Labels[row]
 	step, err := b.Learn(engine.Sparse(idx, val), y)
 	if err != nil {
@@ -164,8 +169,8 @@ func (b bound) Step(row int) (Loss, error) {
 	return Loss{Mistake: step.Mistake}, nil
 }
 
-func (b bound) prefetchBounds(row int) { b.data.PrefetchBounds(row) }
-func (b bound) prefetchValues(row int) { b.data.PrefetchValues(row) }
+func (b *bound) prefetchBounds(row int) { b.data.PrefetchBounds(row) }
+func (b *bound) prefetchValues(row int) { b.data.PrefetchValues(row) }
 
 // Permutation returns run r's random order of n rows: a pure function of
 // (seed, r), so that any run can be repeated alone. Stored results depend

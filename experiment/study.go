@@ -228,7 +228,8 @@ func Effort(plans []*Plan, rs *ResultSet) (passes int, seconds float64, err erro
 }
 
 // LoadEach calls load for every name concurrently and collects the
-// datasets by name; the error joins those of every load.
+// datasets by name, stored compactly (Dataset.Compact): they are held for
+// the whole study. The error joins those of every load.
 func LoadEach(names []string, load func(name string) (*dataset.Dataset, error)) (map[string]*dataset.Dataset, error) {
 	out := map[string]*dataset.Dataset{}
 	var mu sync.Mutex
@@ -241,6 +242,7 @@ func LoadEach(names []string, load func(name string) (*dataset.Dataset, error)) 
 				errs[i] = err
 				return
 			}
+			d = d.Compact()
 			mu.Lock()
 			defer mu.Unlock()
 			out[name] = d

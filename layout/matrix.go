@@ -1,7 +1,9 @@
-// Package layout stores support vectors for the kernel routines: a tiled
-// structure-of-arrays matrix of float32 in one contiguous allocation
-// (Matrix), or, when the dimension is too large to store every feature, each
-// vector's non-zero features with an index from feature to vectors (Sparse).
+// Package layout stores support vectors for the kernel routines.
+//
+// It holds them in a tiled structure-of-arrays matrix of float32 in one
+// contiguous allocation (Matrix), or, when the dimension is too large to store
+// every feature, as each vector's non-zero features with an index from feature
+// to vectors (Sparse).
 //
 // A Matrix groups vectors in tiles of Lanes (16) slots. Inside a tile the storage is
 // feature-major: feature j of the 16 vectors of tile t is the run

@@ -327,6 +327,61 @@ func prefetchAVX2(p *byte)
 //go:noescape
 func paCostsAVX2(q []float64, kernels []float32, alpha []float64, factor float64, step float64, f float64, o float64, s float64, eps float64, c float64, mask uint64) float64
 
+// scoreTilesAVX2 is scoreTilesGeneric for AVX2 and FMA:
+//
+//	nearest := float32(math.Inf(1))
+//	for i := range kv {
+//		var d float32 // the squared distance, as sqdist
+//		for j := range dim {
+//			e := x[j] - tiles[(i/16*dim+j)*16+i%16]
+//			d += e * e
+//		}
+//		if i < n {
+//			nearest = min(nearest, d)
+//		}
+//		kv[i] = exp32(scale * d)
+//	}
+//	for c := range dst {
+//		var sum float32
+//		for i := range kv {
+//			sum += kv[i] * w[c*stride+i]
+//		}
+//		dst[c] = sum
+//	}
+//	return nearest
+//
+// in one pass over the tiles, each distance, kernel value and product in
+// registers from the tile row to the sums. len(tiles) must be a multiple of
+// dim·16 (dim ≥ 1), kv must hold one value per slot, x exactly dim values,
+// 0 ≤ n ≤ len(kv), len(dst) between 1 and 7, stride ≥ len(kv) (any value for
+// one column), and w must hold every column. The bits of every distance, kernel
+// value and sum are those of sqdist followed by gaussianSumColumns with offset
+// 0: the same instructions in the same order for each lane and accumulator.
+//
+// Requires: AVX, AVX2, FMA3
+//
+//go:noescape
+func scoreTilesAVX2(dst []float32, kv []float32, x []float32, tiles []float32, w []float32, stride int, dim int, n int, scale float32) float32
+
+// doubleAnglesAVX2 is doubleAnglesGeneric for AVX2 and FMA:
+//
+//	for k := 1; k < levels; k++ {
+//		for i := range n {
+//			c, s := z[(k-1)*2*n+i], z[(k-1)*2*n+n+i]
+//			z[k*2*n+i] = c*c - s*s // one FMA of c·c and −(s·s)
+//			z[k*2*n+n+i] = (s + s) * c
+//		}
+//	}
+//
+// n must be a multiple of 16 and len(z) ≥ levels·2·n, levels ≥ 1: the
+// cosines and sines of FourierWidths's level 0 turned into those of the
+// doubled angles, level after level.
+//
+// Requires: AVX, FMA3
+//
+//go:noescape
+func doubleAnglesAVX2(z []float32, n int, levels int)
+
 // featuresAVX2 lists the CPU features the functions above require: the union
 // of their Requires lines, all of which the dispatch checks.
 var featuresAVX2 = []cpuid.FeatureID{cpuid.AVX, cpuid.AVX2, cpuid.FMA3, cpuid.SSE}

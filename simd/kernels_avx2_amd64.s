@@ -802,9 +802,9 @@ done_13:
 // func gaussianSumColumnsAVX2(dst []float32, buf []float32, w []float32, stride int, scale float32, offset float32)
 // Requires: AVX, AVX2, FMA3
 TEXT ·gaussianSumColumnsAVX2(SB), NOSPLIT, $0-88
-	MOVQ         dst_len+8(FP), AX
 	VBROADCASTSS scale+80(FP), Y0
 	VBROADCASTSS consts<>+32(SB), Y1
+	MOVQ         dst_len+8(FP), AX
 	CMPQ         AX, $0x00000001
 	JE           columns1_30
 	CMPQ         AX, $0x00000002
@@ -7375,5 +7375,2241 @@ done_159:
 	VMOVHLPS     X0, X0, X1
 	VMINSD       X1, X0, X0
 	VMOVSD       X0, ret+136(FP)
+	VZEROUPPER
+	RET
+
+// func scoreTilesAVX2(dst []float32, kv []float32, x []float32, tiles []float32, w []float32, stride int, dim int, n int, scale float32) float32
+// Requires: AVX, AVX2, FMA3
+TEXT ·scoreTilesAVX2(SB), NOSPLIT, $0-156
+	MOVQ dst_len+8(FP), AX
+	CMPQ AX, $0x00000001
+	JE   scoreColumns1_160
+	CMPQ AX, $0x00000002
+	JE   scoreColumns2_161
+	CMPQ AX, $0x00000003
+	JE   scoreColumns3_162
+	CMPQ AX, $0x00000004
+	JE   scoreColumns4_163
+	CMPQ AX, $0x00000005
+	JE   scoreColumns5_164
+	CMPQ AX, $0x00000006
+	JE   scoreColumns6_165
+	CMPQ AX, $0x00000007
+	JE   scoreColumns7_166
+	RET
+
+scoreColumns1_160:
+	VBROADCASTSS consts<>+32(SB), Y0
+	MOVQ         tiles_base+72(FP), AX
+	MOVQ         dim+128(FP), CX
+	MOVQ         x_base+48(FP), DX
+	LEAQ         (DX)(CX*4), DX
+	MOVQ         CX, BX
+	SHLQ         $0x06, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVQ         kv_base+24(FP), SI
+	MOVQ         kv_len+32(FP), DI
+	MOVQ         w_base+96(FP), R8
+	VBROADCASTSS scale+144(FP), Y1
+	VMOVUPS      scorelanes<>+64(SB), Y2
+	VMOVUPS      scorelanes<>+0(SB), Y3
+	VPBROADCASTD n+136(FP), Y4
+	VXORPS       Y1, Y1, Y5
+
+tileBlocks_167:
+	CMPQ   DI, $0x00000020
+	JB     rest_168
+	VXORPS Y1, Y1, Y6
+	VXORPS Y1, Y1, Y7
+	VXORPS Y1, Y1, Y8
+	VXORPS Y1, Y1, Y9
+	MOVQ   CX, R9
+	NEGQ   R9
+
+feature_170:
+	VBROADCASTSS (DX)(R9*4), Y10
+	VSUBPS       (AX), Y10, Y11
+	VFMADD231PS  Y11, Y11, Y6
+	VSUBPS       32(AX), Y10, Y11
+	VFMADD231PS  Y11, Y11, Y7
+	VSUBPS       (AX)(BX*1), Y10, Y11
+	VFMADD231PS  Y11, Y11, Y8
+	VSUBPS       32(AX)(BX*1), Y10, Y10
+	VFMADD231PS  Y10, Y10, Y9
+	ADDQ         $0x40, AX
+	INCQ         R9
+	JNZ          feature_170
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD Y4, Y3, Y10
+	VPOR     Y10, Y6, Y10
+	VMINPS   Y2, Y10, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y10
+	VPOR     Y10, Y7, Y10
+	VMINPS   Y2, Y10, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y10
+	VPOR     Y10, Y8, Y10
+	VMINPS   Y2, Y10, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y10
+	VPOR     Y10, Y9, Y10
+	VMINPS   Y2, Y10, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+
+	// the exponent scale·d
+	VMULPS Y1, Y6, Y6
+	VMULPS Y1, Y7, Y7
+	VMULPS Y1, Y8, Y8
+	VMULPS Y1, Y9, Y9
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y6, Y10
+	VBLENDVPS Y10, consts<>+64(SB), Y6, Y6
+	VCMPPS    $0x11, consts<>+0(SB), Y7, Y10
+	VBLENDVPS Y10, consts<>+64(SB), Y7, Y7
+	VCMPPS    $0x11, consts<>+0(SB), Y8, Y10
+	VBLENDVPS Y10, consts<>+64(SB), Y8, Y8
+	VMINPS    Y6, Y0, Y6
+	VMINPS    Y7, Y0, Y7
+	VMINPS    Y8, Y0, Y8
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y10
+	VFMADD231PS  consts<>+96(SB), Y6, Y10
+	VBROADCASTSS consts<>+128(SB), Y11
+	VFMADD231PS  consts<>+96(SB), Y7, Y11
+	VBROADCASTSS consts<>+128(SB), Y12
+	VFMADD231PS  consts<>+96(SB), Y8, Y12
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y10, Y13
+	VFNMADD231PS consts<>+160(SB), Y13, Y6
+	VFNMADD231PS consts<>+192(SB), Y13, Y6
+	VSUBPS       consts<>+128(SB), Y11, Y13
+	VFNMADD231PS consts<>+160(SB), Y13, Y7
+	VFNMADD231PS consts<>+192(SB), Y13, Y7
+	VSUBPS       consts<>+128(SB), Y12, Y13
+	VFNMADD231PS consts<>+160(SB), Y13, Y8
+	VFNMADD231PS consts<>+192(SB), Y13, Y8
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y13
+	VFMADD213PS  consts<>+256(SB), Y6, Y13
+	VBROADCASTSS consts<>+224(SB), Y14
+	VFMADD213PS  consts<>+256(SB), Y7, Y14
+	VBROADCASTSS consts<>+224(SB), Y15
+	VFMADD213PS  consts<>+256(SB), Y8, Y15
+	VFMADD213PS  consts<>+288(SB), Y6, Y13
+	VFMADD213PS  consts<>+288(SB), Y7, Y14
+	VFMADD213PS  consts<>+288(SB), Y8, Y15
+	VFMADD213PS  consts<>+320(SB), Y6, Y13
+	VFMADD213PS  consts<>+320(SB), Y7, Y14
+	VFMADD213PS  consts<>+320(SB), Y8, Y15
+	VFMADD213PS  consts<>+352(SB), Y6, Y13
+	VFMADD213PS  consts<>+352(SB), Y7, Y14
+	VFMADD213PS  consts<>+352(SB), Y8, Y15
+	VFMADD213PS  consts<>+384(SB), Y6, Y13
+	VFMADD213PS  consts<>+384(SB), Y7, Y14
+	VFMADD213PS  consts<>+384(SB), Y8, Y15
+
+	// y = (p·r)·r + r
+	VMULPS      Y6, Y13, Y13
+	VFMADD213PS Y6, Y6, Y13
+	VMULPS      Y7, Y14, Y14
+	VFMADD213PS Y7, Y7, Y14
+	VMULPS      Y8, Y15, Y15
+	VFMADD213PS Y8, Y8, Y15
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y10, Y10
+	VFMADD213PS Y10, Y10, Y13
+	VPSLLD      $0x17, Y11, Y11
+	VFMADD213PS Y11, Y11, Y14
+	VPSLLD      $0x17, Y12, Y12
+	VFMADD213PS Y12, Y12, Y15
+	VMOVUPS     Y13, (SI)
+	VFMADD231PS (R8), Y13, Y5
+	VMOVUPS     Y14, 32(SI)
+	VFMADD231PS 32(R8), Y14, Y5
+	VMOVUPS     Y15, 64(SI)
+	VFMADD231PS 64(R8), Y15, Y5
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y9, Y6
+	VBLENDVPS Y6, consts<>+64(SB), Y9, Y9
+	VMINPS    Y9, Y0, Y9
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y6
+	VFMADD231PS  consts<>+96(SB), Y9, Y6
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y6, Y7
+	VFNMADD231PS consts<>+160(SB), Y7, Y9
+	VFNMADD231PS consts<>+192(SB), Y7, Y9
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y7
+	VFMADD213PS  consts<>+256(SB), Y9, Y7
+	VFMADD213PS  consts<>+288(SB), Y9, Y7
+	VFMADD213PS  consts<>+320(SB), Y9, Y7
+	VFMADD213PS  consts<>+352(SB), Y9, Y7
+	VFMADD213PS  consts<>+384(SB), Y9, Y7
+
+	// y = (p·r)·r + r
+	VMULPS      Y9, Y7, Y7
+	VFMADD213PS Y9, Y9, Y7
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y6, Y6
+	VFMADD213PS Y6, Y6, Y7
+	VMOVUPS     Y7, 96(SI)
+	VFMADD231PS 96(R8), Y7, Y5
+	ADDQ        $0x00000080, SI
+	ADDQ        $0x00000080, R8
+	SUBQ        $0x00000020, DI
+	JMP         tileBlocks_167
+
+rest_168:
+	CMPQ   DI, $0x00000010
+	JNE    rest_171
+	VXORPS Y1, Y1, Y6
+	VXORPS Y1, Y1, Y7
+	NEGQ   CX
+
+feature_172:
+	VBROADCASTSS (DX)(CX*4), Y8
+	VSUBPS       (AX), Y8, Y9
+	VFMADD231PS  Y9, Y9, Y6
+	VSUBPS       32(AX), Y8, Y8
+	VFMADD231PS  Y8, Y8, Y7
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_172
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD Y4, Y3, Y8
+	VPOR     Y8, Y6, Y8
+	VMINPS   Y2, Y8, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y4
+	VPOR     Y4, Y7, Y4
+	VMINPS   Y2, Y4, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+
+	// the exponent scale·d
+	VMULPS Y1, Y6, Y6
+	VMULPS Y1, Y7, Y7
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y6, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y6, Y6
+	VCMPPS    $0x11, consts<>+0(SB), Y7, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y7, Y7
+	VMINPS    Y6, Y0, Y6
+	VMINPS    Y7, Y0, Y7
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y0
+	VFMADD231PS  consts<>+96(SB), Y6, Y0
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y7, Y1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y0, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y6
+	VFNMADD231PS consts<>+192(SB), Y3, Y6
+	VSUBPS       consts<>+128(SB), Y1, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y7
+	VFNMADD231PS consts<>+192(SB), Y3, Y7
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y3
+	VFMADD213PS  consts<>+256(SB), Y6, Y3
+	VBROADCASTSS consts<>+224(SB), Y4
+	VFMADD213PS  consts<>+256(SB), Y7, Y4
+	VFMADD213PS  consts<>+288(SB), Y6, Y3
+	VFMADD213PS  consts<>+288(SB), Y7, Y4
+	VFMADD213PS  consts<>+320(SB), Y6, Y3
+	VFMADD213PS  consts<>+320(SB), Y7, Y4
+	VFMADD213PS  consts<>+352(SB), Y6, Y3
+	VFMADD213PS  consts<>+352(SB), Y7, Y4
+	VFMADD213PS  consts<>+384(SB), Y6, Y3
+	VFMADD213PS  consts<>+384(SB), Y7, Y4
+
+	// y = (p·r)·r + r
+	VMULPS      Y6, Y3, Y3
+	VFMADD213PS Y6, Y6, Y3
+	VMULPS      Y7, Y4, Y4
+	VFMADD213PS Y7, Y7, Y4
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y0, Y0
+	VFMADD213PS Y0, Y0, Y3
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y4
+	VMOVUPS     Y3, (SI)
+	VFMADD231PS (R8), Y3, Y5
+	VMOVUPS     Y4, 32(SI)
+	VFMADD231PS 32(R8), Y4, Y5
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, R8
+	SUBQ        $0x00000010, DI
+	JMP         blocksDone_169
+
+rest_171:
+blocksDone_169:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y5, X0
+	VADDPS       X0, X5, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (AX)
+
+	// horizontal min
+	VEXTRACTF128 $0x01, Y2, X0
+	VMINPS       X0, X2, X0
+	VMOVHLPS     X0, X0, X1
+	VMINPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VMINSS       X1, X0, X0
+	VMOVSS       X0, ret+152(FP)
+	VZEROUPPER
+	RET
+
+scoreColumns2_161:
+	VBROADCASTSS consts<>+32(SB), Y0
+	MOVQ         tiles_base+72(FP), AX
+	MOVQ         dim+128(FP), CX
+	MOVQ         x_base+48(FP), DX
+	LEAQ         (DX)(CX*4), DX
+	MOVQ         CX, BX
+	SHLQ         $0x06, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVQ         kv_base+24(FP), SI
+	MOVQ         kv_len+32(FP), DI
+	MOVQ         w_base+96(FP), R8
+	MOVQ         stride+120(FP), R9
+	SHLQ         $0x02, R9
+	LEAQ         (R9)(R9*2), R10
+	VBROADCASTSS scale+144(FP), Y1
+	VMOVUPS      scorelanes<>+64(SB), Y2
+	VMOVUPS      scorelanes<>+0(SB), Y3
+	VPBROADCASTD n+136(FP), Y4
+	VXORPS       Y1, Y1, Y5
+	VXORPS       Y1, Y1, Y6
+
+tileBlocks_173:
+	CMPQ   DI, $0x00000020
+	JB     rest_174
+	VXORPS Y1, Y1, Y7
+	VXORPS Y1, Y1, Y8
+	VXORPS Y1, Y1, Y9
+	VXORPS Y1, Y1, Y10
+	MOVQ   CX, R10
+	NEGQ   R10
+
+feature_176:
+	VBROADCASTSS (DX)(R10*4), Y11
+	VSUBPS       (AX), Y11, Y12
+	VFMADD231PS  Y12, Y12, Y7
+	VSUBPS       32(AX), Y11, Y12
+	VFMADD231PS  Y12, Y12, Y8
+	VSUBPS       (AX)(BX*1), Y11, Y12
+	VFMADD231PS  Y12, Y12, Y9
+	VSUBPS       32(AX)(BX*1), Y11, Y11
+	VFMADD231PS  Y11, Y11, Y10
+	ADDQ         $0x40, AX
+	INCQ         R10
+	JNZ          feature_176
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD Y4, Y3, Y11
+	VPOR     Y11, Y7, Y11
+	VMINPS   Y2, Y11, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y11
+	VPOR     Y11, Y8, Y11
+	VMINPS   Y2, Y11, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y11
+	VPOR     Y11, Y9, Y11
+	VMINPS   Y2, Y11, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y11
+	VPOR     Y11, Y10, Y11
+	VMINPS   Y2, Y11, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+
+	// the exponent scale·d
+	VMULPS Y1, Y7, Y7
+	VMULPS Y1, Y8, Y8
+	VMULPS Y1, Y9, Y9
+	VMULPS Y1, Y10, Y10
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y7, Y11
+	VBLENDVPS Y11, consts<>+64(SB), Y7, Y7
+	VCMPPS    $0x11, consts<>+0(SB), Y8, Y11
+	VBLENDVPS Y11, consts<>+64(SB), Y8, Y8
+	VMINPS    Y7, Y0, Y7
+	VMINPS    Y8, Y0, Y8
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y11
+	VFMADD231PS  consts<>+96(SB), Y7, Y11
+	VBROADCASTSS consts<>+128(SB), Y12
+	VFMADD231PS  consts<>+96(SB), Y8, Y12
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y11, Y13
+	VFNMADD231PS consts<>+160(SB), Y13, Y7
+	VFNMADD231PS consts<>+192(SB), Y13, Y7
+	VSUBPS       consts<>+128(SB), Y12, Y13
+	VFNMADD231PS consts<>+160(SB), Y13, Y8
+	VFNMADD231PS consts<>+192(SB), Y13, Y8
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y13
+	VFMADD213PS  consts<>+256(SB), Y7, Y13
+	VBROADCASTSS consts<>+224(SB), Y14
+	VFMADD213PS  consts<>+256(SB), Y8, Y14
+	VFMADD213PS  consts<>+288(SB), Y7, Y13
+	VFMADD213PS  consts<>+288(SB), Y8, Y14
+	VFMADD213PS  consts<>+320(SB), Y7, Y13
+	VFMADD213PS  consts<>+320(SB), Y8, Y14
+	VFMADD213PS  consts<>+352(SB), Y7, Y13
+	VFMADD213PS  consts<>+352(SB), Y8, Y14
+	VFMADD213PS  consts<>+384(SB), Y7, Y13
+	VFMADD213PS  consts<>+384(SB), Y8, Y14
+
+	// y = (p·r)·r + r
+	VMULPS      Y7, Y13, Y13
+	VFMADD213PS Y7, Y7, Y13
+	VMULPS      Y8, Y14, Y14
+	VFMADD213PS Y8, Y8, Y14
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y11, Y11
+	VFMADD213PS Y11, Y11, Y13
+	VPSLLD      $0x17, Y12, Y12
+	VFMADD213PS Y12, Y12, Y14
+	VMOVUPS     Y13, (SI)
+	VFMADD231PS (R8), Y13, Y5
+	VFMADD231PS (R8)(R9*1), Y13, Y6
+	VMOVUPS     Y14, 32(SI)
+	VFMADD231PS 32(R8), Y14, Y5
+	VFMADD231PS 32(R8)(R9*1), Y14, Y6
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y9, Y7
+	VBLENDVPS Y7, consts<>+64(SB), Y9, Y9
+	VCMPPS    $0x11, consts<>+0(SB), Y10, Y7
+	VBLENDVPS Y7, consts<>+64(SB), Y10, Y10
+	VMINPS    Y9, Y0, Y9
+	VMINPS    Y10, Y0, Y10
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y7
+	VFMADD231PS  consts<>+96(SB), Y9, Y7
+	VBROADCASTSS consts<>+128(SB), Y8
+	VFMADD231PS  consts<>+96(SB), Y10, Y8
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y7, Y11
+	VFNMADD231PS consts<>+160(SB), Y11, Y9
+	VFNMADD231PS consts<>+192(SB), Y11, Y9
+	VSUBPS       consts<>+128(SB), Y8, Y11
+	VFNMADD231PS consts<>+160(SB), Y11, Y10
+	VFNMADD231PS consts<>+192(SB), Y11, Y10
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y11
+	VFMADD213PS  consts<>+256(SB), Y9, Y11
+	VBROADCASTSS consts<>+224(SB), Y12
+	VFMADD213PS  consts<>+256(SB), Y10, Y12
+	VFMADD213PS  consts<>+288(SB), Y9, Y11
+	VFMADD213PS  consts<>+288(SB), Y10, Y12
+	VFMADD213PS  consts<>+320(SB), Y9, Y11
+	VFMADD213PS  consts<>+320(SB), Y10, Y12
+	VFMADD213PS  consts<>+352(SB), Y9, Y11
+	VFMADD213PS  consts<>+352(SB), Y10, Y12
+	VFMADD213PS  consts<>+384(SB), Y9, Y11
+	VFMADD213PS  consts<>+384(SB), Y10, Y12
+
+	// y = (p·r)·r + r
+	VMULPS      Y9, Y11, Y11
+	VFMADD213PS Y9, Y9, Y11
+	VMULPS      Y10, Y12, Y12
+	VFMADD213PS Y10, Y10, Y12
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y7, Y7
+	VFMADD213PS Y7, Y7, Y11
+	VPSLLD      $0x17, Y8, Y8
+	VFMADD213PS Y8, Y8, Y12
+	VMOVUPS     Y11, 64(SI)
+	VFMADD231PS 64(R8), Y11, Y5
+	VFMADD231PS 64(R8)(R9*1), Y11, Y6
+	VMOVUPS     Y12, 96(SI)
+	VFMADD231PS 96(R8), Y12, Y5
+	VFMADD231PS 96(R8)(R9*1), Y12, Y6
+	ADDQ        $0x00000080, SI
+	ADDQ        $0x00000080, R8
+	SUBQ        $0x00000020, DI
+	JMP         tileBlocks_173
+
+rest_174:
+	CMPQ   DI, $0x00000010
+	JNE    rest_177
+	VXORPS Y1, Y1, Y7
+	VXORPS Y1, Y1, Y8
+	NEGQ   CX
+
+feature_178:
+	VBROADCASTSS (DX)(CX*4), Y9
+	VSUBPS       (AX), Y9, Y10
+	VFMADD231PS  Y10, Y10, Y7
+	VSUBPS       32(AX), Y9, Y9
+	VFMADD231PS  Y9, Y9, Y8
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_178
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD Y4, Y3, Y9
+	VPOR     Y9, Y7, Y9
+	VMINPS   Y2, Y9, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y4
+	VPOR     Y4, Y8, Y4
+	VMINPS   Y2, Y4, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+
+	// the exponent scale·d
+	VMULPS Y1, Y7, Y7
+	VMULPS Y1, Y8, Y8
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y7, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y7, Y7
+	VCMPPS    $0x11, consts<>+0(SB), Y8, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y8, Y8
+	VMINPS    Y7, Y0, Y7
+	VMINPS    Y8, Y0, Y8
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y0
+	VFMADD231PS  consts<>+96(SB), Y7, Y0
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y8, Y1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y0, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y7
+	VFNMADD231PS consts<>+192(SB), Y3, Y7
+	VSUBPS       consts<>+128(SB), Y1, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y8
+	VFNMADD231PS consts<>+192(SB), Y3, Y8
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y3
+	VFMADD213PS  consts<>+256(SB), Y7, Y3
+	VBROADCASTSS consts<>+224(SB), Y4
+	VFMADD213PS  consts<>+256(SB), Y8, Y4
+	VFMADD213PS  consts<>+288(SB), Y7, Y3
+	VFMADD213PS  consts<>+288(SB), Y8, Y4
+	VFMADD213PS  consts<>+320(SB), Y7, Y3
+	VFMADD213PS  consts<>+320(SB), Y8, Y4
+	VFMADD213PS  consts<>+352(SB), Y7, Y3
+	VFMADD213PS  consts<>+352(SB), Y8, Y4
+	VFMADD213PS  consts<>+384(SB), Y7, Y3
+	VFMADD213PS  consts<>+384(SB), Y8, Y4
+
+	// y = (p·r)·r + r
+	VMULPS      Y7, Y3, Y3
+	VFMADD213PS Y7, Y7, Y3
+	VMULPS      Y8, Y4, Y4
+	VFMADD213PS Y8, Y8, Y4
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y0, Y0
+	VFMADD213PS Y0, Y0, Y3
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y4
+	VMOVUPS     Y3, (SI)
+	VFMADD231PS (R8), Y3, Y5
+	VFMADD231PS (R8)(R9*1), Y3, Y6
+	VMOVUPS     Y4, 32(SI)
+	VFMADD231PS 32(R8), Y4, Y5
+	VFMADD231PS 32(R8)(R9*1), Y4, Y6
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, R8
+	SUBQ        $0x00000010, DI
+	JMP         blocksDone_175
+
+rest_177:
+blocksDone_175:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y5, X0
+	VADDPS       X0, X5, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y6, X0
+	VADDPS       X0, X6, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 4(AX)
+
+	// horizontal min
+	VEXTRACTF128 $0x01, Y2, X0
+	VMINPS       X0, X2, X0
+	VMOVHLPS     X0, X0, X1
+	VMINPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VMINSS       X1, X0, X0
+	VMOVSS       X0, ret+152(FP)
+	VZEROUPPER
+	RET
+
+scoreColumns3_162:
+	VBROADCASTSS consts<>+32(SB), Y0
+	MOVQ         tiles_base+72(FP), AX
+	MOVQ         dim+128(FP), CX
+	MOVQ         x_base+48(FP), DX
+	LEAQ         (DX)(CX*4), DX
+	MOVQ         CX, BX
+	SHLQ         $0x06, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVQ         kv_base+24(FP), SI
+	MOVQ         kv_len+32(FP), DI
+	MOVQ         w_base+96(FP), R8
+	MOVQ         stride+120(FP), R9
+	SHLQ         $0x02, R9
+	LEAQ         (R9)(R9*2), R10
+	VBROADCASTSS scale+144(FP), Y1
+	VMOVUPS      scorelanes<>+64(SB), Y2
+	VMOVUPS      scorelanes<>+0(SB), Y3
+	VPBROADCASTD n+136(FP), Y4
+	VXORPS       Y1, Y1, Y5
+	VXORPS       Y1, Y1, Y6
+	VXORPS       Y1, Y1, Y7
+
+tileBlocks_179:
+	CMPQ   DI, $0x00000020
+	JB     rest_180
+	VXORPS Y1, Y1, Y8
+	VXORPS Y1, Y1, Y9
+	VXORPS Y1, Y1, Y10
+	VXORPS Y1, Y1, Y11
+	MOVQ   CX, R10
+	NEGQ   R10
+
+feature_182:
+	VBROADCASTSS (DX)(R10*4), Y12
+	VSUBPS       (AX), Y12, Y13
+	VFMADD231PS  Y13, Y13, Y8
+	VSUBPS       32(AX), Y12, Y13
+	VFMADD231PS  Y13, Y13, Y9
+	VSUBPS       (AX)(BX*1), Y12, Y13
+	VFMADD231PS  Y13, Y13, Y10
+	VSUBPS       32(AX)(BX*1), Y12, Y12
+	VFMADD231PS  Y12, Y12, Y11
+	ADDQ         $0x40, AX
+	INCQ         R10
+	JNZ          feature_182
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD Y4, Y3, Y12
+	VPOR     Y12, Y8, Y12
+	VMINPS   Y2, Y12, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y12
+	VPOR     Y12, Y9, Y12
+	VMINPS   Y2, Y12, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y12
+	VPOR     Y12, Y10, Y12
+	VMINPS   Y2, Y12, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y12
+	VPOR     Y12, Y11, Y12
+	VMINPS   Y2, Y12, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+
+	// the exponent scale·d
+	VMULPS Y1, Y8, Y8
+	VMULPS Y1, Y9, Y9
+	VMULPS Y1, Y10, Y10
+	VMULPS Y1, Y11, Y11
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y8, Y12
+	VBLENDVPS Y12, consts<>+64(SB), Y8, Y8
+	VCMPPS    $0x11, consts<>+0(SB), Y9, Y12
+	VBLENDVPS Y12, consts<>+64(SB), Y9, Y9
+	VMINPS    Y8, Y0, Y8
+	VMINPS    Y9, Y0, Y9
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y12
+	VFMADD231PS  consts<>+96(SB), Y8, Y12
+	VBROADCASTSS consts<>+128(SB), Y13
+	VFMADD231PS  consts<>+96(SB), Y9, Y13
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y12, Y14
+	VFNMADD231PS consts<>+160(SB), Y14, Y8
+	VFNMADD231PS consts<>+192(SB), Y14, Y8
+	VSUBPS       consts<>+128(SB), Y13, Y14
+	VFNMADD231PS consts<>+160(SB), Y14, Y9
+	VFNMADD231PS consts<>+192(SB), Y14, Y9
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y14
+	VFMADD213PS  consts<>+256(SB), Y8, Y14
+	VBROADCASTSS consts<>+224(SB), Y15
+	VFMADD213PS  consts<>+256(SB), Y9, Y15
+	VFMADD213PS  consts<>+288(SB), Y8, Y14
+	VFMADD213PS  consts<>+288(SB), Y9, Y15
+	VFMADD213PS  consts<>+320(SB), Y8, Y14
+	VFMADD213PS  consts<>+320(SB), Y9, Y15
+	VFMADD213PS  consts<>+352(SB), Y8, Y14
+	VFMADD213PS  consts<>+352(SB), Y9, Y15
+	VFMADD213PS  consts<>+384(SB), Y8, Y14
+	VFMADD213PS  consts<>+384(SB), Y9, Y15
+
+	// y = (p·r)·r + r
+	VMULPS      Y8, Y14, Y14
+	VFMADD213PS Y8, Y8, Y14
+	VMULPS      Y9, Y15, Y15
+	VFMADD213PS Y9, Y9, Y15
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y12, Y12
+	VFMADD213PS Y12, Y12, Y14
+	VPSLLD      $0x17, Y13, Y13
+	VFMADD213PS Y13, Y13, Y15
+	VMOVUPS     Y14, (SI)
+	VFMADD231PS (R8), Y14, Y5
+	VFMADD231PS (R8)(R9*1), Y14, Y6
+	VFMADD231PS (R8)(R9*2), Y14, Y7
+	VMOVUPS     Y15, 32(SI)
+	VFMADD231PS 32(R8), Y15, Y5
+	VFMADD231PS 32(R8)(R9*1), Y15, Y6
+	VFMADD231PS 32(R8)(R9*2), Y15, Y7
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y10, Y8
+	VBLENDVPS Y8, consts<>+64(SB), Y10, Y10
+	VCMPPS    $0x11, consts<>+0(SB), Y11, Y8
+	VBLENDVPS Y8, consts<>+64(SB), Y11, Y11
+	VMINPS    Y10, Y0, Y10
+	VMINPS    Y11, Y0, Y11
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y8
+	VFMADD231PS  consts<>+96(SB), Y10, Y8
+	VBROADCASTSS consts<>+128(SB), Y9
+	VFMADD231PS  consts<>+96(SB), Y11, Y9
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y8, Y12
+	VFNMADD231PS consts<>+160(SB), Y12, Y10
+	VFNMADD231PS consts<>+192(SB), Y12, Y10
+	VSUBPS       consts<>+128(SB), Y9, Y12
+	VFNMADD231PS consts<>+160(SB), Y12, Y11
+	VFNMADD231PS consts<>+192(SB), Y12, Y11
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y12
+	VFMADD213PS  consts<>+256(SB), Y10, Y12
+	VBROADCASTSS consts<>+224(SB), Y13
+	VFMADD213PS  consts<>+256(SB), Y11, Y13
+	VFMADD213PS  consts<>+288(SB), Y10, Y12
+	VFMADD213PS  consts<>+288(SB), Y11, Y13
+	VFMADD213PS  consts<>+320(SB), Y10, Y12
+	VFMADD213PS  consts<>+320(SB), Y11, Y13
+	VFMADD213PS  consts<>+352(SB), Y10, Y12
+	VFMADD213PS  consts<>+352(SB), Y11, Y13
+	VFMADD213PS  consts<>+384(SB), Y10, Y12
+	VFMADD213PS  consts<>+384(SB), Y11, Y13
+
+	// y = (p·r)·r + r
+	VMULPS      Y10, Y12, Y12
+	VFMADD213PS Y10, Y10, Y12
+	VMULPS      Y11, Y13, Y13
+	VFMADD213PS Y11, Y11, Y13
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y8, Y8
+	VFMADD213PS Y8, Y8, Y12
+	VPSLLD      $0x17, Y9, Y9
+	VFMADD213PS Y9, Y9, Y13
+	VMOVUPS     Y12, 64(SI)
+	VFMADD231PS 64(R8), Y12, Y5
+	VFMADD231PS 64(R8)(R9*1), Y12, Y6
+	VFMADD231PS 64(R8)(R9*2), Y12, Y7
+	VMOVUPS     Y13, 96(SI)
+	VFMADD231PS 96(R8), Y13, Y5
+	VFMADD231PS 96(R8)(R9*1), Y13, Y6
+	VFMADD231PS 96(R8)(R9*2), Y13, Y7
+	ADDQ        $0x00000080, SI
+	ADDQ        $0x00000080, R8
+	SUBQ        $0x00000020, DI
+	JMP         tileBlocks_179
+
+rest_180:
+	CMPQ   DI, $0x00000010
+	JNE    rest_183
+	VXORPS Y1, Y1, Y8
+	VXORPS Y1, Y1, Y9
+	NEGQ   CX
+
+feature_184:
+	VBROADCASTSS (DX)(CX*4), Y10
+	VSUBPS       (AX), Y10, Y11
+	VFMADD231PS  Y11, Y11, Y8
+	VSUBPS       32(AX), Y10, Y10
+	VFMADD231PS  Y10, Y10, Y9
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_184
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD Y4, Y3, Y10
+	VPOR     Y10, Y8, Y10
+	VMINPS   Y2, Y10, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y4
+	VPOR     Y4, Y9, Y4
+	VMINPS   Y2, Y4, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+
+	// the exponent scale·d
+	VMULPS Y1, Y8, Y8
+	VMULPS Y1, Y9, Y9
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y8, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y8, Y8
+	VCMPPS    $0x11, consts<>+0(SB), Y9, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y9, Y9
+	VMINPS    Y8, Y0, Y8
+	VMINPS    Y9, Y0, Y9
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y0
+	VFMADD231PS  consts<>+96(SB), Y8, Y0
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y9, Y1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y0, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y8
+	VFNMADD231PS consts<>+192(SB), Y3, Y8
+	VSUBPS       consts<>+128(SB), Y1, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y9
+	VFNMADD231PS consts<>+192(SB), Y3, Y9
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y3
+	VFMADD213PS  consts<>+256(SB), Y8, Y3
+	VBROADCASTSS consts<>+224(SB), Y4
+	VFMADD213PS  consts<>+256(SB), Y9, Y4
+	VFMADD213PS  consts<>+288(SB), Y8, Y3
+	VFMADD213PS  consts<>+288(SB), Y9, Y4
+	VFMADD213PS  consts<>+320(SB), Y8, Y3
+	VFMADD213PS  consts<>+320(SB), Y9, Y4
+	VFMADD213PS  consts<>+352(SB), Y8, Y3
+	VFMADD213PS  consts<>+352(SB), Y9, Y4
+	VFMADD213PS  consts<>+384(SB), Y8, Y3
+	VFMADD213PS  consts<>+384(SB), Y9, Y4
+
+	// y = (p·r)·r + r
+	VMULPS      Y8, Y3, Y3
+	VFMADD213PS Y8, Y8, Y3
+	VMULPS      Y9, Y4, Y4
+	VFMADD213PS Y9, Y9, Y4
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y0, Y0
+	VFMADD213PS Y0, Y0, Y3
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y4
+	VMOVUPS     Y3, (SI)
+	VFMADD231PS (R8), Y3, Y5
+	VFMADD231PS (R8)(R9*1), Y3, Y6
+	VFMADD231PS (R8)(R9*2), Y3, Y7
+	VMOVUPS     Y4, 32(SI)
+	VFMADD231PS 32(R8), Y4, Y5
+	VFMADD231PS 32(R8)(R9*1), Y4, Y6
+	VFMADD231PS 32(R8)(R9*2), Y4, Y7
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, R8
+	SUBQ        $0x00000010, DI
+	JMP         blocksDone_181
+
+rest_183:
+blocksDone_181:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y5, X0
+	VADDPS       X0, X5, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y6, X0
+	VADDPS       X0, X6, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 4(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y7, X0
+	VADDPS       X0, X7, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 8(AX)
+
+	// horizontal min
+	VEXTRACTF128 $0x01, Y2, X0
+	VMINPS       X0, X2, X0
+	VMOVHLPS     X0, X0, X1
+	VMINPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VMINSS       X1, X0, X0
+	VMOVSS       X0, ret+152(FP)
+	VZEROUPPER
+	RET
+
+scoreColumns4_163:
+	VBROADCASTSS consts<>+32(SB), Y0
+	MOVQ         tiles_base+72(FP), AX
+	MOVQ         dim+128(FP), CX
+	MOVQ         x_base+48(FP), DX
+	LEAQ         (DX)(CX*4), DX
+	MOVQ         CX, BX
+	SHLQ         $0x06, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVQ         kv_base+24(FP), SI
+	MOVQ         kv_len+32(FP), DI
+	MOVQ         w_base+96(FP), R8
+	MOVQ         stride+120(FP), R9
+	SHLQ         $0x02, R9
+	LEAQ         (R9)(R9*2), R10
+	VBROADCASTSS scale+144(FP), Y1
+	VMOVUPS      scorelanes<>+64(SB), Y2
+	VMOVUPS      scorelanes<>+0(SB), Y3
+	VPBROADCASTD n+136(FP), Y4
+	VXORPS       Y1, Y1, Y5
+	VXORPS       Y1, Y1, Y6
+	VXORPS       Y1, Y1, Y7
+	VXORPS       Y1, Y1, Y8
+
+tileBlocks_185:
+	CMPQ   DI, $0x00000020
+	JB     rest_186
+	VXORPS Y1, Y1, Y9
+	VXORPS Y1, Y1, Y10
+	VXORPS Y1, Y1, Y11
+	VXORPS Y1, Y1, Y12
+	MOVQ   CX, R11
+	NEGQ   R11
+
+feature_188:
+	VBROADCASTSS (DX)(R11*4), Y13
+	VSUBPS       (AX), Y13, Y14
+	VFMADD231PS  Y14, Y14, Y9
+	VSUBPS       32(AX), Y13, Y14
+	VFMADD231PS  Y14, Y14, Y10
+	VSUBPS       (AX)(BX*1), Y13, Y14
+	VFMADD231PS  Y14, Y14, Y11
+	VSUBPS       32(AX)(BX*1), Y13, Y13
+	VFMADD231PS  Y13, Y13, Y12
+	ADDQ         $0x40, AX
+	INCQ         R11
+	JNZ          feature_188
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD Y4, Y3, Y13
+	VPOR     Y13, Y9, Y13
+	VMINPS   Y2, Y13, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y13
+	VPOR     Y13, Y10, Y13
+	VMINPS   Y2, Y13, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y13
+	VPOR     Y13, Y11, Y13
+	VMINPS   Y2, Y13, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y13
+	VPOR     Y13, Y12, Y13
+	VMINPS   Y2, Y13, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+
+	// the exponent scale·d
+	VMULPS Y1, Y9, Y9
+	VMULPS Y1, Y10, Y10
+	VMULPS Y1, Y11, Y11
+	VMULPS Y1, Y12, Y12
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y9, Y13
+	VBLENDVPS Y13, consts<>+64(SB), Y9, Y9
+	VMINPS    Y9, Y0, Y9
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y13
+	VFMADD231PS  consts<>+96(SB), Y9, Y13
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y13, Y14
+	VFNMADD231PS consts<>+160(SB), Y14, Y9
+	VFNMADD231PS consts<>+192(SB), Y14, Y9
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y14
+	VFMADD213PS  consts<>+256(SB), Y9, Y14
+	VFMADD213PS  consts<>+288(SB), Y9, Y14
+	VFMADD213PS  consts<>+320(SB), Y9, Y14
+	VFMADD213PS  consts<>+352(SB), Y9, Y14
+	VFMADD213PS  consts<>+384(SB), Y9, Y14
+
+	// y = (p·r)·r + r
+	VMULPS      Y9, Y14, Y14
+	VFMADD213PS Y9, Y9, Y14
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y13, Y13
+	VFMADD213PS Y13, Y13, Y14
+	VMOVUPS     Y14, (SI)
+	VFMADD231PS (R8), Y14, Y5
+	VFMADD231PS (R8)(R9*1), Y14, Y6
+	VFMADD231PS (R8)(R9*2), Y14, Y7
+	VFMADD231PS (R8)(R10*1), Y14, Y8
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y10, Y9
+	VBLENDVPS Y9, consts<>+64(SB), Y10, Y10
+	VMINPS    Y10, Y0, Y10
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y9
+	VFMADD231PS  consts<>+96(SB), Y10, Y9
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y9, Y13
+	VFNMADD231PS consts<>+160(SB), Y13, Y10
+	VFNMADD231PS consts<>+192(SB), Y13, Y10
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y13
+	VFMADD213PS  consts<>+256(SB), Y10, Y13
+	VFMADD213PS  consts<>+288(SB), Y10, Y13
+	VFMADD213PS  consts<>+320(SB), Y10, Y13
+	VFMADD213PS  consts<>+352(SB), Y10, Y13
+	VFMADD213PS  consts<>+384(SB), Y10, Y13
+
+	// y = (p·r)·r + r
+	VMULPS      Y10, Y13, Y13
+	VFMADD213PS Y10, Y10, Y13
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y9, Y9
+	VFMADD213PS Y9, Y9, Y13
+	VMOVUPS     Y13, 32(SI)
+	VFMADD231PS 32(R8), Y13, Y5
+	VFMADD231PS 32(R8)(R9*1), Y13, Y6
+	VFMADD231PS 32(R8)(R9*2), Y13, Y7
+	VFMADD231PS 32(R8)(R10*1), Y13, Y8
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y11, Y9
+	VBLENDVPS Y9, consts<>+64(SB), Y11, Y11
+	VMINPS    Y11, Y0, Y11
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y9
+	VFMADD231PS  consts<>+96(SB), Y11, Y9
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y9, Y10
+	VFNMADD231PS consts<>+160(SB), Y10, Y11
+	VFNMADD231PS consts<>+192(SB), Y10, Y11
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y10
+	VFMADD213PS  consts<>+256(SB), Y11, Y10
+	VFMADD213PS  consts<>+288(SB), Y11, Y10
+	VFMADD213PS  consts<>+320(SB), Y11, Y10
+	VFMADD213PS  consts<>+352(SB), Y11, Y10
+	VFMADD213PS  consts<>+384(SB), Y11, Y10
+
+	// y = (p·r)·r + r
+	VMULPS      Y11, Y10, Y10
+	VFMADD213PS Y11, Y11, Y10
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y9, Y9
+	VFMADD213PS Y9, Y9, Y10
+	VMOVUPS     Y10, 64(SI)
+	VFMADD231PS 64(R8), Y10, Y5
+	VFMADD231PS 64(R8)(R9*1), Y10, Y6
+	VFMADD231PS 64(R8)(R9*2), Y10, Y7
+	VFMADD231PS 64(R8)(R10*1), Y10, Y8
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y12, Y9
+	VBLENDVPS Y9, consts<>+64(SB), Y12, Y12
+	VMINPS    Y12, Y0, Y12
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y9
+	VFMADD231PS  consts<>+96(SB), Y12, Y9
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y9, Y10
+	VFNMADD231PS consts<>+160(SB), Y10, Y12
+	VFNMADD231PS consts<>+192(SB), Y10, Y12
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y10
+	VFMADD213PS  consts<>+256(SB), Y12, Y10
+	VFMADD213PS  consts<>+288(SB), Y12, Y10
+	VFMADD213PS  consts<>+320(SB), Y12, Y10
+	VFMADD213PS  consts<>+352(SB), Y12, Y10
+	VFMADD213PS  consts<>+384(SB), Y12, Y10
+
+	// y = (p·r)·r + r
+	VMULPS      Y12, Y10, Y10
+	VFMADD213PS Y12, Y12, Y10
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y9, Y9
+	VFMADD213PS Y9, Y9, Y10
+	VMOVUPS     Y10, 96(SI)
+	VFMADD231PS 96(R8), Y10, Y5
+	VFMADD231PS 96(R8)(R9*1), Y10, Y6
+	VFMADD231PS 96(R8)(R9*2), Y10, Y7
+	VFMADD231PS 96(R8)(R10*1), Y10, Y8
+	ADDQ        $0x00000080, SI
+	ADDQ        $0x00000080, R8
+	SUBQ        $0x00000020, DI
+	JMP         tileBlocks_185
+
+rest_186:
+	CMPQ   DI, $0x00000010
+	JNE    rest_189
+	VXORPS Y1, Y1, Y9
+	VXORPS Y1, Y1, Y10
+	NEGQ   CX
+
+feature_190:
+	VBROADCASTSS (DX)(CX*4), Y11
+	VSUBPS       (AX), Y11, Y12
+	VFMADD231PS  Y12, Y12, Y9
+	VSUBPS       32(AX), Y11, Y11
+	VFMADD231PS  Y11, Y11, Y10
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_190
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD Y4, Y3, Y11
+	VPOR     Y11, Y9, Y11
+	VMINPS   Y2, Y11, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y4
+	VPOR     Y4, Y10, Y4
+	VMINPS   Y2, Y4, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+
+	// the exponent scale·d
+	VMULPS Y1, Y9, Y9
+	VMULPS Y1, Y10, Y10
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y9, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y9, Y9
+	VMINPS    Y9, Y0, Y9
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y9, Y1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y1, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y9
+	VFNMADD231PS consts<>+192(SB), Y3, Y9
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y3
+	VFMADD213PS  consts<>+256(SB), Y9, Y3
+	VFMADD213PS  consts<>+288(SB), Y9, Y3
+	VFMADD213PS  consts<>+320(SB), Y9, Y3
+	VFMADD213PS  consts<>+352(SB), Y9, Y3
+	VFMADD213PS  consts<>+384(SB), Y9, Y3
+
+	// y = (p·r)·r + r
+	VMULPS      Y9, Y3, Y3
+	VFMADD213PS Y9, Y9, Y3
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y3
+	VMOVUPS     Y3, (SI)
+	VFMADD231PS (R8), Y3, Y5
+	VFMADD231PS (R8)(R9*1), Y3, Y6
+	VFMADD231PS (R8)(R9*2), Y3, Y7
+	VFMADD231PS (R8)(R10*1), Y3, Y8
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y10, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y10, Y10
+	VMINPS    Y10, Y0, Y10
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y0
+	VFMADD231PS  consts<>+96(SB), Y10, Y0
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y0, Y1
+	VFNMADD231PS consts<>+160(SB), Y1, Y10
+	VFNMADD231PS consts<>+192(SB), Y1, Y10
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y1
+	VFMADD213PS  consts<>+256(SB), Y10, Y1
+	VFMADD213PS  consts<>+288(SB), Y10, Y1
+	VFMADD213PS  consts<>+320(SB), Y10, Y1
+	VFMADD213PS  consts<>+352(SB), Y10, Y1
+	VFMADD213PS  consts<>+384(SB), Y10, Y1
+
+	// y = (p·r)·r + r
+	VMULPS      Y10, Y1, Y1
+	VFMADD213PS Y10, Y10, Y1
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y0, Y0
+	VFMADD213PS Y0, Y0, Y1
+	VMOVUPS     Y1, 32(SI)
+	VFMADD231PS 32(R8), Y1, Y5
+	VFMADD231PS 32(R8)(R9*1), Y1, Y6
+	VFMADD231PS 32(R8)(R9*2), Y1, Y7
+	VFMADD231PS 32(R8)(R10*1), Y1, Y8
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, R8
+	SUBQ        $0x00000010, DI
+	JMP         blocksDone_187
+
+rest_189:
+blocksDone_187:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y5, X0
+	VADDPS       X0, X5, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y6, X0
+	VADDPS       X0, X6, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 4(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y7, X0
+	VADDPS       X0, X7, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 8(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y8, X0
+	VADDPS       X0, X8, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 12(AX)
+
+	// horizontal min
+	VEXTRACTF128 $0x01, Y2, X0
+	VMINPS       X0, X2, X0
+	VMOVHLPS     X0, X0, X1
+	VMINPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VMINSS       X1, X0, X0
+	VMOVSS       X0, ret+152(FP)
+	VZEROUPPER
+	RET
+
+scoreColumns5_164:
+	VBROADCASTSS consts<>+32(SB), Y0
+	MOVQ         tiles_base+72(FP), AX
+	MOVQ         dim+128(FP), CX
+	MOVQ         x_base+48(FP), DX
+	LEAQ         (DX)(CX*4), DX
+	MOVQ         CX, BX
+	SHLQ         $0x06, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVQ         kv_base+24(FP), SI
+	MOVQ         kv_len+32(FP), DI
+	MOVQ         w_base+96(FP), R8
+	MOVQ         stride+120(FP), R9
+	SHLQ         $0x02, R9
+	LEAQ         (R9)(R9*2), R10
+	LEAQ         (R8)(R9*4), R11
+	VBROADCASTSS scale+144(FP), Y1
+	VMOVUPS      scorelanes<>+64(SB), Y2
+	VMOVUPS      scorelanes<>+0(SB), Y3
+	VPBROADCASTD n+136(FP), Y4
+	VXORPS       Y1, Y1, Y5
+	VXORPS       Y1, Y1, Y6
+	VXORPS       Y1, Y1, Y7
+	VXORPS       Y1, Y1, Y8
+	VXORPS       Y1, Y1, Y9
+
+tileBlocks_191:
+	CMPQ   DI, $0x00000020
+	JB     rest_192
+	VXORPS Y1, Y1, Y10
+	VXORPS Y1, Y1, Y11
+	VXORPS Y1, Y1, Y12
+	VXORPS Y1, Y1, Y13
+	MOVQ   CX, R12
+	NEGQ   R12
+
+feature_194:
+	VBROADCASTSS (DX)(R12*4), Y14
+	VSUBPS       (AX), Y14, Y15
+	VFMADD231PS  Y15, Y15, Y10
+	VSUBPS       32(AX), Y14, Y15
+	VFMADD231PS  Y15, Y15, Y11
+	VSUBPS       (AX)(BX*1), Y14, Y15
+	VFMADD231PS  Y15, Y15, Y12
+	VSUBPS       32(AX)(BX*1), Y14, Y14
+	VFMADD231PS  Y14, Y14, Y13
+	ADDQ         $0x40, AX
+	INCQ         R12
+	JNZ          feature_194
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD Y4, Y3, Y14
+	VPOR     Y14, Y10, Y14
+	VMINPS   Y2, Y14, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y14
+	VPOR     Y14, Y11, Y14
+	VMINPS   Y2, Y14, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y14
+	VPOR     Y14, Y12, Y14
+	VMINPS   Y2, Y14, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y14
+	VPOR     Y14, Y13, Y14
+	VMINPS   Y2, Y14, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+
+	// the exponent scale·d
+	VMULPS Y1, Y10, Y10
+	VMULPS Y1, Y11, Y11
+	VMULPS Y1, Y12, Y12
+	VMULPS Y1, Y13, Y13
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y10, Y14
+	VBLENDVPS Y14, consts<>+64(SB), Y10, Y10
+	VMINPS    Y10, Y0, Y10
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y14
+	VFMADD231PS  consts<>+96(SB), Y10, Y14
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y14, Y15
+	VFNMADD231PS consts<>+160(SB), Y15, Y10
+	VFNMADD231PS consts<>+192(SB), Y15, Y10
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y15
+	VFMADD213PS  consts<>+256(SB), Y10, Y15
+	VFMADD213PS  consts<>+288(SB), Y10, Y15
+	VFMADD213PS  consts<>+320(SB), Y10, Y15
+	VFMADD213PS  consts<>+352(SB), Y10, Y15
+	VFMADD213PS  consts<>+384(SB), Y10, Y15
+
+	// y = (p·r)·r + r
+	VMULPS      Y10, Y15, Y15
+	VFMADD213PS Y10, Y10, Y15
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y14, Y14
+	VFMADD213PS Y14, Y14, Y15
+	VMOVUPS     Y15, (SI)
+	VFMADD231PS (R8), Y15, Y5
+	VFMADD231PS (R8)(R9*1), Y15, Y6
+	VFMADD231PS (R8)(R9*2), Y15, Y7
+	VFMADD231PS (R8)(R10*1), Y15, Y8
+	VFMADD231PS (R11), Y15, Y9
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y11, Y10
+	VBLENDVPS Y10, consts<>+64(SB), Y11, Y11
+	VMINPS    Y11, Y0, Y11
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y10
+	VFMADD231PS  consts<>+96(SB), Y11, Y10
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y10, Y14
+	VFNMADD231PS consts<>+160(SB), Y14, Y11
+	VFNMADD231PS consts<>+192(SB), Y14, Y11
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y14
+	VFMADD213PS  consts<>+256(SB), Y11, Y14
+	VFMADD213PS  consts<>+288(SB), Y11, Y14
+	VFMADD213PS  consts<>+320(SB), Y11, Y14
+	VFMADD213PS  consts<>+352(SB), Y11, Y14
+	VFMADD213PS  consts<>+384(SB), Y11, Y14
+
+	// y = (p·r)·r + r
+	VMULPS      Y11, Y14, Y14
+	VFMADD213PS Y11, Y11, Y14
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y10, Y10
+	VFMADD213PS Y10, Y10, Y14
+	VMOVUPS     Y14, 32(SI)
+	VFMADD231PS 32(R8), Y14, Y5
+	VFMADD231PS 32(R8)(R9*1), Y14, Y6
+	VFMADD231PS 32(R8)(R9*2), Y14, Y7
+	VFMADD231PS 32(R8)(R10*1), Y14, Y8
+	VFMADD231PS 32(R11), Y14, Y9
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y12, Y10
+	VBLENDVPS Y10, consts<>+64(SB), Y12, Y12
+	VMINPS    Y12, Y0, Y12
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y10
+	VFMADD231PS  consts<>+96(SB), Y12, Y10
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y10, Y11
+	VFNMADD231PS consts<>+160(SB), Y11, Y12
+	VFNMADD231PS consts<>+192(SB), Y11, Y12
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y11
+	VFMADD213PS  consts<>+256(SB), Y12, Y11
+	VFMADD213PS  consts<>+288(SB), Y12, Y11
+	VFMADD213PS  consts<>+320(SB), Y12, Y11
+	VFMADD213PS  consts<>+352(SB), Y12, Y11
+	VFMADD213PS  consts<>+384(SB), Y12, Y11
+
+	// y = (p·r)·r + r
+	VMULPS      Y12, Y11, Y11
+	VFMADD213PS Y12, Y12, Y11
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y10, Y10
+	VFMADD213PS Y10, Y10, Y11
+	VMOVUPS     Y11, 64(SI)
+	VFMADD231PS 64(R8), Y11, Y5
+	VFMADD231PS 64(R8)(R9*1), Y11, Y6
+	VFMADD231PS 64(R8)(R9*2), Y11, Y7
+	VFMADD231PS 64(R8)(R10*1), Y11, Y8
+	VFMADD231PS 64(R11), Y11, Y9
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y13, Y10
+	VBLENDVPS Y10, consts<>+64(SB), Y13, Y13
+	VMINPS    Y13, Y0, Y13
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y10
+	VFMADD231PS  consts<>+96(SB), Y13, Y10
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y10, Y11
+	VFNMADD231PS consts<>+160(SB), Y11, Y13
+	VFNMADD231PS consts<>+192(SB), Y11, Y13
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y11
+	VFMADD213PS  consts<>+256(SB), Y13, Y11
+	VFMADD213PS  consts<>+288(SB), Y13, Y11
+	VFMADD213PS  consts<>+320(SB), Y13, Y11
+	VFMADD213PS  consts<>+352(SB), Y13, Y11
+	VFMADD213PS  consts<>+384(SB), Y13, Y11
+
+	// y = (p·r)·r + r
+	VMULPS      Y13, Y11, Y11
+	VFMADD213PS Y13, Y13, Y11
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y10, Y10
+	VFMADD213PS Y10, Y10, Y11
+	VMOVUPS     Y11, 96(SI)
+	VFMADD231PS 96(R8), Y11, Y5
+	VFMADD231PS 96(R8)(R9*1), Y11, Y6
+	VFMADD231PS 96(R8)(R9*2), Y11, Y7
+	VFMADD231PS 96(R8)(R10*1), Y11, Y8
+	VFMADD231PS 96(R11), Y11, Y9
+	ADDQ        $0x00000080, SI
+	ADDQ        $0x00000080, R8
+	ADDQ        $0x00000080, R11
+	SUBQ        $0x00000020, DI
+	JMP         tileBlocks_191
+
+rest_192:
+	CMPQ   DI, $0x00000010
+	JNE    rest_195
+	VXORPS Y1, Y1, Y10
+	VXORPS Y1, Y1, Y11
+	NEGQ   CX
+
+feature_196:
+	VBROADCASTSS (DX)(CX*4), Y12
+	VSUBPS       (AX), Y12, Y13
+	VFMADD231PS  Y13, Y13, Y10
+	VSUBPS       32(AX), Y12, Y12
+	VFMADD231PS  Y12, Y12, Y11
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_196
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD Y4, Y3, Y12
+	VPOR     Y12, Y10, Y12
+	VMINPS   Y2, Y12, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y4
+	VPOR     Y4, Y11, Y4
+	VMINPS   Y2, Y4, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+
+	// the exponent scale·d
+	VMULPS Y1, Y10, Y10
+	VMULPS Y1, Y11, Y11
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y10, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y10, Y10
+	VMINPS    Y10, Y0, Y10
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y10, Y1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y1, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y10
+	VFNMADD231PS consts<>+192(SB), Y3, Y10
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y3
+	VFMADD213PS  consts<>+256(SB), Y10, Y3
+	VFMADD213PS  consts<>+288(SB), Y10, Y3
+	VFMADD213PS  consts<>+320(SB), Y10, Y3
+	VFMADD213PS  consts<>+352(SB), Y10, Y3
+	VFMADD213PS  consts<>+384(SB), Y10, Y3
+
+	// y = (p·r)·r + r
+	VMULPS      Y10, Y3, Y3
+	VFMADD213PS Y10, Y10, Y3
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y3
+	VMOVUPS     Y3, (SI)
+	VFMADD231PS (R8), Y3, Y5
+	VFMADD231PS (R8)(R9*1), Y3, Y6
+	VFMADD231PS (R8)(R9*2), Y3, Y7
+	VFMADD231PS (R8)(R10*1), Y3, Y8
+	VFMADD231PS (R11), Y3, Y9
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y11, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y11, Y11
+	VMINPS    Y11, Y0, Y11
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y0
+	VFMADD231PS  consts<>+96(SB), Y11, Y0
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y0, Y1
+	VFNMADD231PS consts<>+160(SB), Y1, Y11
+	VFNMADD231PS consts<>+192(SB), Y1, Y11
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y1
+	VFMADD213PS  consts<>+256(SB), Y11, Y1
+	VFMADD213PS  consts<>+288(SB), Y11, Y1
+	VFMADD213PS  consts<>+320(SB), Y11, Y1
+	VFMADD213PS  consts<>+352(SB), Y11, Y1
+	VFMADD213PS  consts<>+384(SB), Y11, Y1
+
+	// y = (p·r)·r + r
+	VMULPS      Y11, Y1, Y1
+	VFMADD213PS Y11, Y11, Y1
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y0, Y0
+	VFMADD213PS Y0, Y0, Y1
+	VMOVUPS     Y1, 32(SI)
+	VFMADD231PS 32(R8), Y1, Y5
+	VFMADD231PS 32(R8)(R9*1), Y1, Y6
+	VFMADD231PS 32(R8)(R9*2), Y1, Y7
+	VFMADD231PS 32(R8)(R10*1), Y1, Y8
+	VFMADD231PS 32(R11), Y1, Y9
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R11
+	SUBQ        $0x00000010, DI
+	JMP         blocksDone_193
+
+rest_195:
+blocksDone_193:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y5, X0
+	VADDPS       X0, X5, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y6, X0
+	VADDPS       X0, X6, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 4(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y7, X0
+	VADDPS       X0, X7, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 8(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y8, X0
+	VADDPS       X0, X8, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 12(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y9, X0
+	VADDPS       X0, X9, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 16(AX)
+
+	// horizontal min
+	VEXTRACTF128 $0x01, Y2, X0
+	VMINPS       X0, X2, X0
+	VMOVHLPS     X0, X0, X1
+	VMINPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VMINSS       X1, X0, X0
+	VMOVSS       X0, ret+152(FP)
+	VZEROUPPER
+	RET
+
+scoreColumns6_165:
+	VBROADCASTSS consts<>+32(SB), Y0
+	MOVQ         tiles_base+72(FP), AX
+	MOVQ         dim+128(FP), CX
+	MOVQ         x_base+48(FP), DX
+	LEAQ         (DX)(CX*4), DX
+	MOVQ         CX, BX
+	SHLQ         $0x06, BX
+	LEAQ         (BX)(BX*2), BX
+	MOVQ         kv_base+24(FP), BX
+	MOVQ         kv_len+32(FP), SI
+	MOVQ         w_base+96(FP), DI
+	MOVQ         stride+120(FP), R8
+	SHLQ         $0x02, R8
+	LEAQ         (R8)(R8*2), R9
+	LEAQ         (DI)(R8*4), R10
+	VBROADCASTSS scale+144(FP), Y1
+	VMOVUPS      scorelanes<>+64(SB), Y2
+	VMOVUPS      scorelanes<>+0(SB), Y3
+	VPBROADCASTD n+136(FP), Y4
+	VXORPS       Y1, Y1, Y5
+	VXORPS       Y1, Y1, Y6
+	VXORPS       Y1, Y1, Y7
+	VXORPS       Y1, Y1, Y8
+	VXORPS       Y1, Y1, Y9
+	VXORPS       Y1, Y1, Y10
+
+tileBlocks_197:
+	CMPQ   SI, $0x00000010
+	JB     rest_198
+	VXORPS Y1, Y1, Y11
+	VXORPS Y1, Y1, Y12
+	MOVQ   CX, R11
+	NEGQ   R11
+
+feature_200:
+	VBROADCASTSS (DX)(R11*4), Y13
+	VSUBPS       (AX), Y13, Y14
+	VFMADD231PS  Y14, Y14, Y11
+	VSUBPS       32(AX), Y13, Y13
+	VFMADD231PS  Y13, Y13, Y12
+	ADDQ         $0x40, AX
+	INCQ         R11
+	JNZ          feature_200
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD Y4, Y3, Y13
+	VPOR     Y13, Y11, Y13
+	VMINPS   Y2, Y13, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y13
+	VPOR     Y13, Y12, Y13
+	VMINPS   Y2, Y13, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+
+	// the exponent scale·d
+	VMULPS Y1, Y11, Y11
+	VMULPS Y1, Y12, Y12
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y11, Y13
+	VBLENDVPS Y13, consts<>+64(SB), Y11, Y11
+	VMINPS    Y11, Y0, Y11
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y13
+	VFMADD231PS  consts<>+96(SB), Y11, Y13
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y13, Y14
+	VFNMADD231PS consts<>+160(SB), Y14, Y11
+	VFNMADD231PS consts<>+192(SB), Y14, Y11
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y14
+	VFMADD213PS  consts<>+256(SB), Y11, Y14
+	VFMADD213PS  consts<>+288(SB), Y11, Y14
+	VFMADD213PS  consts<>+320(SB), Y11, Y14
+	VFMADD213PS  consts<>+352(SB), Y11, Y14
+	VFMADD213PS  consts<>+384(SB), Y11, Y14
+
+	// y = (p·r)·r + r
+	VMULPS      Y11, Y14, Y14
+	VFMADD213PS Y11, Y11, Y14
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y13, Y13
+	VFMADD213PS Y13, Y13, Y14
+	VMOVUPS     Y14, (BX)
+	VFMADD231PS (DI), Y14, Y5
+	VFMADD231PS (DI)(R8*1), Y14, Y6
+	VFMADD231PS (DI)(R8*2), Y14, Y7
+	VFMADD231PS (DI)(R9*1), Y14, Y8
+	VFMADD231PS (R10), Y14, Y9
+	VFMADD231PS (R10)(R8*1), Y14, Y10
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y12, Y11
+	VBLENDVPS Y11, consts<>+64(SB), Y12, Y12
+	VMINPS    Y12, Y0, Y12
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y11
+	VFMADD231PS  consts<>+96(SB), Y12, Y11
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y11, Y13
+	VFNMADD231PS consts<>+160(SB), Y13, Y12
+	VFNMADD231PS consts<>+192(SB), Y13, Y12
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y13
+	VFMADD213PS  consts<>+256(SB), Y12, Y13
+	VFMADD213PS  consts<>+288(SB), Y12, Y13
+	VFMADD213PS  consts<>+320(SB), Y12, Y13
+	VFMADD213PS  consts<>+352(SB), Y12, Y13
+	VFMADD213PS  consts<>+384(SB), Y12, Y13
+
+	// y = (p·r)·r + r
+	VMULPS      Y12, Y13, Y13
+	VFMADD213PS Y12, Y12, Y13
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y11, Y11
+	VFMADD213PS Y11, Y11, Y13
+	VMOVUPS     Y13, 32(BX)
+	VFMADD231PS 32(DI), Y13, Y5
+	VFMADD231PS 32(DI)(R8*1), Y13, Y6
+	VFMADD231PS 32(DI)(R8*2), Y13, Y7
+	VFMADD231PS 32(DI)(R9*1), Y13, Y8
+	VFMADD231PS 32(R10), Y13, Y9
+	VFMADD231PS 32(R10)(R8*1), Y13, Y10
+	ADDQ        $0x00000040, BX
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R10
+	SUBQ        $0x00000010, SI
+	JMP         tileBlocks_197
+
+rest_198:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y5, X0
+	VADDPS       X0, X5, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y6, X0
+	VADDPS       X0, X6, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 4(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y7, X0
+	VADDPS       X0, X7, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 8(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y8, X0
+	VADDPS       X0, X8, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 12(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y9, X0
+	VADDPS       X0, X9, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 16(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y10, X0
+	VADDPS       X0, X10, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 20(AX)
+
+	// horizontal min
+	VEXTRACTF128 $0x01, Y2, X0
+	VMINPS       X0, X2, X0
+	VMOVHLPS     X0, X0, X1
+	VMINPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VMINSS       X1, X0, X0
+	VMOVSS       X0, ret+152(FP)
+	VZEROUPPER
+	RET
+
+scoreColumns7_166:
+	VBROADCASTSS consts<>+32(SB), Y0
+	MOVQ         tiles_base+72(FP), AX
+	MOVQ         dim+128(FP), CX
+	MOVQ         x_base+48(FP), DX
+	LEAQ         (DX)(CX*4), DX
+	MOVQ         CX, BX
+	SHLQ         $0x06, BX
+	LEAQ         (BX)(BX*2), BX
+	MOVQ         kv_base+24(FP), BX
+	MOVQ         kv_len+32(FP), SI
+	MOVQ         w_base+96(FP), DI
+	MOVQ         stride+120(FP), R8
+	SHLQ         $0x02, R8
+	LEAQ         (R8)(R8*2), R9
+	LEAQ         (DI)(R8*4), R10
+	VBROADCASTSS scale+144(FP), Y1
+	VMOVUPS      scorelanes<>+64(SB), Y2
+	VMOVUPS      scorelanes<>+0(SB), Y3
+	VPBROADCASTD n+136(FP), Y4
+	VXORPS       Y1, Y1, Y5
+	VXORPS       Y1, Y1, Y6
+	VXORPS       Y1, Y1, Y7
+	VXORPS       Y1, Y1, Y8
+	VXORPS       Y1, Y1, Y9
+	VXORPS       Y1, Y1, Y10
+	VXORPS       Y1, Y1, Y11
+
+tileBlocks_201:
+	CMPQ   SI, $0x00000010
+	JB     rest_202
+	VXORPS Y1, Y1, Y12
+	VXORPS Y1, Y1, Y13
+	MOVQ   CX, R11
+	NEGQ   R11
+
+feature_204:
+	VBROADCASTSS (DX)(R11*4), Y14
+	VSUBPS       (AX), Y14, Y15
+	VFMADD231PS  Y15, Y15, Y12
+	VSUBPS       32(AX), Y14, Y14
+	VFMADD231PS  Y14, Y14, Y13
+	ADDQ         $0x40, AX
+	INCQ         R11
+	JNZ          feature_204
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD Y4, Y3, Y14
+	VPOR     Y14, Y12, Y14
+	VMINPS   Y2, Y14, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y14
+	VPOR     Y14, Y13, Y14
+	VMINPS   Y2, Y14, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+
+	// the exponent scale·d
+	VMULPS Y1, Y12, Y12
+	VMULPS Y1, Y13, Y13
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y12, Y14
+	VBLENDVPS Y14, consts<>+64(SB), Y12, Y12
+	VMINPS    Y12, Y0, Y12
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y14
+	VFMADD231PS  consts<>+96(SB), Y12, Y14
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y14, Y15
+	VFNMADD231PS consts<>+160(SB), Y15, Y12
+	VFNMADD231PS consts<>+192(SB), Y15, Y12
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y15
+	VFMADD213PS  consts<>+256(SB), Y12, Y15
+	VFMADD213PS  consts<>+288(SB), Y12, Y15
+	VFMADD213PS  consts<>+320(SB), Y12, Y15
+	VFMADD213PS  consts<>+352(SB), Y12, Y15
+	VFMADD213PS  consts<>+384(SB), Y12, Y15
+
+	// y = (p·r)·r + r
+	VMULPS      Y12, Y15, Y15
+	VFMADD213PS Y12, Y12, Y15
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y14, Y14
+	VFMADD213PS Y14, Y14, Y15
+	VMOVUPS     Y15, (BX)
+	VFMADD231PS (DI), Y15, Y5
+	VFMADD231PS (DI)(R8*1), Y15, Y6
+	VFMADD231PS (DI)(R8*2), Y15, Y7
+	VFMADD231PS (DI)(R9*1), Y15, Y8
+	VFMADD231PS (R10), Y15, Y9
+	VFMADD231PS (R10)(R8*1), Y15, Y10
+	VFMADD231PS (R10)(R8*2), Y15, Y11
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y13, Y12
+	VBLENDVPS Y12, consts<>+64(SB), Y13, Y13
+	VMINPS    Y13, Y0, Y13
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y12
+	VFMADD231PS  consts<>+96(SB), Y13, Y12
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y12, Y14
+	VFNMADD231PS consts<>+160(SB), Y14, Y13
+	VFNMADD231PS consts<>+192(SB), Y14, Y13
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y14
+	VFMADD213PS  consts<>+256(SB), Y13, Y14
+	VFMADD213PS  consts<>+288(SB), Y13, Y14
+	VFMADD213PS  consts<>+320(SB), Y13, Y14
+	VFMADD213PS  consts<>+352(SB), Y13, Y14
+	VFMADD213PS  consts<>+384(SB), Y13, Y14
+
+	// y = (p·r)·r + r
+	VMULPS      Y13, Y14, Y14
+	VFMADD213PS Y13, Y13, Y14
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y12, Y12
+	VFMADD213PS Y12, Y12, Y14
+	VMOVUPS     Y14, 32(BX)
+	VFMADD231PS 32(DI), Y14, Y5
+	VFMADD231PS 32(DI)(R8*1), Y14, Y6
+	VFMADD231PS 32(DI)(R8*2), Y14, Y7
+	VFMADD231PS 32(DI)(R9*1), Y14, Y8
+	VFMADD231PS 32(R10), Y14, Y9
+	VFMADD231PS 32(R10)(R8*1), Y14, Y10
+	VFMADD231PS 32(R10)(R8*2), Y14, Y11
+	ADDQ        $0x00000040, BX
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R10
+	SUBQ        $0x00000010, SI
+	JMP         tileBlocks_201
+
+rest_202:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y5, X0
+	VADDPS       X0, X5, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, (AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y6, X0
+	VADDPS       X0, X6, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 4(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y7, X0
+	VADDPS       X0, X7, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 8(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y8, X0
+	VADDPS       X0, X8, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 12(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y9, X0
+	VADDPS       X0, X9, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 16(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y10, X0
+	VADDPS       X0, X10, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 20(AX)
+
+	// horizontal sum
+	VEXTRACTF128 $0x01, Y11, X0
+	VADDPS       X0, X11, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VMOVSS       X0, 24(AX)
+
+	// horizontal min
+	VEXTRACTF128 $0x01, Y2, X0
+	VMINPS       X0, X2, X0
+	VMOVHLPS     X0, X0, X1
+	VMINPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VMINSS       X1, X0, X0
+	VMOVSS       X0, ret+152(FP)
+	VZEROUPPER
+	RET
+
+DATA scorelanes<>+0(SB)/4, $0x00000001
+DATA scorelanes<>+4(SB)/4, $0x00000002
+DATA scorelanes<>+8(SB)/4, $0x00000003
+DATA scorelanes<>+12(SB)/4, $0x00000004
+DATA scorelanes<>+16(SB)/4, $0x00000005
+DATA scorelanes<>+20(SB)/4, $0x00000006
+DATA scorelanes<>+24(SB)/4, $0x00000007
+DATA scorelanes<>+28(SB)/4, $0x00000008
+DATA scorelanes<>+32(SB)/4, $0x00000008
+DATA scorelanes<>+36(SB)/4, $0x00000008
+DATA scorelanes<>+40(SB)/4, $0x00000008
+DATA scorelanes<>+44(SB)/4, $0x00000008
+DATA scorelanes<>+48(SB)/4, $0x00000008
+DATA scorelanes<>+52(SB)/4, $0x00000008
+DATA scorelanes<>+56(SB)/4, $0x00000008
+DATA scorelanes<>+60(SB)/4, $0x00000008
+DATA scorelanes<>+64(SB)/4, $0x7f800000
+DATA scorelanes<>+68(SB)/4, $0x7f800000
+DATA scorelanes<>+72(SB)/4, $0x7f800000
+DATA scorelanes<>+76(SB)/4, $0x7f800000
+DATA scorelanes<>+80(SB)/4, $0x7f800000
+DATA scorelanes<>+84(SB)/4, $0x7f800000
+DATA scorelanes<>+88(SB)/4, $0x7f800000
+DATA scorelanes<>+92(SB)/4, $0x7f800000
+GLOBL scorelanes<>(SB), RODATA|NOPTR, $96
+
+// func doubleAnglesAVX2(z []float32, n int, levels int)
+// Requires: AVX, FMA3
+TEXT ·doubleAnglesAVX2(SB), NOSPLIT, $0-40
+	MOVQ z_base+0(FP), AX
+	MOVQ n+24(FP), CX
+	MOVQ levels+32(FP), DX
+	MOVQ CX, BX
+	SHLQ $0x02, BX
+	LEAQ (BX)(BX*1), SI
+	CMPQ DX, $0x00000002
+	JB   done_205
+
+unrolled_206:
+	CMPQ    CX, $0x00000020
+	JB      tail_207
+	VMOVUPS (AX), Y0
+	VMOVUPS (AX)(BX*1), Y1
+	VMOVUPS 32(AX), Y2
+	VMOVUPS 32(AX)(BX*1), Y3
+	VMOVUPS 64(AX), Y4
+	VMOVUPS 64(AX)(BX*1), Y5
+	VMOVUPS 96(AX), Y6
+	VMOVUPS 96(AX)(BX*1), Y7
+	MOVQ    AX, DI
+	MOVQ    DX, R8
+	DECQ    R8
+
+level_210:
+	ADDQ        SI, DI
+	VMULPS      Y1, Y1, Y8
+	VADDPS      Y1, Y1, Y1
+	VMULPS      Y0, Y1, Y1
+	VFMSUB213PS Y8, Y0, Y0
+	VMOVUPS     Y0, (DI)
+	VMOVUPS     Y1, (DI)(BX*1)
+	VMULPS      Y3, Y3, Y8
+	VADDPS      Y3, Y3, Y3
+	VMULPS      Y2, Y3, Y3
+	VFMSUB213PS Y8, Y2, Y2
+	VMOVUPS     Y2, 32(DI)
+	VMOVUPS     Y3, 32(DI)(BX*1)
+	VMULPS      Y5, Y5, Y8
+	VADDPS      Y5, Y5, Y5
+	VMULPS      Y4, Y5, Y5
+	VFMSUB213PS Y8, Y4, Y4
+	VMOVUPS     Y4, 64(DI)
+	VMOVUPS     Y5, 64(DI)(BX*1)
+	VMULPS      Y7, Y7, Y8
+	VADDPS      Y7, Y7, Y7
+	VMULPS      Y6, Y7, Y7
+	VFMSUB213PS Y8, Y6, Y6
+	VMOVUPS     Y6, 96(DI)
+	VMOVUPS     Y7, 96(DI)(BX*1)
+	DECQ        R8
+	JNZ         level_210
+	ADDQ        $0x00000080, AX
+	SUBQ        $0x00000020, CX
+	JMP         unrolled_206
+
+tail_207:
+	TESTQ CX, CX
+	JZ    done_209
+
+single_208:
+	VMOVUPS (AX), Y0
+	VMOVUPS (AX)(BX*1), Y1
+	MOVQ    AX, DI
+	MOVQ    DX, R8
+	DECQ    R8
+
+level_211:
+	ADDQ        SI, DI
+	VMULPS      Y1, Y1, Y2
+	VADDPS      Y1, Y1, Y1
+	VMULPS      Y0, Y1, Y1
+	VFMSUB213PS Y2, Y0, Y0
+	VMOVUPS     Y0, (DI)
+	VMOVUPS     Y1, (DI)(BX*1)
+	DECQ        R8
+	JNZ         level_211
+	ADDQ        $0x00000020, AX
+	SUBQ        $0x00000008, CX
+	JNZ         single_208
+
+done_209:
+done_205:
 	VZEROUPPER
 	RET

@@ -929,7 +929,6 @@ done_17:
 // func gaussianSumColumnsAVX512(dst []float32, buf []float32, w []float32, stride int, scale float32, offset float32)
 // Requires: AVX, AVX512F
 TEXT ·gaussianSumColumnsAVX512(SB), NOSPLIT, $0-88
-	MOVQ         dst_len+8(FP), AX
 	VBROADCASTSS scale+80(FP), Z0
 	VBROADCASTSS consts<>+0(SB), Z1
 	VBROADCASTSS consts<>+32(SB), Z2
@@ -942,6 +941,7 @@ TEXT ·gaussianSumColumnsAVX512(SB), NOSPLIT, $0-88
 	VBROADCASTSS consts<>+320(SB), Z9
 	VBROADCASTSS consts<>+352(SB), Z10
 	VBROADCASTSS consts<>+384(SB), Z11
+	MOVQ         dst_len+8(FP), AX
 	CMPQ         AX, $0x00000001
 	JE           columns1_40
 	CMPQ         AX, $0x00000002
@@ -9084,5 +9084,5879 @@ done_200:
 	VMOVHLPS     X0, X0, X1
 	VMINSD       X1, X0, X0
 	VMOVSD       X0, ret+136(FP)
+	VZEROUPPER
+	RET
+
+// func scoreTilesAVX512(dst []float32, kv []float32, x []float32, tiles []float32, w []float32, stride int, dim int, n int, scale float32) float32
+// Requires: AVX, AVX512F
+TEXT ·scoreTilesAVX512(SB), NOSPLIT, $0-156
+	MOVQ dst_len+8(FP), AX
+	CMPQ AX, $0x00000001
+	JE   scoreColumns1_201
+	CMPQ AX, $0x00000002
+	JE   scoreColumns2_202
+	CMPQ AX, $0x00000003
+	JE   scoreColumns3_203
+	CMPQ AX, $0x00000004
+	JE   scoreColumns4_204
+	CMPQ AX, $0x00000005
+	JE   scoreColumns5_205
+	CMPQ AX, $0x00000006
+	JE   scoreColumns6_206
+	CMPQ AX, $0x00000007
+	JE   scoreColumns7_207
+	CMPQ AX, $0x00000008
+	JE   scoreColumns8_208
+	CMPQ AX, $0x00000009
+	JE   scoreColumns9_209
+	CMPQ AX, $0x0000000a
+	JE   scoreColumns10_210
+	RET
+
+scoreColumns1_201:
+	VBROADCASTSS consts<>+0(SB), Z0
+	VBROADCASTSS consts<>+32(SB), Z1
+	VBROADCASTSS consts<>+96(SB), Z2
+	VBROADCASTSS consts<>+128(SB), Z3
+	VBROADCASTSS consts<>+160(SB), Z4
+	VBROADCASTSS consts<>+192(SB), Z5
+	VBROADCASTSS consts<>+256(SB), Z6
+	VBROADCASTSS consts<>+288(SB), Z7
+	VBROADCASTSS consts<>+320(SB), Z8
+	VBROADCASTSS consts<>+352(SB), Z9
+	VBROADCASTSS consts<>+384(SB), Z10
+	MOVQ         tiles_base+72(FP), AX
+	MOVQ         dim+128(FP), CX
+	MOVQ         x_base+48(FP), DX
+	LEAQ         (DX)(CX*4), DX
+	MOVQ         CX, BX
+	SHLQ         $0x06, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVQ         kv_base+24(FP), DI
+	MOVQ         kv_len+32(FP), R8
+	MOVQ         w_base+96(FP), R9
+	VBROADCASTSS scale+144(FP), Z11
+	VMOVUPS      scorelanes<>+128(SB), Z12
+	VMOVUPS      scorelanes<>+0(SB), Z13
+	VPBROADCASTD n+136(FP), Z14
+	VPXORD       Z11, Z11, Z15
+	VPXORD       Z11, Z11, Z16
+	VPXORD       Z11, Z11, Z17
+	VPXORD       Z11, Z11, Z18
+
+tileBlocks_211:
+	CMPQ   R8, $0x00000040
+	JB     rest_212
+	VPXORD Z11, Z11, Z19
+	VPXORD Z11, Z11, Z20
+	VPXORD Z11, Z11, Z21
+	VPXORD Z11, Z11, Z22
+	MOVQ   CX, R10
+	NEGQ   R10
+
+feature_214:
+	VBROADCASTSS (DX)(R10*4), Z23
+	VSUBPS       (AX), Z23, Z24
+	VFMADD231PS  Z24, Z24, Z19
+	VSUBPS       (AX)(BX*1), Z23, Z24
+	VFMADD231PS  Z24, Z24, Z20
+	VSUBPS       (AX)(BX*2), Z23, Z24
+	VFMADD231PS  Z24, Z24, Z21
+	VSUBPS       (AX)(SI*1), Z23, Z23
+	VFMADD231PS  Z23, Z23, Z22
+	ADDQ         $0x40, AX
+	INCQ         R10
+	JNZ          feature_214
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z19, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z20, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z21, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z22, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z19, Z19
+	VMULPS Z11, Z20, Z20
+	VMULPS Z11, Z21, Z21
+	VMULPS Z11, Z22, Z22
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z19, K1
+	VCMPPS $0x15, Z0, Z20, K2
+	VCMPPS $0x15, Z0, Z21, K3
+	VCMPPS $0x15, Z0, Z22, K4
+	VMINPS Z19, Z1, Z19
+	VMINPS Z20, Z1, Z20
+	VMINPS Z21, Z1, Z21
+	VMINPS Z22, Z1, Z22
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z23
+	VFMADD231PS  Z2, Z19, Z23
+	VBROADCASTSS consts<>+128(SB), Z24
+	VFMADD231PS  Z2, Z20, Z24
+	VBROADCASTSS consts<>+128(SB), Z25
+	VFMADD231PS  Z2, Z21, Z25
+	VBROADCASTSS consts<>+128(SB), Z26
+	VFMADD231PS  Z2, Z22, Z26
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z23, Z27
+	VFNMADD231PS Z4, Z27, Z19
+	VFNMADD231PS Z5, Z27, Z19
+	VSUBPS       Z3, Z24, Z27
+	VFNMADD231PS Z4, Z27, Z20
+	VFNMADD231PS Z5, Z27, Z20
+	VSUBPS       Z3, Z25, Z27
+	VFNMADD231PS Z4, Z27, Z21
+	VFNMADD231PS Z5, Z27, Z21
+	VSUBPS       Z3, Z26, Z27
+	VFNMADD231PS Z4, Z27, Z22
+	VFNMADD231PS Z5, Z27, Z22
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z27
+	VFMADD213PS  Z6, Z19, Z27
+	VBROADCASTSS consts<>+224(SB), Z28
+	VFMADD213PS  Z6, Z20, Z28
+	VBROADCASTSS consts<>+224(SB), Z29
+	VFMADD213PS  Z6, Z21, Z29
+	VBROADCASTSS consts<>+224(SB), Z30
+	VFMADD213PS  Z6, Z22, Z30
+	VFMADD213PS  Z7, Z19, Z27
+	VFMADD213PS  Z7, Z20, Z28
+	VFMADD213PS  Z7, Z21, Z29
+	VFMADD213PS  Z7, Z22, Z30
+	VFMADD213PS  Z8, Z19, Z27
+	VFMADD213PS  Z8, Z20, Z28
+	VFMADD213PS  Z8, Z21, Z29
+	VFMADD213PS  Z8, Z22, Z30
+	VFMADD213PS  Z9, Z19, Z27
+	VFMADD213PS  Z9, Z20, Z28
+	VFMADD213PS  Z9, Z21, Z29
+	VFMADD213PS  Z9, Z22, Z30
+	VFMADD213PS  Z10, Z19, Z27
+	VFMADD213PS  Z10, Z20, Z28
+	VFMADD213PS  Z10, Z21, Z29
+	VFMADD213PS  Z10, Z22, Z30
+
+	// y = (p·r)·r + r
+	VMULPS      Z19, Z27, Z27
+	VFMADD213PS Z19, Z19, Z27
+	VMULPS      Z20, Z28, Z28
+	VFMADD213PS Z20, Z20, Z28
+	VMULPS      Z21, Z29, Z29
+	VFMADD213PS Z21, Z21, Z29
+	VMULPS      Z22, Z30, Z30
+	VFMADD213PS Z22, Z22, Z30
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z23, Z23
+	VFMADD213PS.Z Z23, Z23, K1, Z27
+	VPSLLD        $0x17, Z24, Z24
+	VFMADD213PS.Z Z24, Z24, K2, Z28
+	VPSLLD        $0x17, Z25, Z25
+	VFMADD213PS.Z Z25, Z25, K3, Z29
+	VPSLLD        $0x17, Z26, Z26
+	VFMADD213PS.Z Z26, Z26, K4, Z30
+	VMOVUPS       Z27, (DI)
+	VFMADD231PS   (R9), Z27, Z15
+	VMOVUPS       Z28, 64(DI)
+	VFMADD231PS   64(R9), Z28, Z16
+	VMOVUPS       Z29, 128(DI)
+	VFMADD231PS   128(R9), Z29, Z17
+	VMOVUPS       Z30, 192(DI)
+	VFMADD231PS   192(R9), Z30, Z18
+	ADDQ          $0x00000100, DI
+	ADDQ          $0x00000100, R9
+	SUBQ          $0x00000040, R8
+	JMP           tileBlocks_211
+
+rest_212:
+	CMPQ   R8, $0x00000030
+	JNE    rest_215
+	VPXORD Z11, Z11, Z19
+	VPXORD Z11, Z11, Z20
+	VPXORD Z11, Z11, Z21
+	NEGQ   CX
+
+feature_216:
+	VBROADCASTSS (DX)(CX*4), Z22
+	VSUBPS       (AX), Z22, Z23
+	VFMADD231PS  Z23, Z23, Z19
+	VSUBPS       (AX)(BX*1), Z22, Z23
+	VFMADD231PS  Z23, Z23, Z20
+	VSUBPS       (AX)(BX*2), Z22, Z22
+	VFMADD231PS  Z22, Z22, Z21
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_216
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z19, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z20, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z21, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z19, Z19
+	VMULPS Z11, Z20, Z20
+	VMULPS Z11, Z21, Z21
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z19, K1
+	VCMPPS $0x15, Z0, Z20, K2
+	VCMPPS $0x15, Z0, Z21, K3
+	VMINPS Z19, Z1, Z19
+	VMINPS Z20, Z1, Z20
+	VMINPS Z21, Z1, Z21
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z0
+	VFMADD231PS  Z2, Z19, Z0
+	VBROADCASTSS consts<>+128(SB), Z1
+	VFMADD231PS  Z2, Z20, Z1
+	VBROADCASTSS consts<>+128(SB), Z11
+	VFMADD231PS  Z2, Z21, Z11
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z0, Z2
+	VFNMADD231PS Z4, Z2, Z19
+	VFNMADD231PS Z5, Z2, Z19
+	VSUBPS       Z3, Z1, Z2
+	VFNMADD231PS Z4, Z2, Z20
+	VFNMADD231PS Z5, Z2, Z20
+	VSUBPS       Z3, Z11, Z2
+	VFNMADD231PS Z4, Z2, Z21
+	VFNMADD231PS Z5, Z2, Z21
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z2
+	VFMADD213PS  Z6, Z19, Z2
+	VBROADCASTSS consts<>+224(SB), Z3
+	VFMADD213PS  Z6, Z20, Z3
+	VBROADCASTSS consts<>+224(SB), Z4
+	VFMADD213PS  Z6, Z21, Z4
+	VFMADD213PS  Z7, Z19, Z2
+	VFMADD213PS  Z7, Z20, Z3
+	VFMADD213PS  Z7, Z21, Z4
+	VFMADD213PS  Z8, Z19, Z2
+	VFMADD213PS  Z8, Z20, Z3
+	VFMADD213PS  Z8, Z21, Z4
+	VFMADD213PS  Z9, Z19, Z2
+	VFMADD213PS  Z9, Z20, Z3
+	VFMADD213PS  Z9, Z21, Z4
+	VFMADD213PS  Z10, Z19, Z2
+	VFMADD213PS  Z10, Z20, Z3
+	VFMADD213PS  Z10, Z21, Z4
+
+	// y = (p·r)·r + r
+	VMULPS      Z19, Z2, Z2
+	VFMADD213PS Z19, Z19, Z2
+	VMULPS      Z20, Z3, Z3
+	VFMADD213PS Z20, Z20, Z3
+	VMULPS      Z21, Z4, Z4
+	VFMADD213PS Z21, Z21, Z4
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z0, Z0
+	VFMADD213PS.Z Z0, Z0, K1, Z2
+	VPSLLD        $0x17, Z1, Z1
+	VFMADD213PS.Z Z1, Z1, K2, Z3
+	VPSLLD        $0x17, Z11, Z11
+	VFMADD213PS.Z Z11, Z11, K3, Z4
+	VMOVUPS       Z2, (DI)
+	VFMADD231PS   (R9), Z2, Z15
+	VMOVUPS       Z3, 64(DI)
+	VFMADD231PS   64(R9), Z3, Z15
+	VMOVUPS       Z4, 128(DI)
+	VFMADD231PS   128(R9), Z4, Z15
+	ADDQ          $0x000000c0, DI
+	ADDQ          $0x000000c0, R9
+	SUBQ          $0x00000030, R8
+	JMP           blocksDone_213
+
+rest_215:
+	CMPQ   R8, $0x00000020
+	JNE    rest_217
+	VPXORD Z11, Z11, Z19
+	VPXORD Z11, Z11, Z20
+	NEGQ   CX
+
+feature_218:
+	VBROADCASTSS (DX)(CX*4), Z21
+	VSUBPS       (AX), Z21, Z22
+	VFMADD231PS  Z22, Z22, Z19
+	VSUBPS       (AX)(BX*1), Z21, Z21
+	VFMADD231PS  Z21, Z21, Z20
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_218
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z19, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z20, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z19, Z19
+	VMULPS Z11, Z20, Z20
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z19, K1
+	VCMPPS $0x15, Z0, Z20, K2
+	VMINPS Z19, Z1, Z19
+	VMINPS Z20, Z1, Z20
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z0
+	VFMADD231PS  Z2, Z19, Z0
+	VBROADCASTSS consts<>+128(SB), Z1
+	VFMADD231PS  Z2, Z20, Z1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z0, Z2
+	VFNMADD231PS Z4, Z2, Z19
+	VFNMADD231PS Z5, Z2, Z19
+	VSUBPS       Z3, Z1, Z2
+	VFNMADD231PS Z4, Z2, Z20
+	VFNMADD231PS Z5, Z2, Z20
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z2
+	VFMADD213PS  Z6, Z19, Z2
+	VBROADCASTSS consts<>+224(SB), Z3
+	VFMADD213PS  Z6, Z20, Z3
+	VFMADD213PS  Z7, Z19, Z2
+	VFMADD213PS  Z7, Z20, Z3
+	VFMADD213PS  Z8, Z19, Z2
+	VFMADD213PS  Z8, Z20, Z3
+	VFMADD213PS  Z9, Z19, Z2
+	VFMADD213PS  Z9, Z20, Z3
+	VFMADD213PS  Z10, Z19, Z2
+	VFMADD213PS  Z10, Z20, Z3
+
+	// y = (p·r)·r + r
+	VMULPS      Z19, Z2, Z2
+	VFMADD213PS Z19, Z19, Z2
+	VMULPS      Z20, Z3, Z3
+	VFMADD213PS Z20, Z20, Z3
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z0, Z0
+	VFMADD213PS.Z Z0, Z0, K1, Z2
+	VPSLLD        $0x17, Z1, Z1
+	VFMADD213PS.Z Z1, Z1, K2, Z3
+	VMOVUPS       Z2, (DI)
+	VFMADD231PS   (R9), Z2, Z15
+	VMOVUPS       Z3, 64(DI)
+	VFMADD231PS   64(R9), Z3, Z15
+	ADDQ          $0x00000080, DI
+	ADDQ          $0x00000080, R9
+	SUBQ          $0x00000020, R8
+	JMP           blocksDone_213
+
+rest_217:
+	CMPQ   R8, $0x00000010
+	JNE    rest_219
+	VPXORD Z11, Z11, Z19
+	NEGQ   CX
+
+feature_220:
+	VBROADCASTSS (DX)(CX*4), Z20
+	VSUBPS       (AX), Z20, Z20
+	VFMADD231PS  Z20, Z20, Z19
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_220
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z19, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z19, Z19
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z19, K1
+	VMINPS Z19, Z1, Z19
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z0
+	VFMADD231PS  Z2, Z19, Z0
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z0, Z1
+	VFNMADD231PS Z4, Z1, Z19
+	VFNMADD231PS Z5, Z1, Z19
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z1
+	VFMADD213PS  Z6, Z19, Z1
+	VFMADD213PS  Z7, Z19, Z1
+	VFMADD213PS  Z8, Z19, Z1
+	VFMADD213PS  Z9, Z19, Z1
+	VFMADD213PS  Z10, Z19, Z1
+
+	// y = (p·r)·r + r
+	VMULPS      Z19, Z1, Z1
+	VFMADD213PS Z19, Z19, Z1
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z0, Z0
+	VFMADD213PS.Z Z0, Z0, K1, Z1
+	VMOVUPS       Z1, (DI)
+	VFMADD231PS   (R9), Z1, Z15
+	ADDQ          $0x00000040, DI
+	ADDQ          $0x00000040, R9
+	SUBQ          $0x00000010, R8
+	JMP           blocksDone_213
+
+rest_219:
+blocksDone_213:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VADDPS     Z16, Z15, Z15
+	VADDPS     Z18, Z17, Z17
+	VADDPS     Z17, Z15, Z15
+	VSHUFF64X2 $0x4e, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VSHUFF64X2 $0xb1, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x0e, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x01, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VMOVSS     X15, (AX)
+
+	// horizontal min
+	VSHUFF64X2 $0x4e, Z12, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VSHUFF64X2 $0xb1, Z12, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VPERMILPS  $0x0e, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VPERMILPS  $0x01, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VMOVSS     X12, ret+152(FP)
+	VZEROUPPER
+	RET
+
+scoreColumns2_202:
+	VBROADCASTSS consts<>+0(SB), Z0
+	VBROADCASTSS consts<>+32(SB), Z1
+	VBROADCASTSS consts<>+96(SB), Z2
+	VBROADCASTSS consts<>+128(SB), Z3
+	VBROADCASTSS consts<>+160(SB), Z4
+	VBROADCASTSS consts<>+192(SB), Z5
+	VBROADCASTSS consts<>+256(SB), Z6
+	VBROADCASTSS consts<>+288(SB), Z7
+	VBROADCASTSS consts<>+320(SB), Z8
+	VBROADCASTSS consts<>+352(SB), Z9
+	VBROADCASTSS consts<>+384(SB), Z10
+	MOVQ         tiles_base+72(FP), AX
+	MOVQ         dim+128(FP), CX
+	MOVQ         x_base+48(FP), DX
+	LEAQ         (DX)(CX*4), DX
+	MOVQ         CX, BX
+	SHLQ         $0x06, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVQ         kv_base+24(FP), DI
+	MOVQ         kv_len+32(FP), R8
+	MOVQ         w_base+96(FP), R9
+	MOVQ         stride+120(FP), R10
+	SHLQ         $0x02, R10
+	LEAQ         (R10)(R10*2), R11
+	VBROADCASTSS scale+144(FP), Z11
+	VMOVUPS      scorelanes<>+128(SB), Z12
+	VMOVUPS      scorelanes<>+0(SB), Z13
+	VPBROADCASTD n+136(FP), Z14
+	VPXORD       Z11, Z11, Z15
+	VPXORD       Z11, Z11, Z16
+
+tileBlocks_221:
+	CMPQ   R8, $0x00000040
+	JB     rest_222
+	VPXORD Z11, Z11, Z17
+	VPXORD Z11, Z11, Z18
+	VPXORD Z11, Z11, Z19
+	VPXORD Z11, Z11, Z20
+	MOVQ   CX, R11
+	NEGQ   R11
+
+feature_224:
+	VBROADCASTSS (DX)(R11*4), Z21
+	VSUBPS       (AX), Z21, Z22
+	VFMADD231PS  Z22, Z22, Z17
+	VSUBPS       (AX)(BX*1), Z21, Z22
+	VFMADD231PS  Z22, Z22, Z18
+	VSUBPS       (AX)(BX*2), Z21, Z22
+	VFMADD231PS  Z22, Z22, Z19
+	VSUBPS       (AX)(SI*1), Z21, Z21
+	VFMADD231PS  Z21, Z21, Z20
+	ADDQ         $0x40, AX
+	INCQ         R11
+	JNZ          feature_224
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z17, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z18, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z19, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z20, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z17, Z17
+	VMULPS Z11, Z18, Z18
+	VMULPS Z11, Z19, Z19
+	VMULPS Z11, Z20, Z20
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z17, K1
+	VCMPPS $0x15, Z0, Z18, K2
+	VCMPPS $0x15, Z0, Z19, K3
+	VCMPPS $0x15, Z0, Z20, K4
+	VMINPS Z17, Z1, Z17
+	VMINPS Z18, Z1, Z18
+	VMINPS Z19, Z1, Z19
+	VMINPS Z20, Z1, Z20
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z21
+	VFMADD231PS  Z2, Z17, Z21
+	VBROADCASTSS consts<>+128(SB), Z22
+	VFMADD231PS  Z2, Z18, Z22
+	VBROADCASTSS consts<>+128(SB), Z23
+	VFMADD231PS  Z2, Z19, Z23
+	VBROADCASTSS consts<>+128(SB), Z24
+	VFMADD231PS  Z2, Z20, Z24
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z21, Z25
+	VFNMADD231PS Z4, Z25, Z17
+	VFNMADD231PS Z5, Z25, Z17
+	VSUBPS       Z3, Z22, Z25
+	VFNMADD231PS Z4, Z25, Z18
+	VFNMADD231PS Z5, Z25, Z18
+	VSUBPS       Z3, Z23, Z25
+	VFNMADD231PS Z4, Z25, Z19
+	VFNMADD231PS Z5, Z25, Z19
+	VSUBPS       Z3, Z24, Z25
+	VFNMADD231PS Z4, Z25, Z20
+	VFNMADD231PS Z5, Z25, Z20
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z25
+	VFMADD213PS  Z6, Z17, Z25
+	VBROADCASTSS consts<>+224(SB), Z26
+	VFMADD213PS  Z6, Z18, Z26
+	VBROADCASTSS consts<>+224(SB), Z27
+	VFMADD213PS  Z6, Z19, Z27
+	VBROADCASTSS consts<>+224(SB), Z28
+	VFMADD213PS  Z6, Z20, Z28
+	VFMADD213PS  Z7, Z17, Z25
+	VFMADD213PS  Z7, Z18, Z26
+	VFMADD213PS  Z7, Z19, Z27
+	VFMADD213PS  Z7, Z20, Z28
+	VFMADD213PS  Z8, Z17, Z25
+	VFMADD213PS  Z8, Z18, Z26
+	VFMADD213PS  Z8, Z19, Z27
+	VFMADD213PS  Z8, Z20, Z28
+	VFMADD213PS  Z9, Z17, Z25
+	VFMADD213PS  Z9, Z18, Z26
+	VFMADD213PS  Z9, Z19, Z27
+	VFMADD213PS  Z9, Z20, Z28
+	VFMADD213PS  Z10, Z17, Z25
+	VFMADD213PS  Z10, Z18, Z26
+	VFMADD213PS  Z10, Z19, Z27
+	VFMADD213PS  Z10, Z20, Z28
+
+	// y = (p·r)·r + r
+	VMULPS      Z17, Z25, Z25
+	VFMADD213PS Z17, Z17, Z25
+	VMULPS      Z18, Z26, Z26
+	VFMADD213PS Z18, Z18, Z26
+	VMULPS      Z19, Z27, Z27
+	VFMADD213PS Z19, Z19, Z27
+	VMULPS      Z20, Z28, Z28
+	VFMADD213PS Z20, Z20, Z28
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z21, Z21
+	VFMADD213PS.Z Z21, Z21, K1, Z25
+	VPSLLD        $0x17, Z22, Z22
+	VFMADD213PS.Z Z22, Z22, K2, Z26
+	VPSLLD        $0x17, Z23, Z23
+	VFMADD213PS.Z Z23, Z23, K3, Z27
+	VPSLLD        $0x17, Z24, Z24
+	VFMADD213PS.Z Z24, Z24, K4, Z28
+	VMOVUPS       Z25, (DI)
+	VFMADD231PS   (R9), Z25, Z15
+	VFMADD231PS   (R9)(R10*1), Z25, Z16
+	VMOVUPS       Z26, 64(DI)
+	VFMADD231PS   64(R9), Z26, Z15
+	VFMADD231PS   64(R9)(R10*1), Z26, Z16
+	VMOVUPS       Z27, 128(DI)
+	VFMADD231PS   128(R9), Z27, Z15
+	VFMADD231PS   128(R9)(R10*1), Z27, Z16
+	VMOVUPS       Z28, 192(DI)
+	VFMADD231PS   192(R9), Z28, Z15
+	VFMADD231PS   192(R9)(R10*1), Z28, Z16
+	ADDQ          $0x00000100, DI
+	ADDQ          $0x00000100, R9
+	SUBQ          $0x00000040, R8
+	JMP           tileBlocks_221
+
+rest_222:
+	CMPQ   R8, $0x00000030
+	JNE    rest_225
+	VPXORD Z11, Z11, Z17
+	VPXORD Z11, Z11, Z18
+	VPXORD Z11, Z11, Z19
+	NEGQ   CX
+
+feature_226:
+	VBROADCASTSS (DX)(CX*4), Z20
+	VSUBPS       (AX), Z20, Z21
+	VFMADD231PS  Z21, Z21, Z17
+	VSUBPS       (AX)(BX*1), Z20, Z21
+	VFMADD231PS  Z21, Z21, Z18
+	VSUBPS       (AX)(BX*2), Z20, Z20
+	VFMADD231PS  Z20, Z20, Z19
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_226
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z17, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z18, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z19, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z17, Z17
+	VMULPS Z11, Z18, Z18
+	VMULPS Z11, Z19, Z19
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z17, K1
+	VCMPPS $0x15, Z0, Z18, K2
+	VCMPPS $0x15, Z0, Z19, K3
+	VMINPS Z17, Z1, Z17
+	VMINPS Z18, Z1, Z18
+	VMINPS Z19, Z1, Z19
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z0
+	VFMADD231PS  Z2, Z17, Z0
+	VBROADCASTSS consts<>+128(SB), Z1
+	VFMADD231PS  Z2, Z18, Z1
+	VBROADCASTSS consts<>+128(SB), Z11
+	VFMADD231PS  Z2, Z19, Z11
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z0, Z2
+	VFNMADD231PS Z4, Z2, Z17
+	VFNMADD231PS Z5, Z2, Z17
+	VSUBPS       Z3, Z1, Z2
+	VFNMADD231PS Z4, Z2, Z18
+	VFNMADD231PS Z5, Z2, Z18
+	VSUBPS       Z3, Z11, Z2
+	VFNMADD231PS Z4, Z2, Z19
+	VFNMADD231PS Z5, Z2, Z19
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z2
+	VFMADD213PS  Z6, Z17, Z2
+	VBROADCASTSS consts<>+224(SB), Z3
+	VFMADD213PS  Z6, Z18, Z3
+	VBROADCASTSS consts<>+224(SB), Z4
+	VFMADD213PS  Z6, Z19, Z4
+	VFMADD213PS  Z7, Z17, Z2
+	VFMADD213PS  Z7, Z18, Z3
+	VFMADD213PS  Z7, Z19, Z4
+	VFMADD213PS  Z8, Z17, Z2
+	VFMADD213PS  Z8, Z18, Z3
+	VFMADD213PS  Z8, Z19, Z4
+	VFMADD213PS  Z9, Z17, Z2
+	VFMADD213PS  Z9, Z18, Z3
+	VFMADD213PS  Z9, Z19, Z4
+	VFMADD213PS  Z10, Z17, Z2
+	VFMADD213PS  Z10, Z18, Z3
+	VFMADD213PS  Z10, Z19, Z4
+
+	// y = (p·r)·r + r
+	VMULPS      Z17, Z2, Z2
+	VFMADD213PS Z17, Z17, Z2
+	VMULPS      Z18, Z3, Z3
+	VFMADD213PS Z18, Z18, Z3
+	VMULPS      Z19, Z4, Z4
+	VFMADD213PS Z19, Z19, Z4
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z0, Z0
+	VFMADD213PS.Z Z0, Z0, K1, Z2
+	VPSLLD        $0x17, Z1, Z1
+	VFMADD213PS.Z Z1, Z1, K2, Z3
+	VPSLLD        $0x17, Z11, Z11
+	VFMADD213PS.Z Z11, Z11, K3, Z4
+	VMOVUPS       Z2, (DI)
+	VFMADD231PS   (R9), Z2, Z15
+	VFMADD231PS   (R9)(R10*1), Z2, Z16
+	VMOVUPS       Z3, 64(DI)
+	VFMADD231PS   64(R9), Z3, Z15
+	VFMADD231PS   64(R9)(R10*1), Z3, Z16
+	VMOVUPS       Z4, 128(DI)
+	VFMADD231PS   128(R9), Z4, Z15
+	VFMADD231PS   128(R9)(R10*1), Z4, Z16
+	ADDQ          $0x000000c0, DI
+	ADDQ          $0x000000c0, R9
+	SUBQ          $0x00000030, R8
+	JMP           blocksDone_223
+
+rest_225:
+	CMPQ   R8, $0x00000020
+	JNE    rest_227
+	VPXORD Z11, Z11, Z17
+	VPXORD Z11, Z11, Z18
+	NEGQ   CX
+
+feature_228:
+	VBROADCASTSS (DX)(CX*4), Z19
+	VSUBPS       (AX), Z19, Z20
+	VFMADD231PS  Z20, Z20, Z17
+	VSUBPS       (AX)(BX*1), Z19, Z19
+	VFMADD231PS  Z19, Z19, Z18
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_228
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z17, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z18, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z17, Z17
+	VMULPS Z11, Z18, Z18
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z17, K1
+	VCMPPS $0x15, Z0, Z18, K2
+	VMINPS Z17, Z1, Z17
+	VMINPS Z18, Z1, Z18
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z0
+	VFMADD231PS  Z2, Z17, Z0
+	VBROADCASTSS consts<>+128(SB), Z1
+	VFMADD231PS  Z2, Z18, Z1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z0, Z2
+	VFNMADD231PS Z4, Z2, Z17
+	VFNMADD231PS Z5, Z2, Z17
+	VSUBPS       Z3, Z1, Z2
+	VFNMADD231PS Z4, Z2, Z18
+	VFNMADD231PS Z5, Z2, Z18
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z2
+	VFMADD213PS  Z6, Z17, Z2
+	VBROADCASTSS consts<>+224(SB), Z3
+	VFMADD213PS  Z6, Z18, Z3
+	VFMADD213PS  Z7, Z17, Z2
+	VFMADD213PS  Z7, Z18, Z3
+	VFMADD213PS  Z8, Z17, Z2
+	VFMADD213PS  Z8, Z18, Z3
+	VFMADD213PS  Z9, Z17, Z2
+	VFMADD213PS  Z9, Z18, Z3
+	VFMADD213PS  Z10, Z17, Z2
+	VFMADD213PS  Z10, Z18, Z3
+
+	// y = (p·r)·r + r
+	VMULPS      Z17, Z2, Z2
+	VFMADD213PS Z17, Z17, Z2
+	VMULPS      Z18, Z3, Z3
+	VFMADD213PS Z18, Z18, Z3
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z0, Z0
+	VFMADD213PS.Z Z0, Z0, K1, Z2
+	VPSLLD        $0x17, Z1, Z1
+	VFMADD213PS.Z Z1, Z1, K2, Z3
+	VMOVUPS       Z2, (DI)
+	VFMADD231PS   (R9), Z2, Z15
+	VFMADD231PS   (R9)(R10*1), Z2, Z16
+	VMOVUPS       Z3, 64(DI)
+	VFMADD231PS   64(R9), Z3, Z15
+	VFMADD231PS   64(R9)(R10*1), Z3, Z16
+	ADDQ          $0x00000080, DI
+	ADDQ          $0x00000080, R9
+	SUBQ          $0x00000020, R8
+	JMP           blocksDone_223
+
+rest_227:
+	CMPQ   R8, $0x00000010
+	JNE    rest_229
+	VPXORD Z11, Z11, Z17
+	NEGQ   CX
+
+feature_230:
+	VBROADCASTSS (DX)(CX*4), Z18
+	VSUBPS       (AX), Z18, Z18
+	VFMADD231PS  Z18, Z18, Z17
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_230
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z17, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z17, Z17
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z17, K1
+	VMINPS Z17, Z1, Z17
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z0
+	VFMADD231PS  Z2, Z17, Z0
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z0, Z1
+	VFNMADD231PS Z4, Z1, Z17
+	VFNMADD231PS Z5, Z1, Z17
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z1
+	VFMADD213PS  Z6, Z17, Z1
+	VFMADD213PS  Z7, Z17, Z1
+	VFMADD213PS  Z8, Z17, Z1
+	VFMADD213PS  Z9, Z17, Z1
+	VFMADD213PS  Z10, Z17, Z1
+
+	// y = (p·r)·r + r
+	VMULPS      Z17, Z1, Z1
+	VFMADD213PS Z17, Z17, Z1
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z0, Z0
+	VFMADD213PS.Z Z0, Z0, K1, Z1
+	VMOVUPS       Z1, (DI)
+	VFMADD231PS   (R9), Z1, Z15
+	VFMADD231PS   (R9)(R10*1), Z1, Z16
+	ADDQ          $0x00000040, DI
+	ADDQ          $0x00000040, R9
+	SUBQ          $0x00000010, R8
+	JMP           blocksDone_223
+
+rest_229:
+blocksDone_223:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VSHUFF64X2 $0xb1, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x0e, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x01, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VMOVSS     X15, (AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z16, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VSHUFF64X2 $0xb1, Z16, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VPERMILPS  $0x0e, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VPERMILPS  $0x01, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VMOVSS     X16, 4(AX)
+
+	// horizontal min
+	VSHUFF64X2 $0x4e, Z12, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VSHUFF64X2 $0xb1, Z12, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VPERMILPS  $0x0e, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VPERMILPS  $0x01, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VMOVSS     X12, ret+152(FP)
+	VZEROUPPER
+	RET
+
+scoreColumns3_203:
+	VBROADCASTSS consts<>+0(SB), Z0
+	VBROADCASTSS consts<>+32(SB), Z1
+	VBROADCASTSS consts<>+96(SB), Z2
+	VBROADCASTSS consts<>+128(SB), Z3
+	VBROADCASTSS consts<>+160(SB), Z4
+	VBROADCASTSS consts<>+192(SB), Z5
+	VBROADCASTSS consts<>+256(SB), Z6
+	VBROADCASTSS consts<>+288(SB), Z7
+	VBROADCASTSS consts<>+320(SB), Z8
+	VBROADCASTSS consts<>+352(SB), Z9
+	VBROADCASTSS consts<>+384(SB), Z10
+	MOVQ         tiles_base+72(FP), AX
+	MOVQ         dim+128(FP), CX
+	MOVQ         x_base+48(FP), DX
+	LEAQ         (DX)(CX*4), DX
+	MOVQ         CX, BX
+	SHLQ         $0x06, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVQ         kv_base+24(FP), DI
+	MOVQ         kv_len+32(FP), R8
+	MOVQ         w_base+96(FP), R9
+	MOVQ         stride+120(FP), R10
+	SHLQ         $0x02, R10
+	LEAQ         (R10)(R10*2), R11
+	VBROADCASTSS scale+144(FP), Z11
+	VMOVUPS      scorelanes<>+128(SB), Z12
+	VMOVUPS      scorelanes<>+0(SB), Z13
+	VPBROADCASTD n+136(FP), Z14
+	VPXORD       Z11, Z11, Z15
+	VPXORD       Z11, Z11, Z16
+	VPXORD       Z11, Z11, Z17
+
+tileBlocks_231:
+	CMPQ   R8, $0x00000040
+	JB     rest_232
+	VPXORD Z11, Z11, Z18
+	VPXORD Z11, Z11, Z19
+	VPXORD Z11, Z11, Z20
+	VPXORD Z11, Z11, Z21
+	MOVQ   CX, R11
+	NEGQ   R11
+
+feature_234:
+	VBROADCASTSS (DX)(R11*4), Z22
+	VSUBPS       (AX), Z22, Z23
+	VFMADD231PS  Z23, Z23, Z18
+	VSUBPS       (AX)(BX*1), Z22, Z23
+	VFMADD231PS  Z23, Z23, Z19
+	VSUBPS       (AX)(BX*2), Z22, Z23
+	VFMADD231PS  Z23, Z23, Z20
+	VSUBPS       (AX)(SI*1), Z22, Z22
+	VFMADD231PS  Z22, Z22, Z21
+	ADDQ         $0x40, AX
+	INCQ         R11
+	JNZ          feature_234
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z18, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z19, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z20, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z21, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z18, Z18
+	VMULPS Z11, Z19, Z19
+	VMULPS Z11, Z20, Z20
+	VMULPS Z11, Z21, Z21
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z18, K1
+	VCMPPS $0x15, Z0, Z19, K2
+	VCMPPS $0x15, Z0, Z20, K3
+	VCMPPS $0x15, Z0, Z21, K4
+	VMINPS Z18, Z1, Z18
+	VMINPS Z19, Z1, Z19
+	VMINPS Z20, Z1, Z20
+	VMINPS Z21, Z1, Z21
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z22
+	VFMADD231PS  Z2, Z18, Z22
+	VBROADCASTSS consts<>+128(SB), Z23
+	VFMADD231PS  Z2, Z19, Z23
+	VBROADCASTSS consts<>+128(SB), Z24
+	VFMADD231PS  Z2, Z20, Z24
+	VBROADCASTSS consts<>+128(SB), Z25
+	VFMADD231PS  Z2, Z21, Z25
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z22, Z26
+	VFNMADD231PS Z4, Z26, Z18
+	VFNMADD231PS Z5, Z26, Z18
+	VSUBPS       Z3, Z23, Z26
+	VFNMADD231PS Z4, Z26, Z19
+	VFNMADD231PS Z5, Z26, Z19
+	VSUBPS       Z3, Z24, Z26
+	VFNMADD231PS Z4, Z26, Z20
+	VFNMADD231PS Z5, Z26, Z20
+	VSUBPS       Z3, Z25, Z26
+	VFNMADD231PS Z4, Z26, Z21
+	VFNMADD231PS Z5, Z26, Z21
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z26
+	VFMADD213PS  Z6, Z18, Z26
+	VBROADCASTSS consts<>+224(SB), Z27
+	VFMADD213PS  Z6, Z19, Z27
+	VBROADCASTSS consts<>+224(SB), Z28
+	VFMADD213PS  Z6, Z20, Z28
+	VBROADCASTSS consts<>+224(SB), Z29
+	VFMADD213PS  Z6, Z21, Z29
+	VFMADD213PS  Z7, Z18, Z26
+	VFMADD213PS  Z7, Z19, Z27
+	VFMADD213PS  Z7, Z20, Z28
+	VFMADD213PS  Z7, Z21, Z29
+	VFMADD213PS  Z8, Z18, Z26
+	VFMADD213PS  Z8, Z19, Z27
+	VFMADD213PS  Z8, Z20, Z28
+	VFMADD213PS  Z8, Z21, Z29
+	VFMADD213PS  Z9, Z18, Z26
+	VFMADD213PS  Z9, Z19, Z27
+	VFMADD213PS  Z9, Z20, Z28
+	VFMADD213PS  Z9, Z21, Z29
+	VFMADD213PS  Z10, Z18, Z26
+	VFMADD213PS  Z10, Z19, Z27
+	VFMADD213PS  Z10, Z20, Z28
+	VFMADD213PS  Z10, Z21, Z29
+
+	// y = (p·r)·r + r
+	VMULPS      Z18, Z26, Z26
+	VFMADD213PS Z18, Z18, Z26
+	VMULPS      Z19, Z27, Z27
+	VFMADD213PS Z19, Z19, Z27
+	VMULPS      Z20, Z28, Z28
+	VFMADD213PS Z20, Z20, Z28
+	VMULPS      Z21, Z29, Z29
+	VFMADD213PS Z21, Z21, Z29
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z22, Z22
+	VFMADD213PS.Z Z22, Z22, K1, Z26
+	VPSLLD        $0x17, Z23, Z23
+	VFMADD213PS.Z Z23, Z23, K2, Z27
+	VPSLLD        $0x17, Z24, Z24
+	VFMADD213PS.Z Z24, Z24, K3, Z28
+	VPSLLD        $0x17, Z25, Z25
+	VFMADD213PS.Z Z25, Z25, K4, Z29
+	VMOVUPS       Z26, (DI)
+	VFMADD231PS   (R9), Z26, Z15
+	VFMADD231PS   (R9)(R10*1), Z26, Z16
+	VFMADD231PS   (R9)(R10*2), Z26, Z17
+	VMOVUPS       Z27, 64(DI)
+	VFMADD231PS   64(R9), Z27, Z15
+	VFMADD231PS   64(R9)(R10*1), Z27, Z16
+	VFMADD231PS   64(R9)(R10*2), Z27, Z17
+	VMOVUPS       Z28, 128(DI)
+	VFMADD231PS   128(R9), Z28, Z15
+	VFMADD231PS   128(R9)(R10*1), Z28, Z16
+	VFMADD231PS   128(R9)(R10*2), Z28, Z17
+	VMOVUPS       Z29, 192(DI)
+	VFMADD231PS   192(R9), Z29, Z15
+	VFMADD231PS   192(R9)(R10*1), Z29, Z16
+	VFMADD231PS   192(R9)(R10*2), Z29, Z17
+	ADDQ          $0x00000100, DI
+	ADDQ          $0x00000100, R9
+	SUBQ          $0x00000040, R8
+	JMP           tileBlocks_231
+
+rest_232:
+	CMPQ   R8, $0x00000030
+	JNE    rest_235
+	VPXORD Z11, Z11, Z18
+	VPXORD Z11, Z11, Z19
+	VPXORD Z11, Z11, Z20
+	NEGQ   CX
+
+feature_236:
+	VBROADCASTSS (DX)(CX*4), Z21
+	VSUBPS       (AX), Z21, Z22
+	VFMADD231PS  Z22, Z22, Z18
+	VSUBPS       (AX)(BX*1), Z21, Z22
+	VFMADD231PS  Z22, Z22, Z19
+	VSUBPS       (AX)(BX*2), Z21, Z21
+	VFMADD231PS  Z21, Z21, Z20
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_236
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z18, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z19, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z20, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z18, Z18
+	VMULPS Z11, Z19, Z19
+	VMULPS Z11, Z20, Z20
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z18, K1
+	VCMPPS $0x15, Z0, Z19, K2
+	VCMPPS $0x15, Z0, Z20, K3
+	VMINPS Z18, Z1, Z18
+	VMINPS Z19, Z1, Z19
+	VMINPS Z20, Z1, Z20
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z0
+	VFMADD231PS  Z2, Z18, Z0
+	VBROADCASTSS consts<>+128(SB), Z1
+	VFMADD231PS  Z2, Z19, Z1
+	VBROADCASTSS consts<>+128(SB), Z11
+	VFMADD231PS  Z2, Z20, Z11
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z0, Z2
+	VFNMADD231PS Z4, Z2, Z18
+	VFNMADD231PS Z5, Z2, Z18
+	VSUBPS       Z3, Z1, Z2
+	VFNMADD231PS Z4, Z2, Z19
+	VFNMADD231PS Z5, Z2, Z19
+	VSUBPS       Z3, Z11, Z2
+	VFNMADD231PS Z4, Z2, Z20
+	VFNMADD231PS Z5, Z2, Z20
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z2
+	VFMADD213PS  Z6, Z18, Z2
+	VBROADCASTSS consts<>+224(SB), Z3
+	VFMADD213PS  Z6, Z19, Z3
+	VBROADCASTSS consts<>+224(SB), Z4
+	VFMADD213PS  Z6, Z20, Z4
+	VFMADD213PS  Z7, Z18, Z2
+	VFMADD213PS  Z7, Z19, Z3
+	VFMADD213PS  Z7, Z20, Z4
+	VFMADD213PS  Z8, Z18, Z2
+	VFMADD213PS  Z8, Z19, Z3
+	VFMADD213PS  Z8, Z20, Z4
+	VFMADD213PS  Z9, Z18, Z2
+	VFMADD213PS  Z9, Z19, Z3
+	VFMADD213PS  Z9, Z20, Z4
+	VFMADD213PS  Z10, Z18, Z2
+	VFMADD213PS  Z10, Z19, Z3
+	VFMADD213PS  Z10, Z20, Z4
+
+	// y = (p·r)·r + r
+	VMULPS      Z18, Z2, Z2
+	VFMADD213PS Z18, Z18, Z2
+	VMULPS      Z19, Z3, Z3
+	VFMADD213PS Z19, Z19, Z3
+	VMULPS      Z20, Z4, Z4
+	VFMADD213PS Z20, Z20, Z4
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z0, Z0
+	VFMADD213PS.Z Z0, Z0, K1, Z2
+	VPSLLD        $0x17, Z1, Z1
+	VFMADD213PS.Z Z1, Z1, K2, Z3
+	VPSLLD        $0x17, Z11, Z11
+	VFMADD213PS.Z Z11, Z11, K3, Z4
+	VMOVUPS       Z2, (DI)
+	VFMADD231PS   (R9), Z2, Z15
+	VFMADD231PS   (R9)(R10*1), Z2, Z16
+	VFMADD231PS   (R9)(R10*2), Z2, Z17
+	VMOVUPS       Z3, 64(DI)
+	VFMADD231PS   64(R9), Z3, Z15
+	VFMADD231PS   64(R9)(R10*1), Z3, Z16
+	VFMADD231PS   64(R9)(R10*2), Z3, Z17
+	VMOVUPS       Z4, 128(DI)
+	VFMADD231PS   128(R9), Z4, Z15
+	VFMADD231PS   128(R9)(R10*1), Z4, Z16
+	VFMADD231PS   128(R9)(R10*2), Z4, Z17
+	ADDQ          $0x000000c0, DI
+	ADDQ          $0x000000c0, R9
+	SUBQ          $0x00000030, R8
+	JMP           blocksDone_233
+
+rest_235:
+	CMPQ   R8, $0x00000020
+	JNE    rest_237
+	VPXORD Z11, Z11, Z18
+	VPXORD Z11, Z11, Z19
+	NEGQ   CX
+
+feature_238:
+	VBROADCASTSS (DX)(CX*4), Z20
+	VSUBPS       (AX), Z20, Z21
+	VFMADD231PS  Z21, Z21, Z18
+	VSUBPS       (AX)(BX*1), Z20, Z20
+	VFMADD231PS  Z20, Z20, Z19
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_238
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z18, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z19, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z18, Z18
+	VMULPS Z11, Z19, Z19
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z18, K1
+	VCMPPS $0x15, Z0, Z19, K2
+	VMINPS Z18, Z1, Z18
+	VMINPS Z19, Z1, Z19
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z0
+	VFMADD231PS  Z2, Z18, Z0
+	VBROADCASTSS consts<>+128(SB), Z1
+	VFMADD231PS  Z2, Z19, Z1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z0, Z2
+	VFNMADD231PS Z4, Z2, Z18
+	VFNMADD231PS Z5, Z2, Z18
+	VSUBPS       Z3, Z1, Z2
+	VFNMADD231PS Z4, Z2, Z19
+	VFNMADD231PS Z5, Z2, Z19
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z2
+	VFMADD213PS  Z6, Z18, Z2
+	VBROADCASTSS consts<>+224(SB), Z3
+	VFMADD213PS  Z6, Z19, Z3
+	VFMADD213PS  Z7, Z18, Z2
+	VFMADD213PS  Z7, Z19, Z3
+	VFMADD213PS  Z8, Z18, Z2
+	VFMADD213PS  Z8, Z19, Z3
+	VFMADD213PS  Z9, Z18, Z2
+	VFMADD213PS  Z9, Z19, Z3
+	VFMADD213PS  Z10, Z18, Z2
+	VFMADD213PS  Z10, Z19, Z3
+
+	// y = (p·r)·r + r
+	VMULPS      Z18, Z2, Z2
+	VFMADD213PS Z18, Z18, Z2
+	VMULPS      Z19, Z3, Z3
+	VFMADD213PS Z19, Z19, Z3
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z0, Z0
+	VFMADD213PS.Z Z0, Z0, K1, Z2
+	VPSLLD        $0x17, Z1, Z1
+	VFMADD213PS.Z Z1, Z1, K2, Z3
+	VMOVUPS       Z2, (DI)
+	VFMADD231PS   (R9), Z2, Z15
+	VFMADD231PS   (R9)(R10*1), Z2, Z16
+	VFMADD231PS   (R9)(R10*2), Z2, Z17
+	VMOVUPS       Z3, 64(DI)
+	VFMADD231PS   64(R9), Z3, Z15
+	VFMADD231PS   64(R9)(R10*1), Z3, Z16
+	VFMADD231PS   64(R9)(R10*2), Z3, Z17
+	ADDQ          $0x00000080, DI
+	ADDQ          $0x00000080, R9
+	SUBQ          $0x00000020, R8
+	JMP           blocksDone_233
+
+rest_237:
+	CMPQ   R8, $0x00000010
+	JNE    rest_239
+	VPXORD Z11, Z11, Z18
+	NEGQ   CX
+
+feature_240:
+	VBROADCASTSS (DX)(CX*4), Z19
+	VSUBPS       (AX), Z19, Z19
+	VFMADD231PS  Z19, Z19, Z18
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_240
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z18, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z18, Z18
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z18, K1
+	VMINPS Z18, Z1, Z18
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z0
+	VFMADD231PS  Z2, Z18, Z0
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z0, Z1
+	VFNMADD231PS Z4, Z1, Z18
+	VFNMADD231PS Z5, Z1, Z18
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z1
+	VFMADD213PS  Z6, Z18, Z1
+	VFMADD213PS  Z7, Z18, Z1
+	VFMADD213PS  Z8, Z18, Z1
+	VFMADD213PS  Z9, Z18, Z1
+	VFMADD213PS  Z10, Z18, Z1
+
+	// y = (p·r)·r + r
+	VMULPS      Z18, Z1, Z1
+	VFMADD213PS Z18, Z18, Z1
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z0, Z0
+	VFMADD213PS.Z Z0, Z0, K1, Z1
+	VMOVUPS       Z1, (DI)
+	VFMADD231PS   (R9), Z1, Z15
+	VFMADD231PS   (R9)(R10*1), Z1, Z16
+	VFMADD231PS   (R9)(R10*2), Z1, Z17
+	ADDQ          $0x00000040, DI
+	ADDQ          $0x00000040, R9
+	SUBQ          $0x00000010, R8
+	JMP           blocksDone_233
+
+rest_239:
+blocksDone_233:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VSHUFF64X2 $0xb1, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x0e, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x01, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VMOVSS     X15, (AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z16, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VSHUFF64X2 $0xb1, Z16, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VPERMILPS  $0x0e, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VPERMILPS  $0x01, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VMOVSS     X16, 4(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z17, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VSHUFF64X2 $0xb1, Z17, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VPERMILPS  $0x0e, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VPERMILPS  $0x01, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VMOVSS     X17, 8(AX)
+
+	// horizontal min
+	VSHUFF64X2 $0x4e, Z12, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VSHUFF64X2 $0xb1, Z12, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VPERMILPS  $0x0e, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VPERMILPS  $0x01, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VMOVSS     X12, ret+152(FP)
+	VZEROUPPER
+	RET
+
+scoreColumns4_204:
+	VBROADCASTSS consts<>+0(SB), Z0
+	VBROADCASTSS consts<>+32(SB), Z1
+	VBROADCASTSS consts<>+96(SB), Z2
+	VBROADCASTSS consts<>+128(SB), Z3
+	VBROADCASTSS consts<>+160(SB), Z4
+	VBROADCASTSS consts<>+192(SB), Z5
+	VBROADCASTSS consts<>+256(SB), Z6
+	VBROADCASTSS consts<>+288(SB), Z7
+	VBROADCASTSS consts<>+320(SB), Z8
+	VBROADCASTSS consts<>+352(SB), Z9
+	VBROADCASTSS consts<>+384(SB), Z10
+	MOVQ         tiles_base+72(FP), AX
+	MOVQ         dim+128(FP), CX
+	MOVQ         x_base+48(FP), DX
+	LEAQ         (DX)(CX*4), DX
+	MOVQ         CX, BX
+	SHLQ         $0x06, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVQ         kv_base+24(FP), DI
+	MOVQ         kv_len+32(FP), R8
+	MOVQ         w_base+96(FP), R9
+	MOVQ         stride+120(FP), R10
+	SHLQ         $0x02, R10
+	LEAQ         (R10)(R10*2), R11
+	VBROADCASTSS scale+144(FP), Z11
+	VMOVUPS      scorelanes<>+128(SB), Z12
+	VMOVUPS      scorelanes<>+0(SB), Z13
+	VPBROADCASTD n+136(FP), Z14
+	VPXORD       Z11, Z11, Z15
+	VPXORD       Z11, Z11, Z16
+	VPXORD       Z11, Z11, Z17
+	VPXORD       Z11, Z11, Z18
+
+tileBlocks_241:
+	CMPQ   R8, $0x00000040
+	JB     rest_242
+	VPXORD Z11, Z11, Z19
+	VPXORD Z11, Z11, Z20
+	VPXORD Z11, Z11, Z21
+	VPXORD Z11, Z11, Z22
+	MOVQ   CX, R12
+	NEGQ   R12
+
+feature_244:
+	VBROADCASTSS (DX)(R12*4), Z23
+	VSUBPS       (AX), Z23, Z24
+	VFMADD231PS  Z24, Z24, Z19
+	VSUBPS       (AX)(BX*1), Z23, Z24
+	VFMADD231PS  Z24, Z24, Z20
+	VSUBPS       (AX)(BX*2), Z23, Z24
+	VFMADD231PS  Z24, Z24, Z21
+	VSUBPS       (AX)(SI*1), Z23, Z23
+	VFMADD231PS  Z23, Z23, Z22
+	ADDQ         $0x40, AX
+	INCQ         R12
+	JNZ          feature_244
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z19, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z20, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z21, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z22, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z19, Z19
+	VMULPS Z11, Z20, Z20
+	VMULPS Z11, Z21, Z21
+	VMULPS Z11, Z22, Z22
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z19, K1
+	VCMPPS $0x15, Z0, Z20, K2
+	VCMPPS $0x15, Z0, Z21, K3
+	VCMPPS $0x15, Z0, Z22, K4
+	VMINPS Z19, Z1, Z19
+	VMINPS Z20, Z1, Z20
+	VMINPS Z21, Z1, Z21
+	VMINPS Z22, Z1, Z22
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z23
+	VFMADD231PS  Z2, Z19, Z23
+	VBROADCASTSS consts<>+128(SB), Z24
+	VFMADD231PS  Z2, Z20, Z24
+	VBROADCASTSS consts<>+128(SB), Z25
+	VFMADD231PS  Z2, Z21, Z25
+	VBROADCASTSS consts<>+128(SB), Z26
+	VFMADD231PS  Z2, Z22, Z26
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z23, Z27
+	VFNMADD231PS Z4, Z27, Z19
+	VFNMADD231PS Z5, Z27, Z19
+	VSUBPS       Z3, Z24, Z27
+	VFNMADD231PS Z4, Z27, Z20
+	VFNMADD231PS Z5, Z27, Z20
+	VSUBPS       Z3, Z25, Z27
+	VFNMADD231PS Z4, Z27, Z21
+	VFNMADD231PS Z5, Z27, Z21
+	VSUBPS       Z3, Z26, Z27
+	VFNMADD231PS Z4, Z27, Z22
+	VFNMADD231PS Z5, Z27, Z22
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z27
+	VFMADD213PS  Z6, Z19, Z27
+	VBROADCASTSS consts<>+224(SB), Z28
+	VFMADD213PS  Z6, Z20, Z28
+	VBROADCASTSS consts<>+224(SB), Z29
+	VFMADD213PS  Z6, Z21, Z29
+	VBROADCASTSS consts<>+224(SB), Z30
+	VFMADD213PS  Z6, Z22, Z30
+	VFMADD213PS  Z7, Z19, Z27
+	VFMADD213PS  Z7, Z20, Z28
+	VFMADD213PS  Z7, Z21, Z29
+	VFMADD213PS  Z7, Z22, Z30
+	VFMADD213PS  Z8, Z19, Z27
+	VFMADD213PS  Z8, Z20, Z28
+	VFMADD213PS  Z8, Z21, Z29
+	VFMADD213PS  Z8, Z22, Z30
+	VFMADD213PS  Z9, Z19, Z27
+	VFMADD213PS  Z9, Z20, Z28
+	VFMADD213PS  Z9, Z21, Z29
+	VFMADD213PS  Z9, Z22, Z30
+	VFMADD213PS  Z10, Z19, Z27
+	VFMADD213PS  Z10, Z20, Z28
+	VFMADD213PS  Z10, Z21, Z29
+	VFMADD213PS  Z10, Z22, Z30
+
+	// y = (p·r)·r + r
+	VMULPS      Z19, Z27, Z27
+	VFMADD213PS Z19, Z19, Z27
+	VMULPS      Z20, Z28, Z28
+	VFMADD213PS Z20, Z20, Z28
+	VMULPS      Z21, Z29, Z29
+	VFMADD213PS Z21, Z21, Z29
+	VMULPS      Z22, Z30, Z30
+	VFMADD213PS Z22, Z22, Z30
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z23, Z23
+	VFMADD213PS.Z Z23, Z23, K1, Z27
+	VPSLLD        $0x17, Z24, Z24
+	VFMADD213PS.Z Z24, Z24, K2, Z28
+	VPSLLD        $0x17, Z25, Z25
+	VFMADD213PS.Z Z25, Z25, K3, Z29
+	VPSLLD        $0x17, Z26, Z26
+	VFMADD213PS.Z Z26, Z26, K4, Z30
+	VMOVUPS       Z27, (DI)
+	VFMADD231PS   (R9), Z27, Z15
+	VFMADD231PS   (R9)(R10*1), Z27, Z16
+	VFMADD231PS   (R9)(R10*2), Z27, Z17
+	VFMADD231PS   (R9)(R11*1), Z27, Z18
+	VMOVUPS       Z28, 64(DI)
+	VFMADD231PS   64(R9), Z28, Z15
+	VFMADD231PS   64(R9)(R10*1), Z28, Z16
+	VFMADD231PS   64(R9)(R10*2), Z28, Z17
+	VFMADD231PS   64(R9)(R11*1), Z28, Z18
+	VMOVUPS       Z29, 128(DI)
+	VFMADD231PS   128(R9), Z29, Z15
+	VFMADD231PS   128(R9)(R10*1), Z29, Z16
+	VFMADD231PS   128(R9)(R10*2), Z29, Z17
+	VFMADD231PS   128(R9)(R11*1), Z29, Z18
+	VMOVUPS       Z30, 192(DI)
+	VFMADD231PS   192(R9), Z30, Z15
+	VFMADD231PS   192(R9)(R10*1), Z30, Z16
+	VFMADD231PS   192(R9)(R10*2), Z30, Z17
+	VFMADD231PS   192(R9)(R11*1), Z30, Z18
+	ADDQ          $0x00000100, DI
+	ADDQ          $0x00000100, R9
+	SUBQ          $0x00000040, R8
+	JMP           tileBlocks_241
+
+rest_242:
+	CMPQ   R8, $0x00000030
+	JNE    rest_245
+	VPXORD Z11, Z11, Z19
+	VPXORD Z11, Z11, Z20
+	VPXORD Z11, Z11, Z21
+	NEGQ   CX
+
+feature_246:
+	VBROADCASTSS (DX)(CX*4), Z22
+	VSUBPS       (AX), Z22, Z23
+	VFMADD231PS  Z23, Z23, Z19
+	VSUBPS       (AX)(BX*1), Z22, Z23
+	VFMADD231PS  Z23, Z23, Z20
+	VSUBPS       (AX)(BX*2), Z22, Z22
+	VFMADD231PS  Z22, Z22, Z21
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_246
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z19, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z20, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z21, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z19, Z19
+	VMULPS Z11, Z20, Z20
+	VMULPS Z11, Z21, Z21
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z19, K1
+	VCMPPS $0x15, Z0, Z20, K2
+	VCMPPS $0x15, Z0, Z21, K3
+	VMINPS Z19, Z1, Z19
+	VMINPS Z20, Z1, Z20
+	VMINPS Z21, Z1, Z21
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z0
+	VFMADD231PS  Z2, Z19, Z0
+	VBROADCASTSS consts<>+128(SB), Z1
+	VFMADD231PS  Z2, Z20, Z1
+	VBROADCASTSS consts<>+128(SB), Z11
+	VFMADD231PS  Z2, Z21, Z11
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z0, Z2
+	VFNMADD231PS Z4, Z2, Z19
+	VFNMADD231PS Z5, Z2, Z19
+	VSUBPS       Z3, Z1, Z2
+	VFNMADD231PS Z4, Z2, Z20
+	VFNMADD231PS Z5, Z2, Z20
+	VSUBPS       Z3, Z11, Z2
+	VFNMADD231PS Z4, Z2, Z21
+	VFNMADD231PS Z5, Z2, Z21
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z2
+	VFMADD213PS  Z6, Z19, Z2
+	VBROADCASTSS consts<>+224(SB), Z3
+	VFMADD213PS  Z6, Z20, Z3
+	VBROADCASTSS consts<>+224(SB), Z4
+	VFMADD213PS  Z6, Z21, Z4
+	VFMADD213PS  Z7, Z19, Z2
+	VFMADD213PS  Z7, Z20, Z3
+	VFMADD213PS  Z7, Z21, Z4
+	VFMADD213PS  Z8, Z19, Z2
+	VFMADD213PS  Z8, Z20, Z3
+	VFMADD213PS  Z8, Z21, Z4
+	VFMADD213PS  Z9, Z19, Z2
+	VFMADD213PS  Z9, Z20, Z3
+	VFMADD213PS  Z9, Z21, Z4
+	VFMADD213PS  Z10, Z19, Z2
+	VFMADD213PS  Z10, Z20, Z3
+	VFMADD213PS  Z10, Z21, Z4
+
+	// y = (p·r)·r + r
+	VMULPS      Z19, Z2, Z2
+	VFMADD213PS Z19, Z19, Z2
+	VMULPS      Z20, Z3, Z3
+	VFMADD213PS Z20, Z20, Z3
+	VMULPS      Z21, Z4, Z4
+	VFMADD213PS Z21, Z21, Z4
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z0, Z0
+	VFMADD213PS.Z Z0, Z0, K1, Z2
+	VPSLLD        $0x17, Z1, Z1
+	VFMADD213PS.Z Z1, Z1, K2, Z3
+	VPSLLD        $0x17, Z11, Z11
+	VFMADD213PS.Z Z11, Z11, K3, Z4
+	VMOVUPS       Z2, (DI)
+	VFMADD231PS   (R9), Z2, Z15
+	VFMADD231PS   (R9)(R10*1), Z2, Z16
+	VFMADD231PS   (R9)(R10*2), Z2, Z17
+	VFMADD231PS   (R9)(R11*1), Z2, Z18
+	VMOVUPS       Z3, 64(DI)
+	VFMADD231PS   64(R9), Z3, Z15
+	VFMADD231PS   64(R9)(R10*1), Z3, Z16
+	VFMADD231PS   64(R9)(R10*2), Z3, Z17
+	VFMADD231PS   64(R9)(R11*1), Z3, Z18
+	VMOVUPS       Z4, 128(DI)
+	VFMADD231PS   128(R9), Z4, Z15
+	VFMADD231PS   128(R9)(R10*1), Z4, Z16
+	VFMADD231PS   128(R9)(R10*2), Z4, Z17
+	VFMADD231PS   128(R9)(R11*1), Z4, Z18
+	ADDQ          $0x000000c0, DI
+	ADDQ          $0x000000c0, R9
+	SUBQ          $0x00000030, R8
+	JMP           blocksDone_243
+
+rest_245:
+	CMPQ   R8, $0x00000020
+	JNE    rest_247
+	VPXORD Z11, Z11, Z19
+	VPXORD Z11, Z11, Z20
+	NEGQ   CX
+
+feature_248:
+	VBROADCASTSS (DX)(CX*4), Z21
+	VSUBPS       (AX), Z21, Z22
+	VFMADD231PS  Z22, Z22, Z19
+	VSUBPS       (AX)(BX*1), Z21, Z21
+	VFMADD231PS  Z21, Z21, Z20
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_248
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z19, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z20, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z19, Z19
+	VMULPS Z11, Z20, Z20
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z19, K1
+	VCMPPS $0x15, Z0, Z20, K2
+	VMINPS Z19, Z1, Z19
+	VMINPS Z20, Z1, Z20
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z0
+	VFMADD231PS  Z2, Z19, Z0
+	VBROADCASTSS consts<>+128(SB), Z1
+	VFMADD231PS  Z2, Z20, Z1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z0, Z2
+	VFNMADD231PS Z4, Z2, Z19
+	VFNMADD231PS Z5, Z2, Z19
+	VSUBPS       Z3, Z1, Z2
+	VFNMADD231PS Z4, Z2, Z20
+	VFNMADD231PS Z5, Z2, Z20
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z2
+	VFMADD213PS  Z6, Z19, Z2
+	VBROADCASTSS consts<>+224(SB), Z3
+	VFMADD213PS  Z6, Z20, Z3
+	VFMADD213PS  Z7, Z19, Z2
+	VFMADD213PS  Z7, Z20, Z3
+	VFMADD213PS  Z8, Z19, Z2
+	VFMADD213PS  Z8, Z20, Z3
+	VFMADD213PS  Z9, Z19, Z2
+	VFMADD213PS  Z9, Z20, Z3
+	VFMADD213PS  Z10, Z19, Z2
+	VFMADD213PS  Z10, Z20, Z3
+
+	// y = (p·r)·r + r
+	VMULPS      Z19, Z2, Z2
+	VFMADD213PS Z19, Z19, Z2
+	VMULPS      Z20, Z3, Z3
+	VFMADD213PS Z20, Z20, Z3
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z0, Z0
+	VFMADD213PS.Z Z0, Z0, K1, Z2
+	VPSLLD        $0x17, Z1, Z1
+	VFMADD213PS.Z Z1, Z1, K2, Z3
+	VMOVUPS       Z2, (DI)
+	VFMADD231PS   (R9), Z2, Z15
+	VFMADD231PS   (R9)(R10*1), Z2, Z16
+	VFMADD231PS   (R9)(R10*2), Z2, Z17
+	VFMADD231PS   (R9)(R11*1), Z2, Z18
+	VMOVUPS       Z3, 64(DI)
+	VFMADD231PS   64(R9), Z3, Z15
+	VFMADD231PS   64(R9)(R10*1), Z3, Z16
+	VFMADD231PS   64(R9)(R10*2), Z3, Z17
+	VFMADD231PS   64(R9)(R11*1), Z3, Z18
+	ADDQ          $0x00000080, DI
+	ADDQ          $0x00000080, R9
+	SUBQ          $0x00000020, R8
+	JMP           blocksDone_243
+
+rest_247:
+	CMPQ   R8, $0x00000010
+	JNE    rest_249
+	VPXORD Z11, Z11, Z19
+	NEGQ   CX
+
+feature_250:
+	VBROADCASTSS (DX)(CX*4), Z20
+	VSUBPS       (AX), Z20, Z20
+	VFMADD231PS  Z20, Z20, Z19
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_250
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z19, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z19, Z19
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z19, K1
+	VMINPS Z19, Z1, Z19
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z0
+	VFMADD231PS  Z2, Z19, Z0
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z0, Z1
+	VFNMADD231PS Z4, Z1, Z19
+	VFNMADD231PS Z5, Z1, Z19
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z1
+	VFMADD213PS  Z6, Z19, Z1
+	VFMADD213PS  Z7, Z19, Z1
+	VFMADD213PS  Z8, Z19, Z1
+	VFMADD213PS  Z9, Z19, Z1
+	VFMADD213PS  Z10, Z19, Z1
+
+	// y = (p·r)·r + r
+	VMULPS      Z19, Z1, Z1
+	VFMADD213PS Z19, Z19, Z1
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z0, Z0
+	VFMADD213PS.Z Z0, Z0, K1, Z1
+	VMOVUPS       Z1, (DI)
+	VFMADD231PS   (R9), Z1, Z15
+	VFMADD231PS   (R9)(R10*1), Z1, Z16
+	VFMADD231PS   (R9)(R10*2), Z1, Z17
+	VFMADD231PS   (R9)(R11*1), Z1, Z18
+	ADDQ          $0x00000040, DI
+	ADDQ          $0x00000040, R9
+	SUBQ          $0x00000010, R8
+	JMP           blocksDone_243
+
+rest_249:
+blocksDone_243:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VSHUFF64X2 $0xb1, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x0e, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x01, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VMOVSS     X15, (AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z16, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VSHUFF64X2 $0xb1, Z16, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VPERMILPS  $0x0e, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VPERMILPS  $0x01, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VMOVSS     X16, 4(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z17, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VSHUFF64X2 $0xb1, Z17, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VPERMILPS  $0x0e, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VPERMILPS  $0x01, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VMOVSS     X17, 8(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z18, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VSHUFF64X2 $0xb1, Z18, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VPERMILPS  $0x0e, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VPERMILPS  $0x01, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VMOVSS     X18, 12(AX)
+
+	// horizontal min
+	VSHUFF64X2 $0x4e, Z12, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VSHUFF64X2 $0xb1, Z12, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VPERMILPS  $0x0e, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VPERMILPS  $0x01, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VMOVSS     X12, ret+152(FP)
+	VZEROUPPER
+	RET
+
+scoreColumns5_205:
+	VBROADCASTSS consts<>+0(SB), Z0
+	VBROADCASTSS consts<>+32(SB), Z1
+	VBROADCASTSS consts<>+96(SB), Z2
+	VBROADCASTSS consts<>+128(SB), Z3
+	VBROADCASTSS consts<>+160(SB), Z4
+	VBROADCASTSS consts<>+192(SB), Z5
+	VBROADCASTSS consts<>+256(SB), Z6
+	VBROADCASTSS consts<>+288(SB), Z7
+	VBROADCASTSS consts<>+320(SB), Z8
+	VBROADCASTSS consts<>+352(SB), Z9
+	VBROADCASTSS consts<>+384(SB), Z10
+	MOVQ         tiles_base+72(FP), AX
+	MOVQ         dim+128(FP), CX
+	MOVQ         x_base+48(FP), DX
+	LEAQ         (DX)(CX*4), DX
+	MOVQ         CX, BX
+	SHLQ         $0x06, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVQ         kv_base+24(FP), DI
+	MOVQ         kv_len+32(FP), R8
+	MOVQ         w_base+96(FP), R9
+	MOVQ         stride+120(FP), R10
+	SHLQ         $0x02, R10
+	LEAQ         (R10)(R10*2), R11
+	LEAQ         (R9)(R10*4), R12
+	VBROADCASTSS scale+144(FP), Z11
+	VMOVUPS      scorelanes<>+128(SB), Z12
+	VMOVUPS      scorelanes<>+0(SB), Z13
+	VPBROADCASTD n+136(FP), Z14
+	VPXORD       Z11, Z11, Z15
+	VPXORD       Z11, Z11, Z16
+	VPXORD       Z11, Z11, Z17
+	VPXORD       Z11, Z11, Z18
+	VPXORD       Z11, Z11, Z19
+
+tileBlocks_251:
+	CMPQ   R8, $0x00000040
+	JB     rest_252
+	VPXORD Z11, Z11, Z20
+	VPXORD Z11, Z11, Z21
+	VPXORD Z11, Z11, Z22
+	VPXORD Z11, Z11, Z23
+	MOVQ   CX, R13
+	NEGQ   R13
+
+feature_254:
+	VBROADCASTSS (DX)(R13*4), Z24
+	VSUBPS       (AX), Z24, Z25
+	VFMADD231PS  Z25, Z25, Z20
+	VSUBPS       (AX)(BX*1), Z24, Z25
+	VFMADD231PS  Z25, Z25, Z21
+	VSUBPS       (AX)(BX*2), Z24, Z25
+	VFMADD231PS  Z25, Z25, Z22
+	VSUBPS       (AX)(SI*1), Z24, Z24
+	VFMADD231PS  Z24, Z24, Z23
+	ADDQ         $0x40, AX
+	INCQ         R13
+	JNZ          feature_254
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z20, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z21, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z22, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z23, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z20, Z20
+	VMULPS Z11, Z21, Z21
+	VMULPS Z11, Z22, Z22
+	VMULPS Z11, Z23, Z23
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z20, K1
+	VCMPPS $0x15, Z0, Z21, K2
+	VCMPPS $0x15, Z0, Z22, K3
+	VCMPPS $0x15, Z0, Z23, K4
+	VMINPS Z20, Z1, Z20
+	VMINPS Z21, Z1, Z21
+	VMINPS Z22, Z1, Z22
+	VMINPS Z23, Z1, Z23
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z24
+	VFMADD231PS  Z2, Z20, Z24
+	VBROADCASTSS consts<>+128(SB), Z25
+	VFMADD231PS  Z2, Z21, Z25
+	VBROADCASTSS consts<>+128(SB), Z26
+	VFMADD231PS  Z2, Z22, Z26
+	VBROADCASTSS consts<>+128(SB), Z27
+	VFMADD231PS  Z2, Z23, Z27
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z24, Z28
+	VFNMADD231PS Z4, Z28, Z20
+	VFNMADD231PS Z5, Z28, Z20
+	VSUBPS       Z3, Z25, Z28
+	VFNMADD231PS Z4, Z28, Z21
+	VFNMADD231PS Z5, Z28, Z21
+	VSUBPS       Z3, Z26, Z28
+	VFNMADD231PS Z4, Z28, Z22
+	VFNMADD231PS Z5, Z28, Z22
+	VSUBPS       Z3, Z27, Z28
+	VFNMADD231PS Z4, Z28, Z23
+	VFNMADD231PS Z5, Z28, Z23
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z28
+	VFMADD213PS  Z6, Z20, Z28
+	VBROADCASTSS consts<>+224(SB), Z29
+	VFMADD213PS  Z6, Z21, Z29
+	VBROADCASTSS consts<>+224(SB), Z30
+	VFMADD213PS  Z6, Z22, Z30
+	VBROADCASTSS consts<>+224(SB), Z31
+	VFMADD213PS  Z6, Z23, Z31
+	VFMADD213PS  Z7, Z20, Z28
+	VFMADD213PS  Z7, Z21, Z29
+	VFMADD213PS  Z7, Z22, Z30
+	VFMADD213PS  Z7, Z23, Z31
+	VFMADD213PS  Z8, Z20, Z28
+	VFMADD213PS  Z8, Z21, Z29
+	VFMADD213PS  Z8, Z22, Z30
+	VFMADD213PS  Z8, Z23, Z31
+	VFMADD213PS  Z9, Z20, Z28
+	VFMADD213PS  Z9, Z21, Z29
+	VFMADD213PS  Z9, Z22, Z30
+	VFMADD213PS  Z9, Z23, Z31
+	VFMADD213PS  Z10, Z20, Z28
+	VFMADD213PS  Z10, Z21, Z29
+	VFMADD213PS  Z10, Z22, Z30
+	VFMADD213PS  Z10, Z23, Z31
+
+	// y = (p·r)·r + r
+	VMULPS      Z20, Z28, Z28
+	VFMADD213PS Z20, Z20, Z28
+	VMULPS      Z21, Z29, Z29
+	VFMADD213PS Z21, Z21, Z29
+	VMULPS      Z22, Z30, Z30
+	VFMADD213PS Z22, Z22, Z30
+	VMULPS      Z23, Z31, Z31
+	VFMADD213PS Z23, Z23, Z31
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z24, Z24
+	VFMADD213PS.Z Z24, Z24, K1, Z28
+	VPSLLD        $0x17, Z25, Z25
+	VFMADD213PS.Z Z25, Z25, K2, Z29
+	VPSLLD        $0x17, Z26, Z26
+	VFMADD213PS.Z Z26, Z26, K3, Z30
+	VPSLLD        $0x17, Z27, Z27
+	VFMADD213PS.Z Z27, Z27, K4, Z31
+	VMOVUPS       Z28, (DI)
+	VFMADD231PS   (R9), Z28, Z15
+	VFMADD231PS   (R9)(R10*1), Z28, Z16
+	VFMADD231PS   (R9)(R10*2), Z28, Z17
+	VFMADD231PS   (R9)(R11*1), Z28, Z18
+	VFMADD231PS   (R12), Z28, Z19
+	VMOVUPS       Z29, 64(DI)
+	VFMADD231PS   64(R9), Z29, Z15
+	VFMADD231PS   64(R9)(R10*1), Z29, Z16
+	VFMADD231PS   64(R9)(R10*2), Z29, Z17
+	VFMADD231PS   64(R9)(R11*1), Z29, Z18
+	VFMADD231PS   64(R12), Z29, Z19
+	VMOVUPS       Z30, 128(DI)
+	VFMADD231PS   128(R9), Z30, Z15
+	VFMADD231PS   128(R9)(R10*1), Z30, Z16
+	VFMADD231PS   128(R9)(R10*2), Z30, Z17
+	VFMADD231PS   128(R9)(R11*1), Z30, Z18
+	VFMADD231PS   128(R12), Z30, Z19
+	VMOVUPS       Z31, 192(DI)
+	VFMADD231PS   192(R9), Z31, Z15
+	VFMADD231PS   192(R9)(R10*1), Z31, Z16
+	VFMADD231PS   192(R9)(R10*2), Z31, Z17
+	VFMADD231PS   192(R9)(R11*1), Z31, Z18
+	VFMADD231PS   192(R12), Z31, Z19
+	ADDQ          $0x00000100, DI
+	ADDQ          $0x00000100, R9
+	ADDQ          $0x00000100, R12
+	SUBQ          $0x00000040, R8
+	JMP           tileBlocks_251
+
+rest_252:
+	CMPQ   R8, $0x00000030
+	JNE    rest_255
+	VPXORD Z11, Z11, Z20
+	VPXORD Z11, Z11, Z21
+	VPXORD Z11, Z11, Z22
+	NEGQ   CX
+
+feature_256:
+	VBROADCASTSS (DX)(CX*4), Z23
+	VSUBPS       (AX), Z23, Z24
+	VFMADD231PS  Z24, Z24, Z20
+	VSUBPS       (AX)(BX*1), Z23, Z24
+	VFMADD231PS  Z24, Z24, Z21
+	VSUBPS       (AX)(BX*2), Z23, Z23
+	VFMADD231PS  Z23, Z23, Z22
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_256
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z20, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z21, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z22, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z20, Z20
+	VMULPS Z11, Z21, Z21
+	VMULPS Z11, Z22, Z22
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z20, K1
+	VCMPPS $0x15, Z0, Z21, K2
+	VCMPPS $0x15, Z0, Z22, K3
+	VMINPS Z20, Z1, Z20
+	VMINPS Z21, Z1, Z21
+	VMINPS Z22, Z1, Z22
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z0
+	VFMADD231PS  Z2, Z20, Z0
+	VBROADCASTSS consts<>+128(SB), Z1
+	VFMADD231PS  Z2, Z21, Z1
+	VBROADCASTSS consts<>+128(SB), Z11
+	VFMADD231PS  Z2, Z22, Z11
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z0, Z2
+	VFNMADD231PS Z4, Z2, Z20
+	VFNMADD231PS Z5, Z2, Z20
+	VSUBPS       Z3, Z1, Z2
+	VFNMADD231PS Z4, Z2, Z21
+	VFNMADD231PS Z5, Z2, Z21
+	VSUBPS       Z3, Z11, Z2
+	VFNMADD231PS Z4, Z2, Z22
+	VFNMADD231PS Z5, Z2, Z22
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z2
+	VFMADD213PS  Z6, Z20, Z2
+	VBROADCASTSS consts<>+224(SB), Z3
+	VFMADD213PS  Z6, Z21, Z3
+	VBROADCASTSS consts<>+224(SB), Z4
+	VFMADD213PS  Z6, Z22, Z4
+	VFMADD213PS  Z7, Z20, Z2
+	VFMADD213PS  Z7, Z21, Z3
+	VFMADD213PS  Z7, Z22, Z4
+	VFMADD213PS  Z8, Z20, Z2
+	VFMADD213PS  Z8, Z21, Z3
+	VFMADD213PS  Z8, Z22, Z4
+	VFMADD213PS  Z9, Z20, Z2
+	VFMADD213PS  Z9, Z21, Z3
+	VFMADD213PS  Z9, Z22, Z4
+	VFMADD213PS  Z10, Z20, Z2
+	VFMADD213PS  Z10, Z21, Z3
+	VFMADD213PS  Z10, Z22, Z4
+
+	// y = (p·r)·r + r
+	VMULPS      Z20, Z2, Z2
+	VFMADD213PS Z20, Z20, Z2
+	VMULPS      Z21, Z3, Z3
+	VFMADD213PS Z21, Z21, Z3
+	VMULPS      Z22, Z4, Z4
+	VFMADD213PS Z22, Z22, Z4
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z0, Z0
+	VFMADD213PS.Z Z0, Z0, K1, Z2
+	VPSLLD        $0x17, Z1, Z1
+	VFMADD213PS.Z Z1, Z1, K2, Z3
+	VPSLLD        $0x17, Z11, Z11
+	VFMADD213PS.Z Z11, Z11, K3, Z4
+	VMOVUPS       Z2, (DI)
+	VFMADD231PS   (R9), Z2, Z15
+	VFMADD231PS   (R9)(R10*1), Z2, Z16
+	VFMADD231PS   (R9)(R10*2), Z2, Z17
+	VFMADD231PS   (R9)(R11*1), Z2, Z18
+	VFMADD231PS   (R12), Z2, Z19
+	VMOVUPS       Z3, 64(DI)
+	VFMADD231PS   64(R9), Z3, Z15
+	VFMADD231PS   64(R9)(R10*1), Z3, Z16
+	VFMADD231PS   64(R9)(R10*2), Z3, Z17
+	VFMADD231PS   64(R9)(R11*1), Z3, Z18
+	VFMADD231PS   64(R12), Z3, Z19
+	VMOVUPS       Z4, 128(DI)
+	VFMADD231PS   128(R9), Z4, Z15
+	VFMADD231PS   128(R9)(R10*1), Z4, Z16
+	VFMADD231PS   128(R9)(R10*2), Z4, Z17
+	VFMADD231PS   128(R9)(R11*1), Z4, Z18
+	VFMADD231PS   128(R12), Z4, Z19
+	ADDQ          $0x000000c0, DI
+	ADDQ          $0x000000c0, R9
+	ADDQ          $0x000000c0, R12
+	SUBQ          $0x00000030, R8
+	JMP           blocksDone_253
+
+rest_255:
+	CMPQ   R8, $0x00000020
+	JNE    rest_257
+	VPXORD Z11, Z11, Z20
+	VPXORD Z11, Z11, Z21
+	NEGQ   CX
+
+feature_258:
+	VBROADCASTSS (DX)(CX*4), Z22
+	VSUBPS       (AX), Z22, Z23
+	VFMADD231PS  Z23, Z23, Z20
+	VSUBPS       (AX)(BX*1), Z22, Z22
+	VFMADD231PS  Z22, Z22, Z21
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_258
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z20, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z21, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z20, Z20
+	VMULPS Z11, Z21, Z21
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z20, K1
+	VCMPPS $0x15, Z0, Z21, K2
+	VMINPS Z20, Z1, Z20
+	VMINPS Z21, Z1, Z21
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z0
+	VFMADD231PS  Z2, Z20, Z0
+	VBROADCASTSS consts<>+128(SB), Z1
+	VFMADD231PS  Z2, Z21, Z1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z0, Z2
+	VFNMADD231PS Z4, Z2, Z20
+	VFNMADD231PS Z5, Z2, Z20
+	VSUBPS       Z3, Z1, Z2
+	VFNMADD231PS Z4, Z2, Z21
+	VFNMADD231PS Z5, Z2, Z21
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z2
+	VFMADD213PS  Z6, Z20, Z2
+	VBROADCASTSS consts<>+224(SB), Z3
+	VFMADD213PS  Z6, Z21, Z3
+	VFMADD213PS  Z7, Z20, Z2
+	VFMADD213PS  Z7, Z21, Z3
+	VFMADD213PS  Z8, Z20, Z2
+	VFMADD213PS  Z8, Z21, Z3
+	VFMADD213PS  Z9, Z20, Z2
+	VFMADD213PS  Z9, Z21, Z3
+	VFMADD213PS  Z10, Z20, Z2
+	VFMADD213PS  Z10, Z21, Z3
+
+	// y = (p·r)·r + r
+	VMULPS      Z20, Z2, Z2
+	VFMADD213PS Z20, Z20, Z2
+	VMULPS      Z21, Z3, Z3
+	VFMADD213PS Z21, Z21, Z3
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z0, Z0
+	VFMADD213PS.Z Z0, Z0, K1, Z2
+	VPSLLD        $0x17, Z1, Z1
+	VFMADD213PS.Z Z1, Z1, K2, Z3
+	VMOVUPS       Z2, (DI)
+	VFMADD231PS   (R9), Z2, Z15
+	VFMADD231PS   (R9)(R10*1), Z2, Z16
+	VFMADD231PS   (R9)(R10*2), Z2, Z17
+	VFMADD231PS   (R9)(R11*1), Z2, Z18
+	VFMADD231PS   (R12), Z2, Z19
+	VMOVUPS       Z3, 64(DI)
+	VFMADD231PS   64(R9), Z3, Z15
+	VFMADD231PS   64(R9)(R10*1), Z3, Z16
+	VFMADD231PS   64(R9)(R10*2), Z3, Z17
+	VFMADD231PS   64(R9)(R11*1), Z3, Z18
+	VFMADD231PS   64(R12), Z3, Z19
+	ADDQ          $0x00000080, DI
+	ADDQ          $0x00000080, R9
+	ADDQ          $0x00000080, R12
+	SUBQ          $0x00000020, R8
+	JMP           blocksDone_253
+
+rest_257:
+	CMPQ   R8, $0x00000010
+	JNE    rest_259
+	VPXORD Z11, Z11, Z20
+	NEGQ   CX
+
+feature_260:
+	VBROADCASTSS (DX)(CX*4), Z21
+	VSUBPS       (AX), Z21, Z21
+	VFMADD231PS  Z21, Z21, Z20
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_260
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z20, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z20, Z20
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z20, K1
+	VMINPS Z20, Z1, Z20
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z0
+	VFMADD231PS  Z2, Z20, Z0
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z0, Z1
+	VFNMADD231PS Z4, Z1, Z20
+	VFNMADD231PS Z5, Z1, Z20
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z1
+	VFMADD213PS  Z6, Z20, Z1
+	VFMADD213PS  Z7, Z20, Z1
+	VFMADD213PS  Z8, Z20, Z1
+	VFMADD213PS  Z9, Z20, Z1
+	VFMADD213PS  Z10, Z20, Z1
+
+	// y = (p·r)·r + r
+	VMULPS      Z20, Z1, Z1
+	VFMADD213PS Z20, Z20, Z1
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z0, Z0
+	VFMADD213PS.Z Z0, Z0, K1, Z1
+	VMOVUPS       Z1, (DI)
+	VFMADD231PS   (R9), Z1, Z15
+	VFMADD231PS   (R9)(R10*1), Z1, Z16
+	VFMADD231PS   (R9)(R10*2), Z1, Z17
+	VFMADD231PS   (R9)(R11*1), Z1, Z18
+	VFMADD231PS   (R12), Z1, Z19
+	ADDQ          $0x00000040, DI
+	ADDQ          $0x00000040, R9
+	ADDQ          $0x00000040, R12
+	SUBQ          $0x00000010, R8
+	JMP           blocksDone_253
+
+rest_259:
+blocksDone_253:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VSHUFF64X2 $0xb1, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x0e, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x01, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VMOVSS     X15, (AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z16, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VSHUFF64X2 $0xb1, Z16, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VPERMILPS  $0x0e, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VPERMILPS  $0x01, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VMOVSS     X16, 4(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z17, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VSHUFF64X2 $0xb1, Z17, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VPERMILPS  $0x0e, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VPERMILPS  $0x01, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VMOVSS     X17, 8(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z18, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VSHUFF64X2 $0xb1, Z18, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VPERMILPS  $0x0e, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VPERMILPS  $0x01, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VMOVSS     X18, 12(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z19, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VSHUFF64X2 $0xb1, Z19, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VPERMILPS  $0x0e, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VPERMILPS  $0x01, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VMOVSS     X19, 16(AX)
+
+	// horizontal min
+	VSHUFF64X2 $0x4e, Z12, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VSHUFF64X2 $0xb1, Z12, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VPERMILPS  $0x0e, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VPERMILPS  $0x01, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VMOVSS     X12, ret+152(FP)
+	VZEROUPPER
+	RET
+
+scoreColumns6_206:
+	VBROADCASTSS consts<>+0(SB), Z0
+	VBROADCASTSS consts<>+32(SB), Z1
+	VBROADCASTSS consts<>+96(SB), Z2
+	VBROADCASTSS consts<>+128(SB), Z3
+	VBROADCASTSS consts<>+160(SB), Z4
+	VBROADCASTSS consts<>+192(SB), Z5
+	VBROADCASTSS consts<>+256(SB), Z6
+	VBROADCASTSS consts<>+288(SB), Z7
+	VBROADCASTSS consts<>+320(SB), Z8
+	VBROADCASTSS consts<>+352(SB), Z9
+	VBROADCASTSS consts<>+384(SB), Z10
+	MOVQ         tiles_base+72(FP), AX
+	MOVQ         dim+128(FP), CX
+	MOVQ         x_base+48(FP), DX
+	LEAQ         (DX)(CX*4), DX
+	MOVQ         CX, BX
+	SHLQ         $0x06, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVQ         kv_base+24(FP), DI
+	MOVQ         kv_len+32(FP), R8
+	MOVQ         w_base+96(FP), R9
+	MOVQ         stride+120(FP), R10
+	SHLQ         $0x02, R10
+	LEAQ         (R10)(R10*2), R11
+	LEAQ         (R9)(R10*4), R12
+	VBROADCASTSS scale+144(FP), Z11
+	VMOVUPS      scorelanes<>+128(SB), Z12
+	VMOVUPS      scorelanes<>+0(SB), Z13
+	VPBROADCASTD n+136(FP), Z14
+	VPXORD       Z11, Z11, Z15
+	VPXORD       Z11, Z11, Z16
+	VPXORD       Z11, Z11, Z17
+	VPXORD       Z11, Z11, Z18
+	VPXORD       Z11, Z11, Z19
+	VPXORD       Z11, Z11, Z20
+
+tileBlocks_261:
+	CMPQ   R8, $0x00000040
+	JB     rest_262
+	VPXORD Z11, Z11, Z21
+	VPXORD Z11, Z11, Z22
+	VPXORD Z11, Z11, Z23
+	VPXORD Z11, Z11, Z24
+	MOVQ   CX, R13
+	NEGQ   R13
+
+feature_264:
+	VBROADCASTSS (DX)(R13*4), Z25
+	VSUBPS       (AX), Z25, Z26
+	VFMADD231PS  Z26, Z26, Z21
+	VSUBPS       (AX)(BX*1), Z25, Z26
+	VFMADD231PS  Z26, Z26, Z22
+	VSUBPS       (AX)(BX*2), Z25, Z26
+	VFMADD231PS  Z26, Z26, Z23
+	VSUBPS       (AX)(SI*1), Z25, Z25
+	VFMADD231PS  Z25, Z25, Z24
+	ADDQ         $0x40, AX
+	INCQ         R13
+	JNZ          feature_264
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z21, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z22, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z23, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z24, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z21, Z21
+	VMULPS Z11, Z22, Z22
+	VMULPS Z11, Z23, Z23
+	VMULPS Z11, Z24, Z24
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z21, K1
+	VCMPPS $0x15, Z0, Z22, K2
+	VCMPPS $0x15, Z0, Z23, K3
+	VMINPS Z21, Z1, Z21
+	VMINPS Z22, Z1, Z22
+	VMINPS Z23, Z1, Z23
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z25
+	VFMADD231PS  Z2, Z21, Z25
+	VBROADCASTSS consts<>+128(SB), Z26
+	VFMADD231PS  Z2, Z22, Z26
+	VBROADCASTSS consts<>+128(SB), Z27
+	VFMADD231PS  Z2, Z23, Z27
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z25, Z28
+	VFNMADD231PS Z4, Z28, Z21
+	VFNMADD231PS Z5, Z28, Z21
+	VSUBPS       Z3, Z26, Z28
+	VFNMADD231PS Z4, Z28, Z22
+	VFNMADD231PS Z5, Z28, Z22
+	VSUBPS       Z3, Z27, Z28
+	VFNMADD231PS Z4, Z28, Z23
+	VFNMADD231PS Z5, Z28, Z23
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z28
+	VFMADD213PS  Z6, Z21, Z28
+	VBROADCASTSS consts<>+224(SB), Z29
+	VFMADD213PS  Z6, Z22, Z29
+	VBROADCASTSS consts<>+224(SB), Z30
+	VFMADD213PS  Z6, Z23, Z30
+	VFMADD213PS  Z7, Z21, Z28
+	VFMADD213PS  Z7, Z22, Z29
+	VFMADD213PS  Z7, Z23, Z30
+	VFMADD213PS  Z8, Z21, Z28
+	VFMADD213PS  Z8, Z22, Z29
+	VFMADD213PS  Z8, Z23, Z30
+	VFMADD213PS  Z9, Z21, Z28
+	VFMADD213PS  Z9, Z22, Z29
+	VFMADD213PS  Z9, Z23, Z30
+	VFMADD213PS  Z10, Z21, Z28
+	VFMADD213PS  Z10, Z22, Z29
+	VFMADD213PS  Z10, Z23, Z30
+
+	// y = (p·r)·r + r
+	VMULPS      Z21, Z28, Z28
+	VFMADD213PS Z21, Z21, Z28
+	VMULPS      Z22, Z29, Z29
+	VFMADD213PS Z22, Z22, Z29
+	VMULPS      Z23, Z30, Z30
+	VFMADD213PS Z23, Z23, Z30
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z25, Z25
+	VFMADD213PS.Z Z25, Z25, K1, Z28
+	VPSLLD        $0x17, Z26, Z26
+	VFMADD213PS.Z Z26, Z26, K2, Z29
+	VPSLLD        $0x17, Z27, Z27
+	VFMADD213PS.Z Z27, Z27, K3, Z30
+	VMOVUPS       Z28, (DI)
+	VFMADD231PS   (R9), Z28, Z15
+	VFMADD231PS   (R9)(R10*1), Z28, Z16
+	VFMADD231PS   (R9)(R10*2), Z28, Z17
+	VFMADD231PS   (R9)(R11*1), Z28, Z18
+	VFMADD231PS   (R12), Z28, Z19
+	VFMADD231PS   (R12)(R10*1), Z28, Z20
+	VMOVUPS       Z29, 64(DI)
+	VFMADD231PS   64(R9), Z29, Z15
+	VFMADD231PS   64(R9)(R10*1), Z29, Z16
+	VFMADD231PS   64(R9)(R10*2), Z29, Z17
+	VFMADD231PS   64(R9)(R11*1), Z29, Z18
+	VFMADD231PS   64(R12), Z29, Z19
+	VFMADD231PS   64(R12)(R10*1), Z29, Z20
+	VMOVUPS       Z30, 128(DI)
+	VFMADD231PS   128(R9), Z30, Z15
+	VFMADD231PS   128(R9)(R10*1), Z30, Z16
+	VFMADD231PS   128(R9)(R10*2), Z30, Z17
+	VFMADD231PS   128(R9)(R11*1), Z30, Z18
+	VFMADD231PS   128(R12), Z30, Z19
+	VFMADD231PS   128(R12)(R10*1), Z30, Z20
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z24, K1
+	VMINPS Z24, Z1, Z24
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z21
+	VFMADD231PS  Z2, Z24, Z21
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z21, Z22
+	VFNMADD231PS Z4, Z22, Z24
+	VFNMADD231PS Z5, Z22, Z24
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z22
+	VFMADD213PS  Z6, Z24, Z22
+	VFMADD213PS  Z7, Z24, Z22
+	VFMADD213PS  Z8, Z24, Z22
+	VFMADD213PS  Z9, Z24, Z22
+	VFMADD213PS  Z10, Z24, Z22
+
+	// y = (p·r)·r + r
+	VMULPS      Z24, Z22, Z22
+	VFMADD213PS Z24, Z24, Z22
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z21, Z21
+	VFMADD213PS.Z Z21, Z21, K1, Z22
+	VMOVUPS       Z22, 192(DI)
+	VFMADD231PS   192(R9), Z22, Z15
+	VFMADD231PS   192(R9)(R10*1), Z22, Z16
+	VFMADD231PS   192(R9)(R10*2), Z22, Z17
+	VFMADD231PS   192(R9)(R11*1), Z22, Z18
+	VFMADD231PS   192(R12), Z22, Z19
+	VFMADD231PS   192(R12)(R10*1), Z22, Z20
+	ADDQ          $0x00000100, DI
+	ADDQ          $0x00000100, R9
+	ADDQ          $0x00000100, R12
+	SUBQ          $0x00000040, R8
+	JMP           tileBlocks_261
+
+rest_262:
+	CMPQ   R8, $0x00000030
+	JNE    rest_265
+	VPXORD Z11, Z11, Z21
+	VPXORD Z11, Z11, Z22
+	VPXORD Z11, Z11, Z23
+	NEGQ   CX
+
+feature_266:
+	VBROADCASTSS (DX)(CX*4), Z24
+	VSUBPS       (AX), Z24, Z25
+	VFMADD231PS  Z25, Z25, Z21
+	VSUBPS       (AX)(BX*1), Z24, Z25
+	VFMADD231PS  Z25, Z25, Z22
+	VSUBPS       (AX)(BX*2), Z24, Z24
+	VFMADD231PS  Z24, Z24, Z23
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_266
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z21, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z22, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z23, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z21, Z21
+	VMULPS Z11, Z22, Z22
+	VMULPS Z11, Z23, Z23
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z21, K1
+	VCMPPS $0x15, Z0, Z22, K2
+	VCMPPS $0x15, Z0, Z23, K3
+	VMINPS Z21, Z1, Z21
+	VMINPS Z22, Z1, Z22
+	VMINPS Z23, Z1, Z23
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z0
+	VFMADD231PS  Z2, Z21, Z0
+	VBROADCASTSS consts<>+128(SB), Z1
+	VFMADD231PS  Z2, Z22, Z1
+	VBROADCASTSS consts<>+128(SB), Z11
+	VFMADD231PS  Z2, Z23, Z11
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z0, Z2
+	VFNMADD231PS Z4, Z2, Z21
+	VFNMADD231PS Z5, Z2, Z21
+	VSUBPS       Z3, Z1, Z2
+	VFNMADD231PS Z4, Z2, Z22
+	VFNMADD231PS Z5, Z2, Z22
+	VSUBPS       Z3, Z11, Z2
+	VFNMADD231PS Z4, Z2, Z23
+	VFNMADD231PS Z5, Z2, Z23
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z2
+	VFMADD213PS  Z6, Z21, Z2
+	VBROADCASTSS consts<>+224(SB), Z3
+	VFMADD213PS  Z6, Z22, Z3
+	VBROADCASTSS consts<>+224(SB), Z4
+	VFMADD213PS  Z6, Z23, Z4
+	VFMADD213PS  Z7, Z21, Z2
+	VFMADD213PS  Z7, Z22, Z3
+	VFMADD213PS  Z7, Z23, Z4
+	VFMADD213PS  Z8, Z21, Z2
+	VFMADD213PS  Z8, Z22, Z3
+	VFMADD213PS  Z8, Z23, Z4
+	VFMADD213PS  Z9, Z21, Z2
+	VFMADD213PS  Z9, Z22, Z3
+	VFMADD213PS  Z9, Z23, Z4
+	VFMADD213PS  Z10, Z21, Z2
+	VFMADD213PS  Z10, Z22, Z3
+	VFMADD213PS  Z10, Z23, Z4
+
+	// y = (p·r)·r + r
+	VMULPS      Z21, Z2, Z2
+	VFMADD213PS Z21, Z21, Z2
+	VMULPS      Z22, Z3, Z3
+	VFMADD213PS Z22, Z22, Z3
+	VMULPS      Z23, Z4, Z4
+	VFMADD213PS Z23, Z23, Z4
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z0, Z0
+	VFMADD213PS.Z Z0, Z0, K1, Z2
+	VPSLLD        $0x17, Z1, Z1
+	VFMADD213PS.Z Z1, Z1, K2, Z3
+	VPSLLD        $0x17, Z11, Z11
+	VFMADD213PS.Z Z11, Z11, K3, Z4
+	VMOVUPS       Z2, (DI)
+	VFMADD231PS   (R9), Z2, Z15
+	VFMADD231PS   (R9)(R10*1), Z2, Z16
+	VFMADD231PS   (R9)(R10*2), Z2, Z17
+	VFMADD231PS   (R9)(R11*1), Z2, Z18
+	VFMADD231PS   (R12), Z2, Z19
+	VFMADD231PS   (R12)(R10*1), Z2, Z20
+	VMOVUPS       Z3, 64(DI)
+	VFMADD231PS   64(R9), Z3, Z15
+	VFMADD231PS   64(R9)(R10*1), Z3, Z16
+	VFMADD231PS   64(R9)(R10*2), Z3, Z17
+	VFMADD231PS   64(R9)(R11*1), Z3, Z18
+	VFMADD231PS   64(R12), Z3, Z19
+	VFMADD231PS   64(R12)(R10*1), Z3, Z20
+	VMOVUPS       Z4, 128(DI)
+	VFMADD231PS   128(R9), Z4, Z15
+	VFMADD231PS   128(R9)(R10*1), Z4, Z16
+	VFMADD231PS   128(R9)(R10*2), Z4, Z17
+	VFMADD231PS   128(R9)(R11*1), Z4, Z18
+	VFMADD231PS   128(R12), Z4, Z19
+	VFMADD231PS   128(R12)(R10*1), Z4, Z20
+	ADDQ          $0x000000c0, DI
+	ADDQ          $0x000000c0, R9
+	ADDQ          $0x000000c0, R12
+	SUBQ          $0x00000030, R8
+	JMP           blocksDone_263
+
+rest_265:
+	CMPQ   R8, $0x00000020
+	JNE    rest_267
+	VPXORD Z11, Z11, Z21
+	VPXORD Z11, Z11, Z22
+	NEGQ   CX
+
+feature_268:
+	VBROADCASTSS (DX)(CX*4), Z23
+	VSUBPS       (AX), Z23, Z24
+	VFMADD231PS  Z24, Z24, Z21
+	VSUBPS       (AX)(BX*1), Z23, Z23
+	VFMADD231PS  Z23, Z23, Z22
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_268
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z21, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z22, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z21, Z21
+	VMULPS Z11, Z22, Z22
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z21, K1
+	VCMPPS $0x15, Z0, Z22, K2
+	VMINPS Z21, Z1, Z21
+	VMINPS Z22, Z1, Z22
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z0
+	VFMADD231PS  Z2, Z21, Z0
+	VBROADCASTSS consts<>+128(SB), Z1
+	VFMADD231PS  Z2, Z22, Z1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z0, Z2
+	VFNMADD231PS Z4, Z2, Z21
+	VFNMADD231PS Z5, Z2, Z21
+	VSUBPS       Z3, Z1, Z2
+	VFNMADD231PS Z4, Z2, Z22
+	VFNMADD231PS Z5, Z2, Z22
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z2
+	VFMADD213PS  Z6, Z21, Z2
+	VBROADCASTSS consts<>+224(SB), Z3
+	VFMADD213PS  Z6, Z22, Z3
+	VFMADD213PS  Z7, Z21, Z2
+	VFMADD213PS  Z7, Z22, Z3
+	VFMADD213PS  Z8, Z21, Z2
+	VFMADD213PS  Z8, Z22, Z3
+	VFMADD213PS  Z9, Z21, Z2
+	VFMADD213PS  Z9, Z22, Z3
+	VFMADD213PS  Z10, Z21, Z2
+	VFMADD213PS  Z10, Z22, Z3
+
+	// y = (p·r)·r + r
+	VMULPS      Z21, Z2, Z2
+	VFMADD213PS Z21, Z21, Z2
+	VMULPS      Z22, Z3, Z3
+	VFMADD213PS Z22, Z22, Z3
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z0, Z0
+	VFMADD213PS.Z Z0, Z0, K1, Z2
+	VPSLLD        $0x17, Z1, Z1
+	VFMADD213PS.Z Z1, Z1, K2, Z3
+	VMOVUPS       Z2, (DI)
+	VFMADD231PS   (R9), Z2, Z15
+	VFMADD231PS   (R9)(R10*1), Z2, Z16
+	VFMADD231PS   (R9)(R10*2), Z2, Z17
+	VFMADD231PS   (R9)(R11*1), Z2, Z18
+	VFMADD231PS   (R12), Z2, Z19
+	VFMADD231PS   (R12)(R10*1), Z2, Z20
+	VMOVUPS       Z3, 64(DI)
+	VFMADD231PS   64(R9), Z3, Z15
+	VFMADD231PS   64(R9)(R10*1), Z3, Z16
+	VFMADD231PS   64(R9)(R10*2), Z3, Z17
+	VFMADD231PS   64(R9)(R11*1), Z3, Z18
+	VFMADD231PS   64(R12), Z3, Z19
+	VFMADD231PS   64(R12)(R10*1), Z3, Z20
+	ADDQ          $0x00000080, DI
+	ADDQ          $0x00000080, R9
+	ADDQ          $0x00000080, R12
+	SUBQ          $0x00000020, R8
+	JMP           blocksDone_263
+
+rest_267:
+	CMPQ   R8, $0x00000010
+	JNE    rest_269
+	VPXORD Z11, Z11, Z21
+	NEGQ   CX
+
+feature_270:
+	VBROADCASTSS (DX)(CX*4), Z22
+	VSUBPS       (AX), Z22, Z22
+	VFMADD231PS  Z22, Z22, Z21
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_270
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z21, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z21, Z21
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z21, K1
+	VMINPS Z21, Z1, Z21
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z0
+	VFMADD231PS  Z2, Z21, Z0
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z0, Z1
+	VFNMADD231PS Z4, Z1, Z21
+	VFNMADD231PS Z5, Z1, Z21
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z1
+	VFMADD213PS  Z6, Z21, Z1
+	VFMADD213PS  Z7, Z21, Z1
+	VFMADD213PS  Z8, Z21, Z1
+	VFMADD213PS  Z9, Z21, Z1
+	VFMADD213PS  Z10, Z21, Z1
+
+	// y = (p·r)·r + r
+	VMULPS      Z21, Z1, Z1
+	VFMADD213PS Z21, Z21, Z1
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z0, Z0
+	VFMADD213PS.Z Z0, Z0, K1, Z1
+	VMOVUPS       Z1, (DI)
+	VFMADD231PS   (R9), Z1, Z15
+	VFMADD231PS   (R9)(R10*1), Z1, Z16
+	VFMADD231PS   (R9)(R10*2), Z1, Z17
+	VFMADD231PS   (R9)(R11*1), Z1, Z18
+	VFMADD231PS   (R12), Z1, Z19
+	VFMADD231PS   (R12)(R10*1), Z1, Z20
+	ADDQ          $0x00000040, DI
+	ADDQ          $0x00000040, R9
+	ADDQ          $0x00000040, R12
+	SUBQ          $0x00000010, R8
+	JMP           blocksDone_263
+
+rest_269:
+blocksDone_263:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VSHUFF64X2 $0xb1, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x0e, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x01, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VMOVSS     X15, (AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z16, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VSHUFF64X2 $0xb1, Z16, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VPERMILPS  $0x0e, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VPERMILPS  $0x01, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VMOVSS     X16, 4(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z17, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VSHUFF64X2 $0xb1, Z17, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VPERMILPS  $0x0e, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VPERMILPS  $0x01, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VMOVSS     X17, 8(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z18, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VSHUFF64X2 $0xb1, Z18, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VPERMILPS  $0x0e, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VPERMILPS  $0x01, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VMOVSS     X18, 12(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z19, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VSHUFF64X2 $0xb1, Z19, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VPERMILPS  $0x0e, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VPERMILPS  $0x01, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VMOVSS     X19, 16(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z20, Z20, Z0
+	VADDPS     Z0, Z20, Z20
+	VSHUFF64X2 $0xb1, Z20, Z20, Z0
+	VADDPS     Z0, Z20, Z20
+	VPERMILPS  $0x0e, Z20, Z0
+	VADDPS     Z0, Z20, Z20
+	VPERMILPS  $0x01, Z20, Z0
+	VADDPS     Z0, Z20, Z20
+	VMOVSS     X20, 20(AX)
+
+	// horizontal min
+	VSHUFF64X2 $0x4e, Z12, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VSHUFF64X2 $0xb1, Z12, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VPERMILPS  $0x0e, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VPERMILPS  $0x01, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VMOVSS     X12, ret+152(FP)
+	VZEROUPPER
+	RET
+
+scoreColumns7_207:
+	VBROADCASTSS consts<>+0(SB), Z0
+	VBROADCASTSS consts<>+32(SB), Z1
+	VBROADCASTSS consts<>+96(SB), Z2
+	VBROADCASTSS consts<>+128(SB), Z3
+	VBROADCASTSS consts<>+160(SB), Z4
+	VBROADCASTSS consts<>+192(SB), Z5
+	VBROADCASTSS consts<>+256(SB), Z6
+	VBROADCASTSS consts<>+288(SB), Z7
+	VBROADCASTSS consts<>+320(SB), Z8
+	VBROADCASTSS consts<>+352(SB), Z9
+	VBROADCASTSS consts<>+384(SB), Z10
+	MOVQ         tiles_base+72(FP), AX
+	MOVQ         dim+128(FP), CX
+	MOVQ         x_base+48(FP), DX
+	LEAQ         (DX)(CX*4), DX
+	MOVQ         CX, BX
+	SHLQ         $0x06, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVQ         kv_base+24(FP), DI
+	MOVQ         kv_len+32(FP), R8
+	MOVQ         w_base+96(FP), R9
+	MOVQ         stride+120(FP), R10
+	SHLQ         $0x02, R10
+	LEAQ         (R10)(R10*2), R11
+	LEAQ         (R9)(R10*4), R12
+	VBROADCASTSS scale+144(FP), Z11
+	VMOVUPS      scorelanes<>+128(SB), Z12
+	VMOVUPS      scorelanes<>+0(SB), Z13
+	VPBROADCASTD n+136(FP), Z14
+	VPXORD       Z11, Z11, Z15
+	VPXORD       Z11, Z11, Z16
+	VPXORD       Z11, Z11, Z17
+	VPXORD       Z11, Z11, Z18
+	VPXORD       Z11, Z11, Z19
+	VPXORD       Z11, Z11, Z20
+	VPXORD       Z11, Z11, Z21
+
+tileBlocks_271:
+	CMPQ   R8, $0x00000040
+	JB     rest_272
+	VPXORD Z11, Z11, Z22
+	VPXORD Z11, Z11, Z23
+	VPXORD Z11, Z11, Z24
+	VPXORD Z11, Z11, Z25
+	MOVQ   CX, R13
+	NEGQ   R13
+
+feature_274:
+	VBROADCASTSS (DX)(R13*4), Z26
+	VSUBPS       (AX), Z26, Z27
+	VFMADD231PS  Z27, Z27, Z22
+	VSUBPS       (AX)(BX*1), Z26, Z27
+	VFMADD231PS  Z27, Z27, Z23
+	VSUBPS       (AX)(BX*2), Z26, Z27
+	VFMADD231PS  Z27, Z27, Z24
+	VSUBPS       (AX)(SI*1), Z26, Z26
+	VFMADD231PS  Z26, Z26, Z25
+	ADDQ         $0x40, AX
+	INCQ         R13
+	JNZ          feature_274
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z22, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z23, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z24, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z25, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z22, Z22
+	VMULPS Z11, Z23, Z23
+	VMULPS Z11, Z24, Z24
+	VMULPS Z11, Z25, Z25
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z22, K1
+	VCMPPS $0x15, Z0, Z23, K2
+	VCMPPS $0x15, Z0, Z24, K3
+	VMINPS Z22, Z1, Z22
+	VMINPS Z23, Z1, Z23
+	VMINPS Z24, Z1, Z24
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z26
+	VFMADD231PS  Z2, Z22, Z26
+	VBROADCASTSS consts<>+128(SB), Z27
+	VFMADD231PS  Z2, Z23, Z27
+	VBROADCASTSS consts<>+128(SB), Z28
+	VFMADD231PS  Z2, Z24, Z28
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z26, Z29
+	VFNMADD231PS Z4, Z29, Z22
+	VFNMADD231PS Z5, Z29, Z22
+	VSUBPS       Z3, Z27, Z29
+	VFNMADD231PS Z4, Z29, Z23
+	VFNMADD231PS Z5, Z29, Z23
+	VSUBPS       Z3, Z28, Z29
+	VFNMADD231PS Z4, Z29, Z24
+	VFNMADD231PS Z5, Z29, Z24
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z29
+	VFMADD213PS  Z6, Z22, Z29
+	VBROADCASTSS consts<>+224(SB), Z30
+	VFMADD213PS  Z6, Z23, Z30
+	VBROADCASTSS consts<>+224(SB), Z31
+	VFMADD213PS  Z6, Z24, Z31
+	VFMADD213PS  Z7, Z22, Z29
+	VFMADD213PS  Z7, Z23, Z30
+	VFMADD213PS  Z7, Z24, Z31
+	VFMADD213PS  Z8, Z22, Z29
+	VFMADD213PS  Z8, Z23, Z30
+	VFMADD213PS  Z8, Z24, Z31
+	VFMADD213PS  Z9, Z22, Z29
+	VFMADD213PS  Z9, Z23, Z30
+	VFMADD213PS  Z9, Z24, Z31
+	VFMADD213PS  Z10, Z22, Z29
+	VFMADD213PS  Z10, Z23, Z30
+	VFMADD213PS  Z10, Z24, Z31
+
+	// y = (p·r)·r + r
+	VMULPS      Z22, Z29, Z29
+	VFMADD213PS Z22, Z22, Z29
+	VMULPS      Z23, Z30, Z30
+	VFMADD213PS Z23, Z23, Z30
+	VMULPS      Z24, Z31, Z31
+	VFMADD213PS Z24, Z24, Z31
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z26, Z26
+	VFMADD213PS.Z Z26, Z26, K1, Z29
+	VPSLLD        $0x17, Z27, Z27
+	VFMADD213PS.Z Z27, Z27, K2, Z30
+	VPSLLD        $0x17, Z28, Z28
+	VFMADD213PS.Z Z28, Z28, K3, Z31
+	VMOVUPS       Z29, (DI)
+	VFMADD231PS   (R9), Z29, Z15
+	VFMADD231PS   (R9)(R10*1), Z29, Z16
+	VFMADD231PS   (R9)(R10*2), Z29, Z17
+	VFMADD231PS   (R9)(R11*1), Z29, Z18
+	VFMADD231PS   (R12), Z29, Z19
+	VFMADD231PS   (R12)(R10*1), Z29, Z20
+	VFMADD231PS   (R12)(R10*2), Z29, Z21
+	VMOVUPS       Z30, 64(DI)
+	VFMADD231PS   64(R9), Z30, Z15
+	VFMADD231PS   64(R9)(R10*1), Z30, Z16
+	VFMADD231PS   64(R9)(R10*2), Z30, Z17
+	VFMADD231PS   64(R9)(R11*1), Z30, Z18
+	VFMADD231PS   64(R12), Z30, Z19
+	VFMADD231PS   64(R12)(R10*1), Z30, Z20
+	VFMADD231PS   64(R12)(R10*2), Z30, Z21
+	VMOVUPS       Z31, 128(DI)
+	VFMADD231PS   128(R9), Z31, Z15
+	VFMADD231PS   128(R9)(R10*1), Z31, Z16
+	VFMADD231PS   128(R9)(R10*2), Z31, Z17
+	VFMADD231PS   128(R9)(R11*1), Z31, Z18
+	VFMADD231PS   128(R12), Z31, Z19
+	VFMADD231PS   128(R12)(R10*1), Z31, Z20
+	VFMADD231PS   128(R12)(R10*2), Z31, Z21
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z25, K1
+	VMINPS Z25, Z1, Z25
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z22
+	VFMADD231PS  Z2, Z25, Z22
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z22, Z23
+	VFNMADD231PS Z4, Z23, Z25
+	VFNMADD231PS Z5, Z23, Z25
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z23
+	VFMADD213PS  Z6, Z25, Z23
+	VFMADD213PS  Z7, Z25, Z23
+	VFMADD213PS  Z8, Z25, Z23
+	VFMADD213PS  Z9, Z25, Z23
+	VFMADD213PS  Z10, Z25, Z23
+
+	// y = (p·r)·r + r
+	VMULPS      Z25, Z23, Z23
+	VFMADD213PS Z25, Z25, Z23
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z22, Z22
+	VFMADD213PS.Z Z22, Z22, K1, Z23
+	VMOVUPS       Z23, 192(DI)
+	VFMADD231PS   192(R9), Z23, Z15
+	VFMADD231PS   192(R9)(R10*1), Z23, Z16
+	VFMADD231PS   192(R9)(R10*2), Z23, Z17
+	VFMADD231PS   192(R9)(R11*1), Z23, Z18
+	VFMADD231PS   192(R12), Z23, Z19
+	VFMADD231PS   192(R12)(R10*1), Z23, Z20
+	VFMADD231PS   192(R12)(R10*2), Z23, Z21
+	ADDQ          $0x00000100, DI
+	ADDQ          $0x00000100, R9
+	ADDQ          $0x00000100, R12
+	SUBQ          $0x00000040, R8
+	JMP           tileBlocks_271
+
+rest_272:
+	CMPQ   R8, $0x00000030
+	JNE    rest_275
+	VPXORD Z11, Z11, Z22
+	VPXORD Z11, Z11, Z23
+	VPXORD Z11, Z11, Z24
+	NEGQ   CX
+
+feature_276:
+	VBROADCASTSS (DX)(CX*4), Z25
+	VSUBPS       (AX), Z25, Z26
+	VFMADD231PS  Z26, Z26, Z22
+	VSUBPS       (AX)(BX*1), Z25, Z26
+	VFMADD231PS  Z26, Z26, Z23
+	VSUBPS       (AX)(BX*2), Z25, Z25
+	VFMADD231PS  Z25, Z25, Z24
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_276
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z22, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z23, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z24, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z22, Z22
+	VMULPS Z11, Z23, Z23
+	VMULPS Z11, Z24, Z24
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z22, K1
+	VCMPPS $0x15, Z0, Z23, K2
+	VCMPPS $0x15, Z0, Z24, K3
+	VMINPS Z22, Z1, Z22
+	VMINPS Z23, Z1, Z23
+	VMINPS Z24, Z1, Z24
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z0
+	VFMADD231PS  Z2, Z22, Z0
+	VBROADCASTSS consts<>+128(SB), Z1
+	VFMADD231PS  Z2, Z23, Z1
+	VBROADCASTSS consts<>+128(SB), Z11
+	VFMADD231PS  Z2, Z24, Z11
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z0, Z2
+	VFNMADD231PS Z4, Z2, Z22
+	VFNMADD231PS Z5, Z2, Z22
+	VSUBPS       Z3, Z1, Z2
+	VFNMADD231PS Z4, Z2, Z23
+	VFNMADD231PS Z5, Z2, Z23
+	VSUBPS       Z3, Z11, Z2
+	VFNMADD231PS Z4, Z2, Z24
+	VFNMADD231PS Z5, Z2, Z24
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z2
+	VFMADD213PS  Z6, Z22, Z2
+	VBROADCASTSS consts<>+224(SB), Z3
+	VFMADD213PS  Z6, Z23, Z3
+	VBROADCASTSS consts<>+224(SB), Z4
+	VFMADD213PS  Z6, Z24, Z4
+	VFMADD213PS  Z7, Z22, Z2
+	VFMADD213PS  Z7, Z23, Z3
+	VFMADD213PS  Z7, Z24, Z4
+	VFMADD213PS  Z8, Z22, Z2
+	VFMADD213PS  Z8, Z23, Z3
+	VFMADD213PS  Z8, Z24, Z4
+	VFMADD213PS  Z9, Z22, Z2
+	VFMADD213PS  Z9, Z23, Z3
+	VFMADD213PS  Z9, Z24, Z4
+	VFMADD213PS  Z10, Z22, Z2
+	VFMADD213PS  Z10, Z23, Z3
+	VFMADD213PS  Z10, Z24, Z4
+
+	// y = (p·r)·r + r
+	VMULPS      Z22, Z2, Z2
+	VFMADD213PS Z22, Z22, Z2
+	VMULPS      Z23, Z3, Z3
+	VFMADD213PS Z23, Z23, Z3
+	VMULPS      Z24, Z4, Z4
+	VFMADD213PS Z24, Z24, Z4
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z0, Z0
+	VFMADD213PS.Z Z0, Z0, K1, Z2
+	VPSLLD        $0x17, Z1, Z1
+	VFMADD213PS.Z Z1, Z1, K2, Z3
+	VPSLLD        $0x17, Z11, Z11
+	VFMADD213PS.Z Z11, Z11, K3, Z4
+	VMOVUPS       Z2, (DI)
+	VFMADD231PS   (R9), Z2, Z15
+	VFMADD231PS   (R9)(R10*1), Z2, Z16
+	VFMADD231PS   (R9)(R10*2), Z2, Z17
+	VFMADD231PS   (R9)(R11*1), Z2, Z18
+	VFMADD231PS   (R12), Z2, Z19
+	VFMADD231PS   (R12)(R10*1), Z2, Z20
+	VFMADD231PS   (R12)(R10*2), Z2, Z21
+	VMOVUPS       Z3, 64(DI)
+	VFMADD231PS   64(R9), Z3, Z15
+	VFMADD231PS   64(R9)(R10*1), Z3, Z16
+	VFMADD231PS   64(R9)(R10*2), Z3, Z17
+	VFMADD231PS   64(R9)(R11*1), Z3, Z18
+	VFMADD231PS   64(R12), Z3, Z19
+	VFMADD231PS   64(R12)(R10*1), Z3, Z20
+	VFMADD231PS   64(R12)(R10*2), Z3, Z21
+	VMOVUPS       Z4, 128(DI)
+	VFMADD231PS   128(R9), Z4, Z15
+	VFMADD231PS   128(R9)(R10*1), Z4, Z16
+	VFMADD231PS   128(R9)(R10*2), Z4, Z17
+	VFMADD231PS   128(R9)(R11*1), Z4, Z18
+	VFMADD231PS   128(R12), Z4, Z19
+	VFMADD231PS   128(R12)(R10*1), Z4, Z20
+	VFMADD231PS   128(R12)(R10*2), Z4, Z21
+	ADDQ          $0x000000c0, DI
+	ADDQ          $0x000000c0, R9
+	ADDQ          $0x000000c0, R12
+	SUBQ          $0x00000030, R8
+	JMP           blocksDone_273
+
+rest_275:
+	CMPQ   R8, $0x00000020
+	JNE    rest_277
+	VPXORD Z11, Z11, Z22
+	VPXORD Z11, Z11, Z23
+	NEGQ   CX
+
+feature_278:
+	VBROADCASTSS (DX)(CX*4), Z24
+	VSUBPS       (AX), Z24, Z25
+	VFMADD231PS  Z25, Z25, Z22
+	VSUBPS       (AX)(BX*1), Z24, Z24
+	VFMADD231PS  Z24, Z24, Z23
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_278
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z22, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z23, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z22, Z22
+	VMULPS Z11, Z23, Z23
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z22, K1
+	VCMPPS $0x15, Z0, Z23, K2
+	VMINPS Z22, Z1, Z22
+	VMINPS Z23, Z1, Z23
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z0
+	VFMADD231PS  Z2, Z22, Z0
+	VBROADCASTSS consts<>+128(SB), Z1
+	VFMADD231PS  Z2, Z23, Z1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z0, Z2
+	VFNMADD231PS Z4, Z2, Z22
+	VFNMADD231PS Z5, Z2, Z22
+	VSUBPS       Z3, Z1, Z2
+	VFNMADD231PS Z4, Z2, Z23
+	VFNMADD231PS Z5, Z2, Z23
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z2
+	VFMADD213PS  Z6, Z22, Z2
+	VBROADCASTSS consts<>+224(SB), Z3
+	VFMADD213PS  Z6, Z23, Z3
+	VFMADD213PS  Z7, Z22, Z2
+	VFMADD213PS  Z7, Z23, Z3
+	VFMADD213PS  Z8, Z22, Z2
+	VFMADD213PS  Z8, Z23, Z3
+	VFMADD213PS  Z9, Z22, Z2
+	VFMADD213PS  Z9, Z23, Z3
+	VFMADD213PS  Z10, Z22, Z2
+	VFMADD213PS  Z10, Z23, Z3
+
+	// y = (p·r)·r + r
+	VMULPS      Z22, Z2, Z2
+	VFMADD213PS Z22, Z22, Z2
+	VMULPS      Z23, Z3, Z3
+	VFMADD213PS Z23, Z23, Z3
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z0, Z0
+	VFMADD213PS.Z Z0, Z0, K1, Z2
+	VPSLLD        $0x17, Z1, Z1
+	VFMADD213PS.Z Z1, Z1, K2, Z3
+	VMOVUPS       Z2, (DI)
+	VFMADD231PS   (R9), Z2, Z15
+	VFMADD231PS   (R9)(R10*1), Z2, Z16
+	VFMADD231PS   (R9)(R10*2), Z2, Z17
+	VFMADD231PS   (R9)(R11*1), Z2, Z18
+	VFMADD231PS   (R12), Z2, Z19
+	VFMADD231PS   (R12)(R10*1), Z2, Z20
+	VFMADD231PS   (R12)(R10*2), Z2, Z21
+	VMOVUPS       Z3, 64(DI)
+	VFMADD231PS   64(R9), Z3, Z15
+	VFMADD231PS   64(R9)(R10*1), Z3, Z16
+	VFMADD231PS   64(R9)(R10*2), Z3, Z17
+	VFMADD231PS   64(R9)(R11*1), Z3, Z18
+	VFMADD231PS   64(R12), Z3, Z19
+	VFMADD231PS   64(R12)(R10*1), Z3, Z20
+	VFMADD231PS   64(R12)(R10*2), Z3, Z21
+	ADDQ          $0x00000080, DI
+	ADDQ          $0x00000080, R9
+	ADDQ          $0x00000080, R12
+	SUBQ          $0x00000020, R8
+	JMP           blocksDone_273
+
+rest_277:
+	CMPQ   R8, $0x00000010
+	JNE    rest_279
+	VPXORD Z11, Z11, Z22
+	NEGQ   CX
+
+feature_280:
+	VBROADCASTSS (DX)(CX*4), Z23
+	VSUBPS       (AX), Z23, Z23
+	VFMADD231PS  Z23, Z23, Z22
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_280
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z22, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z22, Z22
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z22, K1
+	VMINPS Z22, Z1, Z22
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z0
+	VFMADD231PS  Z2, Z22, Z0
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z0, Z1
+	VFNMADD231PS Z4, Z1, Z22
+	VFNMADD231PS Z5, Z1, Z22
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z1
+	VFMADD213PS  Z6, Z22, Z1
+	VFMADD213PS  Z7, Z22, Z1
+	VFMADD213PS  Z8, Z22, Z1
+	VFMADD213PS  Z9, Z22, Z1
+	VFMADD213PS  Z10, Z22, Z1
+
+	// y = (p·r)·r + r
+	VMULPS      Z22, Z1, Z1
+	VFMADD213PS Z22, Z22, Z1
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z0, Z0
+	VFMADD213PS.Z Z0, Z0, K1, Z1
+	VMOVUPS       Z1, (DI)
+	VFMADD231PS   (R9), Z1, Z15
+	VFMADD231PS   (R9)(R10*1), Z1, Z16
+	VFMADD231PS   (R9)(R10*2), Z1, Z17
+	VFMADD231PS   (R9)(R11*1), Z1, Z18
+	VFMADD231PS   (R12), Z1, Z19
+	VFMADD231PS   (R12)(R10*1), Z1, Z20
+	VFMADD231PS   (R12)(R10*2), Z1, Z21
+	ADDQ          $0x00000040, DI
+	ADDQ          $0x00000040, R9
+	ADDQ          $0x00000040, R12
+	SUBQ          $0x00000010, R8
+	JMP           blocksDone_273
+
+rest_279:
+blocksDone_273:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VSHUFF64X2 $0xb1, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x0e, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x01, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VMOVSS     X15, (AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z16, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VSHUFF64X2 $0xb1, Z16, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VPERMILPS  $0x0e, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VPERMILPS  $0x01, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VMOVSS     X16, 4(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z17, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VSHUFF64X2 $0xb1, Z17, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VPERMILPS  $0x0e, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VPERMILPS  $0x01, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VMOVSS     X17, 8(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z18, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VSHUFF64X2 $0xb1, Z18, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VPERMILPS  $0x0e, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VPERMILPS  $0x01, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VMOVSS     X18, 12(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z19, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VSHUFF64X2 $0xb1, Z19, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VPERMILPS  $0x0e, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VPERMILPS  $0x01, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VMOVSS     X19, 16(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z20, Z20, Z0
+	VADDPS     Z0, Z20, Z20
+	VSHUFF64X2 $0xb1, Z20, Z20, Z0
+	VADDPS     Z0, Z20, Z20
+	VPERMILPS  $0x0e, Z20, Z0
+	VADDPS     Z0, Z20, Z20
+	VPERMILPS  $0x01, Z20, Z0
+	VADDPS     Z0, Z20, Z20
+	VMOVSS     X20, 20(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z21, Z21, Z0
+	VADDPS     Z0, Z21, Z21
+	VSHUFF64X2 $0xb1, Z21, Z21, Z0
+	VADDPS     Z0, Z21, Z21
+	VPERMILPS  $0x0e, Z21, Z0
+	VADDPS     Z0, Z21, Z21
+	VPERMILPS  $0x01, Z21, Z0
+	VADDPS     Z0, Z21, Z21
+	VMOVSS     X21, 24(AX)
+
+	// horizontal min
+	VSHUFF64X2 $0x4e, Z12, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VSHUFF64X2 $0xb1, Z12, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VPERMILPS  $0x0e, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VPERMILPS  $0x01, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VMOVSS     X12, ret+152(FP)
+	VZEROUPPER
+	RET
+
+scoreColumns8_208:
+	VBROADCASTSS consts<>+0(SB), Z0
+	VBROADCASTSS consts<>+32(SB), Z1
+	VBROADCASTSS consts<>+96(SB), Z2
+	VBROADCASTSS consts<>+128(SB), Z3
+	VBROADCASTSS consts<>+160(SB), Z4
+	VBROADCASTSS consts<>+192(SB), Z5
+	VBROADCASTSS consts<>+256(SB), Z6
+	VBROADCASTSS consts<>+288(SB), Z7
+	VBROADCASTSS consts<>+320(SB), Z8
+	VBROADCASTSS consts<>+352(SB), Z9
+	VBROADCASTSS consts<>+384(SB), Z10
+	MOVQ         tiles_base+72(FP), AX
+	MOVQ         dim+128(FP), CX
+	MOVQ         x_base+48(FP), DX
+	LEAQ         (DX)(CX*4), DX
+	MOVQ         CX, BX
+	SHLQ         $0x06, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVQ         kv_base+24(FP), DI
+	MOVQ         kv_len+32(FP), R8
+	MOVQ         w_base+96(FP), R9
+	MOVQ         stride+120(FP), R10
+	SHLQ         $0x02, R10
+	LEAQ         (R10)(R10*2), R11
+	LEAQ         (R9)(R10*4), R12
+	VBROADCASTSS scale+144(FP), Z11
+	VMOVUPS      scorelanes<>+128(SB), Z12
+	VMOVUPS      scorelanes<>+0(SB), Z13
+	VPBROADCASTD n+136(FP), Z14
+	VPXORD       Z11, Z11, Z15
+	VPXORD       Z11, Z11, Z16
+	VPXORD       Z11, Z11, Z17
+	VPXORD       Z11, Z11, Z18
+	VPXORD       Z11, Z11, Z19
+	VPXORD       Z11, Z11, Z20
+	VPXORD       Z11, Z11, Z21
+	VPXORD       Z11, Z11, Z22
+
+tileBlocks_281:
+	CMPQ   R8, $0x00000040
+	JB     rest_282
+	VPXORD Z11, Z11, Z23
+	VPXORD Z11, Z11, Z24
+	VPXORD Z11, Z11, Z25
+	VPXORD Z11, Z11, Z26
+	MOVQ   CX, R13
+	NEGQ   R13
+
+feature_284:
+	VBROADCASTSS (DX)(R13*4), Z27
+	VSUBPS       (AX), Z27, Z28
+	VFMADD231PS  Z28, Z28, Z23
+	VSUBPS       (AX)(BX*1), Z27, Z28
+	VFMADD231PS  Z28, Z28, Z24
+	VSUBPS       (AX)(BX*2), Z27, Z28
+	VFMADD231PS  Z28, Z28, Z25
+	VSUBPS       (AX)(SI*1), Z27, Z27
+	VFMADD231PS  Z27, Z27, Z26
+	ADDQ         $0x40, AX
+	INCQ         R13
+	JNZ          feature_284
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z23, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z24, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z25, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z26, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z23, Z23
+	VMULPS Z11, Z24, Z24
+	VMULPS Z11, Z25, Z25
+	VMULPS Z11, Z26, Z26
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z23, K1
+	VCMPPS $0x15, Z0, Z24, K2
+	VMINPS Z23, Z1, Z23
+	VMINPS Z24, Z1, Z24
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z27
+	VFMADD231PS  Z2, Z23, Z27
+	VBROADCASTSS consts<>+128(SB), Z28
+	VFMADD231PS  Z2, Z24, Z28
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z27, Z29
+	VFNMADD231PS Z4, Z29, Z23
+	VFNMADD231PS Z5, Z29, Z23
+	VSUBPS       Z3, Z28, Z29
+	VFNMADD231PS Z4, Z29, Z24
+	VFNMADD231PS Z5, Z29, Z24
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z29
+	VFMADD213PS  Z6, Z23, Z29
+	VBROADCASTSS consts<>+224(SB), Z30
+	VFMADD213PS  Z6, Z24, Z30
+	VFMADD213PS  Z7, Z23, Z29
+	VFMADD213PS  Z7, Z24, Z30
+	VFMADD213PS  Z8, Z23, Z29
+	VFMADD213PS  Z8, Z24, Z30
+	VFMADD213PS  Z9, Z23, Z29
+	VFMADD213PS  Z9, Z24, Z30
+	VFMADD213PS  Z10, Z23, Z29
+	VFMADD213PS  Z10, Z24, Z30
+
+	// y = (p·r)·r + r
+	VMULPS      Z23, Z29, Z29
+	VFMADD213PS Z23, Z23, Z29
+	VMULPS      Z24, Z30, Z30
+	VFMADD213PS Z24, Z24, Z30
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z27, Z27
+	VFMADD213PS.Z Z27, Z27, K1, Z29
+	VPSLLD        $0x17, Z28, Z28
+	VFMADD213PS.Z Z28, Z28, K2, Z30
+	VMOVUPS       Z29, (DI)
+	VFMADD231PS   (R9), Z29, Z15
+	VFMADD231PS   (R9)(R10*1), Z29, Z16
+	VFMADD231PS   (R9)(R10*2), Z29, Z17
+	VFMADD231PS   (R9)(R11*1), Z29, Z18
+	VFMADD231PS   (R12), Z29, Z19
+	VFMADD231PS   (R12)(R10*1), Z29, Z20
+	VFMADD231PS   (R12)(R10*2), Z29, Z21
+	VFMADD231PS   (R12)(R11*1), Z29, Z22
+	VMOVUPS       Z30, 64(DI)
+	VFMADD231PS   64(R9), Z30, Z15
+	VFMADD231PS   64(R9)(R10*1), Z30, Z16
+	VFMADD231PS   64(R9)(R10*2), Z30, Z17
+	VFMADD231PS   64(R9)(R11*1), Z30, Z18
+	VFMADD231PS   64(R12), Z30, Z19
+	VFMADD231PS   64(R12)(R10*1), Z30, Z20
+	VFMADD231PS   64(R12)(R10*2), Z30, Z21
+	VFMADD231PS   64(R12)(R11*1), Z30, Z22
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z25, K1
+	VCMPPS $0x15, Z0, Z26, K2
+	VMINPS Z25, Z1, Z25
+	VMINPS Z26, Z1, Z26
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z23
+	VFMADD231PS  Z2, Z25, Z23
+	VBROADCASTSS consts<>+128(SB), Z24
+	VFMADD231PS  Z2, Z26, Z24
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z23, Z27
+	VFNMADD231PS Z4, Z27, Z25
+	VFNMADD231PS Z5, Z27, Z25
+	VSUBPS       Z3, Z24, Z27
+	VFNMADD231PS Z4, Z27, Z26
+	VFNMADD231PS Z5, Z27, Z26
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z27
+	VFMADD213PS  Z6, Z25, Z27
+	VBROADCASTSS consts<>+224(SB), Z28
+	VFMADD213PS  Z6, Z26, Z28
+	VFMADD213PS  Z7, Z25, Z27
+	VFMADD213PS  Z7, Z26, Z28
+	VFMADD213PS  Z8, Z25, Z27
+	VFMADD213PS  Z8, Z26, Z28
+	VFMADD213PS  Z9, Z25, Z27
+	VFMADD213PS  Z9, Z26, Z28
+	VFMADD213PS  Z10, Z25, Z27
+	VFMADD213PS  Z10, Z26, Z28
+
+	// y = (p·r)·r + r
+	VMULPS      Z25, Z27, Z27
+	VFMADD213PS Z25, Z25, Z27
+	VMULPS      Z26, Z28, Z28
+	VFMADD213PS Z26, Z26, Z28
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z23, Z23
+	VFMADD213PS.Z Z23, Z23, K1, Z27
+	VPSLLD        $0x17, Z24, Z24
+	VFMADD213PS.Z Z24, Z24, K2, Z28
+	VMOVUPS       Z27, 128(DI)
+	VFMADD231PS   128(R9), Z27, Z15
+	VFMADD231PS   128(R9)(R10*1), Z27, Z16
+	VFMADD231PS   128(R9)(R10*2), Z27, Z17
+	VFMADD231PS   128(R9)(R11*1), Z27, Z18
+	VFMADD231PS   128(R12), Z27, Z19
+	VFMADD231PS   128(R12)(R10*1), Z27, Z20
+	VFMADD231PS   128(R12)(R10*2), Z27, Z21
+	VFMADD231PS   128(R12)(R11*1), Z27, Z22
+	VMOVUPS       Z28, 192(DI)
+	VFMADD231PS   192(R9), Z28, Z15
+	VFMADD231PS   192(R9)(R10*1), Z28, Z16
+	VFMADD231PS   192(R9)(R10*2), Z28, Z17
+	VFMADD231PS   192(R9)(R11*1), Z28, Z18
+	VFMADD231PS   192(R12), Z28, Z19
+	VFMADD231PS   192(R12)(R10*1), Z28, Z20
+	VFMADD231PS   192(R12)(R10*2), Z28, Z21
+	VFMADD231PS   192(R12)(R11*1), Z28, Z22
+	ADDQ          $0x00000100, DI
+	ADDQ          $0x00000100, R9
+	ADDQ          $0x00000100, R12
+	SUBQ          $0x00000040, R8
+	JMP           tileBlocks_281
+
+rest_282:
+	CMPQ   R8, $0x00000030
+	JNE    rest_285
+	VPXORD Z11, Z11, Z23
+	VPXORD Z11, Z11, Z24
+	VPXORD Z11, Z11, Z25
+	NEGQ   CX
+
+feature_286:
+	VBROADCASTSS (DX)(CX*4), Z26
+	VSUBPS       (AX), Z26, Z27
+	VFMADD231PS  Z27, Z27, Z23
+	VSUBPS       (AX)(BX*1), Z26, Z27
+	VFMADD231PS  Z27, Z27, Z24
+	VSUBPS       (AX)(BX*2), Z26, Z26
+	VFMADD231PS  Z26, Z26, Z25
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_286
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z23, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z24, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z25, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z23, Z23
+	VMULPS Z11, Z24, Z24
+	VMULPS Z11, Z25, Z25
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z23, K1
+	VCMPPS $0x15, Z0, Z24, K2
+	VMINPS Z23, Z1, Z23
+	VMINPS Z24, Z1, Z24
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z11
+	VFMADD231PS  Z2, Z23, Z11
+	VBROADCASTSS consts<>+128(SB), Z13
+	VFMADD231PS  Z2, Z24, Z13
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z11, Z14
+	VFNMADD231PS Z4, Z14, Z23
+	VFNMADD231PS Z5, Z14, Z23
+	VSUBPS       Z3, Z13, Z14
+	VFNMADD231PS Z4, Z14, Z24
+	VFNMADD231PS Z5, Z14, Z24
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z14
+	VFMADD213PS  Z6, Z23, Z14
+	VBROADCASTSS consts<>+224(SB), Z26
+	VFMADD213PS  Z6, Z24, Z26
+	VFMADD213PS  Z7, Z23, Z14
+	VFMADD213PS  Z7, Z24, Z26
+	VFMADD213PS  Z8, Z23, Z14
+	VFMADD213PS  Z8, Z24, Z26
+	VFMADD213PS  Z9, Z23, Z14
+	VFMADD213PS  Z9, Z24, Z26
+	VFMADD213PS  Z10, Z23, Z14
+	VFMADD213PS  Z10, Z24, Z26
+
+	// y = (p·r)·r + r
+	VMULPS      Z23, Z14, Z14
+	VFMADD213PS Z23, Z23, Z14
+	VMULPS      Z24, Z26, Z26
+	VFMADD213PS Z24, Z24, Z26
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z11, Z11
+	VFMADD213PS.Z Z11, Z11, K1, Z14
+	VPSLLD        $0x17, Z13, Z13
+	VFMADD213PS.Z Z13, Z13, K2, Z26
+	VMOVUPS       Z14, (DI)
+	VFMADD231PS   (R9), Z14, Z15
+	VFMADD231PS   (R9)(R10*1), Z14, Z16
+	VFMADD231PS   (R9)(R10*2), Z14, Z17
+	VFMADD231PS   (R9)(R11*1), Z14, Z18
+	VFMADD231PS   (R12), Z14, Z19
+	VFMADD231PS   (R12)(R10*1), Z14, Z20
+	VFMADD231PS   (R12)(R10*2), Z14, Z21
+	VFMADD231PS   (R12)(R11*1), Z14, Z22
+	VMOVUPS       Z26, 64(DI)
+	VFMADD231PS   64(R9), Z26, Z15
+	VFMADD231PS   64(R9)(R10*1), Z26, Z16
+	VFMADD231PS   64(R9)(R10*2), Z26, Z17
+	VFMADD231PS   64(R9)(R11*1), Z26, Z18
+	VFMADD231PS   64(R12), Z26, Z19
+	VFMADD231PS   64(R12)(R10*1), Z26, Z20
+	VFMADD231PS   64(R12)(R10*2), Z26, Z21
+	VFMADD231PS   64(R12)(R11*1), Z26, Z22
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z25, K1
+	VMINPS Z25, Z1, Z25
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z0
+	VFMADD231PS  Z2, Z25, Z0
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z0, Z1
+	VFNMADD231PS Z4, Z1, Z25
+	VFNMADD231PS Z5, Z1, Z25
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z1
+	VFMADD213PS  Z6, Z25, Z1
+	VFMADD213PS  Z7, Z25, Z1
+	VFMADD213PS  Z8, Z25, Z1
+	VFMADD213PS  Z9, Z25, Z1
+	VFMADD213PS  Z10, Z25, Z1
+
+	// y = (p·r)·r + r
+	VMULPS      Z25, Z1, Z1
+	VFMADD213PS Z25, Z25, Z1
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z0, Z0
+	VFMADD213PS.Z Z0, Z0, K1, Z1
+	VMOVUPS       Z1, 128(DI)
+	VFMADD231PS   128(R9), Z1, Z15
+	VFMADD231PS   128(R9)(R10*1), Z1, Z16
+	VFMADD231PS   128(R9)(R10*2), Z1, Z17
+	VFMADD231PS   128(R9)(R11*1), Z1, Z18
+	VFMADD231PS   128(R12), Z1, Z19
+	VFMADD231PS   128(R12)(R10*1), Z1, Z20
+	VFMADD231PS   128(R12)(R10*2), Z1, Z21
+	VFMADD231PS   128(R12)(R11*1), Z1, Z22
+	ADDQ          $0x000000c0, DI
+	ADDQ          $0x000000c0, R9
+	ADDQ          $0x000000c0, R12
+	SUBQ          $0x00000030, R8
+	JMP           blocksDone_283
+
+rest_285:
+	CMPQ   R8, $0x00000020
+	JNE    rest_287
+	VPXORD Z11, Z11, Z23
+	VPXORD Z11, Z11, Z24
+	NEGQ   CX
+
+feature_288:
+	VBROADCASTSS (DX)(CX*4), Z25
+	VSUBPS       (AX), Z25, Z26
+	VFMADD231PS  Z26, Z26, Z23
+	VSUBPS       (AX)(BX*1), Z25, Z25
+	VFMADD231PS  Z25, Z25, Z24
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_288
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z23, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z24, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z23, Z23
+	VMULPS Z11, Z24, Z24
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z23, K1
+	VCMPPS $0x15, Z0, Z24, K2
+	VMINPS Z23, Z1, Z23
+	VMINPS Z24, Z1, Z24
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z0
+	VFMADD231PS  Z2, Z23, Z0
+	VBROADCASTSS consts<>+128(SB), Z1
+	VFMADD231PS  Z2, Z24, Z1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z0, Z2
+	VFNMADD231PS Z4, Z2, Z23
+	VFNMADD231PS Z5, Z2, Z23
+	VSUBPS       Z3, Z1, Z2
+	VFNMADD231PS Z4, Z2, Z24
+	VFNMADD231PS Z5, Z2, Z24
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z2
+	VFMADD213PS  Z6, Z23, Z2
+	VBROADCASTSS consts<>+224(SB), Z3
+	VFMADD213PS  Z6, Z24, Z3
+	VFMADD213PS  Z7, Z23, Z2
+	VFMADD213PS  Z7, Z24, Z3
+	VFMADD213PS  Z8, Z23, Z2
+	VFMADD213PS  Z8, Z24, Z3
+	VFMADD213PS  Z9, Z23, Z2
+	VFMADD213PS  Z9, Z24, Z3
+	VFMADD213PS  Z10, Z23, Z2
+	VFMADD213PS  Z10, Z24, Z3
+
+	// y = (p·r)·r + r
+	VMULPS      Z23, Z2, Z2
+	VFMADD213PS Z23, Z23, Z2
+	VMULPS      Z24, Z3, Z3
+	VFMADD213PS Z24, Z24, Z3
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z0, Z0
+	VFMADD213PS.Z Z0, Z0, K1, Z2
+	VPSLLD        $0x17, Z1, Z1
+	VFMADD213PS.Z Z1, Z1, K2, Z3
+	VMOVUPS       Z2, (DI)
+	VFMADD231PS   (R9), Z2, Z15
+	VFMADD231PS   (R9)(R10*1), Z2, Z16
+	VFMADD231PS   (R9)(R10*2), Z2, Z17
+	VFMADD231PS   (R9)(R11*1), Z2, Z18
+	VFMADD231PS   (R12), Z2, Z19
+	VFMADD231PS   (R12)(R10*1), Z2, Z20
+	VFMADD231PS   (R12)(R10*2), Z2, Z21
+	VFMADD231PS   (R12)(R11*1), Z2, Z22
+	VMOVUPS       Z3, 64(DI)
+	VFMADD231PS   64(R9), Z3, Z15
+	VFMADD231PS   64(R9)(R10*1), Z3, Z16
+	VFMADD231PS   64(R9)(R10*2), Z3, Z17
+	VFMADD231PS   64(R9)(R11*1), Z3, Z18
+	VFMADD231PS   64(R12), Z3, Z19
+	VFMADD231PS   64(R12)(R10*1), Z3, Z20
+	VFMADD231PS   64(R12)(R10*2), Z3, Z21
+	VFMADD231PS   64(R12)(R11*1), Z3, Z22
+	ADDQ          $0x00000080, DI
+	ADDQ          $0x00000080, R9
+	ADDQ          $0x00000080, R12
+	SUBQ          $0x00000020, R8
+	JMP           blocksDone_283
+
+rest_287:
+	CMPQ   R8, $0x00000010
+	JNE    rest_289
+	VPXORD Z11, Z11, Z23
+	NEGQ   CX
+
+feature_290:
+	VBROADCASTSS (DX)(CX*4), Z24
+	VSUBPS       (AX), Z24, Z24
+	VFMADD231PS  Z24, Z24, Z23
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_290
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z23, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z23, Z23
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z23, K1
+	VMINPS Z23, Z1, Z23
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z0
+	VFMADD231PS  Z2, Z23, Z0
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z0, Z1
+	VFNMADD231PS Z4, Z1, Z23
+	VFNMADD231PS Z5, Z1, Z23
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z1
+	VFMADD213PS  Z6, Z23, Z1
+	VFMADD213PS  Z7, Z23, Z1
+	VFMADD213PS  Z8, Z23, Z1
+	VFMADD213PS  Z9, Z23, Z1
+	VFMADD213PS  Z10, Z23, Z1
+
+	// y = (p·r)·r + r
+	VMULPS      Z23, Z1, Z1
+	VFMADD213PS Z23, Z23, Z1
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z0, Z0
+	VFMADD213PS.Z Z0, Z0, K1, Z1
+	VMOVUPS       Z1, (DI)
+	VFMADD231PS   (R9), Z1, Z15
+	VFMADD231PS   (R9)(R10*1), Z1, Z16
+	VFMADD231PS   (R9)(R10*2), Z1, Z17
+	VFMADD231PS   (R9)(R11*1), Z1, Z18
+	VFMADD231PS   (R12), Z1, Z19
+	VFMADD231PS   (R12)(R10*1), Z1, Z20
+	VFMADD231PS   (R12)(R10*2), Z1, Z21
+	VFMADD231PS   (R12)(R11*1), Z1, Z22
+	ADDQ          $0x00000040, DI
+	ADDQ          $0x00000040, R9
+	ADDQ          $0x00000040, R12
+	SUBQ          $0x00000010, R8
+	JMP           blocksDone_283
+
+rest_289:
+blocksDone_283:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VSHUFF64X2 $0xb1, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x0e, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x01, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VMOVSS     X15, (AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z16, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VSHUFF64X2 $0xb1, Z16, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VPERMILPS  $0x0e, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VPERMILPS  $0x01, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VMOVSS     X16, 4(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z17, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VSHUFF64X2 $0xb1, Z17, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VPERMILPS  $0x0e, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VPERMILPS  $0x01, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VMOVSS     X17, 8(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z18, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VSHUFF64X2 $0xb1, Z18, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VPERMILPS  $0x0e, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VPERMILPS  $0x01, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VMOVSS     X18, 12(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z19, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VSHUFF64X2 $0xb1, Z19, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VPERMILPS  $0x0e, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VPERMILPS  $0x01, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VMOVSS     X19, 16(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z20, Z20, Z0
+	VADDPS     Z0, Z20, Z20
+	VSHUFF64X2 $0xb1, Z20, Z20, Z0
+	VADDPS     Z0, Z20, Z20
+	VPERMILPS  $0x0e, Z20, Z0
+	VADDPS     Z0, Z20, Z20
+	VPERMILPS  $0x01, Z20, Z0
+	VADDPS     Z0, Z20, Z20
+	VMOVSS     X20, 20(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z21, Z21, Z0
+	VADDPS     Z0, Z21, Z21
+	VSHUFF64X2 $0xb1, Z21, Z21, Z0
+	VADDPS     Z0, Z21, Z21
+	VPERMILPS  $0x0e, Z21, Z0
+	VADDPS     Z0, Z21, Z21
+	VPERMILPS  $0x01, Z21, Z0
+	VADDPS     Z0, Z21, Z21
+	VMOVSS     X21, 24(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z22, Z22, Z0
+	VADDPS     Z0, Z22, Z22
+	VSHUFF64X2 $0xb1, Z22, Z22, Z0
+	VADDPS     Z0, Z22, Z22
+	VPERMILPS  $0x0e, Z22, Z0
+	VADDPS     Z0, Z22, Z22
+	VPERMILPS  $0x01, Z22, Z0
+	VADDPS     Z0, Z22, Z22
+	VMOVSS     X22, 28(AX)
+
+	// horizontal min
+	VSHUFF64X2 $0x4e, Z12, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VSHUFF64X2 $0xb1, Z12, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VPERMILPS  $0x0e, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VPERMILPS  $0x01, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VMOVSS     X12, ret+152(FP)
+	VZEROUPPER
+	RET
+
+scoreColumns9_209:
+	VBROADCASTSS consts<>+0(SB), Z0
+	VBROADCASTSS consts<>+32(SB), Z1
+	VBROADCASTSS consts<>+96(SB), Z2
+	VBROADCASTSS consts<>+128(SB), Z3
+	VBROADCASTSS consts<>+160(SB), Z4
+	VBROADCASTSS consts<>+192(SB), Z5
+	VBROADCASTSS consts<>+256(SB), Z6
+	VBROADCASTSS consts<>+288(SB), Z7
+	VBROADCASTSS consts<>+320(SB), Z8
+	VBROADCASTSS consts<>+352(SB), Z9
+	VBROADCASTSS consts<>+384(SB), Z10
+	MOVQ         tiles_base+72(FP), AX
+	MOVQ         dim+128(FP), CX
+	MOVQ         x_base+48(FP), DX
+	LEAQ         (DX)(CX*4), DX
+	MOVQ         CX, BX
+	SHLQ         $0x06, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVQ         kv_base+24(FP), DI
+	MOVQ         kv_len+32(FP), R8
+	MOVQ         w_base+96(FP), R9
+	MOVQ         stride+120(FP), R10
+	SHLQ         $0x02, R10
+	LEAQ         (R10)(R10*2), R11
+	LEAQ         (R9)(R10*4), R12
+	LEAQ         (R12)(R10*4), R13
+	VBROADCASTSS scale+144(FP), Z11
+	VMOVUPS      scorelanes<>+128(SB), Z12
+	VMOVUPS      scorelanes<>+0(SB), Z13
+	VPBROADCASTD n+136(FP), Z14
+	VPXORD       Z11, Z11, Z15
+	VPXORD       Z11, Z11, Z16
+	VPXORD       Z11, Z11, Z17
+	VPXORD       Z11, Z11, Z18
+	VPXORD       Z11, Z11, Z19
+	VPXORD       Z11, Z11, Z20
+	VPXORD       Z11, Z11, Z21
+	VPXORD       Z11, Z11, Z22
+	VPXORD       Z11, Z11, Z23
+
+tileBlocks_291:
+	CMPQ   R8, $0x00000040
+	JB     rest_292
+	VPXORD Z11, Z11, Z24
+	VPXORD Z11, Z11, Z25
+	VPXORD Z11, Z11, Z26
+	VPXORD Z11, Z11, Z27
+	MOVQ   CX, R14
+	NEGQ   R14
+
+feature_294:
+	VBROADCASTSS (DX)(R14*4), Z28
+	VSUBPS       (AX), Z28, Z29
+	VFMADD231PS  Z29, Z29, Z24
+	VSUBPS       (AX)(BX*1), Z28, Z29
+	VFMADD231PS  Z29, Z29, Z25
+	VSUBPS       (AX)(BX*2), Z28, Z29
+	VFMADD231PS  Z29, Z29, Z26
+	VSUBPS       (AX)(SI*1), Z28, Z28
+	VFMADD231PS  Z28, Z28, Z27
+	ADDQ         $0x40, AX
+	INCQ         R14
+	JNZ          feature_294
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z24, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z25, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z26, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z27, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z24, Z24
+	VMULPS Z11, Z25, Z25
+	VMULPS Z11, Z26, Z26
+	VMULPS Z11, Z27, Z27
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z24, K1
+	VCMPPS $0x15, Z0, Z25, K2
+	VMINPS Z24, Z1, Z24
+	VMINPS Z25, Z1, Z25
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z28
+	VFMADD231PS  Z2, Z24, Z28
+	VBROADCASTSS consts<>+128(SB), Z29
+	VFMADD231PS  Z2, Z25, Z29
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z28, Z30
+	VFNMADD231PS Z4, Z30, Z24
+	VFNMADD231PS Z5, Z30, Z24
+	VSUBPS       Z3, Z29, Z30
+	VFNMADD231PS Z4, Z30, Z25
+	VFNMADD231PS Z5, Z30, Z25
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z30
+	VFMADD213PS  Z6, Z24, Z30
+	VBROADCASTSS consts<>+224(SB), Z31
+	VFMADD213PS  Z6, Z25, Z31
+	VFMADD213PS  Z7, Z24, Z30
+	VFMADD213PS  Z7, Z25, Z31
+	VFMADD213PS  Z8, Z24, Z30
+	VFMADD213PS  Z8, Z25, Z31
+	VFMADD213PS  Z9, Z24, Z30
+	VFMADD213PS  Z9, Z25, Z31
+	VFMADD213PS  Z10, Z24, Z30
+	VFMADD213PS  Z10, Z25, Z31
+
+	// y = (p·r)·r + r
+	VMULPS      Z24, Z30, Z30
+	VFMADD213PS Z24, Z24, Z30
+	VMULPS      Z25, Z31, Z31
+	VFMADD213PS Z25, Z25, Z31
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z28, Z28
+	VFMADD213PS.Z Z28, Z28, K1, Z30
+	VPSLLD        $0x17, Z29, Z29
+	VFMADD213PS.Z Z29, Z29, K2, Z31
+	VMOVUPS       Z30, (DI)
+	VFMADD231PS   (R9), Z30, Z15
+	VFMADD231PS   (R9)(R10*1), Z30, Z16
+	VFMADD231PS   (R9)(R10*2), Z30, Z17
+	VFMADD231PS   (R9)(R11*1), Z30, Z18
+	VFMADD231PS   (R12), Z30, Z19
+	VFMADD231PS   (R12)(R10*1), Z30, Z20
+	VFMADD231PS   (R12)(R10*2), Z30, Z21
+	VFMADD231PS   (R12)(R11*1), Z30, Z22
+	VFMADD231PS   (R13), Z30, Z23
+	VMOVUPS       Z31, 64(DI)
+	VFMADD231PS   64(R9), Z31, Z15
+	VFMADD231PS   64(R9)(R10*1), Z31, Z16
+	VFMADD231PS   64(R9)(R10*2), Z31, Z17
+	VFMADD231PS   64(R9)(R11*1), Z31, Z18
+	VFMADD231PS   64(R12), Z31, Z19
+	VFMADD231PS   64(R12)(R10*1), Z31, Z20
+	VFMADD231PS   64(R12)(R10*2), Z31, Z21
+	VFMADD231PS   64(R12)(R11*1), Z31, Z22
+	VFMADD231PS   64(R13), Z31, Z23
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z26, K1
+	VCMPPS $0x15, Z0, Z27, K2
+	VMINPS Z26, Z1, Z26
+	VMINPS Z27, Z1, Z27
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z24
+	VFMADD231PS  Z2, Z26, Z24
+	VBROADCASTSS consts<>+128(SB), Z25
+	VFMADD231PS  Z2, Z27, Z25
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z24, Z28
+	VFNMADD231PS Z4, Z28, Z26
+	VFNMADD231PS Z5, Z28, Z26
+	VSUBPS       Z3, Z25, Z28
+	VFNMADD231PS Z4, Z28, Z27
+	VFNMADD231PS Z5, Z28, Z27
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z28
+	VFMADD213PS  Z6, Z26, Z28
+	VBROADCASTSS consts<>+224(SB), Z29
+	VFMADD213PS  Z6, Z27, Z29
+	VFMADD213PS  Z7, Z26, Z28
+	VFMADD213PS  Z7, Z27, Z29
+	VFMADD213PS  Z8, Z26, Z28
+	VFMADD213PS  Z8, Z27, Z29
+	VFMADD213PS  Z9, Z26, Z28
+	VFMADD213PS  Z9, Z27, Z29
+	VFMADD213PS  Z10, Z26, Z28
+	VFMADD213PS  Z10, Z27, Z29
+
+	// y = (p·r)·r + r
+	VMULPS      Z26, Z28, Z28
+	VFMADD213PS Z26, Z26, Z28
+	VMULPS      Z27, Z29, Z29
+	VFMADD213PS Z27, Z27, Z29
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z24, Z24
+	VFMADD213PS.Z Z24, Z24, K1, Z28
+	VPSLLD        $0x17, Z25, Z25
+	VFMADD213PS.Z Z25, Z25, K2, Z29
+	VMOVUPS       Z28, 128(DI)
+	VFMADD231PS   128(R9), Z28, Z15
+	VFMADD231PS   128(R9)(R10*1), Z28, Z16
+	VFMADD231PS   128(R9)(R10*2), Z28, Z17
+	VFMADD231PS   128(R9)(R11*1), Z28, Z18
+	VFMADD231PS   128(R12), Z28, Z19
+	VFMADD231PS   128(R12)(R10*1), Z28, Z20
+	VFMADD231PS   128(R12)(R10*2), Z28, Z21
+	VFMADD231PS   128(R12)(R11*1), Z28, Z22
+	VFMADD231PS   128(R13), Z28, Z23
+	VMOVUPS       Z29, 192(DI)
+	VFMADD231PS   192(R9), Z29, Z15
+	VFMADD231PS   192(R9)(R10*1), Z29, Z16
+	VFMADD231PS   192(R9)(R10*2), Z29, Z17
+	VFMADD231PS   192(R9)(R11*1), Z29, Z18
+	VFMADD231PS   192(R12), Z29, Z19
+	VFMADD231PS   192(R12)(R10*1), Z29, Z20
+	VFMADD231PS   192(R12)(R10*2), Z29, Z21
+	VFMADD231PS   192(R12)(R11*1), Z29, Z22
+	VFMADD231PS   192(R13), Z29, Z23
+	ADDQ          $0x00000100, DI
+	ADDQ          $0x00000100, R9
+	ADDQ          $0x00000100, R12
+	ADDQ          $0x00000100, R13
+	SUBQ          $0x00000040, R8
+	JMP           tileBlocks_291
+
+rest_292:
+	CMPQ   R8, $0x00000030
+	JNE    rest_295
+	VPXORD Z11, Z11, Z24
+	VPXORD Z11, Z11, Z25
+	VPXORD Z11, Z11, Z26
+	NEGQ   CX
+
+feature_296:
+	VBROADCASTSS (DX)(CX*4), Z27
+	VSUBPS       (AX), Z27, Z28
+	VFMADD231PS  Z28, Z28, Z24
+	VSUBPS       (AX)(BX*1), Z27, Z28
+	VFMADD231PS  Z28, Z28, Z25
+	VSUBPS       (AX)(BX*2), Z27, Z27
+	VFMADD231PS  Z27, Z27, Z26
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_296
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z24, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z25, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z26, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z24, Z24
+	VMULPS Z11, Z25, Z25
+	VMULPS Z11, Z26, Z26
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z24, K1
+	VCMPPS $0x15, Z0, Z25, K2
+	VMINPS Z24, Z1, Z24
+	VMINPS Z25, Z1, Z25
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z11
+	VFMADD231PS  Z2, Z24, Z11
+	VBROADCASTSS consts<>+128(SB), Z13
+	VFMADD231PS  Z2, Z25, Z13
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z11, Z14
+	VFNMADD231PS Z4, Z14, Z24
+	VFNMADD231PS Z5, Z14, Z24
+	VSUBPS       Z3, Z13, Z14
+	VFNMADD231PS Z4, Z14, Z25
+	VFNMADD231PS Z5, Z14, Z25
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z14
+	VFMADD213PS  Z6, Z24, Z14
+	VBROADCASTSS consts<>+224(SB), Z27
+	VFMADD213PS  Z6, Z25, Z27
+	VFMADD213PS  Z7, Z24, Z14
+	VFMADD213PS  Z7, Z25, Z27
+	VFMADD213PS  Z8, Z24, Z14
+	VFMADD213PS  Z8, Z25, Z27
+	VFMADD213PS  Z9, Z24, Z14
+	VFMADD213PS  Z9, Z25, Z27
+	VFMADD213PS  Z10, Z24, Z14
+	VFMADD213PS  Z10, Z25, Z27
+
+	// y = (p·r)·r + r
+	VMULPS      Z24, Z14, Z14
+	VFMADD213PS Z24, Z24, Z14
+	VMULPS      Z25, Z27, Z27
+	VFMADD213PS Z25, Z25, Z27
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z11, Z11
+	VFMADD213PS.Z Z11, Z11, K1, Z14
+	VPSLLD        $0x17, Z13, Z13
+	VFMADD213PS.Z Z13, Z13, K2, Z27
+	VMOVUPS       Z14, (DI)
+	VFMADD231PS   (R9), Z14, Z15
+	VFMADD231PS   (R9)(R10*1), Z14, Z16
+	VFMADD231PS   (R9)(R10*2), Z14, Z17
+	VFMADD231PS   (R9)(R11*1), Z14, Z18
+	VFMADD231PS   (R12), Z14, Z19
+	VFMADD231PS   (R12)(R10*1), Z14, Z20
+	VFMADD231PS   (R12)(R10*2), Z14, Z21
+	VFMADD231PS   (R12)(R11*1), Z14, Z22
+	VFMADD231PS   (R13), Z14, Z23
+	VMOVUPS       Z27, 64(DI)
+	VFMADD231PS   64(R9), Z27, Z15
+	VFMADD231PS   64(R9)(R10*1), Z27, Z16
+	VFMADD231PS   64(R9)(R10*2), Z27, Z17
+	VFMADD231PS   64(R9)(R11*1), Z27, Z18
+	VFMADD231PS   64(R12), Z27, Z19
+	VFMADD231PS   64(R12)(R10*1), Z27, Z20
+	VFMADD231PS   64(R12)(R10*2), Z27, Z21
+	VFMADD231PS   64(R12)(R11*1), Z27, Z22
+	VFMADD231PS   64(R13), Z27, Z23
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z26, K1
+	VMINPS Z26, Z1, Z26
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z0
+	VFMADD231PS  Z2, Z26, Z0
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z0, Z1
+	VFNMADD231PS Z4, Z1, Z26
+	VFNMADD231PS Z5, Z1, Z26
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z1
+	VFMADD213PS  Z6, Z26, Z1
+	VFMADD213PS  Z7, Z26, Z1
+	VFMADD213PS  Z8, Z26, Z1
+	VFMADD213PS  Z9, Z26, Z1
+	VFMADD213PS  Z10, Z26, Z1
+
+	// y = (p·r)·r + r
+	VMULPS      Z26, Z1, Z1
+	VFMADD213PS Z26, Z26, Z1
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z0, Z0
+	VFMADD213PS.Z Z0, Z0, K1, Z1
+	VMOVUPS       Z1, 128(DI)
+	VFMADD231PS   128(R9), Z1, Z15
+	VFMADD231PS   128(R9)(R10*1), Z1, Z16
+	VFMADD231PS   128(R9)(R10*2), Z1, Z17
+	VFMADD231PS   128(R9)(R11*1), Z1, Z18
+	VFMADD231PS   128(R12), Z1, Z19
+	VFMADD231PS   128(R12)(R10*1), Z1, Z20
+	VFMADD231PS   128(R12)(R10*2), Z1, Z21
+	VFMADD231PS   128(R12)(R11*1), Z1, Z22
+	VFMADD231PS   128(R13), Z1, Z23
+	ADDQ          $0x000000c0, DI
+	ADDQ          $0x000000c0, R9
+	ADDQ          $0x000000c0, R12
+	ADDQ          $0x000000c0, R13
+	SUBQ          $0x00000030, R8
+	JMP           blocksDone_293
+
+rest_295:
+	CMPQ   R8, $0x00000020
+	JNE    rest_297
+	VPXORD Z11, Z11, Z24
+	VPXORD Z11, Z11, Z25
+	NEGQ   CX
+
+feature_298:
+	VBROADCASTSS (DX)(CX*4), Z26
+	VSUBPS       (AX), Z26, Z27
+	VFMADD231PS  Z27, Z27, Z24
+	VSUBPS       (AX)(BX*1), Z26, Z26
+	VFMADD231PS  Z26, Z26, Z25
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_298
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z24, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z25, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z24, Z24
+	VMULPS Z11, Z25, Z25
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z24, K1
+	VCMPPS $0x15, Z0, Z25, K2
+	VMINPS Z24, Z1, Z24
+	VMINPS Z25, Z1, Z25
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z0
+	VFMADD231PS  Z2, Z24, Z0
+	VBROADCASTSS consts<>+128(SB), Z1
+	VFMADD231PS  Z2, Z25, Z1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z0, Z2
+	VFNMADD231PS Z4, Z2, Z24
+	VFNMADD231PS Z5, Z2, Z24
+	VSUBPS       Z3, Z1, Z2
+	VFNMADD231PS Z4, Z2, Z25
+	VFNMADD231PS Z5, Z2, Z25
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z2
+	VFMADD213PS  Z6, Z24, Z2
+	VBROADCASTSS consts<>+224(SB), Z3
+	VFMADD213PS  Z6, Z25, Z3
+	VFMADD213PS  Z7, Z24, Z2
+	VFMADD213PS  Z7, Z25, Z3
+	VFMADD213PS  Z8, Z24, Z2
+	VFMADD213PS  Z8, Z25, Z3
+	VFMADD213PS  Z9, Z24, Z2
+	VFMADD213PS  Z9, Z25, Z3
+	VFMADD213PS  Z10, Z24, Z2
+	VFMADD213PS  Z10, Z25, Z3
+
+	// y = (p·r)·r + r
+	VMULPS      Z24, Z2, Z2
+	VFMADD213PS Z24, Z24, Z2
+	VMULPS      Z25, Z3, Z3
+	VFMADD213PS Z25, Z25, Z3
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z0, Z0
+	VFMADD213PS.Z Z0, Z0, K1, Z2
+	VPSLLD        $0x17, Z1, Z1
+	VFMADD213PS.Z Z1, Z1, K2, Z3
+	VMOVUPS       Z2, (DI)
+	VFMADD231PS   (R9), Z2, Z15
+	VFMADD231PS   (R9)(R10*1), Z2, Z16
+	VFMADD231PS   (R9)(R10*2), Z2, Z17
+	VFMADD231PS   (R9)(R11*1), Z2, Z18
+	VFMADD231PS   (R12), Z2, Z19
+	VFMADD231PS   (R12)(R10*1), Z2, Z20
+	VFMADD231PS   (R12)(R10*2), Z2, Z21
+	VFMADD231PS   (R12)(R11*1), Z2, Z22
+	VFMADD231PS   (R13), Z2, Z23
+	VMOVUPS       Z3, 64(DI)
+	VFMADD231PS   64(R9), Z3, Z15
+	VFMADD231PS   64(R9)(R10*1), Z3, Z16
+	VFMADD231PS   64(R9)(R10*2), Z3, Z17
+	VFMADD231PS   64(R9)(R11*1), Z3, Z18
+	VFMADD231PS   64(R12), Z3, Z19
+	VFMADD231PS   64(R12)(R10*1), Z3, Z20
+	VFMADD231PS   64(R12)(R10*2), Z3, Z21
+	VFMADD231PS   64(R12)(R11*1), Z3, Z22
+	VFMADD231PS   64(R13), Z3, Z23
+	ADDQ          $0x00000080, DI
+	ADDQ          $0x00000080, R9
+	ADDQ          $0x00000080, R12
+	ADDQ          $0x00000080, R13
+	SUBQ          $0x00000020, R8
+	JMP           blocksDone_293
+
+rest_297:
+	CMPQ   R8, $0x00000010
+	JNE    rest_299
+	VPXORD Z11, Z11, Z24
+	NEGQ   CX
+
+feature_300:
+	VBROADCASTSS (DX)(CX*4), Z25
+	VSUBPS       (AX), Z25, Z25
+	VFMADD231PS  Z25, Z25, Z24
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_300
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z24, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z24, Z24
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z24, K1
+	VMINPS Z24, Z1, Z24
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z0
+	VFMADD231PS  Z2, Z24, Z0
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z0, Z1
+	VFNMADD231PS Z4, Z1, Z24
+	VFNMADD231PS Z5, Z1, Z24
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z1
+	VFMADD213PS  Z6, Z24, Z1
+	VFMADD213PS  Z7, Z24, Z1
+	VFMADD213PS  Z8, Z24, Z1
+	VFMADD213PS  Z9, Z24, Z1
+	VFMADD213PS  Z10, Z24, Z1
+
+	// y = (p·r)·r + r
+	VMULPS      Z24, Z1, Z1
+	VFMADD213PS Z24, Z24, Z1
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z0, Z0
+	VFMADD213PS.Z Z0, Z0, K1, Z1
+	VMOVUPS       Z1, (DI)
+	VFMADD231PS   (R9), Z1, Z15
+	VFMADD231PS   (R9)(R10*1), Z1, Z16
+	VFMADD231PS   (R9)(R10*2), Z1, Z17
+	VFMADD231PS   (R9)(R11*1), Z1, Z18
+	VFMADD231PS   (R12), Z1, Z19
+	VFMADD231PS   (R12)(R10*1), Z1, Z20
+	VFMADD231PS   (R12)(R10*2), Z1, Z21
+	VFMADD231PS   (R12)(R11*1), Z1, Z22
+	VFMADD231PS   (R13), Z1, Z23
+	ADDQ          $0x00000040, DI
+	ADDQ          $0x00000040, R9
+	ADDQ          $0x00000040, R12
+	ADDQ          $0x00000040, R13
+	SUBQ          $0x00000010, R8
+	JMP           blocksDone_293
+
+rest_299:
+blocksDone_293:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VSHUFF64X2 $0xb1, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x0e, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x01, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VMOVSS     X15, (AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z16, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VSHUFF64X2 $0xb1, Z16, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VPERMILPS  $0x0e, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VPERMILPS  $0x01, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VMOVSS     X16, 4(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z17, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VSHUFF64X2 $0xb1, Z17, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VPERMILPS  $0x0e, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VPERMILPS  $0x01, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VMOVSS     X17, 8(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z18, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VSHUFF64X2 $0xb1, Z18, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VPERMILPS  $0x0e, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VPERMILPS  $0x01, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VMOVSS     X18, 12(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z19, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VSHUFF64X2 $0xb1, Z19, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VPERMILPS  $0x0e, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VPERMILPS  $0x01, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VMOVSS     X19, 16(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z20, Z20, Z0
+	VADDPS     Z0, Z20, Z20
+	VSHUFF64X2 $0xb1, Z20, Z20, Z0
+	VADDPS     Z0, Z20, Z20
+	VPERMILPS  $0x0e, Z20, Z0
+	VADDPS     Z0, Z20, Z20
+	VPERMILPS  $0x01, Z20, Z0
+	VADDPS     Z0, Z20, Z20
+	VMOVSS     X20, 20(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z21, Z21, Z0
+	VADDPS     Z0, Z21, Z21
+	VSHUFF64X2 $0xb1, Z21, Z21, Z0
+	VADDPS     Z0, Z21, Z21
+	VPERMILPS  $0x0e, Z21, Z0
+	VADDPS     Z0, Z21, Z21
+	VPERMILPS  $0x01, Z21, Z0
+	VADDPS     Z0, Z21, Z21
+	VMOVSS     X21, 24(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z22, Z22, Z0
+	VADDPS     Z0, Z22, Z22
+	VSHUFF64X2 $0xb1, Z22, Z22, Z0
+	VADDPS     Z0, Z22, Z22
+	VPERMILPS  $0x0e, Z22, Z0
+	VADDPS     Z0, Z22, Z22
+	VPERMILPS  $0x01, Z22, Z0
+	VADDPS     Z0, Z22, Z22
+	VMOVSS     X22, 28(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z23, Z23, Z0
+	VADDPS     Z0, Z23, Z23
+	VSHUFF64X2 $0xb1, Z23, Z23, Z0
+	VADDPS     Z0, Z23, Z23
+	VPERMILPS  $0x0e, Z23, Z0
+	VADDPS     Z0, Z23, Z23
+	VPERMILPS  $0x01, Z23, Z0
+	VADDPS     Z0, Z23, Z23
+	VMOVSS     X23, 32(AX)
+
+	// horizontal min
+	VSHUFF64X2 $0x4e, Z12, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VSHUFF64X2 $0xb1, Z12, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VPERMILPS  $0x0e, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VPERMILPS  $0x01, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VMOVSS     X12, ret+152(FP)
+	VZEROUPPER
+	RET
+
+scoreColumns10_210:
+	VBROADCASTSS consts<>+0(SB), Z0
+	VBROADCASTSS consts<>+32(SB), Z1
+	VBROADCASTSS consts<>+96(SB), Z2
+	VBROADCASTSS consts<>+128(SB), Z3
+	VBROADCASTSS consts<>+160(SB), Z4
+	VBROADCASTSS consts<>+192(SB), Z5
+	VBROADCASTSS consts<>+256(SB), Z6
+	VBROADCASTSS consts<>+288(SB), Z7
+	VBROADCASTSS consts<>+320(SB), Z8
+	VBROADCASTSS consts<>+352(SB), Z9
+	VBROADCASTSS consts<>+384(SB), Z10
+	MOVQ         tiles_base+72(FP), AX
+	MOVQ         dim+128(FP), CX
+	MOVQ         x_base+48(FP), DX
+	LEAQ         (DX)(CX*4), DX
+	MOVQ         CX, BX
+	SHLQ         $0x06, BX
+	LEAQ         (BX)(BX*2), SI
+	MOVQ         kv_base+24(FP), DI
+	MOVQ         kv_len+32(FP), R8
+	MOVQ         w_base+96(FP), R9
+	MOVQ         stride+120(FP), R10
+	SHLQ         $0x02, R10
+	LEAQ         (R10)(R10*2), R11
+	LEAQ         (R9)(R10*4), R12
+	LEAQ         (R12)(R10*4), R13
+	VBROADCASTSS scale+144(FP), Z11
+	VMOVUPS      scorelanes<>+128(SB), Z12
+	VMOVUPS      scorelanes<>+0(SB), Z13
+	VPBROADCASTD n+136(FP), Z14
+	VPXORD       Z11, Z11, Z15
+	VPXORD       Z11, Z11, Z16
+	VPXORD       Z11, Z11, Z17
+	VPXORD       Z11, Z11, Z18
+	VPXORD       Z11, Z11, Z19
+	VPXORD       Z11, Z11, Z20
+	VPXORD       Z11, Z11, Z21
+	VPXORD       Z11, Z11, Z22
+	VPXORD       Z11, Z11, Z23
+	VPXORD       Z11, Z11, Z24
+
+tileBlocks_301:
+	CMPQ   R8, $0x00000040
+	JB     rest_302
+	VPXORD Z11, Z11, Z25
+	VPXORD Z11, Z11, Z26
+	VPXORD Z11, Z11, Z27
+	VPXORD Z11, Z11, Z28
+	MOVQ   CX, R14
+	NEGQ   R14
+
+feature_304:
+	VBROADCASTSS (DX)(R14*4), Z29
+	VSUBPS       (AX), Z29, Z30
+	VFMADD231PS  Z30, Z30, Z25
+	VSUBPS       (AX)(BX*1), Z29, Z30
+	VFMADD231PS  Z30, Z30, Z26
+	VSUBPS       (AX)(BX*2), Z29, Z30
+	VFMADD231PS  Z30, Z30, Z27
+	VSUBPS       (AX)(SI*1), Z29, Z29
+	VFMADD231PS  Z29, Z29, Z28
+	ADDQ         $0x40, AX
+	INCQ         R14
+	JNZ          feature_304
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z25, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z26, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z27, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z28, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z25, Z25
+	VMULPS Z11, Z26, Z26
+	VMULPS Z11, Z27, Z27
+	VMULPS Z11, Z28, Z28
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z25, K1
+	VMINPS Z25, Z1, Z25
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z29
+	VFMADD231PS  Z2, Z25, Z29
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z29, Z30
+	VFNMADD231PS Z4, Z30, Z25
+	VFNMADD231PS Z5, Z30, Z25
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z30
+	VFMADD213PS  Z6, Z25, Z30
+	VFMADD213PS  Z7, Z25, Z30
+	VFMADD213PS  Z8, Z25, Z30
+	VFMADD213PS  Z9, Z25, Z30
+	VFMADD213PS  Z10, Z25, Z30
+
+	// y = (p·r)·r + r
+	VMULPS      Z25, Z30, Z30
+	VFMADD213PS Z25, Z25, Z30
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z29, Z29
+	VFMADD213PS.Z Z29, Z29, K1, Z30
+	VMOVUPS       Z30, (DI)
+	VFMADD231PS   (R9), Z30, Z15
+	VFMADD231PS   (R9)(R10*1), Z30, Z16
+	VFMADD231PS   (R9)(R10*2), Z30, Z17
+	VFMADD231PS   (R9)(R11*1), Z30, Z18
+	VFMADD231PS   (R12), Z30, Z19
+	VFMADD231PS   (R12)(R10*1), Z30, Z20
+	VFMADD231PS   (R12)(R10*2), Z30, Z21
+	VFMADD231PS   (R12)(R11*1), Z30, Z22
+	VFMADD231PS   (R13), Z30, Z23
+	VFMADD231PS   (R13)(R10*1), Z30, Z24
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z26, K1
+	VMINPS Z26, Z1, Z26
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z25
+	VFMADD231PS  Z2, Z26, Z25
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z25, Z29
+	VFNMADD231PS Z4, Z29, Z26
+	VFNMADD231PS Z5, Z29, Z26
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z29
+	VFMADD213PS  Z6, Z26, Z29
+	VFMADD213PS  Z7, Z26, Z29
+	VFMADD213PS  Z8, Z26, Z29
+	VFMADD213PS  Z9, Z26, Z29
+	VFMADD213PS  Z10, Z26, Z29
+
+	// y = (p·r)·r + r
+	VMULPS      Z26, Z29, Z29
+	VFMADD213PS Z26, Z26, Z29
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z25, Z25
+	VFMADD213PS.Z Z25, Z25, K1, Z29
+	VMOVUPS       Z29, 64(DI)
+	VFMADD231PS   64(R9), Z29, Z15
+	VFMADD231PS   64(R9)(R10*1), Z29, Z16
+	VFMADD231PS   64(R9)(R10*2), Z29, Z17
+	VFMADD231PS   64(R9)(R11*1), Z29, Z18
+	VFMADD231PS   64(R12), Z29, Z19
+	VFMADD231PS   64(R12)(R10*1), Z29, Z20
+	VFMADD231PS   64(R12)(R10*2), Z29, Z21
+	VFMADD231PS   64(R12)(R11*1), Z29, Z22
+	VFMADD231PS   64(R13), Z29, Z23
+	VFMADD231PS   64(R13)(R10*1), Z29, Z24
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z27, K1
+	VMINPS Z27, Z1, Z27
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z25
+	VFMADD231PS  Z2, Z27, Z25
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z25, Z26
+	VFNMADD231PS Z4, Z26, Z27
+	VFNMADD231PS Z5, Z26, Z27
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z26
+	VFMADD213PS  Z6, Z27, Z26
+	VFMADD213PS  Z7, Z27, Z26
+	VFMADD213PS  Z8, Z27, Z26
+	VFMADD213PS  Z9, Z27, Z26
+	VFMADD213PS  Z10, Z27, Z26
+
+	// y = (p·r)·r + r
+	VMULPS      Z27, Z26, Z26
+	VFMADD213PS Z27, Z27, Z26
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z25, Z25
+	VFMADD213PS.Z Z25, Z25, K1, Z26
+	VMOVUPS       Z26, 128(DI)
+	VFMADD231PS   128(R9), Z26, Z15
+	VFMADD231PS   128(R9)(R10*1), Z26, Z16
+	VFMADD231PS   128(R9)(R10*2), Z26, Z17
+	VFMADD231PS   128(R9)(R11*1), Z26, Z18
+	VFMADD231PS   128(R12), Z26, Z19
+	VFMADD231PS   128(R12)(R10*1), Z26, Z20
+	VFMADD231PS   128(R12)(R10*2), Z26, Z21
+	VFMADD231PS   128(R12)(R11*1), Z26, Z22
+	VFMADD231PS   128(R13), Z26, Z23
+	VFMADD231PS   128(R13)(R10*1), Z26, Z24
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z28, K1
+	VMINPS Z28, Z1, Z28
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z25
+	VFMADD231PS  Z2, Z28, Z25
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z25, Z26
+	VFNMADD231PS Z4, Z26, Z28
+	VFNMADD231PS Z5, Z26, Z28
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z26
+	VFMADD213PS  Z6, Z28, Z26
+	VFMADD213PS  Z7, Z28, Z26
+	VFMADD213PS  Z8, Z28, Z26
+	VFMADD213PS  Z9, Z28, Z26
+	VFMADD213PS  Z10, Z28, Z26
+
+	// y = (p·r)·r + r
+	VMULPS      Z28, Z26, Z26
+	VFMADD213PS Z28, Z28, Z26
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z25, Z25
+	VFMADD213PS.Z Z25, Z25, K1, Z26
+	VMOVUPS       Z26, 192(DI)
+	VFMADD231PS   192(R9), Z26, Z15
+	VFMADD231PS   192(R9)(R10*1), Z26, Z16
+	VFMADD231PS   192(R9)(R10*2), Z26, Z17
+	VFMADD231PS   192(R9)(R11*1), Z26, Z18
+	VFMADD231PS   192(R12), Z26, Z19
+	VFMADD231PS   192(R12)(R10*1), Z26, Z20
+	VFMADD231PS   192(R12)(R10*2), Z26, Z21
+	VFMADD231PS   192(R12)(R11*1), Z26, Z22
+	VFMADD231PS   192(R13), Z26, Z23
+	VFMADD231PS   192(R13)(R10*1), Z26, Z24
+	ADDQ          $0x00000100, DI
+	ADDQ          $0x00000100, R9
+	ADDQ          $0x00000100, R12
+	ADDQ          $0x00000100, R13
+	SUBQ          $0x00000040, R8
+	JMP           tileBlocks_301
+
+rest_302:
+	CMPQ   R8, $0x00000030
+	JNE    rest_305
+	VPXORD Z11, Z11, Z25
+	VPXORD Z11, Z11, Z26
+	VPXORD Z11, Z11, Z27
+	NEGQ   CX
+
+feature_306:
+	VBROADCASTSS (DX)(CX*4), Z28
+	VSUBPS       (AX), Z28, Z29
+	VFMADD231PS  Z29, Z29, Z25
+	VSUBPS       (AX)(BX*1), Z28, Z29
+	VFMADD231PS  Z29, Z29, Z26
+	VSUBPS       (AX)(BX*2), Z28, Z28
+	VFMADD231PS  Z28, Z28, Z27
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_306
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z25, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z26, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z27, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z25, Z25
+	VMULPS Z11, Z26, Z26
+	VMULPS Z11, Z27, Z27
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z25, K1
+	VMINPS Z25, Z1, Z25
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z11
+	VFMADD231PS  Z2, Z25, Z11
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z11, Z13
+	VFNMADD231PS Z4, Z13, Z25
+	VFNMADD231PS Z5, Z13, Z25
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z13
+	VFMADD213PS  Z6, Z25, Z13
+	VFMADD213PS  Z7, Z25, Z13
+	VFMADD213PS  Z8, Z25, Z13
+	VFMADD213PS  Z9, Z25, Z13
+	VFMADD213PS  Z10, Z25, Z13
+
+	// y = (p·r)·r + r
+	VMULPS      Z25, Z13, Z13
+	VFMADD213PS Z25, Z25, Z13
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z11, Z11
+	VFMADD213PS.Z Z11, Z11, K1, Z13
+	VMOVUPS       Z13, (DI)
+	VFMADD231PS   (R9), Z13, Z15
+	VFMADD231PS   (R9)(R10*1), Z13, Z16
+	VFMADD231PS   (R9)(R10*2), Z13, Z17
+	VFMADD231PS   (R9)(R11*1), Z13, Z18
+	VFMADD231PS   (R12), Z13, Z19
+	VFMADD231PS   (R12)(R10*1), Z13, Z20
+	VFMADD231PS   (R12)(R10*2), Z13, Z21
+	VFMADD231PS   (R12)(R11*1), Z13, Z22
+	VFMADD231PS   (R13), Z13, Z23
+	VFMADD231PS   (R13)(R10*1), Z13, Z24
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z26, K1
+	VMINPS Z26, Z1, Z26
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z11
+	VFMADD231PS  Z2, Z26, Z11
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z11, Z13
+	VFNMADD231PS Z4, Z13, Z26
+	VFNMADD231PS Z5, Z13, Z26
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z13
+	VFMADD213PS  Z6, Z26, Z13
+	VFMADD213PS  Z7, Z26, Z13
+	VFMADD213PS  Z8, Z26, Z13
+	VFMADD213PS  Z9, Z26, Z13
+	VFMADD213PS  Z10, Z26, Z13
+
+	// y = (p·r)·r + r
+	VMULPS      Z26, Z13, Z13
+	VFMADD213PS Z26, Z26, Z13
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z11, Z11
+	VFMADD213PS.Z Z11, Z11, K1, Z13
+	VMOVUPS       Z13, 64(DI)
+	VFMADD231PS   64(R9), Z13, Z15
+	VFMADD231PS   64(R9)(R10*1), Z13, Z16
+	VFMADD231PS   64(R9)(R10*2), Z13, Z17
+	VFMADD231PS   64(R9)(R11*1), Z13, Z18
+	VFMADD231PS   64(R12), Z13, Z19
+	VFMADD231PS   64(R12)(R10*1), Z13, Z20
+	VFMADD231PS   64(R12)(R10*2), Z13, Z21
+	VFMADD231PS   64(R12)(R11*1), Z13, Z22
+	VFMADD231PS   64(R13), Z13, Z23
+	VFMADD231PS   64(R13)(R10*1), Z13, Z24
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z27, K1
+	VMINPS Z27, Z1, Z27
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z0
+	VFMADD231PS  Z2, Z27, Z0
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z0, Z1
+	VFNMADD231PS Z4, Z1, Z27
+	VFNMADD231PS Z5, Z1, Z27
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z1
+	VFMADD213PS  Z6, Z27, Z1
+	VFMADD213PS  Z7, Z27, Z1
+	VFMADD213PS  Z8, Z27, Z1
+	VFMADD213PS  Z9, Z27, Z1
+	VFMADD213PS  Z10, Z27, Z1
+
+	// y = (p·r)·r + r
+	VMULPS      Z27, Z1, Z1
+	VFMADD213PS Z27, Z27, Z1
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z0, Z0
+	VFMADD213PS.Z Z0, Z0, K1, Z1
+	VMOVUPS       Z1, 128(DI)
+	VFMADD231PS   128(R9), Z1, Z15
+	VFMADD231PS   128(R9)(R10*1), Z1, Z16
+	VFMADD231PS   128(R9)(R10*2), Z1, Z17
+	VFMADD231PS   128(R9)(R11*1), Z1, Z18
+	VFMADD231PS   128(R12), Z1, Z19
+	VFMADD231PS   128(R12)(R10*1), Z1, Z20
+	VFMADD231PS   128(R12)(R10*2), Z1, Z21
+	VFMADD231PS   128(R12)(R11*1), Z1, Z22
+	VFMADD231PS   128(R13), Z1, Z23
+	VFMADD231PS   128(R13)(R10*1), Z1, Z24
+	ADDQ          $0x000000c0, DI
+	ADDQ          $0x000000c0, R9
+	ADDQ          $0x000000c0, R12
+	ADDQ          $0x000000c0, R13
+	SUBQ          $0x00000030, R8
+	JMP           blocksDone_303
+
+rest_305:
+	CMPQ   R8, $0x00000020
+	JNE    rest_307
+	VPXORD Z11, Z11, Z25
+	VPXORD Z11, Z11, Z26
+	NEGQ   CX
+
+feature_308:
+	VBROADCASTSS (DX)(CX*4), Z27
+	VSUBPS       (AX), Z27, Z28
+	VFMADD231PS  Z28, Z28, Z25
+	VSUBPS       (AX)(BX*1), Z27, Z27
+	VFMADD231PS  Z27, Z27, Z26
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_308
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z25, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z26, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z25, Z25
+	VMULPS Z11, Z26, Z26
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z25, K1
+	VMINPS Z25, Z1, Z25
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z11
+	VFMADD231PS  Z2, Z25, Z11
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z11, Z13
+	VFNMADD231PS Z4, Z13, Z25
+	VFNMADD231PS Z5, Z13, Z25
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z13
+	VFMADD213PS  Z6, Z25, Z13
+	VFMADD213PS  Z7, Z25, Z13
+	VFMADD213PS  Z8, Z25, Z13
+	VFMADD213PS  Z9, Z25, Z13
+	VFMADD213PS  Z10, Z25, Z13
+
+	// y = (p·r)·r + r
+	VMULPS      Z25, Z13, Z13
+	VFMADD213PS Z25, Z25, Z13
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z11, Z11
+	VFMADD213PS.Z Z11, Z11, K1, Z13
+	VMOVUPS       Z13, (DI)
+	VFMADD231PS   (R9), Z13, Z15
+	VFMADD231PS   (R9)(R10*1), Z13, Z16
+	VFMADD231PS   (R9)(R10*2), Z13, Z17
+	VFMADD231PS   (R9)(R11*1), Z13, Z18
+	VFMADD231PS   (R12), Z13, Z19
+	VFMADD231PS   (R12)(R10*1), Z13, Z20
+	VFMADD231PS   (R12)(R10*2), Z13, Z21
+	VFMADD231PS   (R12)(R11*1), Z13, Z22
+	VFMADD231PS   (R13), Z13, Z23
+	VFMADD231PS   (R13)(R10*1), Z13, Z24
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z26, K1
+	VMINPS Z26, Z1, Z26
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z0
+	VFMADD231PS  Z2, Z26, Z0
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z0, Z1
+	VFNMADD231PS Z4, Z1, Z26
+	VFNMADD231PS Z5, Z1, Z26
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z1
+	VFMADD213PS  Z6, Z26, Z1
+	VFMADD213PS  Z7, Z26, Z1
+	VFMADD213PS  Z8, Z26, Z1
+	VFMADD213PS  Z9, Z26, Z1
+	VFMADD213PS  Z10, Z26, Z1
+
+	// y = (p·r)·r + r
+	VMULPS      Z26, Z1, Z1
+	VFMADD213PS Z26, Z26, Z1
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z0, Z0
+	VFMADD213PS.Z Z0, Z0, K1, Z1
+	VMOVUPS       Z1, 64(DI)
+	VFMADD231PS   64(R9), Z1, Z15
+	VFMADD231PS   64(R9)(R10*1), Z1, Z16
+	VFMADD231PS   64(R9)(R10*2), Z1, Z17
+	VFMADD231PS   64(R9)(R11*1), Z1, Z18
+	VFMADD231PS   64(R12), Z1, Z19
+	VFMADD231PS   64(R12)(R10*1), Z1, Z20
+	VFMADD231PS   64(R12)(R10*2), Z1, Z21
+	VFMADD231PS   64(R12)(R11*1), Z1, Z22
+	VFMADD231PS   64(R13), Z1, Z23
+	VFMADD231PS   64(R13)(R10*1), Z1, Z24
+	ADDQ          $0x00000080, DI
+	ADDQ          $0x00000080, R9
+	ADDQ          $0x00000080, R12
+	ADDQ          $0x00000080, R13
+	SUBQ          $0x00000020, R8
+	JMP           blocksDone_303
+
+rest_307:
+	CMPQ   R8, $0x00000010
+	JNE    rest_309
+	VPXORD Z11, Z11, Z25
+	NEGQ   CX
+
+feature_310:
+	VBROADCASTSS (DX)(CX*4), Z26
+	VSUBPS       (AX), Z26, Z26
+	VFMADD231PS  Z26, Z26, Z25
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_310
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD    Z13, Z14, K1
+	VMINPS      Z25, Z12, K1, Z12
+	VPADDD.BCST scorelanes<>+64(SB), Z13, Z13
+
+	// the exponent scale·d
+	VMULPS Z11, Z25, Z25
+
+	// exp: keep = x ≥ ExpMin or NaN (the others become +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS $0x15, Z0, Z25, K1
+	VMINPS Z25, Z1, Z25
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Z0
+	VFMADD231PS  Z2, Z25, Z0
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       Z3, Z0, Z1
+	VFNMADD231PS Z4, Z1, Z25
+	VFNMADD231PS Z5, Z1, Z25
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Z1
+	VFMADD213PS  Z6, Z25, Z1
+	VFMADD213PS  Z7, Z25, Z1
+	VFMADD213PS  Z8, Z25, Z1
+	VFMADD213PS  Z9, Z25, Z1
+	VFMADD213PS  Z10, Z25, Z1
+
+	// y = (p·r)·r + r
+	VMULPS      Z25, Z1, Z1
+	VFMADD213PS Z25, Z25, Z1
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD        $0x17, Z0, Z0
+	VFMADD213PS.Z Z0, Z0, K1, Z1
+	VMOVUPS       Z1, (DI)
+	VFMADD231PS   (R9), Z1, Z15
+	VFMADD231PS   (R9)(R10*1), Z1, Z16
+	VFMADD231PS   (R9)(R10*2), Z1, Z17
+	VFMADD231PS   (R9)(R11*1), Z1, Z18
+	VFMADD231PS   (R12), Z1, Z19
+	VFMADD231PS   (R12)(R10*1), Z1, Z20
+	VFMADD231PS   (R12)(R10*2), Z1, Z21
+	VFMADD231PS   (R12)(R11*1), Z1, Z22
+	VFMADD231PS   (R13), Z1, Z23
+	VFMADD231PS   (R13)(R10*1), Z1, Z24
+	ADDQ          $0x00000040, DI
+	ADDQ          $0x00000040, R9
+	ADDQ          $0x00000040, R12
+	ADDQ          $0x00000040, R13
+	SUBQ          $0x00000010, R8
+	JMP           blocksDone_303
+
+rest_309:
+blocksDone_303:
+	MOVQ dst_base+0(FP), AX
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VSHUFF64X2 $0xb1, Z15, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x0e, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VPERMILPS  $0x01, Z15, Z0
+	VADDPS     Z0, Z15, Z15
+	VMOVSS     X15, (AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z16, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VSHUFF64X2 $0xb1, Z16, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VPERMILPS  $0x0e, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VPERMILPS  $0x01, Z16, Z0
+	VADDPS     Z0, Z16, Z16
+	VMOVSS     X16, 4(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z17, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VSHUFF64X2 $0xb1, Z17, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VPERMILPS  $0x0e, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VPERMILPS  $0x01, Z17, Z0
+	VADDPS     Z0, Z17, Z17
+	VMOVSS     X17, 8(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z18, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VSHUFF64X2 $0xb1, Z18, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VPERMILPS  $0x0e, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VPERMILPS  $0x01, Z18, Z0
+	VADDPS     Z0, Z18, Z18
+	VMOVSS     X18, 12(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z19, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VSHUFF64X2 $0xb1, Z19, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VPERMILPS  $0x0e, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VPERMILPS  $0x01, Z19, Z0
+	VADDPS     Z0, Z19, Z19
+	VMOVSS     X19, 16(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z20, Z20, Z0
+	VADDPS     Z0, Z20, Z20
+	VSHUFF64X2 $0xb1, Z20, Z20, Z0
+	VADDPS     Z0, Z20, Z20
+	VPERMILPS  $0x0e, Z20, Z0
+	VADDPS     Z0, Z20, Z20
+	VPERMILPS  $0x01, Z20, Z0
+	VADDPS     Z0, Z20, Z20
+	VMOVSS     X20, 20(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z21, Z21, Z0
+	VADDPS     Z0, Z21, Z21
+	VSHUFF64X2 $0xb1, Z21, Z21, Z0
+	VADDPS     Z0, Z21, Z21
+	VPERMILPS  $0x0e, Z21, Z0
+	VADDPS     Z0, Z21, Z21
+	VPERMILPS  $0x01, Z21, Z0
+	VADDPS     Z0, Z21, Z21
+	VMOVSS     X21, 24(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z22, Z22, Z0
+	VADDPS     Z0, Z22, Z22
+	VSHUFF64X2 $0xb1, Z22, Z22, Z0
+	VADDPS     Z0, Z22, Z22
+	VPERMILPS  $0x0e, Z22, Z0
+	VADDPS     Z0, Z22, Z22
+	VPERMILPS  $0x01, Z22, Z0
+	VADDPS     Z0, Z22, Z22
+	VMOVSS     X22, 28(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z23, Z23, Z0
+	VADDPS     Z0, Z23, Z23
+	VSHUFF64X2 $0xb1, Z23, Z23, Z0
+	VADDPS     Z0, Z23, Z23
+	VPERMILPS  $0x0e, Z23, Z0
+	VADDPS     Z0, Z23, Z23
+	VPERMILPS  $0x01, Z23, Z0
+	VADDPS     Z0, Z23, Z23
+	VMOVSS     X23, 32(AX)
+
+	// horizontal sum
+	VSHUFF64X2 $0x4e, Z24, Z24, Z0
+	VADDPS     Z0, Z24, Z24
+	VSHUFF64X2 $0xb1, Z24, Z24, Z0
+	VADDPS     Z0, Z24, Z24
+	VPERMILPS  $0x0e, Z24, Z0
+	VADDPS     Z0, Z24, Z24
+	VPERMILPS  $0x01, Z24, Z0
+	VADDPS     Z0, Z24, Z24
+	VMOVSS     X24, 36(AX)
+
+	// horizontal min
+	VSHUFF64X2 $0x4e, Z12, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VSHUFF64X2 $0xb1, Z12, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VPERMILPS  $0x0e, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VPERMILPS  $0x01, Z12, Z0
+	VMINPS     Z0, Z12, Z12
+	VMOVSS     X12, ret+152(FP)
+	VZEROUPPER
+	RET
+
+DATA scorelanes<>+0(SB)/4, $0x00000000
+DATA scorelanes<>+4(SB)/4, $0x00000001
+DATA scorelanes<>+8(SB)/4, $0x00000002
+DATA scorelanes<>+12(SB)/4, $0x00000003
+DATA scorelanes<>+16(SB)/4, $0x00000004
+DATA scorelanes<>+20(SB)/4, $0x00000005
+DATA scorelanes<>+24(SB)/4, $0x00000006
+DATA scorelanes<>+28(SB)/4, $0x00000007
+DATA scorelanes<>+32(SB)/4, $0x00000008
+DATA scorelanes<>+36(SB)/4, $0x00000009
+DATA scorelanes<>+40(SB)/4, $0x0000000a
+DATA scorelanes<>+44(SB)/4, $0x0000000b
+DATA scorelanes<>+48(SB)/4, $0x0000000c
+DATA scorelanes<>+52(SB)/4, $0x0000000d
+DATA scorelanes<>+56(SB)/4, $0x0000000e
+DATA scorelanes<>+60(SB)/4, $0x0000000f
+DATA scorelanes<>+64(SB)/4, $0x00000010
+DATA scorelanes<>+68(SB)/4, $0x00000010
+DATA scorelanes<>+72(SB)/4, $0x00000010
+DATA scorelanes<>+76(SB)/4, $0x00000010
+DATA scorelanes<>+80(SB)/4, $0x00000010
+DATA scorelanes<>+84(SB)/4, $0x00000010
+DATA scorelanes<>+88(SB)/4, $0x00000010
+DATA scorelanes<>+92(SB)/4, $0x00000010
+DATA scorelanes<>+96(SB)/4, $0x00000010
+DATA scorelanes<>+100(SB)/4, $0x00000010
+DATA scorelanes<>+104(SB)/4, $0x00000010
+DATA scorelanes<>+108(SB)/4, $0x00000010
+DATA scorelanes<>+112(SB)/4, $0x00000010
+DATA scorelanes<>+116(SB)/4, $0x00000010
+DATA scorelanes<>+120(SB)/4, $0x00000010
+DATA scorelanes<>+124(SB)/4, $0x00000010
+DATA scorelanes<>+128(SB)/4, $0x7f800000
+DATA scorelanes<>+132(SB)/4, $0x7f800000
+DATA scorelanes<>+136(SB)/4, $0x7f800000
+DATA scorelanes<>+140(SB)/4, $0x7f800000
+DATA scorelanes<>+144(SB)/4, $0x7f800000
+DATA scorelanes<>+148(SB)/4, $0x7f800000
+DATA scorelanes<>+152(SB)/4, $0x7f800000
+DATA scorelanes<>+156(SB)/4, $0x7f800000
+DATA scorelanes<>+160(SB)/4, $0x7f800000
+DATA scorelanes<>+164(SB)/4, $0x7f800000
+DATA scorelanes<>+168(SB)/4, $0x7f800000
+DATA scorelanes<>+172(SB)/4, $0x7f800000
+DATA scorelanes<>+176(SB)/4, $0x7f800000
+DATA scorelanes<>+180(SB)/4, $0x7f800000
+DATA scorelanes<>+184(SB)/4, $0x7f800000
+DATA scorelanes<>+188(SB)/4, $0x7f800000
+GLOBL scorelanes<>(SB), RODATA|NOPTR, $192
+
+// func doubleAnglesAVX512(z []float32, n int, levels int)
+// Requires: AVX, AVX512F
+TEXT ·doubleAnglesAVX512(SB), NOSPLIT, $0-40
+	MOVQ z_base+0(FP), AX
+	MOVQ n+24(FP), CX
+	MOVQ levels+32(FP), DX
+	MOVQ CX, BX
+	SHLQ $0x02, BX
+	LEAQ (BX)(BX*1), SI
+	CMPQ DX, $0x00000002
+	JB   done_311
+
+unrolled_312:
+	CMPQ    CX, $0x00000080
+	JB      tail_313
+	VMOVUPS (AX), Z0
+	VMOVUPS (AX)(BX*1), Z1
+	VMOVUPS 64(AX), Z2
+	VMOVUPS 64(AX)(BX*1), Z3
+	VMOVUPS 128(AX), Z4
+	VMOVUPS 128(AX)(BX*1), Z5
+	VMOVUPS 192(AX), Z6
+	VMOVUPS 192(AX)(BX*1), Z7
+	VMOVUPS 256(AX), Z8
+	VMOVUPS 256(AX)(BX*1), Z9
+	VMOVUPS 320(AX), Z10
+	VMOVUPS 320(AX)(BX*1), Z11
+	VMOVUPS 384(AX), Z12
+	VMOVUPS 384(AX)(BX*1), Z13
+	VMOVUPS 448(AX), Z14
+	VMOVUPS 448(AX)(BX*1), Z15
+	MOVQ    AX, DI
+	MOVQ    DX, R8
+	DECQ    R8
+
+level_316:
+	ADDQ        SI, DI
+	VMULPS      Z1, Z1, Z16
+	VADDPS      Z1, Z1, Z1
+	VMULPS      Z0, Z1, Z1
+	VFMSUB213PS Z16, Z0, Z0
+	VMOVUPS     Z0, (DI)
+	VMOVUPS     Z1, (DI)(BX*1)
+	VMULPS      Z3, Z3, Z16
+	VADDPS      Z3, Z3, Z3
+	VMULPS      Z2, Z3, Z3
+	VFMSUB213PS Z16, Z2, Z2
+	VMOVUPS     Z2, 64(DI)
+	VMOVUPS     Z3, 64(DI)(BX*1)
+	VMULPS      Z5, Z5, Z16
+	VADDPS      Z5, Z5, Z5
+	VMULPS      Z4, Z5, Z5
+	VFMSUB213PS Z16, Z4, Z4
+	VMOVUPS     Z4, 128(DI)
+	VMOVUPS     Z5, 128(DI)(BX*1)
+	VMULPS      Z7, Z7, Z16
+	VADDPS      Z7, Z7, Z7
+	VMULPS      Z6, Z7, Z7
+	VFMSUB213PS Z16, Z6, Z6
+	VMOVUPS     Z6, 192(DI)
+	VMOVUPS     Z7, 192(DI)(BX*1)
+	VMULPS      Z9, Z9, Z16
+	VADDPS      Z9, Z9, Z9
+	VMULPS      Z8, Z9, Z9
+	VFMSUB213PS Z16, Z8, Z8
+	VMOVUPS     Z8, 256(DI)
+	VMOVUPS     Z9, 256(DI)(BX*1)
+	VMULPS      Z11, Z11, Z16
+	VADDPS      Z11, Z11, Z11
+	VMULPS      Z10, Z11, Z11
+	VFMSUB213PS Z16, Z10, Z10
+	VMOVUPS     Z10, 320(DI)
+	VMOVUPS     Z11, 320(DI)(BX*1)
+	VMULPS      Z13, Z13, Z16
+	VADDPS      Z13, Z13, Z13
+	VMULPS      Z12, Z13, Z13
+	VFMSUB213PS Z16, Z12, Z12
+	VMOVUPS     Z12, 384(DI)
+	VMOVUPS     Z13, 384(DI)(BX*1)
+	VMULPS      Z15, Z15, Z16
+	VADDPS      Z15, Z15, Z15
+	VMULPS      Z14, Z15, Z15
+	VFMSUB213PS Z16, Z14, Z14
+	VMOVUPS     Z14, 448(DI)
+	VMOVUPS     Z15, 448(DI)(BX*1)
+	DECQ        R8
+	JNZ         level_316
+	ADDQ        $0x00000200, AX
+	SUBQ        $0x00000080, CX
+	JMP         unrolled_312
+
+tail_313:
+	TESTQ CX, CX
+	JZ    done_315
+
+single_314:
+	VMOVUPS (AX), Z0
+	VMOVUPS (AX)(BX*1), Z1
+	MOVQ    AX, DI
+	MOVQ    DX, R8
+	DECQ    R8
+
+level_317:
+	ADDQ        SI, DI
+	VMULPS      Z1, Z1, Z2
+	VADDPS      Z1, Z1, Z1
+	VMULPS      Z0, Z1, Z1
+	VFMSUB213PS Z2, Z0, Z0
+	VMOVUPS     Z0, (DI)
+	VMOVUPS     Z1, (DI)(BX*1)
+	DECQ        R8
+	JNZ         level_317
+	ADDQ        $0x00000040, AX
+	SUBQ        $0x00000010, CX
+	JNZ         single_314
+
+done_315:
+done_311:
 	VZEROUPPER
 	RET

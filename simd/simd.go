@@ -1,5 +1,7 @@
-// Package simd computes Gaussian kernel sums, FOGD's random Fourier
-// features and BSGD's merge search with vector kernels.
+// Package simd is the vector kernels: Gaussian kernel sums and their kin.
+//
+// It computes Gaussian kernel sums, FOGD's random Fourier features and BSGD's
+// merge search.
 //
 // The kernels have three implementations:
 //
@@ -25,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"os"
 	"strings"
 	"unsafe"
@@ -349,12 +352,19 @@ func DotColumns(dst, k, w []float32, stride int) {
 }
 
 // checkColumns validates cols columns of n values, stride apart, in w
-// values.
+// values: the last one ends at (cols−1)·stride + n ≤ w, a product formed
+// without overflow and without a division (a division would cost f(x) at
+// small budgets more than the rest of the checks).
 func checkColumns(cols, n, w, stride int) {
-	if stride < n || stride < 0 || cols > 0 && w < n ||
-		cols > 1 && stride > 0 && (w-n)/stride < cols-1 {
+	if stride < n || stride < 0 || cols > 0 && w < n || cols > 1 && !productAtMost(cols-1, stride, w-n) {
 		panic(fmt.Sprintf("simd: %d columns of length %d with stride %d in %d weights", cols, n, stride, w))
 	}
+}
+
+// productAtMost reports whether a·b ≤ c for non-negative a, b and c.
+func productAtMost(a, b, c int) bool {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	return hi == 0 && lo <= uint64(c)
 }
 
 // DotAxpy returns Σᵢ a[i]·b[i] and adds c·a[i] to y[i], for i < len(a), in

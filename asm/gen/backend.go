@@ -230,4 +230,6 @@ func (g *gen) all() {
 	g.sqdist64()
 	g.prefetch()
 	g.paCosts()
+	g.scoreTiles()
+	g.doubleAngles()
 }

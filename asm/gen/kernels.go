@@ -593,19 +593,11 @@ and added horizontally at the end.`
 func (g *gen) gaussianSumColumns() {
 	be := g.be
 	g.function("gaussianSumColumns", "func(dst, buf, w []float32, stride int, scale, offset float32)", fmt.Sprintf(gaussianSumColumnsDoc, be.fusedCols))
-	cols := g.load(g.Param("dst").Len())
 	scale := g.vec()
 	g.VBROADCASTSS(g.addr(g.Param("scale")), scale)
 	k := g.loadExpConsts()
 	free := be.vecRegs - len(k.regs) - 1 // besides the constants and scale
-	variants := make([]operand.LabelRef, be.fusedCols+1)
-	for c := 1; c <= be.fusedCols; c++ {
-		variants[c] = g.label(fmt.Sprintf("columns%d", c))
-		g.CMPQ(cols, operand.U32(c))
-		g.JE(variants[c])
-	}
-	g.RET() // no other column count is allowed
-	for c := 1; c <= be.fusedCols; c++ {
+	g.columnVariants("columns", func(c int) {
 		accs := 1
 		if c == 1 {
 			accs = be.sumAccs
@@ -614,8 +606,26 @@ func (g *gen) gaussianSumColumns() {
 		if unroll < 1 {
 			panic(fmt.Sprintf("%s: no register left for the exp blocks of %d columns", be.name, c))
 		}
-		g.Label(string(variants[c]))
 		g.gaussianSumLoop(c, accs, unroll, scale, k)
+	})
+}
+
+// columnVariants emits the entry of a kernel with one variant for each
+// count of columns (argument dst's length) from 1 to fusedCols: a jump to
+// the variant, a return for any other count, then the variants, each
+// labelled prefix and its count, emitted by variant.
+func (g *gen) columnVariants(prefix string, variant func(cols int)) {
+	cols := g.load(g.Param("dst").Len())
+	labels := make([]operand.LabelRef, g.be.fusedCols+1)
+	for c := 1; c <= g.be.fusedCols; c++ {
+		labels[c] = g.label(fmt.Sprintf("%s%d", prefix, c))
+		g.CMPQ(cols, operand.U32(c))
+		g.JE(labels[c])
+	}
+	g.RET() // no other column count is allowed
+	for c := 1; c <= g.be.fusedCols; c++ {
+		g.Label(string(labels[c]))
+		variant(c)
 	}
 }
 
@@ -625,18 +635,7 @@ func (g *gen) gaussianSumLoop(cols, accs, unroll int, scale reg.VecVirtual, k *c
 	be := g.be
 	buf := g.load(g.Param("buf").Base())
 	n := g.load(g.Param("buf").Len())
-	r := rows{base: []reg.GPVirtual{g.load(g.Param("w").Base())}}
-	if cols > 1 {
-		r.stride = g.load(g.Param("stride"))
-		g.SHLQ(operand.U8(2), r.stride) // bytes
-		r.stride3 = g.GP64()
-		g.LEAQ(operand.Mem{Base: r.stride, Index: r.stride, Scale: 2}, r.stride3)
-		for m := 4; m < cols; m += 4 {
-			q := g.GP64()
-			g.LEAQ(operand.Mem{Base: r.base[len(r.base)-1], Index: r.stride, Scale: 4}, q)
-			r.base = append(r.base, q)
-		}
-	}
+	r := g.columnRows(cols)
 	offset := g.addr(g.Param("offset"))
 	acc := make([][]reg.VecVirtual, cols)
 	for c := range acc {
@@ -678,6 +677,24 @@ func (g *gen) gaussianSumLoop(cols, accs, unroll int, scale reg.VecVirtual, k *c
 	}
 	g.VZEROUPPER()
 	g.RET()
+}
+
+// columnRows addresses the blocks of cols weight columns (argument w,
+// stride apart, argument stride) of gaussianSumColumns and scoreTiles.
+func (g *gen) columnRows(cols int) rows {
+	w := rows{base: []reg.GPVirtual{g.load(g.Param("w").Base())}}
+	if cols > 1 {
+		w.stride = g.load(g.Param("stride"))
+		g.SHLQ(operand.U8(2), w.stride) // bytes
+		w.stride3 = g.GP64()
+		g.LEAQ(operand.Mem{Base: w.stride, Index: w.stride, Scale: 2}, w.stride3)
+		for m := 4; m < cols; m += 4 {
+			b := g.GP64()
+			g.LEAQ(operand.Mem{Base: w.base[len(w.base)-1], Index: w.stride, Scale: 4}, b)
+			w.base = append(w.base, b)
+		}
+	}
+	return w
 }
 
 // unrolled emits a loop running blocks(unroll) while n ≥ unroll·per, then

@@ -1,6 +1,7 @@
-// Command gen writes the assembly kernels of package simd with avo: one Go
-// assembly file and one file of Go declarations per backend (AVX2 + FMA, or
-// AVX-512F). It is run by go generate from simd/gen.go:
+// Command gen writes package simd's assembly kernels with avo.
+//
+// It writes one Go assembly file and one file of Go declarations per backend
+// (AVX2 + FMA, or AVX-512F). It is run by go generate from simd/gen.go:
 //
 //	go run ../asm/gen -backend avx2 -out kernels_avx2_amd64.s -stubs kernels_avx2_amd64.go -pkg simd
 //

@@ -14,6 +14,7 @@ import (
 	"github.com/bogd-project/bogd/engine"
 	"github.com/bogd-project/bogd/experiment"
 	"github.com/bogd-project/bogd/experiment/lsokl"
+	"github.com/bogd-project/bogd/prep"
 	"github.com/bogd-project/bogd/task"
 )
 
@@ -101,15 +102,25 @@ func (k *kernelWidth) Set(s string) error {
 
 // resolve returns the width for data, saying on log how "auto" chose it.
 func (k *kernelWidth) resolve(data *dataset.Dataset, log func(string)) (float64, error) {
+	return k.resolveSample(func() (*dataset.Dataset, error) { return widthSample(data), nil }, log)
+}
+
+// resolveSample is resolve for data whose sample of rows sample draws
+// (widthSample), only when "auto" needs it.
+func (k *kernelWidth) resolveSample(sample func() (*dataset.Dataset, error), log func(string)) (float64, error) {
 	if !k.auto {
 		return k.sigma, nil
 	}
-	m, rows := medianWidth(data)
+	s, err := sample()
+	if err != nil {
+		return 0, err
+	}
+	m := medianOfSample(s)
 	if !(m > 0) {
-		return 0, fmt.Errorf("--sigma auto: the median distance between %d rows of %s is %v: give --sigma", rows, data.Name, m)
+		return 0, fmt.Errorf("--sigma auto: the median distance between %d rows of %s is %v: give --sigma", s.Len(), s.Name, m)
 	}
 	log(fmt.Sprintf("--sigma auto: σ = %.6g, the median Euclidean distance over all pairs of %d rows (experiment.MedianDistance, rows drawn by the seeded permutation (seed %d, run 0))",
-		m, rows, lsokl.MedianSeed))
+		m, s.Len(), lsokl.MedianSeed))
 	return m, nil
 }
 
@@ -117,14 +128,19 @@ func (k *kernelWidth) resolve(data *dataset.Dataset, log func(string)) (float64,
 // experiment.MedianDistance with the sample size and seed of the LSOKL
 // study's widths (lsokl.MedianSample, lsokl.MedianSeed). It returns the
 // distance and the rows it used.
+func medianWidth(d *dataset.Dataset) (float64, int) {
+	sample := widthSample(d)
+	return medianOfSample(sample), sample.Len()
+}
+
+// medianOfSample is medianWidth over the rows widthSample drew.
 //
 // MedianDistance makes every sampled row dense, Dim features long; over
 // the features the sample holds (in their order), the distances are the
 // same, since an absent feature adds exactly 0, so the sample is first
 // compacted to those features: hashed or bag-of-words data of millions of
 // dimensions then fit in memory.
-func medianWidth(d *dataset.Dataset) (float64, int) {
-	sample := d.Subset(experiment.Permutation(lsokl.MedianSeed, 0, d.Len())[:min(lsokl.MedianSample, d.Len())])
+func medianOfSample(sample *dataset.Dataset) float64 {
 	features := slices.Compact(slices.Sorted(slices.Values(sample.Index)))
 	for k, j := range sample.Index {
 		c, _ := slices.BinarySearch(features, j)
@@ -133,7 +149,7 @@ func medianWidth(d *dataset.Dataset) (float64, int) {
 	sample.Dim = len(features)
 	// Every row of the compact sample is drawn, so every pair of the
 	// original sample is measured.
-	return experiment.MedianDistance(sample, sample.Len(), lsokl.MedianSeed), sample.Len()
+	return experiment.MedianDistance(sample, sample.Len(), lsokl.MedianSeed)
 }
 
 // dataFlags say how a command that trains reads and prepares its data.
@@ -141,14 +157,16 @@ type dataFlags struct {
 	task          string
 	scale         string
 	hashBits, dim int
+	maxRows       int
 }
 
 func addDataFlags(fs *flag.FlagSet) *dataFlags {
 	f := new(dataFlags)
 	fs.StringVar(&f.task, "task", "auto", "auto, binary, multiclass or regression; auto: labels in {-1,+1} or {0,1} are binary, integers with up to 1000 distinct values multi-class, anything else regression (the choice is printed)")
-	fs.StringVar(&f.scale, "scale", "none", "none or minmax: scale every feature (and a regression label) to [0, 1] over the data, as the LSOKL toolbox; the scaling is saved beside the model and applied to the rows it predicts")
-	fs.IntVar(&f.hashBits, "hash", 0, "hash feature names (words, any token before an optional :value) into 2^BITS dimensions, as Vowpal Wabbit; 0: features are 1-based indices. Saved beside the model")
+	fs.StringVar(&f.scale, "scale", "none", "none or minmax: scale every feature (and a regression label) to [0, 1] over the data, as the LSOKL toolbox; the scaling is saved in the model file and applied to the rows it predicts")
+	fs.IntVar(&f.hashBits, "hash", 0, "hash feature names (words, any token before an optional :value) into 2^BITS dimensions, as Vowpal Wabbit; 0: features are 1-based indices. Saved in the model file")
 	fs.IntVar(&f.dim, "dim", 0, "the model's dimension (0: the largest feature index of the data; 2^BITS with --hash): rows predicted or learnt later may have features up to it")
+	fs.IntVar(&f.maxRows, "max-rows", 0, "the most rows held in memory (0: no limit but the 4 GiB the rows may take): more is an error naming the line; a file, or a stream learnt as it comes, is not held")
 	return f
 }
 
@@ -165,29 +183,30 @@ func (f *dataFlags) options() (dataset.Options, error) {
 		return dataset.Options{}, usagef("--hash must be in 1..30 (0: no hashing), got %d", f.hashBits)
 	case f.dim < 0:
 		return dataset.Options{}, usagef("--dim must be positive (0: from the data), got %d", f.dim)
+	case f.maxRows < 0:
+		return dataset.Options{}, usagef("--max-rows must be positive (0: no limit), got %d", f.maxRows)
 	case f.hashBits > 0 && f.dim > 0 && f.dim != 1<<f.hashBits:
 		return dataset.Options{}, usagef("--dim %d differs from the 2^%d dimensions of --hash: give one", f.dim, f.hashBits)
 	}
-	return dataset.Options{Task: tk, HashBits: f.hashBits, Dim: f.dim}, nil
+	return dataset.Options{Task: tk, HashBits: f.hashBits, Dim: f.dim, MaxRows: f.maxRows}, nil
 }
 
 // read reads the data of path ("-": stdin) and prepares them as the flags
 // say; log hears the task auto chose. It returns the data and how rows
 // must be prepared for a model trained on them.
-func (f *dataFlags) read(path string, stdin io.Reader, opt dataset.Options, warn, log func(string)) (*dataset.Dataset, modelInput, error) {
+func (f *dataFlags) read(path string, stdin io.Reader, opt dataset.Options, warn, log func(string)) (*dataset.Dataset, prep.Input, error) {
 	opt.Warn = warn
 	data, err := readData(path, stdin, opt)
 	if err != nil {
-		return nil, modelInput{}, err
+		return nil, prep.Input{}, err
 	}
 	if opt.Task == task.Auto {
 		log(fmt.Sprintf("--task auto: %s", describeTask(data)))
 	}
-	in := modelInput{HashBits: f.hashBits}
+	in := prep.Input{HashBits: f.hashBits}
 	if f.scale == experiment.ScalingMinMax {
-		in.Scaling = dataset.MinMax(data, data.Task == task.Regression)
-		if data, err = in.Scaling.Apply(data); err != nil {
-			return nil, modelInput{}, err
+		if data, in.Scaling, err = data.ScaleMinMax(data.Task == task.Regression); err != nil {
+			return nil, prep.Input{}, err
 		}
 	}
 	return data, in, nil

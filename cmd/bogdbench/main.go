@@ -1,7 +1,8 @@
-// Command bogdbench trains, evaluates, tunes and serves budgeted kernel
-// online learners on LIBSVM data — binary, multi-class or regression — and
-// benchmarks them with the protocol of the BOGD paper (random
-// permutations, Gaussian kernel, one online pass).
+// Command bogdbench trains, evaluates, tunes and serves budgeted kernel online learners.
+//
+// It reads LIBSVM data (binary, multi-class or regression) and benchmarks the
+// learners with the protocol of the BOGD paper (random permutations, Gaussian
+// kernel, one online pass).
 //
 // Usage:
 //

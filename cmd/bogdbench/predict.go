@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,15 +11,17 @@ import (
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/eval"
 	"github.com/bogd-project/bogd/experiment"
 	"github.com/bogd-project/bogd/internal/atomicfile"
+	"github.com/bogd-project/bogd/serve"
 	"github.com/bogd-project/bogd/simd"
 	"github.com/bogd-project/bogd/task"
 )
 
-// predictCommand is `bogdbench predict`: it loads a saved model (and the
-// input preparation saved beside it), predicts every row of a LIBSVM file
-// or of standard input, and writes one line per row — the predicted label
+// predictCommand is `bogdbench predict`: it loads a saved model with its
+// input preparation, predicts every row of a LIBSVM file or of standard
+// input, and writes one line per row — the predicted label
 // (±1, the class label, or the regression value on the label's original
 // scale), the score(s), and with a calibrated model the probability of
 // the predicted label — or one JSON document. When the rows' labels fit
@@ -28,7 +29,7 @@ import (
 // MSE, and for a calibrated classifier the reliability table.
 func predictCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("predict", stderr)
-	modelPath := fs.String("model", "", "model file written by train, tune, serve or run --save (required); the input preparation beside it (MODEL"+scalingSuffix+": hashing, scaling) applies to the rows")
+	modelPath := fs.String("model", "", "model file written by train, tune, serve or run --save (required); its input preparation (hashing, scaling) applies to the rows")
 	data := fs.String("data", "", "LIBSVM rows, plain or gzip: a file, or - for standard input (the default when it is not a terminal)")
 	output := fs.String("output", "-", "where the predictions go: a file (written atomically once complete; an existing one needs --force), or - for stdout")
 	format := fs.String("format", "text", `text: "label score... [probability]" per row; json: {"model":…,"classes":…,"predictions":[{"label":…,"score":…},…],"summary":…}`)
@@ -58,68 +59,91 @@ func predictCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) er
 	if err := simd.EnvError(); err != nil {
 		return err
 	}
-	l, in, err := loadModel(*modelPath)
+	warn := func(msg string) { fmt.Fprintf(stderr, "bogdbench predict: warning: %s\n", msg) }
+	log := func(msg string) {
+		if !*quiet {
+			fmt.Fprintf(stderr, "bogdbench predict: %s\n", msg)
+		}
+	}
+	l, err := loadModel(*modelPath, log)
 	if err != nil {
 		return err
 	}
-	warn := func(msg string) { fmt.Fprintf(stderr, "bogdbench predict: warning: %s\n", msg) }
+	in := l.Input()
 	// Any label reads, as a regression target: the labels of rows to
 	// predict may be placeholders; truth tells whether they can be judged.
-	rows, err := readData(path, stdin, dataset.Options{Task: task.Regression, HashBits: in.HashBits})
+	// The rows are read one at a time, and predictions written as they
+	// come: memory does not grow with the rows.
+	rows, err := openScanner(path, stdin, dataset.Options{Task: task.Regression, HashBits: in.HashBits})
 	if err != nil {
 		return err
 	}
-	labels, judged := truth(rows, l, warn)
-	if rows, err = prepare(rows, l.Config().Dim, in, warn); err != nil {
-		return err
+	defer rows.Close()
+	name := baseName(path)
+	if path == "-" {
+		name = stdinName
 	}
-
-	var out bytes.Buffer
-	w := bufio.NewWriter(stdout)
-	if *output != "-" {
-		w = bufio.NewWriter(&out)
-	}
-	ev := newEvaluation(l)
-	enc, err := newPredictionWriter(w, *format, *modelPath, l)
-	if err != nil {
-		return err
-	}
-	for i := range rows.Len() {
-		idx, val := rows.Row(i)
-		p, err := l.Predict(engine.Sparse(idx, val))
+	rp := newRowPrep(l.Config().Dim, in, nil)
+	ev := eval.New(l.Config(), in)
+	tr := newTruth(l, name)
+	predictAll := func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		enc, err := newPredictionWriter(bw, *format, *modelPath, l)
 		if err != nil {
-			return fmt.Errorf("%s: %w", rows.Where(i), err)
-		}
-		pj, err := newPredictionJSON(p, l.Config().Task, in.Scaling)
-		if err != nil {
-			return fmt.Errorf("%s: %w", rows.Where(i), err)
-		}
-		if err := enc.write(pj); err != nil {
 			return err
 		}
-		if judged {
-			ev.add(labels[i], rows.Labels[i], pj.Label, p)
+		for rows.Scan() {
+			y, idx, val := rows.Row()
+			label, judged := tr.add(y, rows.Where)
+			_, idx, val, err := rp.apply(y, idx, val, rows.Where)
+			if err != nil {
+				return err
+			}
+			// On the label's scale, as bogd.Predictor.PredictRow predicts.
+			p, err := l.Predict(engine.Sparse(idx, val))
+			if err != nil {
+				return fmt.Errorf("%s: %w", rows.Where(), err)
+			}
+			p.Label = in.Unlabel(p.Label)
+			pj, err := serve.NewPrediction(p, l.Config().Task)
+			if err != nil {
+				return fmt.Errorf("%s: %w", rows.Where(), err)
+			}
+			if err := enc.write(pj); err != nil {
+				return err
+			}
+			if judged {
+				ev.Add(label, p)
+			}
 		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		var summary *eval.Summary
+		if tr.judged(warn) {
+			s := ev.Summary()
+			summary = &s
+		}
+		if err := enc.close(summary); err != nil {
+			return err
+		}
+		return bw.Flush()
 	}
-	var summary *evaluation
-	if judged {
-		summary = ev
+	if *output == "-" {
+		err = predictAll(stdout)
+	} else {
+		err = forceHint(atomicfile.WriteFunc(*output, atomicfile.Options{NoClobber: !*force}, predictAll))
 	}
-	if err := enc.close(summary); err != nil {
+	if err != nil {
 		return err
 	}
-	if err := w.Flush(); err != nil {
-		return err
+	if rp.clipped.Features > 0 {
+		warn(clippedWarning(name, rp.clipped))
 	}
-	if *output != "-" {
-		if err := atomicfile.Write(*output, out.Bytes(), atomicfile.Options{NoClobber: !*force}); err != nil {
-			return forceHint(err)
-		}
-	}
-	if judged && !*quiet {
+	if tr.judged(nil) && !*quiet {
 		fmt.Fprintf(stderr, "model         %s (%v %v, %d support vectors, dimension %d)\ndata          %s\n",
-			*modelPath, l.Config().Task, l.Algorithm(), l.SupportVectors(), l.Config().Dim, rows.Name)
-		ev.report(stderr, in.Scaling)
+			*modelPath, l.Config().Task, l.Algorithm(), l.SupportVectors(), l.Config().Dim, name)
+		return ev.WriteReport(stderr)
 	}
 	return nil
 }
@@ -136,82 +160,75 @@ func checkOutput(path string, force bool) error {
 	return forceHint(experiment.CheckFree([]string{path}))
 }
 
-// truth returns the labels of rows as the truth of the model's task
-// (original scale), and whether they can be: binary labels must be ±1 or
-// 0/1 (mapped to ±1), classes integers (one the model lacks is a
+// truth judges, row by row, whether the labels of the rows predicted are
+// the truth of the model's task (original scale): binary labels must be
+// ±1 or 0/1 (mapped to ±1), classes integers (one the model lacks is a
 // mistake); any label is a regression target.
-func truth(rows *dataset.Dataset, l *bogd.Learner, warn func(string)) ([]float64, bool) {
-	switch l.Config().Task {
+type truth struct {
+	task    task.Task
+	classes []int
+	labels  [3]bool // binary: −1, 0, +1 seen
+	not     string  // why the labels are not the truth ("": they are)
+	name    string  // of the data, for messages
+	unknown int     // multi-class labels the model has no class for
+	first   string  // where the first of them is
+	label   float64 // and its label
+}
+
+func newTruth(l *bogd.Learner, name string) *truth {
+	return &truth{task: l.Config().Task, classes: l.Config().Classes, name: name}
+}
+
+// add takes the label y of the row at where() and returns it as the truth,
+// and whether the rows can still be judged.
+func (t *truth) add(y float64, where func() string) (float64, bool) {
+	if t.not != "" {
+		return 0, false
+	}
+	switch t.task {
 	case task.Binary:
-		resolved, err := rows.Resolve(task.Binary, warn)
-		if err != nil {
-			warn(fmt.Sprintf("no summary: the labels are not those of a binary task (%v)", err))
-			return nil, false
+		switch y {
+		case -1, 0, 1:
+			t.labels[int(y)+1] = true
+		default:
+			t.not = fmt.Sprintf("the labels are not those of a binary task (%s: label %v is not -1 or +1 (nor 0/1))", where(), y)
+			return 0, false
 		}
-		return resolved.Labels, true
+		if t.labels[0] && t.labels[1] {
+			t.not = fmt.Sprintf("the labels are not those of a binary task (%s: labels -1 and 0 in one file)", where())
+			return 0, false
+		}
+		if y == 0 {
+			y = -1
+		}
 	case task.Multiclass:
-		classes := l.Config().Classes
-		unknown, first := 0, -1
-		for i, y := range rows.Labels {
-			if y != math.Trunc(y) {
-				warn(fmt.Sprintf("no summary: %s: label %v is not a class", rows.Where(i), y))
-				return nil, false
-			}
-			if _, ok := slices.BinarySearch(classes, int(y)); !ok {
-				if unknown++; first < 0 {
-					first = i
-				}
+		if y != math.Trunc(y) {
+			t.not = fmt.Sprintf("%s: label %v is not a class", where(), y)
+			return 0, false
+		}
+		if _, ok := slices.BinarySearch(t.classes, int(y)); !ok {
+			if t.unknown++; t.unknown == 1 {
+				t.first, t.label = where(), y
 			}
 		}
-		if unknown > 0 {
-			warn(fmt.Sprintf("%s with a label the model has no class for, the first at %s (label %v; the model's classes: %v): they count as mistakes",
-				experiment.Plural(unknown, "row", "rows"), rows.Where(first), rows.Labels[first], classes))
-		}
 	}
-	return append([]float64(nil), rows.Labels...), true
+	return y, true
 }
 
-// predictionJSON is one row's prediction as predict --format json and
-// serve's /predict write it.
-type predictionJSON struct {
-	// Label is the predicted label: ±1, a class, or the regression value
-	// (on the label's original scale when the model was trained scaled).
-	Label float64 `json:"label"`
-	// Score is f(x) (binary, regression) or the predicted class's score.
-	Score float64 `json:"score"`
-	// Scores holds every class's score, in the order of the classes.
-	Scores []float64 `json:"scores,omitempty"`
-	// Probability is the calibrated probability of the predicted label
-	// (bogd.Prediction), Probabilities every class's (calibrated models
-	// only).
-	Probability   *float64  `json:"probability,omitempty"`
-	Probabilities []float64 `json:"probabilities,omitempty"`
-}
-
-// newPredictionJSON turns the learner's prediction into its output form:
-// the label back on its original scale. Scores must be finite: JSON has no
-// other numbers.
-func newPredictionJSON(p bogd.Prediction, tk task.Task, scaling *dataset.Scaling) (predictionJSON, error) {
-	pj := predictionJSON{Label: p.Label, Score: p.Score}
-	if tk == task.Regression && scaling != nil {
-		pj.Label = scaling.Unlabel(p.Label)
+// judged reports, after the last row, whether the rows were judged; with
+// warn, it says why not, or how many labels the model had no class for.
+func (t *truth) judged(warn func(string)) bool {
+	if warn != nil && t.not != "" {
+		warn("no summary: " + t.not)
 	}
-	if tk == task.Multiclass {
-		pj.Scores = append([]float64(nil), p.Scores...)
+	if warn != nil && t.not == "" && t.labels[1] {
+		warn(t.name + ": labels 0/1 mapped to -1/+1")
 	}
-	if !math.IsNaN(p.Probability) {
-		prob := p.Probability
-		pj.Probability = &prob
-		if tk == task.Multiclass {
-			pj.Probabilities = append([]float64(nil), p.Probabilities...)
-		}
+	if warn != nil && t.not == "" && t.unknown > 0 {
+		warn(fmt.Sprintf("%s with a label the model has no class for, the first at %s (label %v; the model's classes: %v): they count as mistakes",
+			experiment.Plural(t.unknown, "row", "rows"), t.first, t.label, t.classes))
 	}
-	for _, v := range append([]float64{pj.Label, pj.Score}, pj.Scores...) {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return pj, fmt.Errorf("the model's score is %v: the model has diverged", v)
-		}
-	}
-	return pj, nil
+	return t.not == ""
 }
 
 // predictionWriter writes the predictions of predict in text or JSON.
@@ -241,7 +258,7 @@ func newPredictionWriter(w *bufio.Writer, format, model string, l *bogd.Learner)
 	return p, nil
 }
 
-func (p *predictionWriter) write(pj predictionJSON) error {
+func (p *predictionWriter) write(pj serve.Prediction) error {
 	if p.json {
 		b, err := json.Marshal(pj)
 		if err != nil {
@@ -269,13 +286,13 @@ func (p *predictionWriter) write(pj predictionJSON) error {
 }
 
 // close ends the output; JSON adds the summary when the rows were judged.
-func (p *predictionWriter) close(ev *evaluation) error {
+func (p *predictionWriter) close(summary *eval.Summary) error {
 	if !p.json {
 		return nil
 	}
 	p.w.WriteString("\n]")
-	if ev != nil {
-		b, err := json.Marshal(ev.summary())
+	if summary != nil {
+		b, err := json.Marshal(summary)
 		if err != nil {
 			return err
 		}
@@ -284,117 +301,4 @@ func (p *predictionWriter) close(ev *evaluation) error {
 	}
 	_, err := p.w.WriteString("}\n")
 	return err
-}
-
-// evaluation sums how predictions fared against labels: mistakes or
-// squared errors, and for a calibrated classifier its reliability beside
-// that of the plain sigmoid (softmax) of the scores, whose multi-class
-// prediction is the class of the largest score.
-type evaluation struct {
-	task              task.Task
-	rows, mistakes    int
-	squared           float64 // on the scale the model learnt
-	squaredOriginal   float64 // on the label's original scale
-	calibrated, plain *reliability
-	plainCalibration  *bogd.Calibration
-	plainBuf          []float64
-}
-
-func newEvaluation(l *bogd.Learner) *evaluation {
-	ev := &evaluation{task: l.Config().Task}
-	if cfg := l.Config(); cfg.Calibrate {
-		outputs := max(1, len(cfg.Classes))
-		ev.calibrated, ev.plain = newReliability(cfg.Classes), newReliability(cfg.Classes)
-		ev.plainCalibration = &bogd.Calibration{A: 1, B: make([]float64, outputs)}
-	}
-	return ev
-}
-
-// add judges one prediction p, whose output label is label (on the
-// original scale), against the true label y, and scaled as the model
-// learnt it.
-func (ev *evaluation) add(y, scaled, label float64, p bogd.Prediction) {
-	ev.rows++
-	if ev.task == task.Regression {
-		ev.squared += (scaled - p.Label) * (scaled - p.Label)
-		ev.squaredOriginal += (y - label) * (y - label)
-		return
-	}
-	if label != y {
-		ev.mistakes++
-	}
-	if ev.calibrated == nil {
-		return
-	}
-	scores, probs, plainLabel := p.Scores, p.Probabilities, label
-	if ev.task == task.Binary {
-		p1 := p.Probability // of the label: P(+1) is its complement for −1
-		if label < 0 {
-			p1 = 1 - p1
-		}
-		scores, probs = []float64{p.Score}, []float64{p1}
-	} else {
-		best := 0
-		for c, f := range scores {
-			if f > scores[best] {
-				best = c
-			}
-		}
-		plainLabel = float64(ev.plain.classes[best])
-	}
-	ev.plainBuf = ev.plainCalibration.Probabilities(scores, ev.plainBuf)
-	ev.calibrated.add(probs, y, label)
-	ev.plain.add(ev.plainBuf, y, plainLabel)
-}
-
-// summaryJSON is the summary of predict --format json.
-type summaryJSON struct {
-	Rows        int      `json:"rows"`
-	Mistakes    *int     `json:"mistakes,omitempty"`
-	MistakeRate *float64 `json:"mistake_rate,omitempty"` // percent
-	MSE         *float64 `json:"mse,omitempty"`          // on the label's original scale
-	// ECE is the expected calibration error of the calibrated
-	// probabilities, PlainECE that of the sigmoid (softmax) of the scores.
-	ECE      *float64 `json:"ece,omitempty"`
-	PlainECE *float64 `json:"plain_ece,omitempty"`
-}
-
-func (ev *evaluation) summary() summaryJSON {
-	s := summaryJSON{Rows: ev.rows}
-	n := float64(ev.rows)
-	if ev.task == task.Regression {
-		mse := ev.squaredOriginal / n
-		s.MSE = &mse
-		return s
-	}
-	rate := 100 * float64(ev.mistakes) / n
-	s.Mistakes, s.MistakeRate = &ev.mistakes, &rate
-	if ev.calibrated != nil {
-		ece, plain := ev.calibrated.ece(), ev.plain.ece()
-		s.ECE, s.PlainECE = &ece, &plain
-	}
-	return s
-}
-
-// report writes the summary for people.
-func (ev *evaluation) report(w io.Writer, scaling *dataset.Scaling) {
-	n := float64(ev.rows)
-	fmt.Fprintf(w, "rows          %d\n", ev.rows)
-	switch {
-	case ev.task == task.Regression && scaling != nil:
-		fmt.Fprintf(w, "mse           %.6g (scaled labels, as the model learnt them)\nrmse          %.6g\nmse original  %.6g (the file's labels)\nrmse original %.6g\n",
-			ev.squared/n, math.Sqrt(ev.squared/n), ev.squaredOriginal/n, math.Sqrt(ev.squaredOriginal/n))
-		return
-	case ev.task == task.Regression:
-		fmt.Fprintf(w, "mse           %.6g\nrmse          %.6g\n", ev.squared/n, math.Sqrt(ev.squared/n))
-		return
-	}
-	fmt.Fprintf(w, "mistakes      %d\nmistake rate  %.3f%%\naccuracy      %.3f%%\n", ev.mistakes, 100*float64(ev.mistakes)/n, 100*(n-float64(ev.mistakes))/n)
-	if ev.calibrated != nil {
-		fmt.Fprintln(w)
-		ev.calibrated.table(w)
-		fmt.Fprintf(w, "expected calibration error: %.4f calibrated, %.4f plain %s of the score%s\n",
-			ev.calibrated.ece(), ev.plain.ece(), map[bool]string{true: "sigmoid", false: "softmax"}[ev.task == task.Binary],
-			map[bool]string{true: "", false: "s"}[ev.task == task.Binary])
-	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/eval"
 	"github.com/bogd-project/bogd/experiment"
 )
 
@@ -289,7 +289,7 @@ func TestPredictJSONAndOutput(t *testing.T) {
 			Probability   *float64
 			Probabilities []float64
 		}
-		Summary summaryJSON
+		Summary eval.Summary
 	}
 	raw := readFile(t, out)
 	if err := json.Unmarshal(raw, &doc); err != nil {
@@ -340,23 +340,5 @@ func TestPredictPlaceholderLabels(t *testing.T) {
 	code, stdout, stderr := benchStdin(t, "7 1:1 2:5\n7 1:2\n", "predict", "--model", model)
 	if code != 0 || len(strings.Split(strings.TrimSpace(stdout), "\n")) != 2 || strings.Contains(stderr, "mistakes") || !strings.Contains(stderr, "no summary: the labels are not those of a binary task") {
 		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
-	}
-}
-
-func TestReliability(t *testing.T) {
-	r := newReliability(nil)
-	// Bin [0.1, 0.2): p 0.15 twice, one +1 (observed 0.5); bin [0.9, 1]:
-	// p 0.95 and 1, both +1.
-	for _, c := range []struct{ p, y float64 }{{0.15, 1}, {0.15, -1}, {0.95, 1}, {1, 1}} {
-		r.add([]float64{c.p}, c.y, 1)
-	}
-	if want := 0.5*0.35 + 0.5*0.025; math.Abs(r.ece()-want) > 1e-15 {
-		t.Errorf("binary ECE %v, want %v", r.ece(), want)
-	}
-	m := newReliability([]int{1, 4, 6})
-	m.add([]float64{0.1, 0.7, 0.2}, 4, 4) // right at 0.7
-	m.add([]float64{0.1, 0.3, 0.6}, 4, 6) // wrong at 0.6
-	if want := 0.5*0.3 + 0.5*0.6; math.Abs(m.ece()-want) > 1e-15 {
-		t.Errorf("top-label ECE %v, want %v", m.ece(), want)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/experiment"
+	"github.com/bogd-project/bogd/prep"
 	"github.com/bogd-project/bogd/simd"
 	"github.com/bogd-project/bogd/task"
 )
@@ -69,7 +70,7 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&width, "sigma", "Gaussian kernel width, exp(-||x-y||^2/(2 sigma^2)), or auto: the median Euclidean distance between rows (after --scale; all pairs of 1000 rows drawn with seed 1; the value is printed)")
 	orderPath := fs.String("order", "", "file of fixed orders (one comma-separated 1-based permutation per line) instead of random permutations")
 	format := fs.String("format", "table", "output format: table or json")
-	savePath := fs.String("save", "", "save the learner of the last run to this model file (needs one algorithm and one budget); with --scale minmax the scaling goes beside it, to FILE"+scalingSuffix)
+	savePath := fs.String("save", "", "save the learner of the last run to this model file (needs one algorithm and one budget), with the --scale minmax scaling that predict and serve apply")
 	plotDir := fs.String("plot", "", "write figures of the run into this directory (created if missing), PNG and SVG: the online mistake rate or MSE (mean over the runs) for each budget, and the metric against seconds per pass")
 	force := fs.Bool("force", false, "overwrite an existing model file (--save) and existing figure files (--plot); without it they are kept and the command fails")
 	if err := parseFlags(fs, args); err != nil {
@@ -133,16 +134,16 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	if *algos == defaultAlgorithms {
 		algorithms = slices.DeleteFunc(algorithms, func(a bogd.Algorithm) bool { return !a.Supports(learnerTask) })
 	}
-	var scaling *dataset.Scaling
+	var in prep.Input
 	if *scale == experiment.ScalingMinMax {
-		scaling = dataset.MinMax(data, learnerTask == task.Regression)
-		if data, err = scaling.Apply(data); err != nil {
+		if data, in.Scaling, err = data.ScaleMinMax(learnerTask == task.Regression); err != nil {
 			return err
 		}
 	}
 	if f.sigma, err = width.resolve(data, func(msg string) { fmt.Fprintf(stderr, "bogdbench run: %s\n", msg) }); err != nil {
 		return err
 	}
+	data = data.Compact() // held for every run
 	figs.Task = learnerTask
 	for _, a := range algorithms {
 		if !slices.Contains(figs.Algorithms, a) {
@@ -222,7 +223,9 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 		plotErr = writeRunPlots(*plotDir, figs, *force, stderr)
 	}
 	if *savePath != "" {
-		saveErr = saveLast(*savePath, *force, saved, scaling, stderr)
+		if saveErr = saved.SetInput(in); saveErr == nil {
+			saveErr = saveLast(*savePath, *force, saved, stderr)
+		}
 	}
 	return errors.Join(plotErr, saveErr)
 }

@@ -5,11 +5,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"net"
+	"math/rand/v2"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,11 +17,14 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/serve"
+	"github.com/bogd-project/bogd/serve/wal"
 )
 
 // logLines collects a server's log lines.
@@ -42,53 +45,198 @@ func (l *logLines) String() string {
 	return strings.Join(l.lines, "\n")
 }
 
-// startServer serves model over httptest, its learner loop running until
-// the test ends.
-func startServer(t *testing.T, model string, every time.Duration) (*server, *httptest.Server, *logLines) {
+// built is the bogdbench binary the tests that run processes share (serve,
+// and train's and tune's streams and signals): built once, removed by
+// TestMain.
+var built struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+// buildBench returns the built bogdbench binary (skipped with -short).
+func buildBench(t *testing.T) string {
 	t.Helper()
-	log := new(logLines)
-	s, err := newServer(snapshots{model: model, dir: filepath.Dir(model)}, every, 2, 1<<20, log.add)
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "bogdbench-test-"); built.err != nil {
+			return
+		}
+		built.path = filepath.Join(built.dir, "bogdbench")
+		if out, err := goBuild(built.path).CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.path
+}
+
+// buildTags are the tags of this test binary (purego_test.go sets them), so
+// the binary a test runs computes what the test computes in process.
+var buildTags []string
+
+// goBuild is the command that builds bogdbench into path with buildTags.
+func goBuild(path string) *exec.Cmd {
+	return exec.Command("go", append(append([]string{"build"}, buildTags...), "-o", path, ".")...)
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// process is a running `bogdbench serve`.
+type process struct {
+	cmd  *exec.Cmd
+	url  string
+	log  *logLines
+	done chan struct{} // closed when its stderr is read to the end
+}
+
+var listening = regexp.MustCompile(`listening on (https?://\S+)`)
+
+// startServe runs bin serve with args and waits until it listens.
+func startServe(t *testing.T, bin string, args ...string) *process {
+	t.Helper()
+	return startServeEnv(t, bin, nil, args...)
+}
+
+// startServeEnv is startServe with env added to the environment.
+func startServeEnv(t *testing.T, bin string, env []string, args ...string) *process {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	return startProcess(t, cmd)
+}
+
+// startProcess starts cmd, a bogdbench serve, and waits until it listens.
+func startProcess(t *testing.T, cmd *exec.Cmd) *process {
+	t.Helper()
+	p := &process{cmd: cmd, log: new(logLines), done: make(chan struct{})}
+	stderr, err := p.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	stop, done := make(chan struct{}), make(chan struct{})
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.cmd.Process.Kill(); p.cmd.Wait() })
+	addr := make(chan string, 1)
 	go func() {
-		s.loop(stop)
-		close(done)
+		defer close(p.done)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			p.log.add(sc.Text())
+			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
+				addr <- m[1]
+			}
+		}
 	}()
-	ts := httptest.NewServer(s.handler())
-	t.Cleanup(func() {
-		ts.Close()
-		close(stop)
-		<-done
-	})
-	return s, ts, log
+	select {
+	case p.url = <-addr:
+		return p
+	case <-p.done:
+		p.cmd.Wait()
+		t.Fatalf("%s stopped: %v\n%s", strings.Join(cmd.Args, " "), p.cmd.ProcessState, p.log)
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the server did not start:\n%s", p.log)
+	}
+	return nil
+}
+
+// kill ends p with SIGKILL, as a crash would.
+func (p *process) kill() {
+	p.cmd.Process.Kill()
+	p.cmd.Wait()
+	<-p.done
+}
+
+// stop ends p with SIGTERM and returns how long it took to exit.
+func (p *process) stop(t *testing.T) time.Duration {
+	t.Helper()
+	start := time.Now()
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	err := p.cmd.Wait()
+	took := time.Since(start)
+	<-p.done
+	if err != nil {
+		t.Fatalf("serve after SIGTERM: %v\n%s", err, p.log)
+	}
+	return took
 }
 
 // post sends body to url and decodes the JSON answer into out.
 func post(t *testing.T, url, body string, out any) int {
 	t.Helper()
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	code, err := tryPost(url, body, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code
+}
+
+// tryPost sends body to url and decodes the JSON answer into out (when
+// it is 200, or out is not nil).
+func tryPost(url, body string, out any) (int, error) {
+	return tryPostAs(http.DefaultClient, url, "", body, out)
+}
+
+// tryPostAs is tryPost from client, with the bearer token (none when "").
+func tryPostAs(client *http.Client, url, token, body string, out any) (int, error) {
+	req, err := http.NewRequest("POST", url, strings.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		return resp.StatusCode, fmt.Errorf("%s: Content-Type %q", url, ct)
+	}
+	if out != nil {
+		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+			return resp.StatusCode, fmt.Errorf("%s: %w", url, err)
+		}
+	}
+	io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode, nil
+}
+
+func health(t *testing.T, url string) serve.Health {
+	t.Helper()
+	resp, err := http.Get(url + "/healthz")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != http.StatusMethodNotAllowed && ct != "application/json" {
-		t.Errorf("%s: Content-Type %q", url, ct)
+	var h serve.Health
+	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
+		t.Fatal(err)
 	}
-	if out != nil {
-		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-			t.Fatalf("%s: %v", url, err)
-		}
-	}
-	return resp.StatusCode
+	return h
 }
 
-// germanRows are the first rows of german as a request body, with their
-// labels, and as LIBSVM text.
-func germanRows(t *testing.T, n int) (body, text string) {
+// germanLines are german's rows as LIBSVM lines.
+func germanLines(t *testing.T) []string {
 	t.Helper()
-	lines := strings.SplitN(germanText(t), "\n", n+1)[:n]
+	return strings.Split(strings.TrimSpace(germanText(t)), "\n")
+}
+
+// requestOf is the request body of LIBSVM lines, labelled or not.
+func requestOf(lines []string, labelled bool) string {
 	var rows []string
 	for _, line := range lines {
 		f := strings.Fields(line)
@@ -97,97 +245,13 @@ func germanRows(t *testing.T, n int) (body, text string) {
 			k, v, _ := strings.Cut(kv, ":")
 			feats = append(feats, fmt.Sprintf("%q:%s", k, v))
 		}
-		rows = append(rows, fmt.Sprintf(`{"label":%s,"features":{%s}}`, strings.TrimPrefix(f[0], "+"), strings.Join(feats, ",")))
-	}
-	return `{"rows":[` + strings.Join(rows, ",") + `]}`, strings.Join(lines, "\n") + "\n"
-}
-
-// TestServePredictLearn: /predict answers what predict writes for the
-// same model; /learn learns in order, and the next /predict answers with
-// the model that learnt (exactly a learner that learnt the same rows).
-func TestServePredictLearn(t *testing.T) {
-	dir := t.TempDir()
-	model := trainGerman(t, dir)
-	_, ts, _ := startServer(t, model, 0)
-	body, text := germanRows(t, 5)
-
-	code, want, stderr := benchStdin(t, text, "predict", "--model", model, "--format", "json", "-q")
-	if code != 0 {
-		t.Fatal(stderr)
-	}
-	var fromFile struct{ Predictions []predictionJSON }
-	if err := json.Unmarshal([]byte(want), &fromFile); err != nil {
-		t.Fatal(err)
-	}
-	var got predictResponse
-	if code := post(t, ts.URL+"/predict", body, &got); code != 200 {
-		t.Fatalf("/predict: %d", code)
-	}
-	if jsonOf(t, got.Predictions) != jsonOf(t, fromFile.Predictions) || got.Version != 0 || got.Predictions[0].Probability == nil {
-		t.Fatalf("/predict %s, version %d\npredict  %s", jsonOf(t, got.Predictions), got.Version, jsonOf(t, fromFile.Predictions))
-	}
-
-	var learnt learnOutcome
-	if code := post(t, ts.URL+"/learn", body, &learnt); code != 200 || learnt.Learned != 5 || learnt.Version != 1 || learnt.Mistakes == nil {
-		t.Fatalf("/learn: %d %+v", code, learnt)
-	}
-	l, err := bogd.LoadFile(model)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mistakes int
-	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
-		x, y := parseRow(t, line)
-		st, err := l.Learn(x, y)
-		if err != nil {
-			t.Fatal(err)
+		label := ""
+		if labelled {
+			label = fmt.Sprintf(`"label":%s,`, strings.TrimPrefix(f[0], "+"))
 		}
-		if st.Mistake {
-			mistakes++
-		}
+		rows = append(rows, fmt.Sprintf(`{%s"features":{%s}}`, label, strings.Join(feats, ",")))
 	}
-	if *learnt.Mistakes != mistakes || learnt.SupportVectors != l.SupportVectors() {
-		t.Errorf("/learn: %d mistakes, %d support vectors; the learner: %d, %d", *learnt.Mistakes, learnt.SupportVectors, mistakes, l.SupportVectors())
-	}
-	if code := post(t, ts.URL+"/predict", body, &got); code != 200 || got.Version != 1 {
-		t.Fatalf("/predict after /learn: %d, version %d", code, got.Version)
-	}
-	for i, line := range strings.Split(strings.TrimSpace(text), "\n") {
-		x, _ := parseRow(t, line)
-		p, err := l.Predict(x)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.Predictions[i].Score != p.Score || got.Predictions[i].Label != p.Label || *got.Predictions[i].Probability != p.Probability || p.Probability < 0.5 {
-			t.Errorf("row %d after /learn: %+v, the learner %+v (the probability of the label is at least 0.5)", i+1, got.Predictions[i], p)
-		}
-	}
-
-	var health healthResponse
-	resp, err := http.Get(ts.URL + "/healthz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	json.NewDecoder(resp.Body).Decode(&health)
-	resp.Body.Close()
-	if health != (healthResponse{"ok", "bogd++", "binary", 1, l.SupportVectors()}) {
-		t.Errorf("/healthz: %+v", health)
-	}
-	resp, err = http.Get(ts.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	metrics, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	for _, m := range []string{
-		"bogd_examples_learned_total 5\n", "bogd_examples_predicted_total 10\n", "bogd_model_version 1\n",
-		fmt.Sprintf("bogd_support_vectors %d\n", l.SupportVectors()),
-		`bogd_http_requests_total{code="200",handler="predict"} 2`, `bogd_http_request_duration_seconds_count{handler="learn"} 1`,
-	} {
-		if !strings.Contains(string(metrics), m) {
-			t.Errorf("/metrics lacks %q", m)
-		}
-	}
+	return `{"rows":[` + strings.Join(rows, ",") + `]}`
 }
 
 // parseRow reads one LIBSVM line as the learner sees it.
@@ -200,252 +264,27 @@ func parseRow(t *testing.T, line string) (engine.Vector, float64) {
 		var i int32
 		var v float32
 		fmt.Sscanf(kv, "%d:%g", &i, &v)
-		idx, val = append(idx, i-1), append(val, v)
+		if v != 0 {
+			idx, val = append(idx, i-1), append(val, v)
+		}
 	}
 	var y float64
 	fmt.Sscan(f[0], &y)
 	return engine.Sparse(idx, val), y
 }
 
-func TestServeErrors(t *testing.T) {
-	model := trainGerman(t, t.TempDir())
-	_, ts, _ := startServer(t, model, 0)
-	for _, c := range []struct {
-		path, body string
-		code       int
-		want       string
-	}{
-		{"/predict", `{"rows":[]}`, 400, "no rows"},
-		{"/predict", `{"rows":[{"features":{"1":1}}]} {}`, 400, "more than one JSON value"},
-		{"/predict", `{"rows":[{"feature":{"1":1}}]}`, 400, `unknown field "feature"`},
-		{"/predict", `{"rows":[{"features":{"0":1}}]}`, 400, `row 1: feature "0" is not a 1-based index`},
-		{"/predict", `{"rows":[{"features":{"1":1}},{"features":{"2":"x"}}]}`, 400, "the body is not a request"},
-		{"/predict", `{"rows":[{"features":{"1":1}},{"features":{"2":1e99}}]}`, 400, "row 2: "},
-		{"/learn", `{"rows":[{"features":{"1":1}}]}`, 400, "row 1: no label: /learn needs one"},
-		{"/learn", `{"rows":[{"label":1,"features":{"1":1}},{"label":2,"features":{"1":1}}]}`, 400, "row 2: label 2: a binary model learns -1 or +1"},
-		{"/learn", `{"rows":[{"label":1,"features":{"1":1}}` + strings.Repeat(" ", 1<<20) + `]}`, 413, "request body too large"},
-	} {
-		var out map[string]string
-		code := post(t, ts.URL+c.path, c.body, &out)
-		if code != c.code || !strings.Contains(out["error"], c.want) {
-			t.Errorf("%s %.60s: %d %q, want %d %q", c.path, c.body, code, out["error"], c.code, c.want)
-		}
-	}
-	var health healthResponse
-	resp, _ := http.Get(ts.URL + "/healthz")
-	json.NewDecoder(resp.Body).Decode(&health)
-	resp.Body.Close()
-	if health.Version != 0 {
-		t.Errorf("a refused /learn changed the model: version %d", health.Version)
-	}
-	if code := post(t, ts.URL+"/predict", "", nil); code != 400 {
-		t.Errorf("empty body: %d", code)
-	}
-	resp, err := http.Get(ts.URL + "/predict")
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusMethodNotAllowed {
-		t.Errorf("GET /predict: %d", resp.StatusCode)
-	}
-	// Features beyond the model's dimension are ignored, and counted.
-	var got predictResponse
-	if code := post(t, ts.URL+"/predict", `{"rows":[{"features":{"1":1,"99":1}}]}`, &got); code != 200 || got.IgnoredFeatures != 1 {
-		t.Errorf("a feature beyond the model: %d, %+v", code, got)
-	}
-}
-
-// TestServeSnapshots: snapshots are written on the timer when the model
-// learnt, as numbered files of which the newest are kept; at shutdown the
-// requests under way finish and a last snapshot is written; a new server
-// starts from the newest snapshot.
-func TestServeSnapshots(t *testing.T) {
-	dir := t.TempDir()
-	model := trainGerman(t, dir)
-	original := readFile(t, model)
-	log := new(logLines)
-	s, err := newServer(snapshots{model: model, dir: dir}, 20*time.Millisecond, 2, 1<<20, log.add)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error)
-	go func() { served <- s.serve(ctx, ln) }()
-	url := "http://" + ln.Addr().String()
-	body, _ := germanRows(t, 20)
-	for i := range 3 {
-		if code := post(t, url+"/learn", body, nil); code != 200 {
-			t.Fatalf("/learn %d: %d", i, code)
-		}
-		waitFor(t, log, fmt.Sprintf("(version %d,", i+1))
-	}
-	if code := post(t, url+"/learn", body, nil); code != 200 {
-		t.Fatal("/learn")
-	}
-	cancel()
-	if err := <-served; err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(log.String(), "wrote "+filepath.Join(dir, "german.snapshot-000004.bogd")+" (version 4,") {
-		t.Fatalf("no snapshot at shutdown:\n%s", log)
-	}
-	var names []string
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	if got := strings.Join(names, " "); got != "german.bogd german.snapshot-000003.bogd german.snapshot-000004.bogd" {
-		t.Errorf("files %s: want the model and the 2 newest snapshots", got)
-	}
-	if !bytes.Equal(readFile(t, model), original) {
-		t.Error("serve changed the model file")
-	}
-	if !bytes.Equal(readFile(t, filepath.Join(dir, "german.snapshot-000004.bogd")), saved(t, s.learner)) {
-		t.Error("the last snapshot is not the learner")
-	}
-
-	restarted, log2 := startServerLog(t, model)
-	if !bytes.Equal(saved(t, restarted.learner), saved(t, s.learner)) || !strings.Contains(log2.String(), "loaded "+filepath.Join(dir, "german.snapshot-000004.bogd")+", the newest snapshot") {
-		t.Errorf("the restarted server did not start from the last snapshot:\n%s", log2)
-	}
-	// A model trained again since is newer than the snapshots: it wins.
-	later := time.Now().Add(time.Minute)
-	os.Chtimes(model, later, later)
-	fresh, log3 := startServerLog(t, model)
-	if !bytes.Equal(saved(t, fresh.learner), original) || !strings.Contains(log3.String(), "it is newer than its snapshots") {
-		t.Errorf("a newer model was not preferred:\n%s", log3)
-	}
-}
-
-func startServerLog(t *testing.T, model string) (*server, *logLines) {
+// predictFile is what `predict --format json` answers for lines.
+func predictFile(t *testing.T, model string, lines []string) []serve.Prediction {
 	t.Helper()
-	log := new(logLines)
-	s, err := newServer(snapshots{model: model, dir: filepath.Dir(model)}, 0, 2, 1<<20, log.add)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, log
-}
-
-// waitFor waits (5 s at most) for a log line holding want.
-func waitFor(t *testing.T, log *logLines, want string) {
-	t.Helper()
-	for start := time.Now(); !strings.Contains(log.String(), want); time.Sleep(5 * time.Millisecond) {
-		if time.Since(start) > 5*time.Second {
-			t.Fatalf("no %q in the log:\n%s", want, log)
-		}
-	}
-}
-
-// TestServeKillRecovery runs the built binary, kills it with SIGKILL
-// while it learns, and checks that a new one starts from the last
-// snapshot and continues.
-func TestServeKillRecovery(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "bogdbench")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	model := trainGerman(t, dir)
-	start := func() (*exec.Cmd, string, *logLines) {
-		cmd := exec.Command(bin, "serve", "--model", model, "--addr", "127.0.0.1:0", "--snapshot-every", "50ms")
-		stderr, err := cmd.StderrPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		log := new(logLines)
-		addr := make(chan string, 1)
-		go func() {
-			sc := bufio.NewScanner(stderr)
-			for sc.Scan() {
-				log.add(sc.Text())
-				if m := regexp.MustCompile(`listening on (http://\S+)`).FindStringSubmatch(sc.Text()); m != nil {
-					addr <- m[1]
-				}
-			}
-		}()
-		select {
-		case url := <-addr:
-			return cmd, url, log
-		case <-time.After(10 * time.Second):
-			t.Fatalf("the server did not start:\n%s", log)
-		}
-		return nil, "", nil
-	}
-	cmd, url, log := start()
-	body, _ := germanRows(t, 50)
-	for i := range 4 {
-		if code := post(t, url+"/learn", body, nil); code != 200 {
-			t.Fatalf("/learn %d: %d", i, code)
-		}
-	}
-	waitFor(t, log, "(version 4,")
-	// Learning goes on while the process is killed.
-	go func() {
-		for range 50 {
-			if _, err := http.Post(url+"/learn", "application/json", strings.NewReader(body)); err != nil {
-				return
-			}
-		}
-	}()
-	time.Sleep(20 * time.Millisecond)
-	cmd.Process.Kill()
-	cmd.Wait()
-
-	entries, _ := os.ReadDir(dir)
-	var newest string
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), "german.snapshot-") {
-			newest = filepath.Join(dir, e.Name())
-		}
-		if strings.Contains(e.Name(), ".tmp-") {
-			t.Errorf("a temporary file is left: %s", e.Name())
-		}
-	}
-	snap, err := bogd.LoadFile(newest)
-	if err != nil {
-		t.Fatalf("the newest snapshot %s does not load: %v", newest, err)
-	}
-	_, url, log = start()
-	waitFor(t, log, "loaded "+newest+", the newest snapshot")
-	_, text := germanRows(t, 3)
-	code, want, stderr := benchStdin(t, text, "predict", "--model", newest, "--format", "json", "-q")
+	code, out, stderr := benchStdin(t, strings.Join(lines, "\n")+"\n", "predict", "--model", model, "--format", "json", "-q")
 	if code != 0 {
 		t.Fatal(stderr)
 	}
-	var fromFile struct{ Predictions []predictionJSON }
-	json.Unmarshal([]byte(want), &fromFile)
-	var got predictResponse
-	rows3, _ := germanRows(t, 3)
-	if post(t, url+"/predict", rows3, &got); jsonOf(t, got.Predictions) != jsonOf(t, fromFile.Predictions) {
-		t.Errorf("the restarted server predicts %s, the snapshot %s", jsonOf(t, got.Predictions), jsonOf(t, fromFile.Predictions))
-	}
-	resp, err := http.Get(url + "/healthz")
-	if err != nil {
+	var doc struct{ Predictions []serve.Prediction }
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
-	var health healthResponse
-	json.NewDecoder(resp.Body).Decode(&health)
-	resp.Body.Close()
-	if health.SupportVectors != snap.SupportVectors() || health.Version != 0 {
-		t.Errorf("/healthz after the restart: %+v; the snapshot has %d support vectors", health, snap.SupportVectors())
-	}
-	var learnt learnOutcome
-	if code := post(t, url+"/learn", body, &learnt); code != 200 || learnt.Learned != 50 || learnt.Version != 1 {
-		t.Errorf("/learn after the restart: %d %+v", code, learnt)
-	}
+	return doc.Predictions
 }
 
 func jsonOf(t *testing.T, v any) string {
@@ -457,11 +296,84 @@ func jsonOf(t *testing.T, v any) string {
 	return string(b)
 }
 
-// TestServeHashed: a model trained on hashed names takes names, hashed
-// as the file's were; a scaled regression model answers on the label's
-// scale, as predict does.
+// TestServe: /predict answers what predict writes for the same model;
+// /learn answers once learnt with the log position, and a /predict at
+// that position answers with the model that learnt; an idle server stops
+// at once on SIGTERM, writing its snapshot, and a restart goes on from the
+// same position.
+func TestServe(t *testing.T) {
+	dir := t.TempDir()
+	bin := buildBench(t)
+	model := trainGerman(t, dir)
+	p := startServe(t, bin, "--model", model)
+	lines := germanLines(t)[:5]
+
+	var got serve.PredictResponse
+	if code := post(t, p.url+"/predict", requestOf(lines, false), &got); code != 200 || got.Version != 0 ||
+		jsonOf(t, got.Predictions) != jsonOf(t, predictFile(t, model, lines)) || got.Predictions[0].Probability == nil {
+		t.Fatalf("/predict %d %s, version %d\npredict  %s", code, jsonOf(t, got.Predictions), got.Version, jsonOf(t, predictFile(t, model, lines)))
+	}
+	var learnt serve.Outcome
+	if code := post(t, p.url+"/learn", requestOf(lines, true), &learnt); code != 200 || learnt.Learned != 5 || learnt.Version != 1 || learnt.Mistakes == nil {
+		t.Fatalf("/learn: %d %+v", code, learnt)
+	}
+	l, err := bogd.LoadFile(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mistakes := 0
+	for _, line := range lines {
+		st, err := l.Learn(parseRow(t, line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mistake {
+			mistakes++
+		}
+	}
+	if *learnt.Mistakes != mistakes || learnt.SupportVectors != l.SupportVectors() {
+		t.Errorf("/learn: %d mistakes, %d support vectors; the learner: %d, %d", *learnt.Mistakes, learnt.SupportVectors, mistakes, l.SupportVectors())
+	}
+	if code := post(t, p.url+"/predict?at_least=1", requestOf(lines, false), &got); code != 200 || got.Version != 1 {
+		t.Fatalf("/predict?at_least=1: %d, version %d", code, got.Version)
+	}
+	for i, line := range lines {
+		x, _ := parseRow(t, line)
+		want, err := l.Predict(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := got.Predictions[i]; g.Score != want.Score || g.Label != want.Label || *g.Probability != want.Probability {
+			t.Errorf("row %d after /learn: %+v, the learner %+v", i+1, g, want)
+		}
+	}
+	if h := health(t, p.url); h != (serve.Health{Status: "ok", Algorithm: "bogd++", Task: "binary", Version: 1, SupportVectors: l.SupportVectors()}) {
+		t.Errorf("/healthz: %+v", h)
+	}
+	took := p.stop(t)
+	t.Logf("an idle server stopped %v after SIGTERM", took)
+	if took > 2*time.Second {
+		t.Errorf("an idle server took %v to stop after SIGTERM", took)
+	}
+	snap := filepath.Join(dir, "german.snapshot-000001.bogd")
+	if !bytes.Equal(readFile(t, snap), saved(t, l)) {
+		t.Errorf("the snapshot at shutdown is not the learner\n%s", p.log)
+	}
+	p = startServe(t, bin, "--model", model)
+	if h := health(t, p.url); h.Version != 1 || !strings.Contains(p.log.String(), "loaded "+snap+", the newest snapshot") {
+		t.Errorf("after a restart: version %d\n%s", h.Version, p.log)
+	}
+	if code := post(t, p.url+"/learn", requestOf(lines[:2], true), &learnt); code != 200 || learnt.Version != 2 {
+		t.Errorf("/learn after a restart: %d, version %d (versions never go back)", code, learnt.Version)
+	}
+}
+
+// TestServeHashedAndScaled: a model trained on hashed names takes names,
+// hashed as the file's were; a scaled regression model answers on the
+// label's scale, as predict does.
 func TestServeHashedAndScaled(t *testing.T) {
 	dir := t.TempDir()
+	bin := buildBench(t)
 	words := filepath.Join(dir, "words.bogd")
 	text := "+1 good great\n-1 bad awful\n+1 great:2 nice\n-1 awful poor\n"
 	if code, _, stderr := benchStdin(t, text, "train", "--hash", "12", "--sigma", "1", "--passes", "3", "--save", words, "-q"); code != 0 {
@@ -473,34 +385,229 @@ func TestServeHashedAndScaled(t *testing.T) {
 		t.Fatal(stderr)
 	}
 	for _, c := range []struct{ model, body, rows string }{
-		{words, `{"rows":[{"features":{"great":2,"nice":1}},{"features":{"poor":1,"awful":1}}]}`, "1 great:2 nice\n1 poor awful\n"},
-		{scaled, `{"rows":[{"features":{"1":1.5,"2":7,"3":0.25}},{"features":{"2":3}}]}`, "0 1:1.5 2:7 3:0.25\n0 2:3\n"},
+		{words, `{"rows":[{"features":{"great":2,"nice":1}},{"features":{"poor":1,"awful":1}}]}`, "1 great:2 nice\n1 poor awful"},
+		{scaled, `{"rows":[{"features":{"1":1.5,"2":7,"3":0.25}},{"features":{"2":3}}]}`, "0 1:1.5 2:7 3:0.25\n0 2:3"},
 	} {
-		_, ts, _ := startServer(t, c.model, 0)
-		code, want, stderr := benchStdin(t, c.rows, "predict", "--model", c.model, "--format", "json", "-q")
-		if code != 0 {
-			t.Fatal(stderr)
+		p := startServe(t, bin, "--model", c.model)
+		var got serve.PredictResponse
+		want := predictFile(t, c.model, strings.Split(c.rows, "\n"))
+		if code := post(t, p.url+"/predict", c.body, &got); code != 200 || jsonOf(t, got.Predictions) != jsonOf(t, want) {
+			t.Errorf("%s: /predict %d %s, predict %s", c.model, code, jsonOf(t, got.Predictions), jsonOf(t, want))
 		}
-		var fromFile struct{ Predictions []predictionJSON }
-		json.Unmarshal([]byte(want), &fromFile)
-		var got predictResponse
-		if code := post(t, ts.URL+"/predict", c.body, &got); code != 200 || jsonOf(t, got.Predictions) != jsonOf(t, fromFile.Predictions) {
-			t.Errorf("%s: /predict %d %s, predict %s", c.model, code, jsonOf(t, got.Predictions), jsonOf(t, fromFile.Predictions))
-		}
+		p.stop(t)
 	}
 }
 
-// TestSnapshotList: only the model's own snapshot files count, not other
-// files whose names end in digits and .bogd.
-func TestSnapshotList(t *testing.T) {
+// examplesOf prepares LIBSVM lines as the server does a request of them
+// (german: features by index, no scaling).
+func examplesOf(t *testing.T, lines []string) []serve.Example {
+	t.Helper()
+	var out []serve.Example
+	for _, line := range lines {
+		x, y := parseRow(t, line)
+		out = append(out, serve.Example{Index: x.Index, Value: x.Value, Label: y})
+	}
+	return out
+}
+
+// readLog returns the examples of every record the log in dir holds, by
+// position, and where it ends.
+func readLog(t *testing.T, dir string) (map[uint64][]serve.Example, uint64) {
+	t.Helper()
+	l, err := wal.Open(dir, wal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	end, _ := l.End(context.Background())
+	records := make(map[uint64][]serve.Example)
+	if end == l.Start() {
+		return records, end
+	}
+	done := errors.New("done")
+	err = l.Follow(context.Background(), l.Start(), func(pos uint64, data []byte) error {
+		examples, err := serve.DecodeLearnRecord(data, 24)
+		if err != nil {
+			return err
+		}
+		records[pos] = slices.Clone(examples)
+		if pos == end {
+			return done
+		}
+		return nil
+	})
+	if err != done {
+		t.Fatal(err)
+	}
+	return records, end
+}
+
+// TestServeKillRecovery: clients learn and predict while the server is
+// killed with SIGKILL at random moments, 20 times. After each restart
+// every acknowledged learn is in the model, which predicts exactly as a
+// learner that learnt the log's records in order; no temporary file is
+// left; at the end the model file is byte for byte the learner's.
+func TestServeKillRecovery(t *testing.T) {
 	dir := t.TempDir()
-	for _, name := range []string{"german.snapshot-000002.bogd", "german.snapshot-000010.bogd", "000005.bogd", "other.snapshot-000007.bogd", "german.snapshot-x.bogd"} {
-		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
-			t.Fatal(err)
+	bin := buildBench(t)
+	model := trainGerman(t, dir)
+	logDir := filepath.Join(dir, "german.log")
+	lines := germanLines(t)
+	args := []string{"--model", model, "--snapshot-every", "100ms", "--keep", "3", "--publish-every", "5ms"}
+
+	var mu sync.Mutex
+	known := make(map[uint64][]serve.Example) // by position: acknowledged, or read from the log
+	var acked uint64                          // the highest position acknowledged
+	url := ""                                 // "" while the server is down
+	clash := func(pos uint64, ex []serve.Example, from string) {
+		if old, ok := known[pos]; ok && jsonOf(t, old) != jsonOf(t, ex) {
+			t.Errorf("position %d: %s says %v, before %v", pos, from, ex, old)
+		}
+		known[pos] = ex
+	}
+	stop := make(chan struct{})
+	var clients sync.WaitGroup
+	for c := range 4 {
+		clients.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(c), 1))
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				mu.Lock()
+				u := url
+				mu.Unlock()
+				if u == "" {
+					time.Sleep(time.Millisecond)
+					continue
+				}
+				if c == 3 { // one client predicts
+					tryPost(u+"/predict", requestOf(lines[:3], false), nil)
+					continue
+				}
+				k := rng.IntN(len(lines) - 3)
+				batch := lines[k : k+1+rng.IntN(3)]
+				var out serve.Outcome
+				if code, err := tryPost(u+"/learn", requestOf(batch, true), &out); err != nil || code != 200 {
+					continue // killed under it, or refused while down
+				}
+				mu.Lock()
+				clash(out.Version, examplesOf(t, batch), "an acknowledgement")
+				acked = max(acked, out.Version)
+				mu.Unlock()
+			}
+		})
+	}
+	reference, err := bogd.LoadFile(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refPos := uint64(0)
+	const kills = 20
+	for k := 0; k <= kills; k++ {
+		p := startServe(t, bin, args...)
+		// Before the clients go on: the model is the reference learner at
+		// the position the server restarted at.
+		h := health(t, p.url)
+		mu.Lock()
+		if h.Version < acked {
+			t.Fatalf("restart %d: at position %d, below the acknowledged %d: acknowledged learns lost\n%s", k, h.Version, acked, p.log)
+		}
+		for ; refPos < h.Version; refPos++ {
+			ex, ok := known[refPos+1]
+			if !ok {
+				t.Fatalf("restart %d at position %d: the record at %d was neither acknowledged nor read from the log", k, h.Version, refPos+1)
+			}
+			for _, e := range ex {
+				if _, err := reference.Learn(engine.Sparse(e.Index, e.Value), e.Label); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		mu.Unlock()
+		var got serve.PredictResponse
+		if code := post(t, p.url+"/predict?at_least="+fmt.Sprint(h.Version), requestOf(lines[:3], false), &got); code != 200 || got.Version != h.Version {
+			t.Fatalf("restart %d: /predict %d at version %d, want %d", k, code, got.Version, h.Version)
+		}
+		for i, line := range lines[:3] {
+			x, _ := parseRow(t, line)
+			want, _ := reference.Predict(x)
+			if g := got.Predictions[i]; g.Score != want.Score || *g.Probability != want.Probability {
+				t.Fatalf("restart %d at position %d: row %d scores %v, the learner of the log %v", k, h.Version, i+1, g.Score, want.Score)
+			}
+		}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if strings.Contains(e.Name(), ".tmp-") {
+				t.Errorf("restart %d: a temporary file is left: %s", k, e.Name())
+			}
+		}
+		if k == kills {
+			mu.Lock()
+			url = ""
+			mu.Unlock()
+			close(stop)
+			clients.Wait()
+			p.stop(t)
+			break
+		}
+		mu.Lock()
+		url = p.url
+		mu.Unlock()
+		time.Sleep(time.Duration(30+rand.IntN(300)) * time.Millisecond)
+		mu.Lock()
+		url = ""
+		mu.Unlock()
+		p.kill()
+		records, _ := readLog(t, logDir)
+		mu.Lock()
+		for pos, ex := range records {
+			clash(pos, ex, "the log")
+		}
+		mu.Unlock()
+	}
+	// The last position: the snapshot SIGTERM wrote is the reference learner.
+	positions, _ := filepath.Glob(filepath.Join(dir, "german.snapshot-*.bogd"))
+	slices.Sort(positions)
+	last := positions[len(positions)-1]
+	records, end := readLog(t, logDir)
+	for pos, ex := range records {
+		clash(pos, ex, "the log")
+	}
+	for ; refPos < end; refPos++ {
+		ex, ok := known[refPos+1]
+		if !ok {
+			t.Fatalf("the record at %d was neither acknowledged nor read from the log", refPos+1)
+		}
+		for _, e := range ex {
+			reference.Learn(engine.Sparse(e.Index, e.Value), e.Label)
 		}
 	}
-	seqs, err := snapshots{model: filepath.Join(dir, "german.bogd"), dir: dir}.list()
-	if err != nil || !slices.Equal(seqs, []int{2, 10}) {
-		t.Fatalf("snapshots %v (%v), want [2 10]", seqs, err)
+	if want := fmt.Sprintf("german.snapshot-%06d.bogd", end); filepath.Base(last) != want {
+		t.Fatalf("the last snapshot is %s, want %s", last, want)
+	}
+	if !bytes.Equal(readFile(t, last), saved(t, reference)) {
+		t.Fatalf("%s is not the model learnt from the %d records of the log in order, without interruption", last, end)
+	}
+	t.Logf("%d kills; %d records, the highest acknowledged at %d", kills, end, acked)
+}
+
+func TestServeUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve"}, "--model is required"},
+		{[]string{"serve", "--model", "m.bogd", "--no-log", "--log", "x"}, "--no-log and --log or --nats: choose one"},
+		{[]string{"serve", "--model", "m.bogd", "--events"}, "--events learns from a NATS subject: give --nats"},
+		{[]string{"serve", "--model", "m.bogd", "--keep", "1"}, "--keep must be at least 2"},
+		{[]string{"serve", "--model", "m.bogd", "--tls-cert", "c.pem"}, "--tls-cert and --tls-key go together"},
+		{[]string{"serve", "--model", "m.bogd", "--max-rows", "0"}, "must be positive"},
+	} {
+		if code, _, stderr := bench(t, c.args...); code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
 	}
 }

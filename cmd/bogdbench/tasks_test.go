@@ -148,20 +148,22 @@ func TestScaledRegressionRoundTrip(t *testing.T) {
 	if code, _, stderr := bench(t, "run", "--data", reg, "--algo", "bogd++", "--budget", "30", "--runs", "2", "--scale", "minmax", "--save", model); code != 0 {
 		t.Fatalf("run --save: %s", stderr)
 	}
-	in, err := loadInput(model)
-	if err != nil || in.Scaling == nil {
-		t.Fatalf("no scaling beside the model: %v", err)
-	}
-	scaling := in.Scaling
 	l, err := bogd.LoadFile(model)
 	if err != nil {
 		t.Fatal(err)
+	}
+	in := l.Input()
+	if in.Scaling == nil || !in.Scaling.ScalesLabels() || in.HashBits != 0 {
+		t.Fatalf("the model holds the input %+v, want the scaling of features and labels", in)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Fatalf("%d files in the directory, want the data and the model alone", len(entries))
 	}
 	data, err := dataset.ReadFile(reg, dataset.Options{Task: task.Regression})
 	if err != nil {
 		t.Fatal(err)
 	}
-	scaled, err := scaling.Apply(data)
+	scaled, err := data.Scale(in.Scaling)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +175,7 @@ func TestScaledRegressionRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fmt.Fprintf(&want, "%.9g %.9g\n", scaling.Unlabel(p.Label), p.Score)
+		fmt.Fprintf(&want, "%.9g %.9g\n", in.Unlabel(p.Label), p.Score)
 		squared += (scaled.Labels[i] - p.Label) * (scaled.Labels[i] - p.Label)
 	}
 	code, stdout, stderr := bench(t, "predict", "--model", model, "--data", reg)
@@ -188,16 +190,15 @@ func TestScaledRegressionRoundTrip(t *testing.T) {
 		t.Fatalf("predict summary lacks %q:\n%s", line, stderr)
 	}
 
-	// A model saved without scaling replaces, with --force, the scaling
-	// file of the one before: predict must not apply it.
-	if code, _, stderr := bench(t, "run", "--data", reg, "--algo", "bogd++", "--budget", "30", "--runs", "1", "--save", model); code != 1 || !strings.Contains(stderr, model+scalingSuffix) {
+	// A model saved without scaling replaces, with --force, the scaled one.
+	if code, _, stderr := bench(t, "run", "--data", reg, "--algo", "bogd++", "--budget", "30", "--runs", "1", "--save", model); code != 1 || !strings.Contains(stderr, model+" already exists") {
 		t.Fatalf("save over a scaled model without --force: exit %d, %s", code, stderr)
 	}
 	if code, _, stderr := bench(t, "run", "--data", reg, "--algo", "bogd++", "--budget", "30", "--runs", "1", "--save", model, "--force"); code != 0 {
 		t.Fatalf("--force: %s", stderr)
 	}
-	if _, err := os.Stat(model + scalingSuffix); !os.IsNotExist(err) {
-		t.Fatalf("the old scaling is still beside the new model: %v", err)
+	if l, err := bogd.LoadFile(model); err != nil || !l.Input().IsZero() {
+		t.Fatalf("the new model: %v, input %+v", err, l.Input())
 	}
 }
 
@@ -287,7 +288,7 @@ func TestTrainRegressionBaseline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := dataset.MinMax(raw, true).Apply(raw)
+	data, _, err := raw.ScaleMinMax(true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
+	"github.com/bogd-project/bogd/engine"
 	"github.com/bogd-project/bogd/experiment"
 	"github.com/bogd-project/bogd/simd"
 	"github.com/bogd-project/bogd/task"
@@ -29,7 +30,7 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	fs := newFlags("train", stderr)
 	data := fs.String("data", "", "LIBSVM rows, plain or gzip: a file, or - for standard input (the default when it is not a terminal)")
 	from := fs.String("model", "", "continue training this saved model, with its algorithm, parameters, task, classes and input preparation (hashing, scaling): the flags that set those cannot be given with it")
-	save := fs.String("save", "", "save the learner to this model file (atomically; an existing file needs --force, unless it is the --model continued); hashing and scaling go beside it, to MODEL"+scalingSuffix)
+	save := fs.String("save", "", "save the learner to this model file (atomically; an existing file needs --force, unless it is the --model continued), with its hashing and scaling")
 	force := fs.Bool("force", false, "overwrite an existing --save file")
 	passes := fs.Int("passes", 1, "passes over the data, each in file order")
 	quiet := fs.Bool("q", false, "quiet: no progress and no summary on stderr (warnings and errors still)")
@@ -69,8 +70,7 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	warn := func(msg string) { fmt.Fprintf(stderr, "bogdbench train: warning: %s\n", msg) }
 
 	var l *bogd.Learner
-	var in modelInput
-	var rows *dataset.Dataset
+	var src rowSource
 	if *from != "" {
 		if fixed := learnerFlagsGiven(given); len(fixed) > 0 {
 			return usagef("--model continues a saved model with its own settings: %s cannot be given with it", fixed[0])
@@ -81,10 +81,10 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		if err := simd.EnvError(); err != nil {
 			return err
 		}
-		if l, in, err = loadModel(*from); err != nil {
+		if l, err = loadModel(*from, log); err != nil {
 			return err
 		}
-		if rows, err = readToContinue(path, stdin, l, in, warn); err != nil {
+		if src, err = sourceToContinue(path, stdin, l, *passes, opt.MaxRows, warn); err != nil {
 			return err
 		}
 		logf("continuing %s: %s", *from, describeLearner(l))
@@ -109,28 +109,46 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		if err := simd.EnvError(); err != nil {
 			return err
 		}
-		if rows, in, err = df.read(path, stdin, opt, warn, log); err != nil {
-			return err
+		if st == engine.DenseStorage {
+			opt.MaxIndex = denseIndexLimit(a, *budget)
 		}
 		lf.lambdaGiven = given["lambda"]
-		if lf.sigma, err = width.resolve(rows, log); err != nil {
+		data, err := df.open(path, stdin, opt, width, a, lf.lambdaGiven, *passes, warn, log)
+		if err != nil {
 			return err
 		}
-		lambda, err := parseLambda(lf.lambda, rows.Len())
-		if err != nil {
-			return usagef("--lambda: %v", err)
+		src = data.src
+		if lf.sigma, err = width.resolveSample(data.sample, log); err != nil {
+			return err
 		}
-		cfg := lf.config(a, *budget, rows, lambda)
+		lambda := 0.0 // a stream's, when the algorithm does not read it
+		if lf.lambdaGiven || data.src.rows > 0 {
+			if lambda, err = parseLambda(lf.lambda, data.src.rows); err != nil {
+				return usagef("--lambda: %v", err)
+			}
+		}
+		cfg := lf.config(a, *budget, data.head, lambda)
 		cfg.Seed, cfg.Storage = *seed, st
 		cfg.Calibrate = *calibrate && cfg.Task != task.Regression
+		if claim := bogd.Memory(a, cfg, 0); claim > bogd.DefaultMaxMemory {
+			return usagef("%v at budget %d over %d features would claim %d MiB, more than a model may (%d MiB): a smaller --budget, --storage sparse, or --hash",
+				a, *budget, cfg.Dim, claim>>20, bogd.DefaultMaxMemory>>20)
+		}
 		if l, err = bogd.New(a, cfg); errors.Is(err, bogd.ErrConfig) {
 			return usageError{err}
 		} else if err != nil {
 			return err
 		}
+		if err := l.SetInput(data.in); err != nil {
+			return err
+		}
 		logf("%s", describeLearner(l))
+		if src.rows > 0 {
+			logf("%s: %d rows, %d features, %s in file order", src.name, src.rows, data.head.Dim, experiment.Plural(*passes, "pass", "passes"))
+		} else {
+			logf("%s: a stream of rows of %d features, learnt as they come (Ctrl-C ends it and saves)", src.name, data.head.Dim)
+		}
 	}
-	logf("%s: %d rows, %d features, %s in file order", rows.Name, rows.Len(), rows.Dim, experiment.Plural(*passes, "pass", "passes"))
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -138,16 +156,29 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	if !*quiet {
 		progress = stderr
 	}
-	if err := trainPasses(ctx, l, rows, *passes, progress); err != nil {
+	done, err := trainPasses(ctx, l, src, *passes, progress)
+	if err != nil {
 		return err
 	}
-	if *save == "" {
-		return nil
+	stop() // a second Ctrl-C ends the process
+	var interrupted error
+	if done.interrupted {
+		interrupted = fmt.Errorf("interrupted after %d examples", done.seen)
+		if src.rows == 0 { // a stream ends where it is stopped
+			logf("%v: the stream ends there", interrupted)
+			interrupted = nil
+		}
 	}
-	if err := saveModel(*save, l, in, *force || sameFile(*save, *from)); err != nil {
+	if *save == "" {
+		return interrupted
+	}
+	if err := saveModel(*save, l, *force || sameFile(*save, *from)); err != nil {
 		return err
 	}
 	logf("saved the %v learner (%d support vectors) to %s", l.Algorithm(), l.SupportVectors(), *save)
+	if interrupted != nil {
+		return fmt.Errorf("%w: the learner of those is saved to %s", interrupted, *save)
+	}
 	return nil
 }
 
@@ -180,30 +211,87 @@ func sameFile(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
-// readToContinue reads the rows that continue training l: labels of l's
-// task (binary files may hold 0/1; a class must be one of l's), features
-// hashed and scaled as for l's training, those beyond its dimension
-// ignored with a warning.
-func readToContinue(path string, stdin io.Reader, l *bogd.Learner, in modelInput, warn func(string)) (*dataset.Dataset, error) {
-	cfg := l.Config()
-	tk := task.Regression // classes are checked against the model's below
+// sourceToContinue is where the rows that continue training l come from:
+// labels of l's task (binary files may hold 0/1; a class must be one of
+// l's), features hashed and scaled as for l's training, those beyond its
+// dimension ignored (with a warning). A file, and a stream learnt once,
+// are read row by row; a stream of more passes is held, within maxRows.
+func sourceToContinue(path string, stdin io.Reader, l *bogd.Learner, passes, maxRows int, warn func(string)) (rowSource, error) {
+	cfg, in := l.Config(), l.Input()
+	tk := task.Regression // classes are checked against the model's
 	if cfg.Task == task.Binary {
 		tk = task.Binary
 	}
-	rows, err := readData(path, stdin, dataset.Options{Task: tk, HashBits: in.HashBits, Warn: warn})
-	if err != nil {
-		return nil, err
+	opt := dataset.Options{Task: tk, HashBits: in.HashBits, Warn: warn, MaxRows: maxRows}
+	var classes []int
+	if cfg.Task == task.Multiclass {
+		classes = cfg.Classes
+	}
+	rp := newRowPrep(cfg.Dim, in, classes)
+	switch {
+	case !isStream(path):
+		// Count the rows (and find the file's errors) before learning.
+		s, err := dataset.OpenScanner(path, opt)
+		if err != nil {
+			return rowSource{}, err
+		}
+		for s.Scan() {
+		}
+		if err := errors.Join(s.Err(), s.Close()); err != nil {
+			return rowSource{}, err
+		}
+		return warnBeyond(fileSource(path, s.Rows(), opt, rp), rp, warn), nil
+	case passes == 1:
+		return warnBeyond(streamSource(path, stdin, opt, rp), rp, warn), nil
+	}
+	rows, err := readData(path, stdin, opt)
+	if errors.Is(err, dataset.ErrHeldLimit) {
+		return rowSource{}, streamHint(err, []string{"--passes 1"})
+	} else if err != nil {
+		return rowSource{}, err
 	}
 	if cfg.Task == task.Multiclass {
-		classes := cfg.Classes
 		for i, y := range rows.Labels {
 			if y != math.Trunc(y) || !slices.Contains(classes, int(y)) {
-				return nil, fmt.Errorf("%s: label %v is not one of the model's classes %v", rows.Where(i), y, classes)
+				return rowSource{}, fmt.Errorf("%s: label %v is not one of the model's classes %v", rows.Where(i), y, classes)
 			}
 		}
 		rows.Task, rows.Classes = task.Multiclass, classes
 	}
-	return prepare(rows, cfg.Dim, in, warn)
+	if rows, err = prepare(rows, l, warn); err != nil {
+		return rowSource{}, err
+	}
+	return memorySource(rows), nil
+}
+
+// warnBeyond gives, at the end of src's first pass, the warning about the
+// features beyond the model's dimension that rp dropped.
+func warnBeyond(src rowSource, rp *rowPrep, warn func(string)) rowSource {
+	open, warned := src.open, false
+	src.open = func() (rowPass, error) {
+		p, err := open()
+		if err != nil || warned {
+			return p, err
+		}
+		warned = true
+		return &closeHook{rowPass: p, hook: func() {
+			if rp.clipped.Features > 0 {
+				warn(clippedWarning(src.name, rp.clipped))
+			}
+		}}, nil
+	}
+	return src
+}
+
+// closeHook runs hook when its pass closes.
+type closeHook struct {
+	rowPass
+	hook func()
+}
+
+func (c *closeHook) close() error {
+	c.hook()
+	return c.rowPass.close()
 }
 
 // describeLearner says what a learner is and runs with.
@@ -242,18 +330,21 @@ func describeLearner(l *bogd.Learner) string {
 	return s
 }
 
-// trainPasses feeds the rows of data to l in file order, passes times,
-// each row predicted before it is learnt (experiment.Pass). With a
-// progress writer, it prints the progressive validation there at
-// doubling example counts, as Vowpal Wabbit does: the examples seen, the
-// mistake rate (MSE) so far and since the line before, the support
-// vectors and the examples per second; then a summary.
-func trainPasses(ctx context.Context, l *bogd.Learner, data *dataset.Dataset, passes int, progress io.Writer) error {
-	order := make([]int, data.Len())
-	for i := range order {
-		order[i] = i
-	}
-	bound := experiment.Bind(l, data)
+// trained is what trainPasses did.
+type trained struct {
+	seen        int  // examples learnt
+	interrupted bool // ctx ended the passes (SIGINT, SIGTERM) after them
+}
+
+// trainPasses feeds the rows of src to l in file order, passes times, each
+// row predicted before it is learnt (progressive validation), holding no
+// more rows than src does. With a progress writer, it prints the
+// progressive validation there at doubling example counts, as Vowpal
+// Wabbit does: the examples seen, the mistake rate (MSE) so far and since
+// the line before, the support vectors and the examples per second; then
+// a summary. When ctx ends, it stops after the example it is learning
+// (checked every 256) and reports what it learnt: the learner is whole.
+func trainPasses(ctx context.Context, l *bogd.Learner, src rowSource, passes int, progress io.Writer) (trained, error) {
 	regression := l.Config().Task == task.Regression
 	metric := "mistakes %"
 	if regression {
@@ -262,11 +353,14 @@ func trainPasses(ctx context.Context, l *bogd.Learner, data *dataset.Dataset, pa
 	if progress != nil {
 		fmt.Fprintf(progress, "%12s %5s %12s %12s %16s %12s\n", "examples", "pass", metric, "since last", "support vectors", "examples/s")
 	}
-	var seen, lastSeen, mistakes, lastMistakes int
+	var res trained
+	var lastSeen, mistakes, lastMistakes int
 	var squared, lastSquared float64
+	var mean, baseline float64 // the running mean of the labels and its squared error
 	start := time.Now()
 	next := 1 // the next count to report
 	line := func(pass int) {
+		seen := res.seen
 		rate := func(m int, sq float64, n int) float64 {
 			if regression {
 				return sq / float64(n)
@@ -282,71 +376,72 @@ func trainPasses(ctx context.Context, l *bogd.Learner, data *dataset.Dataset, pa
 			l.SupportVectors(), float64(seen)/time.Since(start).Seconds())
 		lastSeen, lastMistakes, lastSquared = seen, mistakes, squared
 	}
-	n := data.Len()
-	for pass := 1; pass <= passes; pass++ {
-		for at := 0; at < n; {
-			end := n
-			if progress != nil {
-				end = min(n, at+next-seen)
+	pass := 0
+	for pass < passes && !res.interrupted {
+		pass++
+		p, err := src.open()
+		if err != nil {
+			return res, err
+		}
+		for p.next() {
+			if res.seen&255 == 255 && ctx.Err() != nil {
+				res.interrupted = true
+				break
 			}
-			res, err := experiment.Pass(ctx, bound, order[at:end], nil)
-			if errors.Is(err, context.Canceled) {
-				return fmt.Errorf("interrupted after %d examples: nothing saved", seen)
-			} else if err != nil {
-				return err
+			y, idx, val := p.row()
+			step, err := l.Learn(engine.Sparse(idx, val), y)
+			if err != nil {
+				p.close()
+				return res, fmt.Errorf("%s: %w", p.where(), err)
 			}
-			if res.DivergedAt > 0 {
-				return fmt.Errorf("%s (example %d): the squared error is not finite: the learner diverged (try a smaller --eta); nothing saved",
-					data.Where(order[at+res.DivergedAt-1]), seen+res.DivergedAt)
+			res.seen++
+			if regression {
+				r := y - step.Label
+				if math.IsNaN(r*r) || math.IsInf(r*r, 0) {
+					p.close()
+					return res, fmt.Errorf("%s (example %d): the squared error is not finite: the learner diverged (try a smaller --eta); nothing saved", p.where(), res.seen)
+				}
+				squared += r * r
+				d := y - mean
+				baseline += d * d
+				mean += d / float64(res.seen)
+			} else if step.Mistake {
+				mistakes++
 			}
-			seen += end - at
-			mistakes += res.Mistakes
-			squared += res.SquaredError
-			at = end
-			if progress != nil && seen == next {
+			if progress != nil && res.seen == next {
 				line(pass)
 				next *= 2
 			}
 		}
-		if progress != nil && pass == passes && seen != lastSeen {
-			line(pass)
+		if err := errors.Join(p.err(), p.close()); err != nil {
+			return res, err
 		}
 	}
-	if progress != nil {
-		elapsed := time.Since(start)
-		what := fmt.Sprintf("mistake rate %.3f%% (progressive validation)", 100*float64(mistakes)/float64(seen))
-		worse := false // than the running mean of the labels
-		if regression {
-			mse, baseline := squared/float64(seen), runningMeanMSE(data.Labels, passes)
-			what = fmt.Sprintf("MSE %.6g (progressive validation; predicting the mean of the labels before each: %.6g)", mse, baseline)
-			worse = mse > baseline
-		}
-		fmt.Fprintf(progress, "bogdbench train: %d examples in %.3g s (%.0f/s, %.3g s per pass): %s, %d support vectors\n",
-			seen, elapsed.Seconds(), float64(seen)/elapsed.Seconds(), elapsed.Seconds()/float64(passes), what, l.SupportVectors())
-		if worse {
-			fmt.Fprintf(progress, "bogdbench train: warning: the learner predicted worse than the running mean of the labels: "+
-				"the step size may be too large or the kernel too wide for this data (try a smaller --eta, --sigma auto, or bogdbench tune)\n")
-		}
+	if res.seen == 0 {
+		return res, fmt.Errorf("%s: interrupted before the first example: nothing learnt", src.name)
 	}
-	return nil
-}
-
-// runningMeanMSE is the progressive validation of the simplest online
-// regressor, over passes passes of labels in order: it predicts the mean
-// of the labels before each (0 before the first, as a learner starts).
-// A learner's MSE should beat it.
-func runningMeanMSE(labels []float64, passes int) float64 {
-	var mean, sum float64
-	n := 0
-	for range passes {
-		for _, y := range labels {
-			d := y - mean
-			sum += d * d
-			n++
-			mean += d / float64(n)
-		}
+	if progress == nil {
+		return res, nil
 	}
-	return sum / float64(max(1, n))
+	if res.seen != lastSeen {
+		line(pass)
+	}
+	seen := res.seen
+	elapsed := time.Since(start)
+	what := fmt.Sprintf("mistake rate %.3f%% (progressive validation)", 100*float64(mistakes)/float64(seen))
+	worse := false // than the running mean of the labels
+	if regression {
+		mse, base := squared/float64(seen), baseline/float64(seen)
+		what = fmt.Sprintf("MSE %.6g (progressive validation; predicting the mean of the labels before each: %.6g)", mse, base)
+		worse = mse > base
+	}
+	fmt.Fprintf(progress, "bogdbench train: %d examples in %.3g s (%.0f/s, %.3g s per pass): %s, %d support vectors\n",
+		seen, elapsed.Seconds(), float64(seen)/elapsed.Seconds(), elapsed.Seconds()/float64(pass), what, l.SupportVectors())
+	if worse {
+		fmt.Fprintf(progress, "bogdbench train: warning: the learner predicted worse than the running mean of the labels: "+
+			"the step size may be too large or the kernel too wide for this data (try a smaller --eta, --sigma auto, or bogdbench tune)\n")
+	}
+	return res, nil
 }
 
 // algorithmNames lists the algorithms for help texts.

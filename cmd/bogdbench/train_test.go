@@ -272,7 +272,7 @@ func TestTrainSigmaAuto(t *testing.T) {
 func TestRunSigmaAuto(t *testing.T) {
 	rows, stderr := runJSON(t, "--data", germanPath, "--algo", "rbp", "--budget", "20", "--runs", "1", "--scale", "minmax", "--sigma", "auto")
 	data, _ := dataset.ReadFile(germanPath, dataset.Options{})
-	scaled, err := dataset.MinMax(data, false).Apply(data)
+	scaled, _, err := data.ScaleMinMax(false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,9 +312,9 @@ func TestTrainHashedPredict(t *testing.T) {
 	if code != 0 {
 		t.Fatal(stderr)
 	}
-	in, err := loadInput(model)
-	if err != nil || in.HashBits != 10 || in.Scaling != nil {
-		t.Fatalf("input beside the model: %+v, %v", in, err)
+	l, err := bogd.LoadFile(model)
+	if err != nil || l.Input().HashBits != 10 || l.Input().Scaling != nil {
+		t.Fatalf("the model's input: %+v, %v", l.Input(), err)
 	}
 	code, stdout, stderr := benchStdin(t, text, "predict", "--model", model)
 	if code != 0 || !strings.Contains(stderr, "mistakes      0\n") {

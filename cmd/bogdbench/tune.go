@@ -133,6 +133,7 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	rows = rows.Compact() // held for every pass of the grid
 	tk := rows.Task
 	if widths == nil {
 		m, n := medianWidth(rows)
@@ -206,10 +207,15 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if !*quiet {
 		progress = stderr
 	}
-	if err := trainPasses(ctx, l, rows, 1, progress); err != nil {
+	if done, err := trainPasses(ctx, l, memorySource(rows), 1, progress); err != nil {
+		return err
+	} else if done.interrupted {
+		return fmt.Errorf("interrupted after %d examples of the final training: nothing saved", done.seen)
+	}
+	if err := l.SetInput(in); err != nil {
 		return err
 	}
-	if err := saveModel(*save, l, in, *force); err != nil {
+	if err := saveModel(*save, l, *force); err != nil {
 		return err
 	}
 	log(fmt.Sprintf("saved the %v learner (%d support vectors) to %s", l.Algorithm(), l.SupportVectors(), *save))
@@ -217,18 +223,30 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 }
 
 // runTune runs the phase(s) of e over the plan (experiment.Tuning), into
-// e.Results or, when phase all keeps no results file, a temporary one.
+// e.Results or, when phase all keeps no results file, a temporary one,
+// removed unless interrupted: then the error says where the passes it
+// finished are kept.
 func runTune(ctx context.Context, e *experiment.Execution, plan *experiment.Plan, rows *dataset.Dataset) (*experiment.Tuning, error) {
 	tuning := &experiment.Tuning{Plan: plan, Data: rows}
+	temporary := ""
 	if e.Results == "" && e.Phase == experiment.PhaseAll {
 		dir, err := os.MkdirTemp("", "bogdbench-tune-")
 		if err != nil {
 			return nil, err
 		}
-		defer os.RemoveAll(dir)
+		temporary = dir
 		e.Results = filepath.Join(dir, "tune-runs.jsonl")
 	}
-	if _, err := experiment.Execute(ctx, e, tuning); errors.Is(err, os.ErrExist) {
+	_, err := experiment.Execute(ctx, e, tuning)
+	if temporary != "" {
+		if errors.Is(err, experiment.ErrInterrupted) {
+			// The passes it finished stay where the error says they are.
+			err = fmt.Errorf("%w (kept: continue with --results %s --resume)", err, e.Results)
+		} else {
+			os.RemoveAll(temporary)
+		}
+	}
+	if errors.Is(err, os.ErrExist) {
 		return nil, fmt.Errorf("%w: pass --resume to continue it", err)
 	} else if err != nil {
 		return nil, err

@@ -1,11 +1,12 @@
-// Package lsokl reproduces Tables 5, 7 and 9 of Lu, Hoi, Wang, Zhao, Liu,
-// "Large Scale Online Kernel Learning" (JMLR 17, 2016) — binary,
-// multi-class and regression — with this project's learners, on the
-// protocol of package experiment: the datasets available here and how
-// they differ from the paper's, the published figures, the grids, the
-// runs (at the paper's kernel width σ = 8 and with σ selected on the
-// held-out permutations), and the report (tables beside the paper's, the
-// differences, the targets, the figures).
+// Package lsokl reproduces the tables of "Large Scale Online Kernel Learning".
+//
+// The paper is Lu, Hoi, Wang, Zhao, Liu (JMLR 17, 2016); its Tables 5, 7 and 9
+// (binary, multi-class and regression) are run with this project's learners on
+// the protocol of package experiment: the datasets available here and how they
+// differ from the paper's, the published figures, the grids, the runs (at the
+// paper's kernel width σ = 8 and with σ selected on the held-out
+// permutations), and the report (tables beside the paper's, the differences,
+// the targets, the figures).
 package lsokl
 
 import (

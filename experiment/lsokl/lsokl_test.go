@@ -186,7 +186,7 @@ func testTable(t *testing.T, tk task.Task) *Table {
 		t.Fatal(err)
 	}
 	if tk == task.Regression {
-		if data, err = dataset.MinMax(data, true).Apply(data); err != nil {
+		if data, _, err = data.ScaleMinMax(true); err != nil {
 			t.Fatal(err)
 		}
 		d.Baseline = baseline(data)

@@ -47,13 +47,14 @@ func (o *Options) LoadData(warn func(string)) (map[string]*dataset.Dataset, erro
 			return nil, err
 		}
 		if name != d.Name { // the paper's copy: scaled as it was
-			return dataset.MinMax(data, o.Table.Task == task.Regression).Apply(data)
+			scaled, _, err := data.ScaleMinMax(o.Table.Task == task.Regression)
+			return scaled, err
 		}
 		if data.Len() != d.Rows {
 			return nil, fmt.Errorf("%s has %d rows, Table %d's %s %d: another file", path, data.Len(), o.Table.Number, d.Name, d.Rows)
 		}
 		if o.Table.Scaling == experiment.ScalingMinMax {
-			scaled, err := dataset.MinMax(data, true).Apply(data)
+			scaled, _, err := data.ScaleMinMax(true)
 			if err != nil {
 				return nil, err
 			}

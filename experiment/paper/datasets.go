@@ -1,9 +1,10 @@
-// Package paper is the reproduction of Zhao, Wang, Wu, Jin and Hoi, "Fast
-// Bounded Online Gradient Descent Algorithms for Scalable Kernel-Based
-// Online Learning" (ICML 2012), Tables 2 and 3, on the protocol of package
-// experiment: the paper's datasets and published figures, its grids, the
-// run of both phases, and the report (tables against the paper, the
-// differences, the figures).
+// Package paper reproduces Tables 2 and 3 of the BOGD paper (ICML 2012).
+//
+// The paper is Zhao, Wang, Wu, Jin and Hoi, "Fast Bounded Online Gradient
+// Descent Algorithms for Scalable Kernel-Based Online Learning". On the
+// protocol of package experiment, the package holds the paper's datasets and
+// published figures, its grids, the run of both phases, and the report (tables
+// against the paper, the differences, the figures).
 package paper
 
 import (

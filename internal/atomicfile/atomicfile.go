@@ -1,11 +1,13 @@
-// Package atomicfile writes whole files so that a reader, or a crash, never
-// sees half of one: every file the project writes (models, results, tables,
-// figures) goes through Write.
+// Package atomicfile writes whole files, so that a reader or a crash never sees half of one.
+//
+// Every file the project writes (models, results, tables, figures) goes
+// through Write.
 package atomicfile
 
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -32,7 +34,17 @@ type Options struct {
 // file is in place, the temporary file is removed and an existing path is
 // left as it was; a failure of the last step (syncing the directory) means
 // only that the new file might not survive a crash.
-func Write(path string, data []byte, opt Options) (err error) {
+func Write(path string, data []byte, opt Options) error {
+	return WriteFunc(path, opt, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFunc is Write for data that write produces into the temporary file
+// (as the "write" step), so that output of any length goes in place whole
+// without being held in memory: an error of write leaves path as it was.
+func WriteFunc(path string, opt Options, write func(io.Writer) error) (err error) {
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("write %s: %w", path, err)
@@ -78,8 +90,7 @@ func Write(path string, data []byte, opt Options) (err error) {
 		if err := f.Chmod(mode); err != nil {
 			return err
 		}
-		_, err := f.Write(data)
-		return err
+		return write(f)
 	}); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
-// Package binrec reads and writes the binary records the model files are
-// made of: little-endian fields (Decoder, and the Append functions), framed
-// by a header and a trailer (Format):
+// Package binrec reads and writes the binary records model files are made of.
+//
+// The fields are little-endian (Decoder, and the Append functions), framed by
+// a header and a trailer (Format):
 //
 //	header   magic (MagicSize bytes), format version uint32, total length
 //	         uint64 (header and trailer included)
@@ -19,6 +20,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"os"
 )
 
 // Sizes of the frame around a record's body.
@@ -48,19 +50,24 @@ type Format struct {
 	Checksum  error // the checksum does not match: the record is corrupted
 	Newer     error // the version is newer than Version
 	Invalid   error // the version is older than Oldest, or (with Decoder) a field is invalid
+	TooLarge  error // the record, or the file, is longer than the limit Read and ReadFile are given
 }
 
 // Begin returns the header of a new record of format f, in a slice of the
 // given capacity (at least the header's): its magic, its Version, and room
 // for the length, which End fills in. The fields of the body are appended
 // to it.
-func (f *Format) Begin(capacity int) []byte {
+func (f *Format) Begin(capacity int) []byte { return f.BeginVersion(f.Version, capacity) }
+
+// BeginVersion is Begin for a record of an older version, which a writer
+// keeps writing where it holds everything (so that older programs read it).
+func (f *Format) BeginVersion(version uint32, capacity int) []byte {
 	if len(f.Magic) != MagicSize {
 		panic(fmt.Sprintf("binrec: a magic of %d bytes, want %d", len(f.Magic), MagicSize))
 	}
 	out := make([]byte, 0, max(capacity, HeaderSize))
 	out = append(out, f.Magic...)
-	out = le.AppendUint32(out, f.Version)
+	out = le.AppendUint32(out, version)
 	return le.AppendUint64(out, 0)
 }
 
@@ -156,11 +163,13 @@ func (f *Format) Open(data []byte) (body []byte, version uint32, err error) {
 
 // Read reads one record from r and nothing after it, so that records may
 // follow each other in a stream: the bytes up to the length its header
-// declares, for Open to check. It returns fewer where r
-// ends first or the header is not one of f (Open then says what is
-// wrong), and allocates as the bytes arrive, so that a hostile length
-// costs nothing. Its errors are r's.
-func (f *Format) Read(r io.Reader) ([]byte, error) {
+// declares, for Open to check. It returns fewer where r ends first or the
+// header is not one of f (Open then says what is wrong), and allocates as
+// the bytes arrive, so that a hostile length costs nothing. It reads at
+// most limit bytes: a record declaring more is read up to the limit only
+// (a stream ending before it goes to Open, which says how it is broken),
+// and is TooLarge when the limit is passed. Its other errors are r's.
+func (f *Format) Read(r io.Reader, limit int64) ([]byte, error) {
 	head := make([]byte, HeaderSize)
 	n, err := io.ReadFull(r, head)
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
@@ -170,12 +179,77 @@ func (f *Format) Read(r io.Reader) ([]byte, error) {
 	if err != nil {
 		return head[:n], nil
 	}
+	want := int64(size)
+	if want > limit {
+		want = limit + 1
+	}
 	var buf bytes.Buffer
 	buf.Write(head)
-	if _, err := io.Copy(&buf, io.LimitReader(r, int64(size-HeaderSize))); err != nil {
+	if _, err := io.Copy(&buf, io.LimitReader(r, want-HeaderSize)); err != nil {
 		return nil, err
 	}
+	if int64(buf.Len()) > limit {
+		return nil, fmt.Errorf("%w: the record declares %d bytes, the limit is %d", f.TooLarge, size, limit)
+	}
 	return buf.Bytes(), nil
+}
+
+// ReadFile reads the file at path, which must be a regular file of at most
+// limit bytes (TooLarge otherwise), for Open: a device (/dev/zero), a pipe
+// or a directory given as a record file is an error before anything is
+// read from it, and a file growing while it is read is read no further
+// than the limit. Errors name the file.
+func (f *Format) ReadFile(path string, limit int64) ([]byte, error) {
+	if err := regularFile(path, limit, f.TooLarge, os.Stat); err != nil {
+		return nil, err
+	}
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	if err := regularFile(path, limit, f.TooLarge, func(string) (os.FileInfo, error) { return file.Stat() }); err != nil {
+		return nil, err // replaced since the first look
+	}
+	data, err := io.ReadAll(io.LimitReader(file, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: %w: it grew beyond %d bytes while it was read", path, f.TooLarge, limit)
+	}
+	return data, nil
+}
+
+// regularFile checks, through stat, that path is a regular file of at
+// most limit bytes (tooLarge otherwise). It looks before opening, because
+// opening a named pipe waits for a writer.
+func regularFile(path string, limit int64, tooLarge error, stat func(string) (os.FileInfo, error)) error {
+	fi, err := stat(path)
+	switch {
+	case err != nil:
+		return err // *PathError names the file
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%s: not a regular file (%s)", path, kindOf(fi.Mode()))
+	case fi.Size() > limit:
+		return fmt.Errorf("%s: %w: %d bytes, the limit is %d", path, tooLarge, fi.Size(), limit)
+	}
+	return nil
+}
+
+// kindOf names the kind of a file that is not regular.
+func kindOf(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a plain file: " + m.Type().String()
 }
 
 // AppendF32 appends v's IEEE 754 bits.

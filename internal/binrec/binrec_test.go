@@ -6,8 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/iotest"
 )
@@ -21,6 +25,7 @@ var testFormat = &Format{
 	Checksum:  errors.New("test record corrupted"),
 	Newer:     errors.New("newer test record"),
 	Invalid:   errors.New("invalid test record"),
+	TooLarge:  errors.New("test record too large"),
 }
 
 // The errors of testFormat.
@@ -215,12 +220,12 @@ func TestRead(t *testing.T) {
 	stream.Write(rec)
 	stream.WriteString("TESTREC") // the start of a third
 	for i := range 2 {
-		data, err := testFormat.Read(iotest.HalfReader(&stream))
+		data, err := testFormat.Read(iotest.HalfReader(&stream), math.MaxInt64)
 		if err != nil || !bytes.Equal(data, rec) {
 			t.Fatalf("record %d: %d bytes, %v", i, len(data), err)
 		}
 	}
-	data, err := testFormat.Read(&stream)
+	data, err := testFormat.Read(&stream, math.MaxInt64)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,17 +235,74 @@ func TestRead(t *testing.T) {
 	// A hostile length costs only what arrives.
 	huge := bytes.Clone(rec[:HeaderSize])
 	binary.LittleEndian.PutUint64(huge[12:], math.MaxInt64)
-	data, err = testFormat.Read(bytes.NewReader(append(huge, 1, 2, 3)))
+	data, err = testFormat.Read(bytes.NewReader(append(huge, 1, 2, 3)), math.MaxInt64)
 	if err != nil || len(data) != HeaderSize+3 {
 		t.Fatalf("a record declaring %d bytes: %d bytes, %v", int64(math.MaxInt64), len(data), err)
 	}
 	// r's errors are Read's.
 	boom := errors.New("boom")
-	if _, err := testFormat.Read(iotest.ErrReader(boom)); err != boom {
+	if _, err := testFormat.Read(iotest.ErrReader(boom), math.MaxInt64); err != boom {
 		t.Fatalf("a failing reader: %v", err)
 	}
-	if _, err := testFormat.Read(io.MultiReader(bytes.NewReader(rec[:30]), iotest.ErrReader(boom))); err != boom {
+	if _, err := testFormat.Read(io.MultiReader(bytes.NewReader(rec[:30]), iotest.ErrReader(boom)), math.MaxInt64); err != boom {
 		t.Fatalf("a reader failing in the body: %v", err)
+	}
+}
+
+// A record longer than Read's limit is refused from its header, before
+// its body is read: a stream declaring 2^62 bytes of zeros costs nothing.
+func TestReadLimit(t *testing.T) {
+	rec, _ := record()
+	if data, err := testFormat.Read(bytes.NewReader(rec), int64(len(rec))); err != nil || !bytes.Equal(data, rec) {
+		t.Fatalf("a record at the limit: %d bytes, %v", len(data), err)
+	}
+	if _, err := testFormat.Read(bytes.NewReader(rec), int64(len(rec)-1)); !errors.Is(err, testFormat.TooLarge) {
+		t.Fatalf("a record one byte over the limit: %v", err)
+	}
+	huge := bytes.Clone(rec[:HeaderSize])
+	binary.LittleEndian.PutUint64(huge[12:], 1<<62)
+	endless := io.MultiReader(bytes.NewReader(huge), zeros{})
+	if _, err := testFormat.Read(endless, 1<<20); !errors.Is(err, testFormat.TooLarge) || !strings.Contains(err.Error(), "4611686018427387904") {
+		t.Fatalf("an endless record: %v", err)
+	}
+}
+
+// zeros is an endless reader of zero bytes, as /dev/zero.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// ReadFile reads regular files within its limit only: a device, a
+// directory or a named pipe is refused before anything is read (a pipe
+// without a writer would block its opening), a larger file before it is
+// read.
+func TestReadFile(t *testing.T) {
+	rec, _ := record()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "rec")
+	if err := os.WriteFile(path, rec, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := testFormat.ReadFile(path, int64(len(rec))); err != nil || !bytes.Equal(data, rec) {
+		t.Fatalf("a file at the limit: %d bytes, %v", len(data), err)
+	}
+	if _, err := testFormat.ReadFile(path, int64(len(rec)-1)); !errors.Is(err, testFormat.TooLarge) || !strings.Contains(err.Error(), path) {
+		t.Fatalf("a file over the limit: %v", err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/dev/zero", dir, fifo} {
+		if _, err := testFormat.ReadFile(p, 1<<20); err == nil || !strings.Contains(err.Error(), "not a regular file") || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	if _, err := testFormat.ReadFile(filepath.Join(dir, "absent"), 1<<20); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("an absent file: %v", err)
 	}
 }
 
@@ -251,4 +313,13 @@ func TestBeginChecksMagic(t *testing.T) {
 		}
 	}()
 	(&Format{Magic: "SHORT"}).Begin(0)
+}
+
+// TestBeginVersion: a record of an older version opens as that version.
+func TestBeginVersion(t *testing.T) {
+	rec := End(append(testFormat.BeginVersion(2, 0), 9))
+	body, version, err := testFormat.Open(rec)
+	if err != nil || version != 2 || !bytes.Equal(body, []byte{9}) {
+		t.Fatalf("Open: % x, version %d, %v", body, version, err)
+	}
 }

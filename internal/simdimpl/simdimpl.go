@@ -1,6 +1,8 @@
-// Package simdimpl lets the module's tests and benchmarks, and bogdbench
-// kernels, run package simd's kernels with an implementation other than the
-// one chosen at start, without a switch reachable from other modules.
+// Package simdimpl runs package simd with another implementation, for this module only.
+//
+// The module's tests and benchmarks, and bogdbench kernels, run package simd's
+// kernels with an implementation other than the one chosen at start, without a
+// switch reachable from other modules.
 //
 // Package simd registers, at start, the bool that selects each of its
 // vector implementations (its dispatch calls the implementation whose bool

@@ -1,6 +1,7 @@
-// Package simdtest runs a test or benchmark once per implementation of
-// package simd, so that every implementation is tested against the same
-// expectations (the model is Go's crypto/internal/cryptotest).
+// Package simdtest runs a test or benchmark once per implementation of package simd.
+//
+// Every implementation is tested against the same expectations (the model is
+// Go's crypto/internal/cryptotest).
 //
 // Each implementation gets its own subtest named "impl=<name>", in the fixed
 // order generic, avx2, avx512, whether or not it can run here: one that the

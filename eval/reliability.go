@@ -1,4 +1,4 @@
-package main
+package eval
 
 import (
 	"fmt"
@@ -69,14 +69,16 @@ func (r *reliability) ece() float64 {
 	return e
 }
 
-// table writes the reliability table: per bin, the rows, their mean
+// writeTable writes the reliability table: per bin, the rows, their mean
 // probability and the observed frequency.
-func (r *reliability) table(w io.Writer) {
+func (r *reliability) writeTable(w io.Writer) error {
 	what, observed := "P(+1)", "fraction +1"
 	if r.classes != nil {
 		what, observed = "P(predicted class)", "accuracy"
 	}
-	fmt.Fprintf(w, "reliability of the calibrated %s (%d rows):\n", what, r.rows())
+	if _, err := fmt.Fprintf(w, "reliability of the calibrated %s (%d rows):\n", what, r.rows()); err != nil {
+		return err
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "bin\trows\tmean p\t%s\t\n", observed)
 	for b, c := range r.count {
@@ -90,5 +92,5 @@ func (r *reliability) table(w io.Writer) {
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t\n", bin, c, r.sumP[b]/float64(c), r.hits[b]/float64(c))
 	}
-	tw.Flush()
+	return tw.Flush()
 }
