@@ -39,13 +39,6 @@ var update = flag.Bool("update", false, "TestREADME: rewrite the outputs of the 
 // the README's examples run it as the command they show.
 const runMainEnv = "BOGDBENCH_TEST_RUN_MAIN"
 
-func TestMain(m *testing.M) {
-	if os.Getenv(runMainEnv) == "1" {
-		os.Exit(dispatch(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-	}
-	os.Exit(m.Run())
-}
-
 // TestREADME runs every example of README.md and benchmarks/README.md
 // whose output is shown — in a fenced block, a line "$ command" followed
 // by the lines it prints — with this build, and compares the output, so
