@@ -22,6 +22,9 @@ type Dataset struct {
 	RowPtr  []int     // len n+1; row i is Index[RowPtr[i]:RowPtr[i+1]]
 	Index   []int32   // 0-based feature indices, strictly increasing within a row
 	Value   []float32 // finite, non-zero values parallel to Index
+	// Unlabelled reports rows read without labels (Options.Unlabelled):
+	// every label is NaN.
+	Unlabelled bool
 
 	lines   []int // the line of each row in its file, for errors found after reading (nil: unknown)
 	zeroOne bool  // the file's labels were 0/1, mapped to −1/+1 (Resolve starts again from 0/1)

@@ -221,7 +221,10 @@ func TestReadErrors(t *testing.T) {
 		{"empty file", "", Options{}, 0, "no examples"},
 		{"only blank and comments", "\n  \n# c\n\t# d\n", Options{}, 0, "no examples"},
 		{"non-numeric label", "+1 1:1\nabc 1:1\n", Options{}, 2, "invalid label"},
-		{"missing label", "1:1 2:2\n", Options{}, 1, "invalid label"},
+		{"missing label", "1:1 2:2\n", Options{}, 1, "invalid label \"1:1\": the row has no label, its first token is a feature"},
+		{"unlabelled, then labelled", "# rows\n1:1 2:2\n2:1\n+1 1:1\n", Options{Unlabelled: true}, 4, `the row has a label ("+1"), but the row of line 2 has none`},
+		{"labelled, then unlabelled", "-1 1:1\n3:1\n", Options{Unlabelled: true}, 2, `the row has no label (its first token "3:1" is a feature), but the row of line 1 has one`},
+		{"blank line before unlabelled rows", "# rows\n\n1:1\n", Options{Unlabelled: true}, 2, "a blank line before the first row, which has no label"},
 		{"label 2", "+1\n-1\n2 1:1\n", Options{Task: task.Binary}, 3, "not -1 or +1"},
 		{"label 0.5", "+1\n0.5\n", Options{Task: task.Binary}, 2, "not -1 or +1"},
 		{"label NaN", "\nnan 1:1\n", Options{}, 2, "not finite"},
@@ -542,5 +545,50 @@ func TestReadAllocations(t *testing.T) {
 	// Growth of the result slices only: far fewer than one per token.
 	if allocs > 200 {
 		t.Errorf("%v allocations for 1000 lines", allocs)
+	}
+}
+
+// Rows without labels (Options.Unlabelled): every label NaN, features
+// from the first token on, hashed names too; a blank line among them is a
+// row whose features are all zero (one line, one prediction), read or
+// scanned, while a comment is nothing. Among labelled rows a blank line
+// stays nothing.
+func TestReadUnlabelled(t *testing.T) {
+	const in = "# rows to predict\n1:0.5 3:2\n\n# a comment\n2:1\n \r\n"
+	d, err := Read(strings.NewReader(in), "rows", Options{Unlabelled: true, Task: task.Regression})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Unlabelled || d.Len() != 4 || d.Dim != 3 || slices.ContainsFunc(d.Labels, func(y float64) bool { return !math.IsNaN(y) }) ||
+		!slices.Equal(d.RowPtr, []int{0, 2, 2, 3, 3}) || !slices.Equal(d.Index, []int32{0, 2, 1}) || !slices.Equal(d.Value, []float32{0.5, 2, 1}) ||
+		d.Where(1) != "rows:3" || d.Where(2) != "rows:5" || d.Where(3) != "rows:6" {
+		t.Fatalf("%+v", d)
+	}
+	s, err := NewScanner(strings.NewReader(in), "rows", Options{Unlabelled: true, Task: task.Regression})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nonZeros []int
+	for s.Scan() {
+		y, idx, _ := s.Row()
+		if !math.IsNaN(y) {
+			t.Errorf("%s: label %v", s.Where(), y)
+		}
+		nonZeros = append(nonZeros, len(idx))
+	}
+	if s.Err() != nil || !slices.Equal(nonZeros, []int{2, 0, 1, 0}) {
+		t.Errorf("scanned rows of %v non-zeros, %v", nonZeros, s.Err())
+	}
+	b, err := Read(strings.NewReader("\n+1 1:1\n\n-1 2:1\n"), "labelled", Options{Unlabelled: true})
+	if err != nil || b.Len() != 2 {
+		t.Fatalf("labelled rows with blank lines: %+v, %v", b, err)
+	}
+	h, err := Read(strings.NewReader("good:1 bad:2\n"), "words", Options{Unlabelled: true, HashBits: 20})
+	if err != nil || !h.Unlabelled || len(h.Index) != 2 {
+		t.Fatalf("hashed: %+v, %v", h, err)
+	}
+	l, err := Read(strings.NewReader("+1 1:1\n-1 2:1\n"), "labelled", Options{Unlabelled: true})
+	if err != nil || l.Unlabelled || l.Task != task.Binary {
+		t.Fatalf("labelled rows: %+v, %v", l, err)
 	}
 }

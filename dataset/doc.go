@@ -2,7 +2,7 @@
 //
 // The data are binary, multi-class or regression, in the LIBSVM / SVMlight
 // format, plain or gzip-compressed, optionally with named features hashed. The
-// package measures their min-max scaling ([MinMax]), prepares them for a model
+// package measures their scaling ([MinMax], [MaxAbs]), prepares them for a model
 // ([Dataset.Prepare], by the package prep) and reads the permutation-order
 // files used to replay them in fixed random orders.
 //
@@ -15,10 +15,15 @@
 // Fields are separated by spaces or tabs. Accepted details:
 //
 //   - Line ends may be "\n" or "\r\n"; trailing whitespace is ignored.
-//   - Blank lines (only whitespace) are skipped but still counted for line
-//     numbers in error messages.
+//   - Blank lines (only whitespace) are skipped, but for rows without
+//     labels (below), and still counted for line numbers in error messages.
 //   - "#" starts a comment that runs to the end of the line (SVMlight).
 //   - A line holding only a label is an example whose features are all zero.
+//   - With [Options.Unlabelled], a line whose first token is a feature
+//     ("index:value") is a row without a label (rows to predict): its label
+//     is NaN. The rows of one file are all labelled or all not; among rows
+//     without labels a blank line is a row whose features are all zero
+//     (one line, one row), and one before the first row is an error.
 //   - A label is a finite decimal number ("+1", "3", "-0.25", "2.5e3", ...),
 //     stored as a float64; which labels are valid depends on the task (see
 //     Labels and tasks).

@@ -34,7 +34,12 @@ type Options struct {
 	// one row whatever their number: they do not apply to it.
 	MaxRows  int
 	MaxBytes int64
-	Warn     func(msg string) // optional: receives warnings (e.g. "labels 0/1 mapped to -1/+1"); nil = ignore
+	// Unlabelled accepts rows without a label, those whose first token is
+	// a feature ("index:value"): rows to predict. Their labels are NaN and
+	// Dataset.Unlabelled is set; a file mixing rows with and without one
+	// is an error at the first row that differs from the first.
+	Unlabelled bool
+	Warn       func(msg string) // optional: receives warnings (e.g. "labels 0/1 mapped to -1/+1"); nil = ignore
 }
 
 // ErrHeldLimit is the cause (ParseError.Err) of the error of Read and
@@ -182,6 +187,8 @@ func read(r io.Reader, name string, opt Options) (*Dataset, error) {
 		Index:  index.slice(),
 		Value:  value.slice(),
 		lines:  lines.slice(),
+
+		Unlabelled: p.first > 0 && !p.labelled,
 	}
 	if d.Len() == 0 {
 		return nil, errAt(name, 0, "no examples (empty file, or only blank and comment lines)")
@@ -214,13 +221,18 @@ type parser struct {
 	hash   *hasher     // nil unless Options.HashBits
 	check  *labelCheck // of the labels against Options.Task
 
+	unlabelled bool // Options.Unlabelled
+	first      int  // the line of the first row (0: none yet)
+	labelled   bool // whether it has a label: every row must be alike
+	blank      int  // the first blank line before the first row (0: none)
+
 	idx []int32   // the last row's 0-based indices
 	val []float32 // and values
 }
 
 func newParser(name string, opt Options) *parser {
 	limit, fixed := opt.limit()
-	p := &parser{name: name, limit: limit, fixed: fixed, check: newLabelCheck(name, opt.Task)}
+	p := &parser{name: name, limit: limit, fixed: fixed, check: newLabelCheck(name, opt.Task), unlabelled: opt.Unlabelled}
 	if opt.HashBits > 0 {
 		p.hash = newHasher(name, opt.HashBits)
 	}
@@ -231,10 +243,12 @@ func isSep(c byte) bool { return c == ' ' || c == '\t' }
 
 // parseLine parses line ln into its label, checked against the task
 // (labelCheck), and the row's features (p.idx, p.val); ok is false for a
-// blank or comment-only line.
+// blank or comment-only line, but for a blank line among rows without
+// labels: that is a row whose features are all zero (blankRow).
 func (p *parser) parseLine(line []byte, ln int) (y float64, ok bool, err error) {
-	if k := bytes.IndexByte(line, '#'); k >= 0 {
-		line = line[:k]
+	comment := bytes.IndexByte(line, '#')
+	if comment >= 0 {
+		line = line[:comment]
 	}
 	i, n := 0, len(line)
 	for i < n && isSpace(line[i]) {
@@ -244,19 +258,21 @@ func (p *parser) parseLine(line []byte, ln int) (y float64, ok bool, err error) 
 		n--
 	}
 	if i == n {
-		return 0, false, nil // blank or comment-only line
+		if comment < 0 {
+			return p.blankRow(ln)
+		}
+		return 0, false, nil // comment-only line
 	}
 	// Label.
 	j := i
 	for j < n && !isSep(line[j]) {
 		j++
 	}
-	y, err = parseNumber(line[i:j], 64)
-	if err != nil {
-		return 0, false, errAt(p.name, ln, "invalid label %s: %s", quote(line[i:j]), err.Error())
-	}
-	if err := p.check.add(y, ln); err != nil {
+	if y, err = p.label(line[i:j], ln); err != nil {
 		return 0, false, err
+	}
+	if math.IsNaN(y) {
+		j = i // no label: the first token is a feature
 	}
 	p.idx, p.val = p.idx[:0], p.val[:0]
 	prev := 0
@@ -295,6 +311,54 @@ func (p *parser) parseLine(line []byte, ln int) (y float64, ok bool, err error) 
 		p.maxIdx = prev
 	}
 	return y, true, nil
+}
+
+// blankRow takes the blank line ln. Where rows have labels a blank line
+// is nothing; among rows without labels it is a row whose features are
+// all zero (as a line holding only a label is), so that the rows of a
+// file to predict are its lines, one prediction each. Before the first
+// row it is not known which: it is remembered, and an error if the rows
+// have no labels.
+func (p *parser) blankRow(ln int) (float64, bool, error) {
+	switch {
+	case !p.unlabelled || p.first > 0 && p.labelled:
+		return 0, false, nil
+	case p.first == 0:
+		if p.blank == 0 {
+			p.blank = ln
+		}
+		return 0, false, nil
+	}
+	p.idx, p.val = p.idx[:0], p.val[:0]
+	return math.NaN(), true, nil
+}
+
+// label parses the first token of line ln: the row's label, checked
+// against the task, or with Options.Unlabelled a feature, which makes the
+// label NaN. Every row of a file must be as its first.
+func (p *parser) label(tok []byte, ln int) (float64, error) {
+	feature := bytes.IndexByte(tok, ':') >= 0
+	if p.first == 0 {
+		p.first, p.labelled = ln, !(p.unlabelled && feature)
+		if !p.labelled && p.blank > 0 {
+			return 0, errAt(p.name, p.blank, "a blank line before the first row, which has no label: among rows without labels a blank line is a row whose features are all zero, and a file must begin with a row (or a comment)")
+		}
+	}
+	switch {
+	case p.unlabelled && feature && p.labelled:
+		return 0, errAt(p.name, ln, "the row has no label (its first token %s is a feature), but the row of line %d has one: the rows of a file are all labelled or all not", quote(tok), p.first)
+	case p.unlabelled && feature:
+		return math.NaN(), nil
+	case !p.labelled:
+		return 0, errAt(p.name, ln, "the row has a label (%s), but the row of line %d has none: the rows of a file are all labelled or all not", quote(tok), p.first)
+	case feature:
+		return 0, errAt(p.name, ln, "invalid label %s: the row has no label, its first token is a feature (rows to learn from need one)", quote(tok))
+	}
+	y, err := parseNumber(tok, 64)
+	if err != nil {
+		return 0, errAt(p.name, ln, "invalid label %s: %s", quote(tok), err.Error())
+	}
+	return y, p.check.add(y, ln)
 }
 
 // parseFeature parses an "index:value" token; prev is the previous 1-based

@@ -16,6 +16,15 @@ import (
 // Only a value or label that is not finite, which Read never gives, is
 // an error.
 func MinMax(d *Dataset, labels bool) (*prep.Scaling, error) {
+	s, err := minMaxOf(d).Scaling(d.Dim, labels)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %s: %w", d.Name, err)
+	}
+	return s, nil
+}
+
+// minMaxOf is a MinMaxOf over every row of d.
+func minMaxOf(d *Dataset) *MinMaxOf {
 	m := NewMinMax()
 	var idx []int32
 	var val []float32
@@ -23,11 +32,7 @@ func MinMax(d *Dataset, labels bool) (*prep.Scaling, error) {
 		idx, val = d.RowTo(i, idx, val)
 		m.Add(d.Labels[i], idx, val)
 	}
-	s, err := m.Scaling(d.Dim, labels)
-	if err != nil {
-		return nil, fmt.Errorf("dataset: %s: %w", d.Name, err)
-	}
-	return s, nil
+	return m
 }
 
 // MinMaxOf measures MinMax over rows given one at a time, as a Scanner

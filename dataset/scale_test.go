@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -174,5 +175,30 @@ func TestHashedLikePrep(t *testing.T) {
 	idx, val := d.Row(0)
 	if err != nil || !reflect.DeepEqual(row.Index, idx) || !reflect.DeepEqual(row.Value, val) {
 		t.Errorf("prep %v %v (%v), the reader %v %v", row.Index, row.Value, err, idx, val)
+	}
+}
+
+// TestMaxAbs: the largest absolute value of every feature (absent ones
+// peak 0), a regression's labels min-max; the scaled rows keep their
+// non-zeros.
+func TestMaxAbs(t *testing.T) {
+	d, err := Read(strings.NewReader("10 1:-4.6 3:2\n30 1:2 3:-581\n20 2:0.5\n"), "wide", Options{Task: task.Regression})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := MaxAbs(d, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scaled, err := d.Scale(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float32{-1, 2 / 581.0, 2 / 4.6, -1, 1}
+	if !slices.Equal(scaled.Index, d.Index) || !slices.Equal(scaled.RowPtr, d.RowPtr) || !slices.EqualFunc(scaled.Value, want, func(a, b float32) bool { return math.Abs(float64(a-b)) < 1e-7 }) {
+		t.Errorf("scaled values %v, want %v", scaled.Value, want)
+	}
+	if !slices.Equal(scaled.Labels, []float64{0, 1, 0.5}) || s.Method() != "maxabs" {
+		t.Errorf("scaled labels %v", scaled.Labels)
 	}
 }

@@ -3,6 +3,8 @@ package eval
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -118,7 +120,134 @@ func TestRegression(t *testing.T) {
 	unscaled.Add(3, bogd.Prediction{Label: 1, Score: 1})
 	b.Reset()
 	unscaled.WriteReport(&b)
-	if b.String() != "rows          1\nmse           4\nrmse          2\n" {
+	if b.String() != "rows          1\nmse           4\nrmse          2\nbaseline mse  9: the trivial predictor, the mean of the labels before each row\n" {
 		t.Errorf("report %q", b.String())
+	}
+}
+
+// TestTrivial: the most frequent label so far (the first to reach a count
+// keeps it on ties), or the running mean from 0.
+func TestTrivial(t *testing.T) {
+	c := NewTrivial(task.Multiclass)
+	if !math.IsNaN(c.Predict()) {
+		t.Errorf("before any label: %v", c.Predict())
+	}
+	var got []float64
+	for _, y := range []float64{3, 5, 5, 3, 3, 7} {
+		c.Learn(y)
+		got = append(got, c.Predict())
+	}
+	if want := []float64{3, 3, 5, 5, 3, 3}; !slices.Equal(got, want) {
+		t.Errorf("predictions %v, want %v", got, want)
+	}
+	r := NewTrivial(task.Regression)
+	got = []float64{r.Predict()}
+	for _, y := range []float64{2, 4, 9} {
+		r.Learn(y)
+		got = append(got, r.Predict())
+	}
+	if want := []float64{0, 2, 3, 5}; !slices.Equal(got, want) {
+		t.Errorf("running means %v, want %v", got, want)
+	}
+}
+
+// TestBaseline: the summary holds the trivial predictor's figures over the
+// same rows, and Beats compares with them.
+func TestBaseline(t *testing.T) {
+	e := New(bogd.Config{Task: task.Binary}, prep.Input{})
+	// Labels −1, −1, +1, −1: the trivial predictor misses the first (no
+	// label yet) and the third; the model misses one.
+	for i, y := range []float64{-1, -1, 1, -1} {
+		label := -1.0
+		if i == 2 {
+			label = 1
+		}
+		if i == 3 {
+			label = 1
+		}
+		e.Add(y, bogd.Prediction{Label: label, Score: label, Probability: math.NaN()})
+	}
+	s := e.Summary()
+	if *s.MistakeRate != 25 || *s.BaselineMistakeRate != 50 || !s.Beats() {
+		t.Errorf("mistake rate %v, baseline %v, beats %v", *s.MistakeRate, *s.BaselineMistakeRate, s.Beats())
+	}
+	var b strings.Builder
+	e.WriteReport(&b)
+	if want := "baseline      50.000% mistakes: the trivial predictor, the most frequent label before each row\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("report lacks %q:\n%s", want, b.String())
+	}
+	// A margin of 1% of the baseline.
+	if !Beats(29.6, 30) || Beats(29.8, 30) || Beats(30, 30) || !Beats(0, 1e-9) {
+		t.Error("Beats does not follow its 1% margin")
+	}
+	r := New(bogd.Config{Task: task.Regression}, prep.Input{})
+	r.Add(1, bogd.Prediction{Label: 3}) // the mean predicts 0
+	if s := r.Summary(); *s.MSE != 4 || *s.BaselineMSE != 1 || s.Beats() {
+		t.Errorf("regression: MSE %v, baseline %v, beats %v", *s.MSE, *s.BaselineMSE, s.Beats())
+	}
+}
+
+// TestLogLossAndAUC: the log loss of the calibrated and plain
+// probabilities, clipped; the AUC of P(+1), or of the score without
+// calibration, against the exact area.
+func TestLogLossAndAUC(t *testing.T) {
+	e := New(bogd.Config{Task: task.Binary, Calibrate: true}, prep.Input{})
+	// P(+1) 0.8 for +1, 0.4 for −1 (label −1, P 0.6), 1 for −1 (clipped).
+	e.Add(1, bogd.Prediction{Label: 1, Score: 0, Probability: 0.8})
+	e.Add(-1, bogd.Prediction{Label: -1, Score: 0, Probability: 0.6})
+	e.Add(-1, bogd.Prediction{Label: 1, Score: 0, Probability: 1})
+	s := e.Summary()
+	want := (-math.Log(0.8) - math.Log(0.6) - math.Log(1e-15)) / 3
+	if math.Abs(*s.LogLoss-want) > 1e-9 || math.Abs(*s.PlainLogLoss-math.Ln2) > 1e-12 {
+		t.Errorf("log loss %v, plain %v; want %v and ln 2", *s.LogLoss, *s.PlainLogLoss, want)
+	}
+	// +1 at 0.8 beats −1 at 0.4 but not −1 at 1: AUC 1/2.
+	if *s.AUC != 0.5 {
+		t.Errorf("AUC %v, want 0.5", *s.AUC)
+	}
+	m := New(bogd.Config{Task: task.Multiclass, Classes: []int{1, 2}, Calibrate: true}, prep.Input{})
+	m.Add(2, bogd.Prediction{Label: 2, Scores: []float64{0, 0}, Probability: 0.75, Probabilities: []float64{0.25, 0.75}})
+	m.Add(9, bogd.Prediction{Label: 2, Scores: []float64{0, 0}, Probability: 0.75, Probabilities: []float64{0.25, 0.75}})
+	if s := m.Summary(); math.Abs(*s.LogLoss-(-math.Log(0.75)-math.Log(1e-15))/2) > 1e-9 || s.AUC != nil {
+		t.Errorf("multi-class log loss %v, AUC %v", *s.LogLoss, s.AUC)
+	}
+
+	// Scores of an uncalibrated model, from 10⁻³ to 10⁶: the histogram's
+	// area against the exact one.
+	rng := rand.New(rand.NewPCG(1, 2))
+	plain := New(bogd.Config{Task: task.Binary}, prep.Input{})
+	var pos, neg []float64
+	for range 5000 {
+		y := 1.0
+		if rng.IntN(3) == 0 {
+			y = -1
+		}
+		f := (y*0.7 + rng.NormFloat64()) * math.Pow(10, rng.Float64()*9-3)
+		plain.Add(y, bogd.Prediction{Label: y, Score: f, Probability: math.NaN()})
+		if y == 1 {
+			pos = append(pos, f)
+		} else {
+			neg = append(neg, f)
+		}
+	}
+	var exact float64
+	for _, p := range pos {
+		for _, n := range neg {
+			switch {
+			case p > n:
+				exact++
+			case p == n:
+				exact += 0.5
+			}
+		}
+	}
+	exact /= float64(len(pos) * len(neg))
+	if got := *plain.Summary().AUC; math.Abs(got-exact) > 0.002 || got < 0.55 {
+		t.Errorf("AUC %v, exact %v", got, exact)
+	}
+	one := New(bogd.Config{Task: task.Binary}, prep.Input{})
+	one.Add(1, bogd.Prediction{Label: 1, Score: 1, Probability: math.NaN()})
+	if s := one.Summary(); s.AUC != nil {
+		t.Errorf("AUC %v of one label", *s.AUC)
 	}
 }

@@ -94,3 +94,24 @@ func (r *reliability) writeTable(w io.Writer) error {
 	}
 	return tw.Flush()
 }
+
+// minProbability clips the probabilities of the log loss, so that one
+// confident mistake costs −ln 10⁻¹⁵ ≈ 34.5 rather than infinity.
+const minProbability = 1e-15
+
+// loss is the log loss −ln P(y) of one row of probabilities probs (as
+// add takes them) and true label y; a label the model has no class for
+// has probability 0.
+func (r *reliability) loss(probs []float64, y float64) float64 {
+	p := probs[0]
+	switch {
+	case r.classes == nil && y != 1:
+		p = 1 - p
+	case r.classes != nil:
+		p = 0
+		if c, ok := slices.BinarySearch(r.classes, int(y)); ok && float64(int(y)) == y {
+			p = probs[c]
+		}
+	}
+	return -math.Log(min(1-minProbability, max(minProbability, p)))
+}

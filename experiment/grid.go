@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/bogd-project/bogd/bogd"
@@ -51,13 +52,93 @@ func (p Params) Describe(a bogd.Algorithm, t task.Task) string {
 }
 
 // Grid is the parameter grid of a selection phase: the values of every
-// parameter it varies. A parameter an algorithm reads must have values.
+// parameter it varies. A parameter an algorithm reads must have values
+// (Plan.Check).
 type Grid struct {
 	Name                 string
 	LambdaT2, Eta, Gamma []float64
 	AbsLambda            []float64 // λ given directly, tried after the LambdaT2 values
 	C                    []float64
 	Sigma                []float64 // kernel widths; none: the plan's σ for every point
+	// Defaults makes the lists of every algorithm also hold its own
+	// defaults (DefaultParams), so that a selection is never worse, on
+	// the selection runs, than the settings a user gets without choosing.
+	Defaults bool
+}
+
+// DefaultParams are the settings of algorithm a in task t that bogdbench
+// train uses unless told otherwise: bogd.Defaults's η, γ and C, and λ =
+// 1/T² (λ·T² = 1), except BSGD-merge's Pegasos λ = 10⁻⁴.
+func DefaultParams(a bogd.Algorithm, t task.Task) Params {
+	d := bogd.Defaults(a, t)
+	p := Params{Eta: d.Eta, Gamma: d.Gamma, C: d.C, LambdaT2: 1}
+	if a == bogd.BSGDMerge {
+		p.LambdaT2, p.AbsLambda = 0, d.Lambda
+	}
+	return p
+}
+
+// For returns the grid as algorithm a in task t searches it: with its
+// defaults added to the lists of the parameters it reads when g.Defaults
+// is set (each where it keeps an ascending list ascending), else g.
+func (g Grid) For(a bogd.Algorithm, t task.Task) Grid {
+	if !g.Defaults {
+		return g
+	}
+	read, d := a.Params(t), DefaultParams(a, t)
+	if read.Has(bogd.ParamEta) {
+		g.Eta = withValue(g.Eta, d.Eta)
+	}
+	if read.Has(bogd.ParamGamma) {
+		g.Gamma = withValue(g.Gamma, d.Gamma)
+	}
+	if read.Has(bogd.ParamC) {
+		g.C = withValue(g.C, d.C)
+	}
+	if read.Has(bogd.ParamLambda) && d.AbsLambda != 0 {
+		g.AbsLambda = withValue(g.AbsLambda, d.AbsLambda)
+	} else if read.Has(bogd.ParamLambda) {
+		g.LambdaT2 = withValue(g.LambdaT2, d.LambdaT2)
+	}
+	g.Defaults = false
+	return g
+}
+
+// withValue returns a copy of list with v in it: where it keeps an
+// ascending list ascending, else at the end.
+func withValue(list []float64, v float64) []float64 {
+	if slices.Contains(list, v) {
+		return list
+	}
+	out := slices.Clone(list)
+	if slices.IsSorted(list) {
+		i, _ := slices.BinarySearch(list, v)
+		return slices.Insert(out, i, v)
+	}
+	return append(out, v)
+}
+
+// Missing names the parameters algorithm a reads in task t that the grid
+// (with its defaults, For) has no value of: a grid point needs them all.
+func (g Grid) Missing(a bogd.Algorithm, t task.Task) []string {
+	g = g.For(a, t)
+	read := a.Params(t)
+	var out []string
+	for _, l := range []struct {
+		param bogd.Param
+		name  string
+		empty bool
+	}{
+		{bogd.ParamLambda, "λ", len(g.LambdaT2)+len(g.AbsLambda) == 0},
+		{bogd.ParamEta, "η", len(g.Eta) == 0},
+		{bogd.ParamGamma, "γ", len(g.Gamma) == 0},
+		{bogd.ParamC, "C", len(g.C) == 0},
+	} {
+		if read.Has(l.param) && l.empty {
+			out = append(out, l.name)
+		}
+	}
+	return out
 }
 
 // Pow2s returns 2^lo, …, 2^hi.
@@ -73,9 +154,14 @@ func Pow2s(lo, hi int) []float64 {
 // that breaks ties of the selection: λ (the λ·T² values, then the direct
 // ones), then η, γ, C and σ, each in the order of its list. A point varies
 // exactly the parameters a reads in t (Algorithm.Params), and σ for every
-// algorithm when the grid lists widths; without either there is one point,
-// all zero.
+// algorithm when the grid lists widths, but Auto, which weighs widths
+// around the plan's σ itself; without either there is one point, all
+// zero.
 func (g Grid) Points(a bogd.Algorithm, t task.Task) []Params {
+	if a == bogd.Auto {
+		return []Params{{}}
+	}
+	g = g.For(a, t)
 	read := a.Params(t)
 	lambdas := []Params{{}}
 	if read.Has(bogd.ParamLambda) {

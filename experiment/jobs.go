@@ -49,7 +49,7 @@ type Key struct {
 	Projection           string
 
 	Task      string  // TaskName: "" for binary
-	Scaling   string  // how the data were scaled: "" (as read) or ScalingMinMax
+	Scaling   string  // how the data were scaled: "" (as read), ScalingMinMax or ScalingMaxAbs
 	Epsilon   float64 // the regression ε
 	Nu        float64 // NORMA's ν
 	C         float64 // BPA-S's C

@@ -36,12 +36,51 @@ type Plan struct {
 	// What the tasks and rules after binary classification fix for every
 	// job (zero for binary plans, whose keys stay as they were).
 	Task    task.Task
-	Scaling string  // how the study scaled its data: "" or ScalingMinMax
+	Scaling string  // how the study scaled its data: "", ScalingMinMax or ScalingMaxAbs
 	Epsilon float64 // regression: ε
 	Nu      float64 // NORMA's ν
 	// RankFactor sets NOGD's k = RankFactor·B, FeatureFactor FOGD's
 	// D = FeatureFactor·B (rounded; 0: the learner's default).
 	RankFactor, FeatureFactor float64
+
+	// Extra lists points that cells try beyond their grid's: a tuning
+	// adds the point beyond an edge of a cell's selection (Tuning.Run).
+	Extra map[Cell][]Params
+	// Explode, when positive, is the metric above which a pass counts as
+	// diverged, as one whose loss was not finite: its grid point is never
+	// selected. (A regression's MSE far above the trivial predictor's
+	// has exploded: its predictions left the labels' range.)
+	Explode float64
+	// KeepGoing puts a cell out of the plan (Failed) when one of its jobs
+	// fails, or when every point of its grid diverged, and lets the other
+	// cells go on: without it, a failing job stops the run, and a cell
+	// whose every point diverged selects the first.
+	KeepGoing bool
+	failed    map[Cell]error
+}
+
+// Failed returns the cells that KeepGoing put out of the plan, with why.
+func (p *Plan) Failed() map[Cell]error { return p.failed }
+
+// fail puts cell c out of the plan, for the first reason given.
+func (p *Plan) fail(c Cell, err error) {
+	if p.failed == nil {
+		p.failed = map[Cell]error{}
+	}
+	if _, ok := p.failed[c]; !ok {
+		p.failed[c] = err
+	}
+}
+
+// Check reports a cell whose algorithm reads a parameter that its grid
+// gives no value of: it has no grid point to run.
+func (p *Plan) Check() error {
+	for _, c := range p.Cells {
+		if missing := p.CellGrid(c).Missing(c.Algo, p.Task); len(missing) > 0 {
+			return fmt.Errorf("%v reads %s, but the grid %q lists no value of it", c, strings.Join(missing, " and "), p.Grid.Name)
+		}
+	}
+	return nil
 }
 
 // ProjectionName is the name of a BOGD/BOGD++ projection in records and on
@@ -89,14 +128,26 @@ func (p *Plan) job(c Cell, params Params, stream string, run int, seed uint64) J
 	return Job{Cell: c, Params: params, Key: k}
 }
 
-// Points lists the grid points of cell c: the plan's grid with the widths
-// of c's dataset, if it has its own.
-func (p *Plan) Points(c Cell) []Params {
+// CellGrid is the grid of cell c: the plan's, with the widths of c's
+// dataset if it has its own.
+func (p *Plan) CellGrid(c Cell) Grid {
 	g := p.Grid
 	if w, ok := p.Widths[c.Dataset]; ok {
 		g.Sigma = w
 	}
-	return g.Points(c.Algo, p.Task)
+	return g
+}
+
+// Points lists the points of cell c: those of its grid (CellGrid), then
+// its Extra ones.
+func (p *Plan) Points(c Cell) []Params {
+	points := p.CellGrid(c).Points(c.Algo, p.Task)
+	for _, e := range p.Extra[c] {
+		if !slices.Contains(points, e) {
+			points = append(points, e)
+		}
+	}
+	return points
 }
 
 func (p *Plan) sort(jobs []Job) []Job {
@@ -105,12 +156,13 @@ func (p *Plan) sort(jobs []Job) []Job {
 }
 
 // SelectJobs lists every selection job, in key order. Cells whose
-// algorithm has a single grid point need no selection.
+// algorithm has a single grid point need no selection, failed cells
+// (KeepGoing) none any more.
 func (p *Plan) SelectJobs() []Job {
 	var out []Job
 	for _, c := range p.Cells {
 		points := p.Points(c)
-		if len(points) < 2 {
+		if _, failed := p.failed[c]; failed || len(points) < 2 {
 			continue
 		}
 		for _, params := range points {
@@ -127,15 +179,28 @@ type Selection struct {
 	Params Params
 	Mean   float64 // mean metric (Record.Metric) over the selection runs; NaN without a grid
 	Runs   int     // selection runs per grid point (0 without a grid)
+	// Diverged counts the grid points with a diverged run (never
+	// selected, unless every point diverged and the plan does not keep
+	// going), Points all of them.
+	Diverged, Points int
 }
 
 // GridMean is the mean metric (Record.Metric: mistake rate or MSE) of one
 // grid point over the selection runs of a cell; Complete is false when
-// some runs have no record.
+// some runs have no record. A point with a diverged run (Plan.Diverged)
+// has the mean +Inf.
 type GridMean struct {
 	Params   Params
 	Mean     float64
 	Complete bool
+	Diverged bool
+}
+
+// Diverged reports whether the pass of rec diverged: its loss was not
+// finite, or its metric exceeds the plan's Explode.
+func (p *Plan) Diverged(rec *Record) bool {
+	m := rec.Metric()
+	return rec.DivergedAt > 0 || math.IsNaN(m) || math.IsInf(m, 0) || p.Explode > 0 && m > p.Explode
 }
 
 // GridMeans returns the selection-stream mean of every grid point of cell
@@ -153,8 +218,12 @@ func (p *Plan) GridMeans(c Cell, rs *ResultSet) (means []GridMean, missing int) 
 				continue
 			}
 			sum += rec.Metric()
+			g.Diverged = g.Diverged || p.Diverged(rec)
 		}
 		g.Mean = sum / float64(p.SelectRuns)
+		if g.Diverged {
+			g.Mean = math.Inf(1)
+		}
 		means = append(means, g)
 	}
 	return means, missing
@@ -162,16 +231,23 @@ func (p *Plan) GridMeans(c Cell, rs *ResultSet) (means []GridMean, missing int) 
 
 // Select picks the grid point with the lowest mean metric over the
 // selection runs of cell c (the first of equal ones, in the order of
-// Grid.Points, even if every one diverged); missing counts the selection
-// jobs without a record.
+// Grid.Points), never a diverged one unless every one diverged (then the
+// first); missing counts the selection jobs without a record. A cell
+// without a grid point (Check) selects nothing.
 func (p *Plan) Select(c Cell, rs *ResultSet) (sel Selection, missing int) {
 	points := p.Points(c)
-	if len(points) < 2 {
-		return Selection{Params: points[0], Mean: math.NaN()}, 0
+	switch len(points) {
+	case 0:
+		return Selection{Mean: math.NaN()}, 0
+	case 1:
+		return Selection{Params: points[0], Mean: math.NaN(), Points: 1}, 0
 	}
 	means, missing := p.GridMeans(c, rs)
-	sel = Selection{Mean: math.NaN(), Runs: p.SelectRuns}
+	sel = Selection{Mean: math.NaN(), Runs: p.SelectRuns, Points: len(points)}
 	for _, g := range means {
+		if g.Diverged {
+			sel.Diverged++
+		}
 		if g.Complete && (math.IsNaN(sel.Mean) || g.Mean < sel.Mean) {
 			sel.Params, sel.Mean = g.Params, g.Mean
 		}
@@ -200,12 +276,21 @@ func (e *IncompleteError) Error() string {
 }
 
 // Selections returns the selection of every cell, or an *IncompleteError
-// naming the cells whose selection runs are incomplete.
+// naming the cells whose selection runs are incomplete. With KeepGoing, a
+// failed cell has none, and a cell whose every grid point diverged
+// fails.
 func (p *Plan) Selections(rs *ResultSet) (map[Cell]Selection, error) {
 	out := map[Cell]Selection{}
 	inc := &IncompleteError{Phase: StreamSelect}
 	for _, c := range p.Cells {
+		if _, failed := p.failed[c]; failed {
+			continue
+		}
 		sel, missing := p.Select(c, rs)
+		if p.KeepGoing && missing == 0 && sel.Points > 1 && sel.Diverged == sel.Points {
+			p.fail(c, fmt.Errorf("every one of its %d grid points diverged", sel.Points))
+			continue
+		}
 		if missing > 0 {
 			inc.Cells = append(inc.Cells, fmt.Sprintf("%v (%d missing)", c, missing))
 			inc.Missing += missing
@@ -223,6 +308,9 @@ func (p *Plan) Selections(rs *ResultSet) (map[Cell]Selection, error) {
 func (p *Plan) ReportJobs(sels map[Cell]Selection) []Job {
 	var out []Job
 	for _, c := range p.Cells {
+		if _, failed := p.failed[c]; failed {
+			continue
+		}
 		for r := range p.Runs {
 			out = append(out, p.ReportJob(c, sels[c], r))
 		}
@@ -235,12 +323,16 @@ func (p *Plan) ReportJob(c Cell, sel Selection, r int) Job {
 	return p.job(c, sel.Params, StreamReport, r, p.Seed)
 }
 
-// Reported returns the reported runs of every cell, by run index, or an
-// *IncompleteError naming the cells with runs missing.
+// Reported returns the reported runs of every cell but the failed ones,
+// by run index, or an *IncompleteError naming the cells with runs
+// missing.
 func (p *Plan) Reported(sels map[Cell]Selection, rs *ResultSet) (map[Cell][]*Record, error) {
 	out := map[Cell][]*Record{}
 	inc := &IncompleteError{Phase: StreamReport}
 	for _, c := range p.Cells {
+		if _, failed := p.failed[c]; failed {
+			continue
+		}
 		for r := range p.Runs {
 			rec, ok := rs.Get(p.ReportJob(c, sels[c], r).Key)
 			if !ok {

@@ -42,13 +42,17 @@ type Runner struct {
 	Data     map[string]*dataset.Dataset // by Cell.Dataset
 	Workers  int
 	Progress Progress // nil: none
+	// Failed, when set, hears of every job that fails (a panic of the
+	// learner included, as an error), one call at a time, and the other
+	// jobs go on; nil: the first failure stops them all.
+	Failed func(Job, error)
 }
 
 // Run runs the jobs that have no record yet on r.Workers goroutines, most
 // expensive first, saving each record as it finishes. When ctx is
 // cancelled, no new job starts, running passes stop early and are dropped,
-// and the error wraps ErrInterrupted; the first failing job cancels the
-// others and its error is returned.
+// and the error wraps ErrInterrupted; without r.Failed, the first failing
+// job cancels the others and its error is returned.
 func (r *Runner) Run(ctx context.Context, phase string, jobs []Job) (Stats, error) {
 	type costed struct {
 		Job
@@ -83,9 +87,15 @@ func (r *Runner) Run(ctx context.Context, phase string, jobs []Job) (Stats, erro
 	for range max(1, r.Workers) {
 		wg.Go(func() {
 			for j := range feed {
-				rec, err := RunJob(ctx, j.Job, r.Data[j.Cell.Dataset])
+				rec, err := r.runJob(ctx, j.Job)
 				if err == nil {
 					err = r.Store.Save(rec)
+				}
+				if err != nil && r.Failed != nil && ctx.Err() == nil {
+					mu.Lock()
+					r.Failed(j.Job, fmt.Errorf("%v: %w", j.Key, err))
+					mu.Unlock()
+					continue
 				}
 				if err != nil {
 					if ctx.Err() == nil {
@@ -123,6 +133,19 @@ feeding:
 	return stats, nil
 }
 
+// runJob runs job j; with r.Failed, a panic of the learner is its error,
+// so that the other jobs' results survive it.
+func (r *Runner) runJob(ctx context.Context, j Job) (rec *Record, err error) {
+	if r.Failed != nil {
+		defer func() {
+			if v := recover(); v != nil {
+				err = fmt.Errorf("panic (a bug: please report it): %v", v)
+			}
+		}()
+	}
+	return RunJob(ctx, j, r.Data[j.Cell.Dataset])
+}
+
 // RunJob runs one job's pass over data and returns its record, stamped
 // with the rule version and the SIMD implementation that computed it. The
 // data must be of the job's task (and scaled as its key says: the study
@@ -130,28 +153,11 @@ feeding:
 func RunJob(ctx context.Context, j Job, data *dataset.Dataset) (*Record, error) {
 	n := data.Len()
 	k := j.Key
-	tk, err := ParseTaskName(k.Task)
+	cfg, err := jobConfig(j, data)
 	if err != nil {
 		return nil, err
 	}
-	if data.Task != tk {
-		return nil, fmt.Errorf("%s holds %v data, the job is %v", data.Name, data.Task, tk)
-	}
-	proj, err := ParseProjection(cmp.Or(k.Projection, "clip"))
-	if err != nil {
-		return nil, err
-	}
-	lambda := k.LambdaT2 / (float64(n) * float64(n))
-	if k.AbsLambda != 0 {
-		lambda = k.AbsLambda
-	}
-	l, err := bogd.New(j.Cell.Algo, bogd.Config{
-		Dim: data.Dim, Budget: k.Budget, Sigma: k.Sigma,
-		Eta: k.Eta, Lambda: lambda, Gamma: k.Gamma,
-		Seed: LearnerSeed(k.Seed, k.Run), Projection: proj,
-		Task: tk, Classes: data.Classes, Epsilon: k.Epsilon, Nu: k.Nu,
-		C: k.C, Rank: k.Rank, Features: k.Features,
-	})
+	l, err := bogd.New(j.Cell.Algo, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -169,6 +175,34 @@ func RunJob(ctx context.Context, j Job, data *dataset.Dataset) (*Record, error) 
 		Stream: k.Stream, Run: k.Run, Seed: k.Seed, Sigma: k.Sigma, Projection: k.Projection,
 		Task: k.Task, Scaling: k.Scaling, Epsilon: k.Epsilon, Nu: k.Nu, C: k.C,
 		Rank: k.Rank, Features: k.Features, AbsLambda: k.AbsLambda,
-		Rows: n, Lambda: lambda, Result: res, SIMD: simd.Active().String(),
+		Rows: n, Lambda: cfg.Lambda, Result: res, SIMD: simd.Active().String(),
+	}, nil
+}
+
+// jobConfig is the configuration of the learner of job j over data, which
+// must be of the job's task.
+func jobConfig(j Job, data *dataset.Dataset) (bogd.Config, error) {
+	n, k := data.Len(), j.Key
+	tk, err := ParseTaskName(k.Task)
+	if err != nil {
+		return bogd.Config{}, err
+	}
+	if data.Task != tk {
+		return bogd.Config{}, fmt.Errorf("%s holds %v data, the job is %v", data.Name, data.Task, tk)
+	}
+	proj, err := ParseProjection(cmp.Or(k.Projection, "clip"))
+	if err != nil {
+		return bogd.Config{}, err
+	}
+	lambda := k.LambdaT2 / (float64(n) * float64(n))
+	if k.AbsLambda != 0 {
+		lambda = k.AbsLambda
+	}
+	return bogd.Config{
+		Dim: data.Dim, Budget: k.Budget, Sigma: k.Sigma,
+		Eta: k.Eta, Lambda: lambda, Gamma: k.Gamma,
+		Seed: LearnerSeed(k.Seed, k.Run), Projection: proj,
+		Task: tk, Classes: data.Classes, Epsilon: k.Epsilon, Nu: k.Nu,
+		C: k.C, Rank: k.Rank, Features: k.Features,
 	}, nil
 }

@@ -44,7 +44,7 @@ type Record struct {
 	Projection string  `json:"projection,omitempty"` // BOGD and BOGD++: clip or rescale
 
 	Task      string  `json:"task,omitempty"`       // TaskName: absent for binary
-	Scaling   string  `json:"scaling,omitempty"`    // ScalingMinMax when the data were min-max scaled
+	Scaling   string  `json:"scaling,omitempty"`    // ScalingMinMax or ScalingMaxAbs when the data were scaled so
 	Epsilon   float64 `json:"epsilon,omitempty"`    // regression: ε
 	Nu        float64 `json:"nu,omitempty"`         // NORMA: ν
 	C         float64 `json:"c,omitempty"`          // BPA-S: C
@@ -99,8 +99,13 @@ func ParseTaskName(s string) (task.Task, error) {
 }
 
 // ScalingMinMax names data min-max scaled to [0, 1] per column over the
-// whole file (dataset.MinMax), a regression label included.
-const ScalingMinMax = "minmax"
+// whole file (dataset.MinMax), a regression label included;
+// ScalingMaxAbs data whose every column is divided by its largest
+// absolute value (dataset.MaxAbs), a regression label min-max scaled.
+const (
+	ScalingMinMax = "minmax"
+	ScalingMaxAbs = "maxabs"
+)
 
 // sameOutcome reports whether two records of one job agree on everything
 // deterministic: time and the SIMD implementation may differ.
@@ -135,8 +140,8 @@ func (r *Record) validate() error {
 		return errors.New("no dataset")
 	case r.Stream != StreamSelect && r.Stream != StreamReport:
 		return fmt.Errorf("stream %q is neither %q nor %q", r.Stream, StreamSelect, StreamReport)
-	case r.Scaling != "" && r.Scaling != ScalingMinMax:
-		return fmt.Errorf("scaling %q is not %q", r.Scaling, ScalingMinMax)
+	case r.Scaling != "" && r.Scaling != ScalingMinMax && r.Scaling != ScalingMaxAbs:
+		return fmt.Errorf("scaling %q is neither %q nor %q", r.Scaling, ScalingMinMax, ScalingMaxAbs)
 	case r.Rule < 0 || r.Run < 0 || r.Rows <= 0 || r.Mistakes < 0 || r.Mistakes > r.Rows || r.Budget < 0 || r.Rank < 0 || r.Features < 0 ||
 		r.DivergedAt < 0 || r.DivergedAt > r.Rows:
 		return errors.New("negative or inconsistent counts")

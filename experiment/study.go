@@ -68,6 +68,11 @@ var ErrMissingData = errors.New("missing dataset files")
 // only with e.Resume or for PhaseTables, whose whole job they are;
 // otherwise existing ones stop the run before it starts.
 func Execute(ctx context.Context, e *Execution, s Study) (stats Stats, err error) {
+	for _, p := range s.Plans() {
+		if err := p.Check(); err != nil {
+			return stats, err
+		}
+	}
 	report := e.Phase == PhaseAll || e.Phase == PhaseTables
 	replace := e.Resume || e.Phase == PhaseTables
 	if report && !replace {
@@ -169,6 +174,15 @@ func (e *Execution) compute(ctx context.Context, s Study, st *Store) (Stats, err
 	}
 	plans := s.Plans()
 	runner := Runner{Store: st, Data: data, Workers: e.Workers, Progress: e.Progress}
+	if !slices.ContainsFunc(plans, func(p *Plan) bool { return !p.KeepGoing }) {
+		runner.Failed = func(j Job, err error) {
+			for _, p := range plans {
+				if slices.Contains(p.Cells, j.Cell) {
+					p.fail(j.Cell, err)
+				}
+			}
+		}
+	}
 	if e.Phase == PhaseAll || e.Phase == PhaseSelect {
 		var jobs [][]Job
 		for _, p := range plans {

@@ -24,8 +24,12 @@ func (in Input) AppendBinary(b []byte) ([]byte, error) {
 	}
 	b = append(b, byte(s.method))
 	b = binary.LittleEndian.AppendUint64(b, uint64(len(s.min)))
-	for _, bounds := range [][]float32{s.min, s.max} {
-		for _, v := range bounds {
+	bounds := [][]float32{s.min, s.max}
+	if s.method == maxAbs {
+		bounds = bounds[1:] // the shifts are 0
+	}
+	for _, list := range bounds {
+		for _, v := range list {
 			b = binrec.AppendF32(b, v)
 		}
 	}
@@ -47,15 +51,19 @@ func (in *Input) UnmarshalBinary(data []byte) error {
 	}
 	switch code {
 	case noScaling:
-	case minMax:
+	case minMax, maxAbs:
+		lists := 2 // min-max: minima and maxima; max-abs: the peaks
+		if code == maxAbs {
+			lists = 1
+		}
 		n := d.Count("feature count", math.MaxInt32)
-		if d.Err() == nil && n > d.Len()/8 {
-			d.Fail("%d features need %d bytes, %d remain", n, 8*n, d.Len())
+		if d.Err() == nil && n > d.Len()/(4*lists) {
+			d.Fail("%d features need %d bytes, %d remain", n, 4*lists*n, d.Len())
 		}
 		if d.Err() != nil {
 			break
 		}
-		bounds := make([]float32, 2*n)
+		bounds := make([]float32, lists*n)
 		for k := range bounds {
 			bounds[k] = d.F32()
 		}
@@ -66,7 +74,13 @@ func (in *Input) UnmarshalBinary(data []byte) error {
 		if d.Err() != nil {
 			break
 		}
-		s, err := NewMinMax(bounds[:n], bounds[n:], label)
+		var s *Scaling
+		var err error
+		if code == maxAbs {
+			s, err = NewMaxAbs(bounds, label)
+		} else {
+			s, err = NewMinMax(bounds[:n], bounds[n:], label)
+		}
 		if err != nil {
 			d.Fail("%v", err)
 		}

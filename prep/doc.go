@@ -50,9 +50,12 @@
 // affine map, x' = (x − shift)/spread (0 when the spread is 0), with the
 // float64 arithmetic rounded once to float32. [NewMinMax] makes the
 // min-max scaling of the LSOKL toolbox: shift the minimum, spread the
-// maximum minus the minimum, so that the training data lie in [0, 1]. A
-// regression label may be scaled the same way; [Input.Unlabel] maps a
-// prediction back. Other scalings are other constructors of the same type.
+// maximum minus the minimum, so that the training data lie in [0, 1].
+// [NewMaxAbs] divides each feature by its largest absolute value (shift
+// 0): the data lie in [−1, 1] and zeros stay zeros, so that sparse rows
+// stay sparse (bogdbench's default). Either may scale a regression label
+// by its minimum and maximum; [Input.Unlabel] maps a prediction back.
+// Other scalings are other constructors of the same type.
 //
 // # Binary form
 //
@@ -60,15 +63,17 @@
 // from format version 4 on):
 //
 //	hash bits   uint8 (0: features are indices)
-//	scaling     uint8: 0 none, 1 min-max
+//	scaling     uint8: 0 none, 1 min-max, 2 max-abs
 //	min-max     the number of features uint64, every feature's minimum
 //	            float32, every feature's maximum float32, labels uint8 (1:
 //	            the labels are scaled), then, when they are, the labels'
 //	            minimum and maximum float64
+//	max-abs     the number of features uint64, every feature's largest
+//	            absolute value float32, then the labels as for min-max
 //
 // [Input.UnmarshalBinary] reads exactly that: hash bits of at most
 // [MaxHashBits], no NaN or infinite bound, no minimum above its maximum,
-// no byte left over.
+// no negative largest absolute value, no byte left over.
 //
 // # Files beside a model
 //

@@ -339,6 +339,42 @@ func binaryCases(t testing.TB) []Input {
 		{HashBits: 12},
 		{Scaling: newMinMax(t, []float32{0, -2, 5}, []float32{4, 1, 5}, nil)},
 		{HashBits: 2, Scaling: newMinMax(t, []float32{0, -1e-30, 1, 0}, []float32{1e30, 3, 1, 0}, &[2]float64{-1.5, 1e300})},
+		{Scaling: newMaxAbs(t, []float32{4, 0, 581}, nil)},
+		{HashBits: 3, Scaling: newMaxAbs(t, []float32{1e-30, 1e30}, &[2]float64{-2, 7})},
+	}
+}
+
+func newMaxAbs(t testing.TB, peak []float32, label *[2]float64) *Scaling {
+	t.Helper()
+	s, err := NewMaxAbs(peak, label)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestMaxAbs: every feature divided by its largest absolute value, a zero
+// kept a zero (no feature shifted), a feature of peak 0 giving 0; labels
+// min-max scaled; the peaks refused when negative or not finite.
+func TestMaxAbs(t *testing.T) {
+	in := Input{Scaling: newMaxAbs(t, []float32{4.6, 0, 581, 2}, &[2]float64{10, 30})}
+	var row Row
+	if err := in.PrepareIndexed(&row, []int32{0, 1, 2}, []float32{-4.6, 7, 290.5}, 4); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(row.Index, []int32{0, 2}) || !slices.Equal(row.Value, []float32{-1, 0.5}) {
+		t.Errorf("prepared %v %v, want features 1 and 3 at −1 and 0.5", row.Index, row.Value)
+	}
+	if in.Label(20) != 0.5 || in.Unlabel(1) != 30 || in.Scaling.Method() != "maxabs" || in.Scaling.Dim() != 4 {
+		t.Errorf("labels 20 → %v, 1 → %v; method %q", in.Label(20), in.Unlabel(1), in.Scaling.Method())
+	}
+	for _, peak := range []float32{-1, float32(math.Inf(1)), float32(math.NaN())} {
+		if _, err := NewMaxAbs([]float32{1, peak}, nil); err == nil || !strings.Contains(err.Error(), "prep: max-abs scaling: feature 2: largest absolute value") {
+			t.Errorf("peak %v: %v", peak, err)
+		}
+	}
+	if _, err := NewMaxAbs(nil, &[2]float64{2, 1}); err == nil || err.Error() != "prep: max-abs scaling: label minimum 2 and maximum 1" {
+		t.Errorf("labels 2..1: %v", err)
 	}
 }
 
@@ -365,7 +401,9 @@ func TestBinaryRoundTrip(t *testing.T) {
 	}{
 		{nil, "a field needs 1 bytes, 0 remain"},
 		{[]byte{31, 0}, "hash bits 31 above 30"},
-		{[]byte{0, 2}, "unknown scaling 2"},
+		{[]byte{0, 3}, "unknown scaling 3"},
+		{[]byte{0, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, "2 features need 8 bytes, 4 remain"},
+		{[]byte{0, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0xbf, 0}, "feature 1: largest absolute value -1"},
 		{[]byte{0, 0, 0}, "1 unexpected bytes after the input preparation"},
 		{good[:len(good)-1], "a field needs 8 bytes"},
 		{append(slices.Clone(good), 0), "1 unexpected bytes"},

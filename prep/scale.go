@@ -13,6 +13,7 @@ type method uint8
 const (
 	noScaling method = iota
 	minMax
+	maxAbs
 )
 
 // Scaling maps every feature, and optionally a regression label, as the
@@ -22,7 +23,8 @@ const (
 type Scaling struct {
 	method method
 	// min and max are each feature's bounds over the training data, an
-	// absent (sparse) feature counting as 0.
+	// absent (sparse) feature counting as 0 (max-abs: 0 and the largest
+	// absolute value): its shift and its shift plus its spread.
 	min, max           []float32
 	labels             bool // labels are scaled too
 	labelMin, labelMax float64
@@ -46,11 +48,36 @@ func NewMinMax(min, max []float32, label *[2]float64) (*Scaling, error) {
 			return nil, fmt.Errorf("prep: min-max scaling: feature %d: minimum %v and maximum %v", j+1, min[j], max[j])
 		}
 	}
-	s := &Scaling{method: minMax, min: slices.Clone(min), max: slices.Clone(max)}
+	return newScaling(minMax, slices.Clone(min), slices.Clone(max), label)
+}
+
+// NewMaxAbs returns the scaling that divides every feature by peak, its
+// largest absolute value over the training data, x' = x/peak (a feature
+// of peak 0 giving 0): every feature lies in [−1, 1] and a zero stays a
+// zero, so that sparse rows stay sparse, and features whose ranges are
+// orders of magnitude apart weigh alike in a distance. With label, the
+// labels are min-max scaled as NewMinMax scales them, from their minimum
+// label[0] and maximum label[1]: a regression's ε and step sizes then
+// have one scale whatever the targets'. Every peak must be finite and
+// not negative.
+func NewMaxAbs(peak []float32, label *[2]float64) (*Scaling, error) {
+	for j, p := range peak {
+		if !(p >= 0) || math.IsInf(float64(p), 0) {
+			return nil, fmt.Errorf("prep: max-abs scaling: feature %d: largest absolute value %v", j+1, p)
+		}
+	}
+	return newScaling(maxAbs, make([]float32, len(peak)), slices.Clone(peak), label)
+}
+
+// newScaling makes a scaling of method m with the features' shifts min
+// and shifts plus spreads max (checked by the constructors), and with
+// label, the labels' minimum and maximum.
+func newScaling(m method, min, max []float32, label *[2]float64) (*Scaling, error) {
+	s := &Scaling{method: m, min: min, max: max}
 	if label != nil {
 		lo, hi := label[0], label[1]
 		if !(lo <= hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
-			return nil, fmt.Errorf("prep: min-max scaling: label minimum %v and maximum %v", lo, hi)
+			return nil, fmt.Errorf("prep: %v scaling: label minimum %v and maximum %v", m, lo, hi)
 		}
 		s.labels, s.labelMin, s.labelMax = true, lo, hi
 	}
@@ -60,6 +87,22 @@ func NewMinMax(min, max []float32, label *[2]float64) (*Scaling, error) {
 		}
 	}
 	return s, nil
+}
+
+func (m method) String() string {
+	if m == maxAbs {
+		return "max-abs"
+	}
+	return "min-max"
+}
+
+// Method names how the scaling was measured: "minmax" or "maxabs", as
+// bogdbench's --scale does.
+func (s *Scaling) Method() string {
+	if s.method == maxAbs {
+		return "maxabs"
+	}
+	return "minmax"
 }
 
 // Dim is the number of features the scaling maps.

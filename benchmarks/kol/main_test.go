@@ -241,7 +241,7 @@ func TestKOLArgsFillLambda(t *testing.T) {
 		t.Errorf("KOL's arguments\n%s, want\n%s", got, want)
 	}
 	got = strings.Join(in.oursArgs(bogdCell(1000), "bogd", 11), " ")
-	if want := "run --data /w/rows.svm --order /w/o --runs 11 --task binary --sigma 8 --format json --algo bogd --budget 1000 --eta 0.2 --lambda 1e-10 --gamma 10"; got != want {
+	if want := "run --data /w/rows.svm --order /w/o --runs 11 --task binary --scale none --sigma 8 --format json --algo bogd --budget 1000 --eta 0.2 --lambda 1e-10 --gamma 10"; got != want {
 		t.Errorf("bogdbench's arguments\n%s, want\n%s", got, want)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -210,7 +211,7 @@ func (in *inputs) round(ctx context.Context, c cell, r int) ([]record, error) {
 // oursArgs are the bogdbench command line of algorithm algo of cell c,
 // over runs passes.
 func (in *inputs) oursArgs(c cell, algo string, runs int) []string {
-	args := []string{"run", "--data", in.text, "--order", in.order, "--runs", strconv.Itoa(runs), "--task", "binary",
+	args := []string{"run", "--data", in.text, "--order", in.order, "--runs", strconv.Itoa(runs), "--task", "binary", "--scale", "none",
 		"--sigma", strconv.FormatFloat(sigma, 'g', -1, 64), "--format", "json", "--algo", algo}
 	return append(args, in.fill(c.OursArgs)...)
 }
@@ -240,6 +241,7 @@ type oursRow struct {
 	SupportVectors float64  `json:"support_vectors_mean"`
 	Seconds        float64  `json:"seconds_mean"`
 	SIMD           string   `json:"simd"`
+	Trivial        bool     `json:"trivial"` // the trivial predictor's row, beside the learner's
 }
 
 // runOurs runs bogdbench's algo on cell c twice: one pass, whose time and
@@ -276,6 +278,7 @@ func (in *inputs) ours(ctx context.Context, c cell, algo string, runs int) (ours
 	if err := json.Unmarshal(out, &rows); err != nil {
 		return oursRow{}, 0, fmt.Errorf("bogdbench %s: its output: %w", strings.Join(args, " "), err)
 	}
+	rows = slices.DeleteFunc(rows, func(r oursRow) bool { return r.Trivial })
 	if len(rows) != 1 || rows[0].Algorithm != algo || rows[0].MistakeRate == nil {
 		return oursRow{}, 0, fmt.Errorf("bogdbench %s: want one row of %s with a mistake rate, got %+v", strings.Join(args, " "), algo, rows)
 	}

@@ -52,7 +52,7 @@ func TestReportedRunsMatchRunCommand(t *testing.T) {
 	}
 	c := experiment.Cell{Dataset: "german", Algo: bogd.BOGDpp, Budget: 150}
 	sel := sels[c]
-	code, stdout, stderr := bench(t, "run", "--data", filepath.Join(testDatasets, "german.svm.gz"), "--algo", "bogd++", "--budget", "150", "--runs", "2",
+	code, stdout, stderr := bench(t, "run", "--data", filepath.Join(testDatasets, "german.svm.gz"), "--algo", "bogd++", "--budget", "150", "--runs", "2", "--scale", "none", "--sigma", "8",
 		"--seed", "1", "--eta", ftoa(sel.Params.Eta), "--gamma", ftoa(sel.Params.Gamma), "--lambda", ftoa(sel.Params.LambdaT2)+"/T^2", "--format", "json")
 	if code != 0 {
 		t.Fatalf("run: exit %d: %s", code, stderr)
@@ -66,7 +66,7 @@ func TestReportedRunsMatchRunCommand(t *testing.T) {
 		total += rec.Mistakes
 	}
 	var rows []row
-	if err := json.Unmarshal([]byte(stdout), &rows); err != nil || len(rows) != 1 {
+	if err := json.Unmarshal([]byte(stdout), &rows); err != nil || len(rows) != 2 || !rows[1].Trivial {
 		t.Fatalf("run output %s: %v", stdout, err)
 	}
 	if want := 100 * float64(total) / 2 / 1000; rows[0].MistakeRateMean == nil || math.Abs(*rows[0].MistakeRateMean-want) > 1e-9 {

@@ -26,7 +26,10 @@ import (
 // scale), the score(s), and with a calibrated model the probability of
 // the predicted label — or one JSON document. When the rows' labels fit
 // the model's task, a summary goes to stderr: the mistake rate or the
-// MSE, and for a calibrated classifier the reliability table.
+// MSE beside the trivial predictor's (with a warning when the model does
+// not beat it), and for a calibrated classifier the log loss and the
+// reliability table. Rows may have no label (a first token index:value):
+// they are predicted, not judged.
 func predictCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("predict", stderr)
 	modelPath := fs.String("model", "", "model file written by train, tune, serve or run --save (required); its input preparation (hashing, scaling) applies to the rows")
@@ -69,59 +72,26 @@ func predictCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	in := l.Input()
-	// Any label reads, as a regression target: the labels of rows to
-	// predict may be placeholders; truth tells whether they can be judged.
-	// The rows are read one at a time, and predictions written as they
-	// come: memory does not grow with the rows.
-	rows, err := openScanner(path, stdin, dataset.Options{Task: task.Regression, HashBits: in.HashBits})
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	name := baseName(path)
-	if path == "-" {
-		name = stdinName
-	}
-	rp := newRowPrep(l.Config().Dim, in, nil)
-	ev := eval.New(l.Config(), in)
-	tr := newTruth(l, name)
+	var ps *predictions
 	predictAll := func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
 		enc, err := newPredictionWriter(bw, *format, *modelPath, l)
 		if err != nil {
 			return err
 		}
-		for rows.Scan() {
-			y, idx, val := rows.Row()
-			label, judged := tr.add(y, rows.Where)
-			_, idx, val, err := rp.apply(y, idx, val, rows.Where)
-			if err != nil {
-				return err
-			}
-			// On the label's scale, as bogd.Predictor.PredictRow predicts.
-			p, err := l.Predict(engine.Sparse(idx, val))
-			if err != nil {
-				return fmt.Errorf("%s: %w", rows.Where(), err)
-			}
-			p.Label = in.Unlabel(p.Label)
+		ps, err = predictRows(l, path, stdin, func(p bogd.Prediction, where func() string) error {
 			pj, err := serve.NewPrediction(p, l.Config().Task)
 			if err != nil {
-				return fmt.Errorf("%s: %w", rows.Where(), err)
+				return fmt.Errorf("%s: %w", where(), err)
 			}
-			if err := enc.write(pj); err != nil {
-				return err
-			}
-			if judged {
-				ev.Add(label, p)
-			}
-		}
-		if err := rows.Err(); err != nil {
+			return enc.write(pj)
+		})
+		if err != nil {
 			return err
 		}
 		var summary *eval.Summary
-		if tr.judged(warn) {
-			s := ev.Summary()
+		if ps.truth.judged(warn) {
+			s := ps.eval.Summary()
 			summary = &s
 		}
 		if err := enc.close(summary); err != nil {
@@ -137,15 +107,76 @@ func predictCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	if rp.clipped.Features > 0 {
-		warn(clippedWarning(name, rp.clipped))
+	if ps.clipped.Features > 0 {
+		warn(clippedWarning(ps.name, ps.clipped))
 	}
-	if tr.judged(nil) && !*quiet {
+	if !ps.truth.judged(nil) {
+		return nil
+	}
+	if !*quiet {
 		fmt.Fprintf(stderr, "model         %s (%v %v, %d support vectors, dimension %d)\ndata          %s\n",
-			*modelPath, l.Config().Task, l.Algorithm(), l.SupportVectors(), l.Config().Dim, name)
-		return ev.WriteReport(stderr)
+			*modelPath, l.Config().Task, l.Algorithm(), l.SupportVectors(), l.Config().Dim, ps.name)
+		if err := ps.eval.WriteReport(stderr); err != nil {
+			return err
+		}
+	}
+	if w := notBeaten(ps.eval.Summary(), ps.name); w != "" {
+		warn(w)
 	}
 	return nil
+}
+
+// predictions is what predictRows found.
+type predictions struct {
+	name    string // of the rows, for messages
+	eval    *eval.Evaluation
+	truth   *truth // whether the labels judge the predictions
+	clipped dataset.Clipped
+}
+
+// predictRows predicts every row at path ("-": stdin) with the model l,
+// prepared as for it, and hands each prediction, on the label's scale (as
+// bogd.Predictor.PredictRow predicts), to each with where its row is. Any
+// label reads, as a regression target, and rows may have none: the labels
+// of rows to predict may be placeholders or absent; truth tells whether
+// they judge the predictions (the evaluation). The rows are read one at a
+// time: memory does not grow with them.
+func predictRows(l *bogd.Learner, path string, stdin io.Reader, each func(p bogd.Prediction, where func() string) error) (*predictions, error) {
+	in := l.Input()
+	rows, err := openScanner(path, stdin, dataset.Options{Task: task.Regression, HashBits: in.HashBits, Unlabelled: true})
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	ps := &predictions{name: baseName(path), eval: eval.New(l.Config(), in)}
+	if path == "-" {
+		ps.name = stdinName
+	}
+	ps.truth = newTruth(l, ps.name)
+	rp := newRowPrep(l.Config().Dim, in, nil)
+	for rows.Scan() {
+		y, idx, val := rows.Row()
+		label, judged := ps.truth.add(y, rows.Where)
+		_, idx, val, err := rp.apply(y, idx, val, rows.Where)
+		if err != nil {
+			return nil, err
+		}
+		p, err := l.Predict(engine.Sparse(idx, val))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", rows.Where(), err)
+		}
+		p.Label = in.Unlabel(p.Label)
+		if each != nil {
+			if err := each(p, rows.Where); err != nil {
+				return nil, err
+			}
+		}
+		if judged {
+			ps.eval.Add(label, p)
+		}
+	}
+	ps.clipped = rp.clipped
+	return ps, rows.Err()
 }
 
 // checkOutput refuses, before any work, an output file that exists
@@ -165,14 +196,15 @@ func checkOutput(path string, force bool) error {
 // ±1 or 0/1 (mapped to ±1), classes integers (one the model lacks is a
 // mistake); any label is a regression target.
 type truth struct {
-	task    task.Task
-	classes []int
-	labels  [3]bool // binary: −1, 0, +1 seen
-	not     string  // why the labels are not the truth ("": they are)
-	name    string  // of the data, for messages
-	unknown int     // multi-class labels the model has no class for
-	first   string  // where the first of them is
-	label   float64 // and its label
+	task       task.Task
+	classes    []int
+	labels     [3]bool // binary: −1, 0, +1 seen
+	not        string  // why the labels are not the truth ("": they are)
+	name       string  // of the data, for messages
+	unlabelled bool    // the rows have no labels: nothing to say
+	unknown    int     // multi-class labels the model has no class for
+	first      string  // where the first of them is
+	label      float64 // and its label
 }
 
 func newTruth(l *bogd.Learner, name string) *truth {
@@ -180,9 +212,15 @@ func newTruth(l *bogd.Learner, name string) *truth {
 }
 
 // add takes the label y of the row at where() and returns it as the truth,
-// and whether the rows can still be judged.
+// and whether the rows can still be judged. A row without a label (NaN:
+// the reader's Options.Unlabelled, which makes every row of the file so)
+// is not judged, and needs no warning.
 func (t *truth) add(y float64, where func() string) (float64, bool) {
 	if t.not != "" {
+		return 0, false
+	}
+	if math.IsNaN(y) {
+		t.not, t.unlabelled = "the rows have no labels", true
 		return 0, false
 	}
 	switch t.task {
@@ -218,7 +256,7 @@ func (t *truth) add(y float64, where func() string) (float64, bool) {
 // judged reports, after the last row, whether the rows were judged; with
 // warn, it says why not, or how many labels the model had no class for.
 func (t *truth) judged(warn func(string)) bool {
-	if warn != nil && t.not != "" {
+	if warn != nil && t.not != "" && !t.unlabelled {
 		warn("no summary: " + t.not)
 	}
 	if warn != nil && t.not == "" && t.labels[1] {

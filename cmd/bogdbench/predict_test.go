@@ -40,7 +40,7 @@ func benchStdin(t *testing.T, stdin string, args ...string) (code int, stdout, s
 // with its snapshot.
 func TestSavePredictRoundTrip(t *testing.T) {
 	model := filepath.Join(t.TempDir(), "german.bogd")
-	code, stdout, stderr := bench(t, "run", "--data", germanPath, "--algo", "bogd++", "--budget", "40",
+	code, stdout, stderr := bench(t, "run", "--data", germanPath, "--scale", "none", "--sigma", "8", "--algo", "bogd++", "--budget", "40",
 		"--runs", "3", "--eta", "0.125", "--gamma", "1", "--save", model)
 	if code != 0 {
 		t.Fatalf("run --save: exit %d\n%s%s", code, stdout, stderr)
@@ -268,7 +268,7 @@ func TestPredictJSONAndOutput(t *testing.T) {
 	dir := t.TempDir()
 	multi := writeData(t, dir, "multi.svm", 300, classes)
 	model := filepath.Join(dir, "m.bogd")
-	if code, _, stderr := bench(t, "train", "--data", multi, "--algo", "bogd++", "--budget", "40", "--sigma", "2", "--save", model, "-q"); code != 0 {
+	if code, _, stderr := bench(t, "train", "--data", multi, "--scale", "none", "--algo", "bogd++", "--budget", "40", "--sigma", "2", "--save", model, "-q"); code != 0 {
 		t.Fatal(stderr)
 	}
 	text, err := os.ReadFile(multi)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
+	"github.com/bogd-project/bogd/eval"
 	"github.com/bogd-project/bogd/experiment"
 	"github.com/bogd-project/bogd/prep"
 	"github.com/bogd-project/bogd/simd"
@@ -25,10 +26,13 @@ import (
 
 // row is one line of `bogdbench run` output; its JSON form is the documented
 // interface for scripts. Binary rows are as they were before tasks: the
-// fields of the other tasks and of the later rules are left out.
+// fields of the other tasks and of the later rules are left out. The
+// trivial predictor's row (most frequent label, running mean) comes
+// first in the table and last in JSON, where Trivial marks it.
 type row struct {
 	Dataset            string   `json:"dataset"`
 	Algorithm          string   `json:"algorithm"`
+	Trivial            bool     `json:"trivial,omitempty"`
 	Budget             int      `json:"budget"` // 0 for algorithms without a budget
 	Runs               int      `json:"runs"`
 	Task               string   `json:"task,omitempty"`    // multiclass or regression
@@ -48,29 +52,29 @@ type row struct {
 	C                  float64  `json:"c,omitempty"`        // BPA-S
 	Rank               int      `json:"rank,omitempty"`     // NOGD
 	Features           int      `json:"features,omitempty"` // FOGD
-	Scale              string   `json:"scale,omitempty"`    // minmax
+	Scale              string   `json:"scale,omitempty"`    // maxabs or minmax
 	SIMD               string   `json:"simd"`
 }
 
-// defaultAlgorithms are the ICML paper's eight, the default of --algo
-// (those the task defines).
-const defaultAlgorithms = "bogd,bogd++,rbp,forgetron,projectron,projectron++,perceptron,ogd"
+// defaultAlgorithms is the default of --algo: auto, the learner with
+// nothing to tune.
+const defaultAlgorithms = "auto"
 
 func runCommand(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("run", stderr)
 	dataPath := fs.String("data", "", "LIBSVM data file, plain or gzip (required)")
 	taskFlag := fs.String("task", "auto", "auto, binary, multiclass or regression; auto: labels in {-1,+1} or {0,1} are binary, integers with up to 1000 distinct values multi-class, anything else regression (the choice is printed)")
-	scale := fs.String("scale", "none", "none or minmax: scale every feature (and a regression label) to [0, 1] over the whole file, as the LSOKL toolbox; predictions are mapped back to the label's scale")
-	algos := fs.String("algo", defaultAlgorithms, "comma-separated algorithms (by default those of the eight the task defines)")
+	scale := fs.String("scale", experiment.ScalingMaxAbs, scaleHelp)
+	algos := fs.String("algo", defaultAlgorithms, "comma-separated algorithms (auto, the default, has nothing to tune; the ICML paper's eight: bogd,bogd++,rbp,forgetron,projectron,projectron++,perceptron,ogd)")
 	budgets := fs.String("budget", "100", "comma-separated budgets")
 	runs := fs.Int("runs", 20, "random permutations per (algorithm, budget)")
 	seed := fs.Uint64("seed", 1, "seed of the permutations and the learners' random choices")
 	f := addLearnerFlags(fs)
-	width := kernelWidth{sigma: 8}
-	fs.Var(&width, "sigma", "Gaussian kernel width, exp(-||x-y||^2/(2 sigma^2)), or auto: the median Euclidean distance between rows (after --scale; all pairs of 1000 rows drawn with seed 1; the value is printed)")
+	width := kernelWidth{auto: true}
+	fs.Var(&width, "sigma", sigmaHelp)
 	orderPath := fs.String("order", "", "file of fixed orders (one comma-separated 1-based permutation per line) instead of random permutations")
 	format := fs.String("format", "table", "output format: table or json")
-	savePath := fs.String("save", "", "save the learner of the last run to this model file (needs one algorithm and one budget), with the --scale minmax scaling that predict and serve apply")
+	savePath := fs.String("save", "", "save the learner of the last run to this model file (needs one algorithm and one budget), with its --scale scaling, which predict and serve apply")
 	plotDir := fs.String("plot", "", "write figures of the run into this directory (created if missing), PNG and SVG: the online mistake rate or MSE (mean over the runs) for each budget, and the metric against seconds per pass")
 	force := fs.Bool("force", false, "overwrite an existing model file (--save) and existing figure files (--plot); without it they are kept and the command fails")
 	if err := parseFlags(fs, args); err != nil {
@@ -90,8 +94,8 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("--task: %v", err)
 	}
-	if *scale != "none" && *scale != experiment.ScalingMinMax {
-		return usagef("--scale must be none or minmax, got %q", *scale)
+	if !validScale(*scale) {
+		return usagef("--scale must be maxabs, minmax or none, got %q", *scale)
 	}
 	algorithms, err := parseAlgorithms(*algos)
 	if err != nil {
@@ -131,14 +135,9 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 	if tk == task.Auto {
 		fmt.Fprintf(stderr, "bogdbench run: --task auto: %s\n", describeTask(data))
 	}
-	if *algos == defaultAlgorithms {
-		algorithms = slices.DeleteFunc(algorithms, func(a bogd.Algorithm) bool { return !a.Supports(learnerTask) })
-	}
 	var in prep.Input
-	if *scale == experiment.ScalingMinMax {
-		if data, in.Scaling, err = data.ScaleMinMax(learnerTask == task.Regression); err != nil {
-			return err
-		}
+	if data, in.Scaling, err = scaleData(data, *scale); err != nil {
+		return err
 	}
 	if f.sigma, err = width.resolve(data, func(msg string) { fmt.Fprintf(stderr, "bogdbench run: %s\n", msg) }); err != nil {
 		return err
@@ -206,6 +205,17 @@ func runCommand(args []string, stdout, stderr io.Writer) error {
 		}
 		rows = append(rows, c.row(name, data, s, *scale))
 	}
+	base, err := trivialRow(name, data, orders)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if !eval.Beats(r.metric(), base.metric()) {
+			fmt.Fprintf(stderr, "bogdbench run: warning: %s (budget %d) is not better than the trivial predictor by %g%% of it: %.5g against its %.5g\n",
+				r.Algorithm, r.Budget, 100*eval.BeatMargin, r.metric(), base.metric())
+		}
+	}
+	rows = append(rows, base)
 	if *format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -285,6 +295,38 @@ func (c runCell) row(name string, data *dataset.Dataset, s experiment.Summary, s
 	return r
 }
 
+// trivialRow is the row of the trivial predictor (experiment.Trivial)
+// over the runs' orders.
+func trivialRow(name string, data *dataset.Dataset, orders [][]int) (row, error) {
+	passes := make([]experiment.Result, len(orders))
+	for r, order := range orders {
+		var err error
+		if passes[r], err = experiment.Pass(context.Background(), experiment.Trivial(data), order, nil); err != nil {
+			return row{}, err
+		}
+	}
+	s := experiment.Summarize(passes, data.Len(), data.Task)
+	r := row{Dataset: name, Algorithm: "trivial", Trivial: true, Runs: s.Runs, SecondsMean: s.Seconds, SIMD: simd.Active().String()}
+	mean, std := s.Metric, s.MetricStd
+	switch data.Task {
+	case task.Regression:
+		r.Task, r.MSEMean, r.MSEStd = data.Task.String(), &mean, &std
+	case task.Multiclass:
+		r.Task, r.Classes, r.MistakeRateMean, r.MistakeRateStd = data.Task.String(), data.Classes, &mean, &std
+	default:
+		r.MistakeRateMean, r.MistakeRateStd = &mean, &std
+	}
+	return r, nil
+}
+
+// metric is the row's mean mistake rate or MSE.
+func (r row) metric() float64 {
+	if r.MSEMean != nil {
+		return *r.MSEMean
+	}
+	return *r.MistakeRateMean
+}
+
 // checkPlotDir refuses, before any run, a --plot directory that is not a
 // directory, and (without force) figure files of the run that exist.
 func checkPlotDir(dir string, d experiment.FigureSet, force bool) error {
@@ -341,6 +383,16 @@ func writeTable(w io.Writer, rows []row) error {
 		metric = "MSE"
 	}
 	fmt.Fprintf(tw, "dataset\talgorithm\tbudget\truns\t%s\t± std\tSVs\tseconds/pass\teta\tlambda\tgamma\tsigma\t\n", metric)
+	if n := len(rows); n > 0 && rows[n-1].Trivial {
+		// The figure to beat, first.
+		r := rows[n-1]
+		mean, std, format := r.MistakeRateMean, r.MistakeRateStd, "%.3f\t%.3f"
+		if r.MSEMean != nil {
+			mean, std, format = r.MSEMean, r.MSEStd, "%.5g\t%.3g"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t-\t%d\t"+format+"\t0.0\t%.4f\t-\t-\t-\t-\t\n", r.Dataset, r.Algorithm, r.Runs, *mean, *std, r.SecondsMean)
+		rows = rows[:n-1]
+	}
 	for _, r := range rows {
 		budget := "-"
 		if r.Budget > 0 {

@@ -20,12 +20,28 @@ import (
 
 // rowSource is what train learns from, pass after pass, in file order: a
 // data set held in memory, a file read again for each pass, or a stream
-// read once. Only the first holds the rows: the others keep one.
+// read once (its first rows held: headSource). Only the first holds the
+// rows: the others keep one, or a bounded head.
 type rowSource struct {
 	name string
 	rows int // per pass; 0: not known before the end (a stream)
 	// open starts a pass; a stream has one.
 	open func() (rowPass, error)
+	held *dataset.Dataset // the rows of a memory source (nil: none)
+	// random: the passes go in random orders, not the file's (shuffled).
+	random bool
+}
+
+// shuffled is src, a memory source, learnt in a new random order each
+// pass: Permutation(seed, pass − 1).
+func (src rowSource) shuffled(seed uint64) rowSource {
+	pass := 0
+	src.random = true
+	src.open = func() (rowPass, error) {
+		pass++
+		return &memoryPass{d: src.held, i: -1, order: experiment.Permutation(seed, pass-1, src.held.Len())}, nil
+	}
+	return src
 }
 
 // rowPass yields the rows of one pass.
@@ -43,22 +59,32 @@ type rowPass interface {
 
 // memorySource passes over a data set held in memory.
 func memorySource(d *dataset.Dataset) rowSource {
-	return rowSource{name: d.Name, rows: d.Len(), open: func() (rowPass, error) { return &memoryPass{d: d, i: -1}, nil }}
+	return rowSource{name: d.Name, rows: d.Len(), held: d, open: func() (rowPass, error) { return &memoryPass{d: d, i: -1}, nil }}
 }
 
 type memoryPass struct {
-	d   *dataset.Dataset
-	i   int
-	idx []int32
-	val []float32
+	d     *dataset.Dataset
+	i     int
+	order []int // the rows in the pass's order (nil: the file's)
+	idx   []int32
+	val   []float32
 }
 
 func (p *memoryPass) next() bool { p.i++; return p.i < p.d.Len() }
-func (p *memoryPass) row() (float64, []int32, []float32) {
-	p.idx, p.val = p.d.RowTo(p.i, p.idx, p.val)
-	return p.d.Labels[p.i], p.idx, p.val
+
+// at is the row of the pass's i-th step.
+func (p *memoryPass) at() int {
+	if p.order != nil {
+		return p.order[p.i]
+	}
+	return p.i
 }
-func (p *memoryPass) where() string { return p.d.Where(p.i) }
+
+func (p *memoryPass) row() (float64, []int32, []float32) {
+	p.idx, p.val = p.d.RowTo(p.at(), p.idx, p.val)
+	return p.d.Labels[p.at()], p.idx, p.val
+}
+func (p *memoryPass) where() string { return p.d.Where(p.at()) }
 func (p *memoryPass) err() error    { return nil }
 func (p *memoryPass) close() error  { return nil }
 
@@ -187,8 +213,8 @@ func fileSource(path string, rows int, opt dataset.Options, prep *rowPrep) rowSo
 
 // survey is what train must know of a file's rows before it learns: what
 // Read would have made of them (its name, dimension, task and classes, in
-// a data set without rows), their number, and the scaling over them when
-// asked.
+// a data set without rows), their number, and the scaling over them that
+// --scale asks.
 type survey struct {
 	head    *dataset.Dataset
 	rows    int
@@ -196,15 +222,16 @@ type survey struct {
 	scaling *prep.Scaling
 }
 
-// surveyFile reads the file at path once, holding one row, for its survey.
-func surveyFile(path string, opt dataset.Options, scale bool) (survey, error) {
+// surveyFile reads the file at path once, holding one row, for its survey;
+// scale is --scale's method.
+func surveyFile(path string, opt dataset.Options, scale string) (survey, error) {
 	s, err := dataset.OpenScanner(path, dataset.Options{Task: opt.Task, HashBits: opt.HashBits, Dim: opt.Dim, MaxIndex: opt.MaxIndex})
 	if err != nil {
 		return survey{}, err
 	}
 	defer s.Close()
 	var mm *dataset.MinMaxOf
-	if scale {
+	if scale != "none" {
 		mm = dataset.NewMinMax()
 	}
 	for s.Scan() {
@@ -225,7 +252,7 @@ func surveyFile(path string, opt dataset.Options, scale bool) (survey, error) {
 		zeroOne: zeroOne,
 	}
 	if mm != nil {
-		if sv.scaling, err = mm.Scaling(s.Dim(), t == task.Regression); err != nil {
+		if sv.scaling, err = measuredScaling(mm, scale, s.Dim(), t == task.Regression); err != nil {
 			return survey{}, fmt.Errorf("%s: %w", path, err)
 		}
 	}
@@ -233,6 +260,15 @@ func surveyFile(path string, opt dataset.Options, scale bool) (survey, error) {
 		opt.Warn(path + ": labels 0/1 mapped to -1/+1")
 	}
 	return sv, nil
+}
+
+// measuredScaling is the scaling --scale names (maxabs or minmax) of the
+// rows mm measured, for dim features and with labels if set.
+func measuredScaling(mm *dataset.MinMaxOf, scale string, dim int, labels bool) (*prep.Scaling, error) {
+	if scale == experiment.ScalingMinMax {
+		return mm.Scaling(dim, labels)
+	}
+	return mm.MaxAbs(dim, labels)
 }
 
 // widthSample draws the rows --sigma auto measures from a data set held in
@@ -254,20 +290,15 @@ func fileWidthSample(path string, rows int, opt dataset.Options, scaling *prep.S
 // streamNeeds lists what learning a stream, read once as it comes, cannot
 // know from its rows without holding them all: the flags a new model must
 // be given to learn standard input (or a pipe) in constant memory. None
-// listed: it can.
-func streamNeeds(opt dataset.Options, df *dataFlags, width kernelWidth, a bogd.Algorithm, lambdaGiven bool, passes int) []string {
+// listed: it can. (The scaling and σ auto are measured on its first rows:
+// headSource.)
+func streamNeeds(opt dataset.Options, a bogd.Algorithm, lambdaGiven bool, passes int) []string {
 	var needs []string
 	if opt.Task != task.Binary && opt.Task != task.Regression {
 		needs = append(needs, "--task binary or regression (auto, and multi-class classes, need every label)")
 	}
 	if opt.Dim == 0 && opt.HashBits == 0 {
 		needs = append(needs, "--dim or --hash (the dimension is the largest index of every row)")
-	}
-	if width.auto {
-		needs = append(needs, "a number for --sigma (auto draws rows from all of them)")
-	}
-	if df.scale != "none" {
-		needs = append(needs, "--scale none (minmax scales by every row)")
 	}
 	if !lambdaGiven && a.Params(opt.Task).Has(bogd.ParamLambda) && a != bogd.BSGDMerge {
 		needs = append(needs, "--lambda (1/T^2 needs the number of rows T)")
@@ -304,13 +335,15 @@ type trainData struct {
 // open sets up the data of a new model at path ("-": stdin) as the flags
 // say; log hears the task auto chose. A file is surveyed, then read again
 // for each pass, holding one row; a stream is learnt as it comes when the
-// flags say all a model needs to know (streamNeeds), else held, within
-// opt's limits.
-func (f *dataFlags) open(path string, stdin io.Reader, opt dataset.Options, width kernelWidth, a bogd.Algorithm, lambdaGiven bool, passes int, warn, log func(string)) (trainData, error) {
+// flags say all a model needs to know (streamNeeds), its scaling and σ
+// measured on its first rows (openStream), else held, within opt's
+// limits. With hold (--shuffle), the rows are held whatever they come
+// from.
+func (f *dataFlags) open(path string, stdin io.Reader, opt dataset.Options, a bogd.Algorithm, lambdaGiven bool, passes int, hold bool, warn, log func(string)) (trainData, error) {
 	opt.Warn = warn
 	in := prep.Input{HashBits: f.hashBits}
-	if !isStream(path) {
-		sv, err := surveyFile(path, opt, f.scale == experiment.ScalingMinMax)
+	if !isStream(path) && !hold {
+		sv, err := surveyFile(path, opt, f.scale)
 		if err != nil {
 			return trainData{}, err
 		}
@@ -328,20 +361,17 @@ func (f *dataFlags) open(path string, stdin io.Reader, opt dataset.Options, widt
 			},
 		}, nil
 	}
-	needs := streamNeeds(opt, f, width, a, lambdaGiven, passes)
-	if len(needs) == 0 {
-		dim := opt.Dim
-		if opt.HashBits > 0 {
-			dim = 1 << opt.HashBits
-		}
-		src := streamSource(path, stdin, opt, newRowPrep(math.MaxInt, prep.Input{}, nil))
-		return trainData{head: &dataset.Dataset{Name: src.name, Dim: dim, Task: opt.Task}, src: src, in: in}, nil
+	needs := streamNeeds(opt, a, lambdaGiven, passes)
+	if !hold && len(needs) == 0 {
+		return f.openStream(path, stdin, opt, in)
 	}
 	data, in, err := f.read(path, stdin, opt, warn, log)
-	if err != nil {
-		if errors.Is(err, dataset.ErrHeldLimit) {
-			return trainData{}, streamHint(err, needs)
-		}
+	switch {
+	case errors.Is(err, dataset.ErrHeldLimit) && hold:
+		return trainData{}, fmt.Errorf("%w (--shuffle holds the rows)", err)
+	case errors.Is(err, dataset.ErrHeldLimit):
+		return trainData{}, streamHint(err, needs)
+	case err != nil:
 		return trainData{}, err
 	}
 	return trainData{
@@ -351,6 +381,119 @@ func (f *dataFlags) open(path string, stdin io.Reader, opt dataset.Options, widt
 		sample: func() (*dataset.Dataset, error) { return widthSample(data), nil },
 	}, nil
 }
+
+// streamHead is how many rows of a stream train holds before it learns
+// them, to measure what its model needs to know (the scaling of --scale,
+// the distances of --sigma auto): a bounded look-ahead, as many rows as
+// --sigma auto samples from a file.
+const streamHead = lsokl.MedianSample
+
+// openStream sets up a stream read once, as it comes: its first
+// streamHead rows are held to measure the scaling --scale asks and the
+// rows --sigma auto measures, then learnt, then the others as they come.
+// Values of later rows beyond those of the first are scaled beyond [−1, 1]
+// (or [0, 1]), which a kernel takes as it comes.
+func (f *dataFlags) openStream(path string, stdin io.Reader, opt dataset.Options, in prep.Input) (trainData, error) {
+	dim := opt.Dim
+	if opt.HashBits > 0 {
+		dim = 1 << opt.HashBits
+	}
+	sc, err := openScanner(path, stdin, opt)
+	if err != nil {
+		return trainData{}, err
+	}
+	name := baseName(path)
+	if path == "-" {
+		name = stdinName
+	}
+	head := &dataset.Dataset{Name: name, Dim: dim, Task: opt.Task, RowPtr: []int{0}}
+	var where []string
+	mm := dataset.NewMinMax()
+	for head.Len() < streamHead && sc.Scan() {
+		y, idx, val := sc.Row()
+		head.Labels, head.Index, head.Value = append(head.Labels, y), append(head.Index, idx...), append(head.Value, val...)
+		head.RowPtr = append(head.RowPtr, len(head.Index))
+		where = append(where, sc.Where())
+		mm.Add(y, idx, val)
+	}
+	if err := sc.Err(); err != nil {
+		sc.Close()
+		return trainData{}, err
+	}
+	if f.scale != "none" {
+		if in.Scaling, err = measuredScaling(mm, f.scale, dim, opt.Task == task.Regression); err != nil {
+			sc.Close()
+			return trainData{}, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	rp := newRowPrep(math.MaxInt, prep.Input{Scaling: in.Scaling}, nil)
+	opened := false
+	src := rowSource{name: name, open: func() (rowPass, error) {
+		if opened {
+			return nil, fmt.Errorf("%s is a stream, read once: a second pass needs a file", name)
+		}
+		opened = true
+		return &headPass{head: head, lines: where, i: -1, scan: scanPass{s: sc, prep: rp}}, nil
+	}}
+	sample := func() (*dataset.Dataset, error) {
+		if in.Scaling == nil {
+			return widthSample(head), nil
+		}
+		scaled, err := head.Scale(in.Scaling)
+		if err != nil {
+			return nil, err
+		}
+		return widthSample(scaled), nil
+	}
+	return trainData{head: &dataset.Dataset{Name: name, Dim: dim, Task: opt.Task}, src: src, in: in, sample: sample}, nil
+}
+
+// headPass is the pass over a stream: the rows held to measure it, then
+// the others as they come, each prepared as the scan's are.
+type headPass struct {
+	head  *dataset.Dataset
+	lines []string // where the held rows are (Scanner.Where)
+	i     int      // the held row, while there are
+	scan  scanPass
+	y     float64
+	idx   []int32
+	val   []float32
+	fail  error
+}
+
+func (p *headPass) next() bool {
+	if p.i+1 >= p.head.Len() {
+		p.i = p.head.Len()
+		return p.scan.next()
+	}
+	p.i++
+	idx, val := p.head.Row(p.i)
+	p.y, p.idx, p.val, p.fail = p.scan.prep.apply(p.head.Labels[p.i], idx, val, p.where)
+	return p.fail == nil
+}
+
+func (p *headPass) row() (float64, []int32, []float32) {
+	if p.i < p.head.Len() {
+		return p.y, p.idx, p.val
+	}
+	return p.scan.row()
+}
+
+func (p *headPass) where() string {
+	if p.i < p.head.Len() {
+		return p.lines[p.i]
+	}
+	return p.scan.where()
+}
+
+func (p *headPass) err() error {
+	if p.fail != nil {
+		return p.fail
+	}
+	return p.scan.err()
+}
+
+func (p *headPass) close() error { return p.scan.close() }
 
 // denseIndexLimit is the largest feature index a learner of algorithm a
 // at budget with dense storage holds within the memory a model may claim

@@ -79,7 +79,7 @@ func TestTrainEndlessStream(t *testing.T) {
 	dir := t.TempDir()
 	bin := buildBench(t)
 	model := filepath.Join(dir, "stream.bogd")
-	cmd, stdin, stderr := startBench(t, bin, true, "train", "--data", "-", "--task", "binary", "--dim", "3", "--lambda", "0", "--budget", "50", "--save", model)
+	cmd, stdin, stderr := startBench(t, bin, true, "train", "--data", "-", "--algo", "bogd++", "--task", "binary", "--dim", "3", "--lambda", "0", "--budget", "50", "--save", model)
 	go generator(stdin)
 	var log bytes.Buffer
 	lines := bufio.NewScanner(io.TeeReader(stderr, &log))
@@ -139,7 +139,7 @@ func TestTrainEndlessStream(t *testing.T) {
 func TestTrainStreamHeld(t *testing.T) {
 	dir := t.TempDir()
 	rows := "1 1:0.5 2:1\n-1 1:1 3:0.5\n1 2:0.25\n-1 1:0.75 3:1\n"
-	code, _, stderr := benchStdin(t, rows, "train", "--data", "-", "--max-rows", "3")
+	code, _, stderr := benchStdin(t, rows, "train", "--data", "-", "--algo", "bogd++", "--max-rows", "3")
 	if code == 0 || !strings.Contains(stderr, "<stdin>:4: more than 3 rows") || !strings.Contains(stderr, "--task binary or regression") || !strings.Contains(stderr, "--lambda") {
 		t.Errorf("a stream over --max-rows: exit %d, %s", code, stderr)
 	}
@@ -172,11 +172,11 @@ func TestTrainDenseIndexLimit(t *testing.T) {
 	if limit < 1<<20 || limit >= 1<<24 || bogd.Memory(bogd.BOGDpp, bogd.Config{Dim: limit + 1, Budget: 100, Storage: engine.DenseStorage}, 0) <= bogd.DefaultMaxMemory {
 		t.Fatalf("dense limit %d at budget 100", limit)
 	}
-	code, _, stderr := bench(t, "train", "--data", file, "--storage", "dense")
+	code, _, stderr := bench(t, "train", "--data", file, "--algo", "bogd++", "--storage", "dense")
 	if want := fmt.Sprintf("wide.svm:2: feature index \"67108864\" too large (limit %d)", limit); code == 0 || !strings.Contains(stderr, want) {
 		t.Errorf("exit %d, %s; want %q", code, stderr, want)
 	}
-	if code, _, stderr := bench(t, "train", "--data", file, "-q"); code != 0 {
+	if code, _, stderr := bench(t, "train", "--data", file, "--algo", "bogd++", "-q"); code != 0 {
 		t.Errorf("auto storage (sparse at this dimension): %s", stderr)
 	}
 }

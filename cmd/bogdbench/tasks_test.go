@@ -47,8 +47,8 @@ func target(x [3]float64) string {
 	return strconv.FormatFloat(1000+50*math.Sin(x[0]/2)+3*x[1], 'f', 4, 64)
 }
 
-// runJSON runs `run --format json` and decodes its rows; it also returns
-// stderr.
+// runJSON runs `run --format json` and decodes its rows but the last,
+// the trivial predictor's, which it checks; it also returns stderr.
 func runJSON(t *testing.T, args ...string) ([]map[string]any, string) {
 	t.Helper()
 	code, stdout, stderr := bench(t, append([]string{"run", "--format", "json"}, args...)...)
@@ -59,7 +59,12 @@ func runJSON(t *testing.T, args ...string) ([]map[string]any, string) {
 	if err := json.Unmarshal([]byte(stdout), &rows); err != nil {
 		t.Fatalf("run output %s: %v", stdout, err)
 	}
-	return rows, stderr
+	last := rows[len(rows)-1]
+	if last["algorithm"] != "trivial" || last["trivial"] != true || last["runs"] != rows[0]["runs"] || last["task"] != rows[0]["task"] ||
+		(last["mse_mean"] == nil) != (rows[0]["mse_mean"] == nil) {
+		t.Fatalf("the last row is not the trivial predictor's: %v", last)
+	}
+	return rows[:len(rows)-1], stderr
 }
 
 // --task auto prints its choice; multi-class rows carry the task and the
@@ -100,7 +105,7 @@ func TestRunTasksJSON(t *testing.T) {
 	}
 
 	// Binary rows are as before tasks: no task, no MSE, no later fields.
-	rows, _ = runJSON(t, "--data", germanPath, "--algo", "rbp", "--budget", "20", "--runs", "1")
+	rows, _ = runJSON(t, "--data", germanPath, "--algo", "rbp", "--budget", "20", "--runs", "1", "--scale", "none")
 	for _, k := range []string{"task", "classes", "mse_mean", "epsilon", "nu", "c", "rank", "features", "scale"} {
 		if _, ok := rows[0][k]; ok {
 			t.Errorf("binary row has %q: %v", k, rows[0])
@@ -125,7 +130,7 @@ func TestRunTaskErrors(t *testing.T) {
 		{[]string{"--data", multi, "--task", "binary"}, 1, multi + ":1: label 3 is not -1 or +1"},
 		{[]string{"--data", reg, "--task", "multiclass"}, 1, reg + ":1: label 10"},
 		{[]string{"--data", multi, "--task", "ranking"}, 2, `--task: unknown task "ranking"`},
-		{[]string{"--data", multi, "--scale", "zscore"}, 2, "--scale must be none or minmax"},
+		{[]string{"--data", multi, "--scale", "zscore"}, 2, "--scale must be maxabs, minmax or none"},
 		{[]string{"--data", reg, "--algo", "norma", "--nu", "2"}, 2, "Nu must be in [0, 1]"},
 		{[]string{"--data", reg, "--algo", "nogd", "--budget", "20", "--rank", "30"}, 2, "Rank, the k of the Nyström map, must be in [1, Budget 20]"},
 		{[]string{"--data", multi, "--algo", "norma"}, 2, "norma: invalid configuration: Task multiclass: the algorithm is not defined for it"},
@@ -194,7 +199,7 @@ func TestScaledRegressionRoundTrip(t *testing.T) {
 	if code, _, stderr := bench(t, "run", "--data", reg, "--algo", "bogd++", "--budget", "30", "--runs", "1", "--save", model); code != 1 || !strings.Contains(stderr, model+" already exists") {
 		t.Fatalf("save over a scaled model without --force: exit %d, %s", code, stderr)
 	}
-	if code, _, stderr := bench(t, "run", "--data", reg, "--algo", "bogd++", "--budget", "30", "--runs", "1", "--save", model, "--force"); code != 0 {
+	if code, _, stderr := bench(t, "run", "--data", reg, "--algo", "bogd++", "--budget", "30", "--runs", "1", "--scale", "none", "--save", model, "--force"); code != 0 {
 		t.Fatalf("--force: %s", stderr)
 	}
 	if l, err := bogd.LoadFile(model); err != nil || !l.Input().IsZero() {
@@ -259,7 +264,7 @@ func TestRunOrderRegression(t *testing.T) {
 	if err := os.WriteFile(orderFile, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rows, _ := runJSON(t, "--data", reg, "--task", "regression", "--algo", "rbp", "--budget", "10", "--runs", "2", "--order", orderFile, "--eta", "0.5")
+	rows, _ := runJSON(t, "--data", reg, "--task", "regression", "--algo", "rbp", "--budget", "10", "--runs", "2", "--order", orderFile, "--eta", "0.5", "--scale", "none", "--sigma", "8")
 	data, _ := dataset.ReadFile(reg, dataset.Options{Task: task.Regression})
 	var mses []float64
 	for r, order := range orders {
@@ -309,10 +314,10 @@ func TestTrainRegressionBaseline(t *testing.T) {
 		if code != 0 {
 			t.Fatal(stderr)
 		}
-		if want := fmt.Sprintf("predicting the mean of the labels before each: %.6g)", sum/float64(n)); !strings.Contains(stderr, want) {
+		if want := fmt.Sprintf("the trivial predictor, the mean of the labels before each: %.6g)", sum/float64(n)); !strings.Contains(stderr, want) {
 			t.Errorf("η %s, %s passes: no %q in\n%s", c.eta, c.passes, want, stderr)
 		}
-		if got := strings.Contains(stderr, "warning: the learner predicted worse than the running mean"); got != c.warn {
+		if got := strings.Contains(stderr, "below the trivial predictor's"); got != c.warn {
 			t.Errorf("η %s: warned %v, want %v\n%s", c.eta, got, c.warn, stderr)
 		}
 	}

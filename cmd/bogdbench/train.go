@@ -16,7 +16,9 @@ import (
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/eval"
 	"github.com/bogd-project/bogd/experiment"
+	"github.com/bogd-project/bogd/prep"
 	"github.com/bogd-project/bogd/simd"
 	"github.com/bogd-project/bogd/task"
 )
@@ -32,14 +34,17 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	from := fs.String("model", "", "continue training this saved model, with its algorithm, parameters, task, classes and input preparation (hashing, scaling): the flags that set those cannot be given with it")
 	save := fs.String("save", "", "save the learner to this model file (atomically; an existing file needs --force, unless it is the --model continued), with its hashing and scaling")
 	force := fs.Bool("force", false, "overwrite an existing --save file")
-	passes := fs.Int("passes", 1, "passes over the data, each in file order")
+	passes := fs.Int("passes", 1, "passes over the data, each in file order (or a random one: --shuffle)")
+	shuffle := fs.Bool("shuffle", false, "learn the rows in a random order, a new one each pass (seeded by --shuffle-seed), rather than in file order (the rows are then held in memory): a file sorted by its labels is otherwise learnt one class after another")
+	shuffleSeed := fs.Uint64("shuffle-seed", 1, "seed of the --shuffle orders")
+	test := fs.String("test", "", "after training, judge the model on the labelled rows of this file, held out (predicted, never learnt): mistake rate or MSE beside the trivial predictor's, AUC, log loss, calibration")
 	quiet := fs.Bool("q", false, "quiet: no progress and no summary on stderr (warnings and errors still)")
-	algo := fs.String("algo", "bogd++", "the algorithm: "+algorithmNames())
+	algo := fs.String("algo", bogd.Auto.String(), "the algorithm: "+algorithmNames()+"; auto, the default, has nothing to tune: it weighs kernels of six widths around --sigma and step sizes itself")
 	budget := fs.Int("budget", 100, "maximum support vectors (budgeted algorithms)")
 	seed := fs.Uint64("seed", 1, "seed of the learner's random choices")
 	lf := addLearnerFlags(fs)
-	width := kernelWidth{sigma: 8}
-	fs.Var(&width, "sigma", "Gaussian kernel width, exp(-||x-y||^2/(2 sigma^2)), or auto: the median Euclidean distance between rows (all pairs of 1000 rows drawn with seed 1; the value is printed)")
+	width := kernelWidth{auto: true}
+	fs.Var(&width, "sigma", sigmaHelp)
 	calibrate := fs.Bool("calibrate", true, "classifiers: fit probabilities online (Platt scaling, its softmax form for classes), so that predict and serve give them; --calibrate=false to turn off")
 	storage := fs.String("storage", "auto", storageHelp)
 	df := addDataFlags(fs)
@@ -60,6 +65,9 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	path, err := dataPath(*data, stdin)
 	if err != nil {
 		return err
+	}
+	if *test == "-" && path == "-" {
+		return usagef("--test - and the training data both read standard input: give one a file")
 	}
 	logf := func(format string, args ...any) {
 		if !*quiet {
@@ -84,7 +92,7 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		if l, err = loadModel(*from, log); err != nil {
 			return err
 		}
-		if src, err = sourceToContinue(path, stdin, l, *passes, opt.MaxRows, warn); err != nil {
+		if src, err = sourceToContinue(path, stdin, l, *passes, *shuffle, opt.MaxRows, warn); err != nil {
 			return err
 		}
 		logf("continuing %s: %s", *from, describeLearner(l))
@@ -113,7 +121,7 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 			opt.MaxIndex = denseIndexLimit(a, *budget)
 		}
 		lf.lambdaGiven = given["lambda"]
-		data, err := df.open(path, stdin, opt, width, a, lf.lambdaGiven, *passes, warn, log)
+		data, err := df.open(path, stdin, opt, a, lf.lambdaGiven, *passes, *shuffle, warn, log)
 		if err != nil {
 			return err
 		}
@@ -143,9 +151,12 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 			return err
 		}
 		logf("%s", describeLearner(l))
-		if src.rows > 0 {
+		switch {
+		case *shuffle:
+			logf("%s: %d rows, %d features, %s, each in a random order (--shuffle, seed %d)", src.name, src.rows, data.head.Dim, experiment.Plural(*passes, "pass", "passes"), *shuffleSeed)
+		case src.rows > 0:
 			logf("%s: %d rows, %d features, %s in file order", src.name, src.rows, data.head.Dim, experiment.Plural(*passes, "pass", "passes"))
-		} else {
+		default:
 			logf("%s: a stream of rows of %d features, learnt as they come (Ctrl-C ends it and saves)", src.name, data.head.Dim)
 		}
 	}
@@ -156,11 +167,30 @@ func trainCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	if !*quiet {
 		progress = stderr
 	}
-	done, err := trainPasses(ctx, l, src, *passes, progress)
+	if *shuffle {
+		src = src.shuffled(*shuffleSeed)
+	}
+	done, err := trainPasses(ctx, l, src, *passes, progress, warn)
 	if err != nil {
 		return err
 	}
 	stop() // a second Ctrl-C ends the process
+	if w := notBeaten(done.summary, "progressive validation"); w != "" {
+		warn(w + " (try a smaller --eta, another --sigma, or bogdbench tune)")
+	}
+	if *test != "" {
+		var out io.Writer = stderr
+		if *quiet {
+			out = io.Discard
+		}
+		s, err := testModel(l, *test, stdin, out, warn)
+		if err != nil {
+			return err
+		}
+		if w := notBeaten(s, "held out ("+*test+")"); w != "" {
+			warn(w)
+		}
+	}
 	var interrupted error
 	if done.interrupted {
 		interrupted = fmt.Errorf("interrupted after %d examples", done.seen)
@@ -215,8 +245,9 @@ func sameFile(a, b string) bool {
 // labels of l's task (binary files may hold 0/1; a class must be one of
 // l's), features hashed and scaled as for l's training, those beyond its
 // dimension ignored (with a warning). A file, and a stream learnt once,
-// are read row by row; a stream of more passes is held, within maxRows.
-func sourceToContinue(path string, stdin io.Reader, l *bogd.Learner, passes, maxRows int, warn func(string)) (rowSource, error) {
+// are read row by row; a stream of more passes, and any rows to shuffle,
+// are held, within maxRows.
+func sourceToContinue(path string, stdin io.Reader, l *bogd.Learner, passes int, shuffle bool, maxRows int, warn func(string)) (rowSource, error) {
 	cfg, in := l.Config(), l.Input()
 	tk := task.Regression // classes are checked against the model's
 	if cfg.Task == task.Binary {
@@ -229,6 +260,7 @@ func sourceToContinue(path string, stdin io.Reader, l *bogd.Learner, passes, max
 	}
 	rp := newRowPrep(cfg.Dim, in, classes)
 	switch {
+	case shuffle: // held below, to be learnt in any order
 	case !isStream(path):
 		// Count the rows (and find the file's errors) before learning.
 		s, err := dataset.OpenScanner(path, opt)
@@ -245,7 +277,9 @@ func sourceToContinue(path string, stdin io.Reader, l *bogd.Learner, passes, max
 		return warnBeyond(streamSource(path, stdin, opt, rp), rp, warn), nil
 	}
 	rows, err := readData(path, stdin, opt)
-	if errors.Is(err, dataset.ErrHeldLimit) {
+	if errors.Is(err, dataset.ErrHeldLimit) && shuffle {
+		return rowSource{}, fmt.Errorf("%w (--shuffle holds the rows)", err)
+	} else if errors.Is(err, dataset.ErrHeldLimit) {
 		return rowSource{}, streamHint(err, []string{"--passes 1"})
 	} else if err != nil {
 		return rowSource{}, err
@@ -301,7 +335,11 @@ func describeLearner(l *bogd.Learner) string {
 	if l.Algorithm().Budgeted() {
 		s += fmt.Sprintf(", budget %d", c.Budget)
 	}
-	s += fmt.Sprintf(", σ = %.6g", c.Sigma)
+	if l.Algorithm() == bogd.Auto {
+		s += fmt.Sprintf(", widths %.6g·2^k (k = 1 … −4) and the linear kernel over %d random features", c.Sigma, c.Features)
+	} else {
+		s += fmt.Sprintf(", σ = %.6g", c.Sigma)
+	}
 	read := l.Algorithm().Params(c.Task)
 	if read.Has(bogd.ParamEta) {
 		s += fmt.Sprintf(", η = %.6g", c.Eta)
@@ -334,17 +372,25 @@ func describeLearner(l *bogd.Learner) string {
 type trained struct {
 	seen        int  // examples learnt
 	interrupted bool // ctx ended the passes (SIGINT, SIGTERM) after them
+	// summary judges the predictions made before each update, beside the
+	// trivial predictor's (on the scale the learner learns).
+	summary eval.Summary
 }
 
-// trainPasses feeds the rows of src to l in file order, passes times, each
+// trainPasses feeds the rows of src to l in its order, passes times, each
 // row predicted before it is learnt (progressive validation), holding no
-// more rows than src does. With a progress writer, it prints the
-// progressive validation there at doubling example counts, as Vowpal
-// Wabbit does: the examples seen, the mistake rate (MSE) so far and since
-// the line before, the support vectors and the examples per second; then
-// a summary. When ctx ends, it stops after the example it is learning
+// more rows than src does, and judges the predictions (eval: beside the
+// trivial predictor's). With a progress writer, it prints the progressive
+// validation there at doubling example counts, as Vowpal Wabbit does: the
+// examples seen, the mistake rate (MSE) so far and since the line before,
+// the support vectors and the examples per second; then a summary. After
+// the first pass, warn hears whether the labels came sorted (unless src
+// shuffles). When ctx ends, it stops after the example it is learning
 // (checked every 256) and reports what it learnt: the learner is whole.
-func trainPasses(ctx context.Context, l *bogd.Learner, src rowSource, passes int, progress io.Writer) (trained, error) {
+func trainPasses(ctx context.Context, l *bogd.Learner, src rowSource, passes int, progress io.Writer, warn func(string)) (trained, error) {
+	// The rows are prepared: the evaluation is on the scale learnt.
+	ev := eval.New(l.Config(), prep.Input{})
+	order := newLabelOrder(l.Config().Task)
 	regression := l.Config().Task == task.Regression
 	metric := "mistakes %"
 	if regression {
@@ -356,7 +402,6 @@ func trainPasses(ctx context.Context, l *bogd.Learner, src rowSource, passes int
 	var res trained
 	var lastSeen, mistakes, lastMistakes int
 	var squared, lastSquared float64
-	var mean, baseline float64 // the running mean of the labels and its squared error
 	start := time.Now()
 	next := 1 // the next count to report
 	line := func(pass int) {
@@ -395,6 +440,10 @@ func trainPasses(ctx context.Context, l *bogd.Learner, src rowSource, passes int
 				return res, fmt.Errorf("%s: %w", p.where(), err)
 			}
 			res.seen++
+			ev.Add(y, step.Prediction)
+			if pass == 1 {
+				order.add(y)
+			}
 			if regression {
 				r := y - step.Label
 				if math.IsNaN(r*r) || math.IsInf(r*r, 0) {
@@ -402,9 +451,6 @@ func trainPasses(ctx context.Context, l *bogd.Learner, src rowSource, passes int
 					return res, fmt.Errorf("%s (example %d): the squared error is not finite: the learner diverged (try a smaller --eta); nothing saved", p.where(), res.seen)
 				}
 				squared += r * r
-				d := y - mean
-				baseline += d * d
-				mean += d / float64(res.seen)
 			} else if step.Mistake {
 				mistakes++
 			}
@@ -416,32 +462,40 @@ func trainPasses(ctx context.Context, l *bogd.Learner, src rowSource, passes int
 		if err := errors.Join(p.err(), p.close()); err != nil {
 			return res, err
 		}
+		if how, sorted := order.sortedBy(); pass == 1 && !src.random && sorted {
+			warn(fmt.Sprintf("%s: the labels come sorted: %s. Learnt in this order, the model sees one class (or range of targets) after another, and its mistake rate (MSE) is not that of a shuffled stream: --shuffle learns in a random order", src.name, how))
+		}
 	}
 	if res.seen == 0 {
 		return res, fmt.Errorf("%s: interrupted before the first example: nothing learnt", src.name)
 	}
+	res.summary = ev.Summary()
 	if progress == nil {
 		return res, nil
 	}
 	if res.seen != lastSeen {
 		line(pass)
 	}
-	seen := res.seen
 	elapsed := time.Since(start)
-	what := fmt.Sprintf("mistake rate %.3f%% (progressive validation)", 100*float64(mistakes)/float64(seen))
-	worse := false // than the running mean of the labels
-	if regression {
-		mse, base := squared/float64(seen), baseline/float64(seen)
-		what = fmt.Sprintf("MSE %.6g (progressive validation; predicting the mean of the labels before each: %.6g)", mse, base)
-		worse = mse > base
-	}
 	fmt.Fprintf(progress, "bogdbench train: %d examples in %.3g s (%.0f/s, %.3g s per pass): %s, %d support vectors\n",
-		seen, elapsed.Seconds(), float64(seen)/elapsed.Seconds(), elapsed.Seconds()/float64(pass), what, l.SupportVectors())
-	if worse {
-		fmt.Fprintf(progress, "bogdbench train: warning: the learner predicted worse than the running mean of the labels: "+
-			"the step size may be too large or the kernel too wide for this data (try a smaller --eta, --sigma auto, or bogdbench tune)\n")
-	}
+		res.seen, elapsed.Seconds(), float64(res.seen)/elapsed.Seconds(), elapsed.Seconds()/float64(pass), progressiveSummary(res.summary), l.SupportVectors())
 	return res, nil
+}
+
+// progressiveSummary says what the progressive validation s found, beside
+// the trivial predictor's.
+func progressiveSummary(s eval.Summary) string {
+	if s.MSE != nil {
+		return fmt.Sprintf("MSE %.6g (progressive validation; the trivial predictor, the mean of the labels before each: %.6g)", *s.MSE, *s.BaselineMSE)
+	}
+	out := fmt.Sprintf("mistake rate %.3f%% (progressive validation; the trivial predictor, the most frequent label before each: %.3f%%)", *s.MistakeRate, *s.BaselineMistakeRate)
+	if s.AUC != nil {
+		out += fmt.Sprintf(", AUC %.4f", *s.AUC)
+	}
+	if s.LogLoss != nil {
+		out += fmt.Sprintf(", log loss %.4f", *s.LogLoss)
+	}
+	return out
 }
 
 // algorithmNames lists the algorithms for help texts.

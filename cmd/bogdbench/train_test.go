@@ -40,7 +40,7 @@ func germanText(t *testing.T) string {
 func trainGerman(t *testing.T, dir string) string {
 	t.Helper()
 	model := filepath.Join(dir, "german.bogd")
-	if code, _, stderr := bench(t, "train", "--data", germanPath, "--budget", "50", "--save", model, "-q"); code != 0 {
+	if code, _, stderr := bench(t, "train", "--data", germanPath, "--algo", "bogd++", "--scale", "none", "--sigma", "8", "--budget", "50", "--save", model, "-q"); code != 0 {
 		t.Fatal(stderr)
 	}
 	return model
@@ -90,7 +90,7 @@ func readFile(t *testing.T, path string) []byte {
 // saves exactly that learner.
 func TestTrainFileOrder(t *testing.T) {
 	model := filepath.Join(t.TempDir(), "g.bogd")
-	code, stdout, stderr := bench(t, "train", "--data", germanPath, "--algo", "bogd++", "--budget", "40", "--eta", "0.125", "--gamma", "2", "--save", model)
+	code, stdout, stderr := bench(t, "train", "--data", germanPath, "--scale", "none", "--sigma", "8", "--algo", "bogd++", "--budget", "40", "--eta", "0.125", "--gamma", "2", "--save", model)
 	if code != 0 || stdout != "" {
 		t.Fatalf("train: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -113,7 +113,7 @@ func TestTrainFileOrder(t *testing.T) {
 	for _, line := range []string{
 		"--task auto: binary",
 		"binary bogd++, budget 40, σ = 8, η = 0.125, λ = 1e-06, γ = 2, dense storage, calibrated",
-		fmt.Sprintf("mistake rate %.3f%% (progressive validation), 40 support vectors", 100*float64(res.Mistakes)/1000),
+		fmt.Sprintf("mistake rate %.3f%% (progressive validation; the trivial predictor, the most frequent label before each: 30.100%%), AUC ", 100*float64(res.Mistakes)/1000),
 		"saved the bogd++ learner (40 support vectors) to " + model,
 	} {
 		if !strings.Contains(stderr, line) {
@@ -139,8 +139,13 @@ func TestTrainFileOrder(t *testing.T) {
 		t.Errorf("no progress line %q:\n%s", last, stderr)
 	}
 
-	if code, _, stderr := bench(t, "train", "--data", germanPath, "-q"); code != 0 || stderr != "" {
+	// Quiet: warnings only (σ = 8 does not beat the trivial predictor on
+	// german's raw features).
+	if code, _, stderr := bench(t, "train", "--data", germanPath, "--scale", "none", "--sigma", "8", "-q"); code != 0 || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "bogdbench train: warning: ") {
 		t.Errorf("-q: exit %d, stderr %q", code, stderr)
+	}
+	if code, _, stderr := bench(t, "train", "--data", germanPath, "-q"); code != 0 || stderr != "" {
+		t.Errorf("-q with the default scaling and width: exit %d, stderr %q", code, stderr)
 	}
 }
 
@@ -229,7 +234,7 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"--data", germanPath, "--sigma", "-1"}, 2, `invalid value "-1" for flag -sigma: want a positive number or auto`},
 		{[]string{"--data", germanPath, "--storage", "tiled"}, 2, "--storage must be auto, dense or sparse"},
 		{[]string{"--data", germanPath, "--hash", "31"}, 2, "--hash must be in 1..30"},
-		{[]string{"--data", germanPath, "--eta", "-1"}, 2, "Eta, the step size, must be in"},
+		{[]string{"--data", germanPath, "--algo", "bogd++", "--eta", "-1"}, 2, "Eta, the step size, must be in"},
 		{[]string{"--data", germanPath, "--force"}, 2, "--force needs --save"},
 		{[]string{"--data", germanPath, "--model", model, "--eta", "1"}, 2, "--eta cannot be given with it"},
 		{[]string{"--data", germanPath, "--model", model, "--scale", "minmax"}, 2, "--scale cannot be given with it"},
@@ -249,7 +254,7 @@ func TestTrainErrors(t *testing.T) {
 // estimator (stated with its sample and seed) and trains with it.
 func TestTrainSigmaAuto(t *testing.T) {
 	model := filepath.Join(t.TempDir(), "m.bogd")
-	code, _, stderr := bench(t, "train", "--data", germanPath, "--sigma", "auto", "--save", model)
+	code, _, stderr := bench(t, "train", "--data", germanPath, "--scale", "none", "--sigma", "auto", "--save", model)
 	if code != 0 {
 		t.Fatal(stderr)
 	}
@@ -308,7 +313,7 @@ func TestTrainHashedPredict(t *testing.T) {
 	dir := t.TempDir()
 	text := "+1 good great fine\n-1 bad awful\n+1 great:2 nice\n-1 awful poor bad\n+1 fine nice\n-1 poor\n"
 	model := filepath.Join(dir, "words.bogd")
-	code, _, stderr := benchStdin(t, text, "train", "--hash", "10", "--storage", "sparse", "--passes", "5", "--sigma", "1", "--save", model)
+	code, _, stderr := benchStdin(t, text, "train", "--hash", "10", "--scale", "none", "--storage", "sparse", "--passes", "5", "--sigma", "1", "--save", model)
 	if code != 0 {
 		t.Fatal(stderr)
 	}

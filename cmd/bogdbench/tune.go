@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,6 +19,7 @@ import (
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/eval"
 	"github.com/bogd-project/bogd/experiment"
 	"github.com/bogd-project/bogd/experiment/lsokl"
 	"github.com/bogd-project/bogd/experiment/paper"
@@ -30,14 +33,19 @@ import (
 // the lowest mean mistake rate (MSE) is selected, and runs over --runs
 // permutations of another stream, never seen by the selection: their
 // mean is the held-out estimate. The grid varies what each algorithm
-// reads of η, λ, γ and C, and the kernel width σ.
+// reads of η, λ, γ and C, and the kernel width σ, and holds each
+// algorithm's defaults; a selection on the edge of the grid extends it
+// (--extend). The trivial predictor is a row of the table: the figure
+// to beat. A learner that fails, or diverges at every grid point, is a
+// row that says so; the others go on.
 func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("tune", stderr)
 	data := fs.String("data", "", "LIBSVM data file, plain or gzip, or - for standard input (required)")
-	algos := fs.String("algo", "bogd++", "comma-separated algorithms")
+	algos := fs.String("algo", bogd.Auto.String(), "comma-separated algorithms; auto, the default, has nothing to tune: its row is its held-out estimate at σ the median distance, the centre of the widths it weighs itself")
 	budgets := fs.String("budget", "100", "comma-separated budgets")
-	gridName := fs.String("grid", "quick", "quick or full: binary, the ICML 2012 paper's grids (full: λ·T², η ∈ 2^-3..2^3, γ ∈ 2^0..2^4); multi-class and regression, the LSOKL study's (quick: its η set with the toolbox's other settings)")
+	gridName := fs.String("grid", "quick", "quick or full: binary, the ICML 2012 paper's grids (full: λ·T², η ∈ 2^-3..2^3, γ ∈ 2^0..2^4) with BPA-S's C ∈ {0.1, 1, 10} (full: 10^-2..10^2); multi-class and regression, the LSOKL study's (quick: its η set with the toolbox's other settings, C ∈ {0.1, 1, 10}); every algorithm's own defaults added to its lists")
 	sigmas := fs.String("sigma", "auto", "comma-separated kernel widths to select among, or auto: 8 and 1/8, 1/4, 1/2 and 1 times the median Euclidean distance between rows (all pairs of 1000 rows drawn with seed 1), as the LSOKL study")
+	extend := fs.Int("extend", 3, "where a selected η, λ, γ, C or σ is the smallest or largest of its grid, try up to this many values beyond, one grid step each, while they select better (phase all only; 0: never)")
 	selectRuns := fs.Int("select-runs", 3, "selection permutations per grid point")
 	runs := fs.Int("runs", 5, "held-out permutations of the selected parameters")
 	seed := fs.Uint64("seed", 1, "seed of the held-out permutations (and of the learner --save trains)")
@@ -96,6 +104,8 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		return usagef("--seed and --select-seed must differ: selection must never see the held-out permutations")
 	case *workers < 1:
 		return usagef("--workers must be at least 1, got %d", *workers)
+	case *extend < 0:
+		return usagef("--extend must be at least 0, got %d", *extend)
 	case *phase != experiment.PhaseAll && *phase != experiment.PhaseSelect && *phase != experiment.PhaseReport && *phase != experiment.PhaseTables:
 		return usagef("--phase must be all, select, report or tables, got %q", *phase)
 	case *resume && *results == "" && *phase == experiment.PhaseAll:
@@ -135,11 +145,15 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	}
 	rows = rows.Compact() // held for every pass of the grid
 	tk := rows.Task
-	if widths == nil {
+	sigma := 0.0 // of the points that set none: auto's centre, the median distance
+	if widths == nil || slices.Contains(algorithms, bogd.Auto) {
 		m, n := medianWidth(rows)
-		widths = lsokl.Dataset{Median: m}.Widths()
-		log(fmt.Sprintf("σ candidates %v: 8 and %v × %.4g, the median Euclidean distance over all pairs of %d rows (experiment.MedianDistance, seed %d), rounded to two digits",
-			widths, lsokl.WidthFactors, m, n, lsokl.MedianSeed))
+		sigma = m
+		if widths == nil {
+			widths = lsokl.Dataset{Median: m}.Widths()
+			log(fmt.Sprintf("σ candidates %v: 8 and %v × %.4g, the median Euclidean distance over all pairs of %d rows (experiment.MedianDistance, seed %d), rounded to two digits",
+				widths, lsokl.WidthFactors, m, n, lsokl.MedianSeed))
+		}
 	}
 	name := "stdin"
 	if *data != "-" {
@@ -147,14 +161,14 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	}
 	plan := &experiment.Plan{
 		Grid: tuneGrid(tk, *gridName), Runs: *runs, SelectRuns: *selectRuns, Seed: *seed, SelectSeed: *selectSeed,
-		Sigma: widths[0], Projection: lf.projection, Task: tk, Nu: lf.nu,
+		Sigma: cmp.Or(sigma, widths[0]), Projection: lf.projection, Task: tk, Nu: lf.nu, KeepGoing: true,
 	}
 	plan.Grid.Sigma = widths
 	if tk == task.Regression {
 		plan.Epsilon = lf.epsilon
 	}
 	if in.Scaling != nil {
-		plan.Scaling = experiment.ScalingMinMax
+		plan.Scaling = in.Scaling.Method()
 	}
 	for _, a := range algorithms {
 		if !a.Supports(tk) {
@@ -171,11 +185,15 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	base, err := tuneBaseline(ctx, plan, rows)
+	if err != nil {
+		return err
+	}
 	exec.Warn = warn
 	if !*quiet {
 		exec.Progress = newProgress(stderr, "bogdbench tune")
 	}
-	tuning, err := runTune(ctx, &exec, plan, rows)
+	tuning, err := runTune(ctx, &exec, &experiment.Tuning{Plan: plan, Data: rows, Extend: *extend})
 	if err != nil {
 		return err
 	}
@@ -183,22 +201,21 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		fmt.Fprintf(stdout, "%s phase done: results in %s\n", *phase, exec.Results)
 		return nil
 	}
-	sels, reported := tuning.Selections, tuning.Reported
-	if err := writeTuneTable(stdout, plan, sels, reported, rows.Len()); err != nil {
+	if err := writeTuneTable(stdout, tuning, base); err != nil {
 		return err
 	}
-	best := plan.Cells[0]
-	for _, c := range plan.Cells[1:] {
-		if mean(reported[c], rows.Len()) < mean(reported[best], rows.Len()) {
-			best = c
-		}
+	best, ok := bestCell(tuning)
+	if !ok {
+		return fmt.Errorf("no learner has a result: nothing to train")
 	}
+	params := tuning.Selections[best].Params
+	params.Sigma = cmp.Or(params.Sigma, plan.Sigma) // a point that sets none runs at the plan's
 	fmt.Fprintf(stdout, "\ntrain with the selected parameters (the lowest held-out %s):\n  %s\n",
-		map[bool]string{true: "MSE", false: "mistake rate"}[tk == task.Regression], trainCommandLine(*data, df, lf, best, sels[best].Params, tk))
+		map[bool]string{true: "MSE", false: "mistake rate"}[tk == task.Regression], trainCommandLine(*data, df, lf, best, params, tk))
 	if *save == "" {
 		return nil
 	}
-	l, err := bogd.New(best.Algo, tunedConfig(lf, best, sels[best].Params, rows, *seed, st, *calibrate))
+	l, err := bogd.New(best.Algo, tunedConfig(lf, best, params, rows, *seed, st, *calibrate))
 	if err != nil {
 		return err
 	}
@@ -207,7 +224,7 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if !*quiet {
 		progress = stderr
 	}
-	if done, err := trainPasses(ctx, l, memorySource(rows), 1, progress); err != nil {
+	if done, err := trainPasses(ctx, l, memorySource(rows), 1, progress, warn); err != nil {
 		return err
 	} else if done.interrupted {
 		return fmt.Errorf("interrupted after %d examples of the final training: nothing saved", done.seen)
@@ -222,29 +239,31 @@ func tuneCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	return nil
 }
 
-// runTune runs the phase(s) of e over the plan (experiment.Tuning), into
+// runTune runs the phase(s) of e for the tuning (Tuning.Run), into
 // e.Results or, when phase all keeps no results file, a temporary one,
-// removed unless interrupted: then the error says where the passes it
-// finished are kept.
-func runTune(ctx context.Context, e *experiment.Execution, plan *experiment.Plan, rows *dataset.Dataset) (*experiment.Tuning, error) {
-	tuning := &experiment.Tuning{Plan: plan, Data: rows}
-	temporary := ""
+// removed on every way out but an interruption: then the error says where
+// the passes it finished are kept. (A learner's failure, a panic
+// included, is no way out: Tuning reports it and goes on.)
+func runTune(ctx context.Context, e *experiment.Execution, tuning *experiment.Tuning) (*experiment.Tuning, error) {
+	temporary, keep := "", false
 	if e.Results == "" && e.Phase == experiment.PhaseAll {
 		dir, err := os.MkdirTemp("", "bogdbench-tune-")
 		if err != nil {
 			return nil, err
 		}
 		temporary = dir
+		defer func() {
+			if !keep {
+				os.RemoveAll(dir)
+			}
+		}()
 		e.Results = filepath.Join(dir, "tune-runs.jsonl")
 	}
-	_, err := experiment.Execute(ctx, e, tuning)
-	if temporary != "" {
-		if errors.Is(err, experiment.ErrInterrupted) {
-			// The passes it finished stay where the error says they are.
-			err = fmt.Errorf("%w (kept: continue with --results %s --resume)", err, e.Results)
-		} else {
-			os.RemoveAll(temporary)
-		}
+	_, err := tuning.Run(ctx, e)
+	if temporary != "" && errors.Is(err, experiment.ErrInterrupted) {
+		// The passes it finished stay where the error says they are.
+		keep = true
+		err = fmt.Errorf("%w (kept: continue with --results %s --resume)", err, e.Results)
 	}
 	if errors.Is(err, os.ErrExist) {
 		return nil, fmt.Errorf("%w: pass --resume to continue it", err)
@@ -255,20 +274,67 @@ func runTune(ctx context.Context, e *experiment.Execution, plan *experiment.Plan
 }
 
 // tuneGrid is the grid of tune for task t: binary, the ICML 2012 paper's;
-// multi-class and regression, the LSOKL study's.
+// multi-class and regression, the LSOKL study's; BPA-S's C over {0.1, 1,
+// 10} in every quick grid (the full binary grid 10⁻²…10²), and every
+// algorithm's own defaults in its lists.
 func tuneGrid(t task.Task, name string) experiment.Grid {
+	var g experiment.Grid
 	switch t {
 	case task.Multiclass, task.Regression:
 		table := lsokl.Multiclass
 		if t == task.Regression {
 			table = lsokl.Regression
 		}
+		g = table.Grid
 		if name == "quick" {
-			return table.QuickGrid()
+			g = table.QuickGrid()
+			g.C = []float64{0.1, 1, 10}
 		}
-		return table.Grid
+	default:
+		g = paper.Grids[name]
+		g.C = []float64{0.1, 1, 10}
+		if name == "full" {
+			g.C = []float64{0.01, 0.1, 1, 10, 100}
+		}
 	}
-	return paper.Grids[name]
+	g.Defaults = true
+	return g
+}
+
+// explodeFactor is how many times the trivial predictor's MSE a
+// regression pass's MSE may reach before it counts as diverged: its
+// predictions have left the labels' range.
+const explodeFactor = 100
+
+// tuneBaseline runs the trivial predictor over the plan's held-out
+// permutations (the table's row to beat) and, in regression, sets the
+// plan's Explode from its MSE over the selection permutations.
+func tuneBaseline(ctx context.Context, plan *experiment.Plan, rows *dataset.Dataset) (experiment.Summary, error) {
+	if plan.Task == task.Regression {
+		sel, err := plan.Trivial(ctx, rows, experiment.StreamSelect)
+		if err != nil {
+			return experiment.Summary{}, err
+		}
+		plan.Explode = explodeFactor * experiment.Summarize(sel, rows.Len(), plan.Task).Metric
+	}
+	held, err := plan.Trivial(ctx, rows, experiment.StreamReport)
+	if err != nil {
+		return experiment.Summary{}, err
+	}
+	return experiment.Summarize(held, rows.Len(), plan.Task), nil
+}
+
+// bestCell is the cell of the lowest held-out metric, failed cells left
+// out; false when every cell failed.
+func bestCell(t *experiment.Tuning) (experiment.Cell, bool) {
+	var best experiment.Cell
+	found, rows := false, t.Data.Len()
+	for _, c := range t.Plan.Cells {
+		if recs, ok := t.Reported[c]; ok && (!found || mean(recs, rows) < mean(t.Reported[best], rows)) {
+			best, found = c, true
+		}
+	}
+	return best, found
 }
 
 // mean is the mean metric of the records of a cell's held-out runs.
@@ -287,40 +353,122 @@ func summarize(recs []*experiment.Record, rows int) experiment.Summary {
 }
 
 // writeTuneTable writes, per cell, the selected parameters, their mean
-// over the selection runs and the held-out estimate.
-func writeTuneTable(w io.Writer, plan *experiment.Plan, sels map[experiment.Cell]experiment.Selection, reported map[experiment.Cell][]*experiment.Record, rows int) error {
-	metric := "mistakes %"
+// over the selection runs and the held-out estimate, with the trivial
+// predictor's row (base, over the same held-out permutations) first;
+// then what a reader must know: the learners that failed, diverged
+// points, selections on an edge of their grid and the values tried
+// beyond, and the learners that did not beat the trivial predictor.
+func writeTuneTable(w io.Writer, t *experiment.Tuning, base experiment.Summary) error {
+	plan, rows := t.Plan, t.Data.Len()
+	metric, trivial := "mistakes %", "the most frequent label so far"
 	if plan.Task == task.Regression {
-		metric = "MSE"
+		metric, trivial = "MSE", "the mean of the labels so far"
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "algorithm\tbudget\tselected\tselection %s (%d runs)\theld-out %s (%d runs)\tSVs\tseconds/pass\n", metric, plan.SelectRuns, metric, plan.Runs)
+	fmt.Fprintf(tw, "trivial\t-\t%s\t-\t%.5g ± %.3g\t0.0\t%.4f\n", trivial, base.Metric, base.MetricStd, base.Seconds)
+	var notes, worse []string
 	for _, c := range plan.Cells {
-		sel := sels[c]
-		s := summarize(reported[c], rows)
 		budget := "-"
 		if c.Budget > 0 {
 			budget = strconv.Itoa(c.Budget)
 		}
-		selMean := "- (no grid)"
+		if err, failed := plan.Failed()[c]; failed {
+			fmt.Fprintf(tw, "%v\t%s\tfailed\t-\t-\t-\t-\n", c.Algo, budget)
+			notes = append(notes, fmt.Sprintf("%v failed: %v", c.Algo, err))
+			continue
+		}
+		sel := t.Selections[c]
+		s := summarize(t.Reported[c], rows)
+		selMean := "- (nothing to select)"
 		if sel.Runs > 0 {
 			selMean = fmt.Sprintf("%.5g", sel.Mean)
 		}
-		fmt.Fprintf(tw, "%v\t%s\t%s\t%s\t%.5g ± %.3g\t%.1f\t%.4f\n", c.Algo, budget, sel.Params.Describe(c.Algo, plan.Task), selMean, s.Metric, s.MetricStd, s.SupportVectors, s.Seconds)
+		selected := sel.Params.Describe(c.Algo, plan.Task)
+		if c.Algo == bogd.Auto {
+			selected = fmt.Sprintf("σ=%.3g, the centre of its widths", plan.Sigma)
+		}
+		fmt.Fprintf(tw, "%v\t%s\t%s\t%s\t%.5g ± %.3g\t%.1f\t%.4f\n", c.Algo, budget, selected, selMean, s.Metric, s.MetricStd, s.SupportVectors, s.Seconds)
+		notes = append(notes, tuneNotes(t, c, sel)...)
+		if !eval.Beats(s.Metric, base.Metric) {
+			worse = append(worse, c.Algo.String())
+		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(worse) > 0 {
+		notes = append(notes, fmt.Sprintf("not better than the trivial predictor (%s, held-out %s %.5g) by %g%% of it: %s",
+			trivial, metric, base.Metric, 100*eval.BeatMargin, strings.Join(worse, ", ")))
+	}
+	for _, n := range notes {
+		if _, err := fmt.Fprintf(w, "note: %s\n", n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tuneNotes says what cell c's selection sel needs said: its diverged
+// grid points, the values tried beyond the grid's edges, and the
+// selected values still on an edge.
+func tuneNotes(t *experiment.Tuning, c experiment.Cell, sel experiment.Selection) []string {
+	var out []string
+	if sel.Diverged > 0 {
+		what := "its loss was not finite"
+		if t.Plan.Explode > 0 {
+			what = fmt.Sprintf("not finite, or an MSE above %d× the trivial predictor's", explodeFactor)
+		}
+		out = append(out, fmt.Sprintf("%v diverged at %d of %d grid points (%s): never selected", c.Algo, sel.Diverged, sel.Points, what))
+	}
+	diverged := 0
+	for _, rec := range t.Reported[c] {
+		if t.Plan.Diverged(rec) {
+			diverged++
+		}
+	}
+	if diverged > 0 {
+		out = append(out, fmt.Sprintf("%v diverged in %d of its %d held-out runs with the selected parameters", c.Algo, diverged, len(t.Reported[c])))
+	}
+	if exts := t.Extensions[c]; len(exts) > 0 {
+		var tried []string
+		for _, x := range exts {
+			outcome := "not better"
+			if x.Taken {
+				outcome = fmt.Sprintf("%.5g, selected", x.After)
+			}
+			tried = append(tried, fmt.Sprintf("%s = %.4g (%s)", x.Param, x.Next, outcome))
+		}
+		out = append(out, fmt.Sprintf("%v: selections on an edge of the grid; tried beyond: %s", c.Algo, strings.Join(tried, ", ")))
+	}
+	for _, e := range t.Edges[c] {
+		hint := "--extend tries values beyond it in phase all"
+		if e.Param == "σ" {
+			hint = "give --sigma values beyond it"
+		}
+		if len(t.Extensions[c]) > 0 {
+			hint = "still, after --extend"
+		}
+		out = append(out, fmt.Sprintf("%v: %v of its grid (%s)", c.Algo, e, hint))
+	}
+	return out
 }
 
 // tunedConfig is the configuration of a learner of cell c with the
 // selected parameters p over data: what the tuning runs used (λ = λ·T²/T²
-// or λ itself), with seed, storage and calibration.
+// or λ itself), with seed, storage and calibration, as train makes it.
 func tunedConfig(lf *learnerFlags, c experiment.Cell, p experiment.Params, data *dataset.Dataset, seed uint64, st engine.Storage, calibrate bool) bogd.Config {
 	f := *lf
 	f.sigma, f.eta, f.gamma, f.c, f.lambdaGiven = p.Sigma, p.Eta, p.Gamma, p.C, true
 	n := float64(data.Len())
 	lambda := p.LambdaT2 / (n * n)
-	if p.AbsLambda != 0 {
+	switch {
+	case p.AbsLambda != 0:
 		lambda = p.AbsLambda
+	case !c.Algo.Params(data.Task).Has(bogd.ParamLambda):
+		// Unread, but kept in the model file: train's default 1/T², so
+		// that the printed train command saves the same bytes.
+		lambda = 1 / (n * n)
 	}
 	cfg := f.config(c.Algo, c.Budget, data, lambda)
 	cfg.Seed, cfg.Storage = seed, st
@@ -365,7 +513,7 @@ func trainCommandLine(data string, df *dataFlags, lf *learnerFlags, c experiment
 	if df.task != "auto" {
 		args = append(args, "--task", df.task)
 	}
-	if df.scale != "none" {
+	if df.scale != experiment.ScalingMaxAbs {
 		args = append(args, "--scale", df.scale)
 	}
 	if df.hashBits > 0 {

@@ -20,11 +20,11 @@ func TestTuneSavesWhatItPrints(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("tune: exit %d\n%s%s", code, stdout, stderr)
 	}
-	if !regexp.MustCompile(`(?m)^bogd\+\+ +20 +η=[0-9.]+, λT²=1, γ=\d+, σ=(8|16) +[0-9.]+ +[0-9.]+ ± [0-9.]+ +20\.0 `).MatchString(stdout) {
+	if !regexp.MustCompile(`(?m)^bogd\+\+ +20 +η=[0-9.]+, λT²=[0-9.]+, γ=[0-9.]+, σ=[0-9.]+ +[0-9.]+ +[0-9.]+ ± [0-9.]+ +20\.0 `).MatchString(stdout) {
 		t.Errorf("no selection row in\n%s", stdout)
 	}
-	if !strings.Contains(stderr, "select: 18 jobs to run") || !strings.Contains(stderr, "report: 2 jobs to run") {
-		t.Errorf("the phases: 9 grid points × 2 widths, then 2 held-out runs:\n%s", stderr)
+	if !strings.Contains(stderr, "select: 32 jobs to run") || !strings.Contains(stderr, "report: 2 jobs to run") {
+		t.Errorf("the phases: 16 grid points (the quick grid's η and γ with BOGD++'s defaults 0.2 and 10) × 2 widths, then 2 held-out runs:\n%s", stderr)
 	}
 	line := regexp.MustCompile(`bogdbench train --data .*`).FindString(stdout)
 	if line == "" {
@@ -40,7 +40,7 @@ func TestTuneSavesWhatItPrints(t *testing.T) {
 	}
 	// The passes are kept; --resume runs none again.
 	code, again, stderr := bench(t, append(args[:len(args)-2], "--resume")...)
-	if code != 0 || again != stdout || !strings.Contains(stderr, "select: 0 jobs to run, 18 already in the results") {
+	if code != 0 || again != stdout || !strings.Contains(stderr, "select: 0 jobs to run, 32 already in the results") {
 		t.Errorf("resume: exit %d\n%s%s", code, again, stderr)
 	}
 }
