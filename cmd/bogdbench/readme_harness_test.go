@@ -177,7 +177,7 @@ func TestREADMESession(t *testing.T) {
 		t.Errorf("zcat | head -2: %q, %v; want %q", got, err, german[:2])
 	}
 	got, err = s.run("zcat dataset/testdata/german.svm.gz | bogdbench train --data - --budget 10 --save m.bogd | cat")
-	if err != nil || !slices.ContainsFunc(got, func(l string) bool { return strings.HasPrefix(l, "bogdbench train: saved the bogd++ learner") }) {
+	if err != nil || !slices.ContainsFunc(got, func(l string) bool { return strings.HasPrefix(l, "bogdbench train: saved the auto learner") }) {
 		t.Errorf("training from a pipe: %q, %v", got, err)
 	}
 	got, err = s.run("bogdbench predict --model m.bogd --data dataset/testdata/german.svm.gz --output p.txt")
