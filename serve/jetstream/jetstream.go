@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -81,7 +82,10 @@ func (l *Log) Append(ctx context.Context, record []byte) (uint64, error) {
 		return 0, wal.ErrClosed
 	default:
 	}
-	ack, err := l.js.Publish(ctx, l.subject, record)
+	// While a new stream, or one whose server failed, elects its leader,
+	// nothing answers a publish: ask again (the record reached no server,
+	// so it cannot be stored twice) for up to 10 s, within ctx.
+	ack, err := l.js.Publish(ctx, l.subject, record, jetstream.WithRetryAttempts(40), jetstream.WithRetryWait(250*time.Millisecond))
 	if err != nil {
 		return 0, fmt.Errorf("publish to %s: %w", l.subject, err)
 	}
