@@ -447,7 +447,7 @@ func PACosts(q []float64, kernels []float32, alpha []float64, p PACost) float64 
 	if p.Abs {
 		mask >>= 1 // clears the sign bit
 	}
-	head := len(q) &^ 7
+	head := len(q) &^ 3 // the vector kernels take four float64 per register
 	least := math.Inf(1)
 	if head > 0 {
 		least = paCosts(q[:head], kernels[:head], alpha[:head], p.Factor, p.Step, p.Score, p.Offset, p.Slope, p.Epsilon, p.C, mask)

@@ -37,7 +37,7 @@ const paCostsDoc = `	least := math.Inf(1)
 	return least
 
 with every product and sum rounded once, in this order: the generic code's
-bits. len(q) must be a multiple of 8, kernels and alpha at least as long;
+bits. len(q) must be a multiple of 4, kernels and alpha at least as long;
 q must not overlap them. A NaN cost is never the least; +Inf is returned
 when no cost is below it.`
 
