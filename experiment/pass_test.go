@@ -12,6 +12,7 @@ import (
 	"github.com/bogd-project/bogd/bogd"
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/engine"
+	"github.com/bogd-project/bogd/internal/cputime"
 	"github.com/bogd-project/bogd/task"
 )
 
@@ -72,6 +73,38 @@ func TestPassStopsWhenCancelled(t *testing.T) {
 
 // The adapter of a binary learner is exactly a loop of Learn calls, and
 // its errors name the dataset and the 1-based row.
+// A pass measures the CPU time of the thread that ran it: some, where
+// the system tells a thread's time (Linux), and no more than the wall
+// clock allows; the results files leave it out.
+func TestPassMeasuresItsCPU(t *testing.T) {
+	if _, ok := cputime.Thread(); !ok {
+		t.Skip("this system does not report a thread's CPU time")
+	}
+	data := german(t)
+	l, err := bogd.New(bogd.BOGD, bogd.Config{Dim: data.Dim, Budget: 50, Sigma: 8, Eta: 0.2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	order := Permutation(1, 0, data.Len())
+	for range 3 {
+		order = append(order, order[:data.Len()]...)
+	}
+	res, err := Pass(context.Background(), Bind(l, data), order, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(res.CPUSeconds > 0) || res.CPUSeconds > res.Seconds+0.01 {
+		t.Fatalf("a pass of %v on the wall took %v of CPU", res.Seconds, res.CPUSeconds)
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "cpu") {
+		t.Fatalf("the record holds the CPU time: %s", b)
+	}
+}
+
 func TestBindIsLearn(t *testing.T) {
 	data := german(t)
 	n := data.Len()
@@ -283,8 +316,8 @@ func TestMeanStdAndSummarize(t *testing.T) {
 	if m, s := MeanStd(nil); !math.IsNaN(m) || !math.IsNaN(s) {
 		t.Errorf("no value: %v, %v", m, s)
 	}
-	s := Summarize([]Result{{Mistakes: 10, SupportVectors: 4, Seconds: 1}, {Mistakes: 30, SupportVectors: 6, Seconds: 3}}, 200, task.Binary)
-	if s.Runs != 2 || s.Metric != 10 || math.Abs(s.MetricStd-math.Sqrt(50)) > 1e-12 || s.SupportVectors != 5 || s.Seconds != 2 || s.MaxSeconds != 3 {
+	s := Summarize([]Result{{Mistakes: 10, SupportVectors: 4, Seconds: 1, CPUSeconds: 0.5}, {Mistakes: 30, SupportVectors: 6, Seconds: 3, CPUSeconds: 1.5}}, 200, task.Binary)
+	if s.Runs != 2 || s.Metric != 10 || math.Abs(s.MetricStd-math.Sqrt(50)) > 1e-12 || s.SupportVectors != 5 || s.Seconds != 2 || s.MaxSeconds != 3 || s.CPUSeconds != 1 {
 		t.Errorf("Summarize: %+v", s)
 	}
 	s = Summarize([]Result{{SquaredError: 2, Seconds: 1}, {SquaredError: 6, Seconds: 0.5}}, 4, task.Regression)

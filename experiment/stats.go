@@ -34,21 +34,24 @@ type Summary struct {
 	SupportVectors, SupportVectorsStd float64
 	Seconds                           float64 // mean per pass
 	MaxSeconds                        float64 // the slowest pass
+	CPUSeconds                        float64 // mean per pass: Result.CPUSeconds
 }
 
 // Summarize computes the means and sample standard deviations of passes
 // of a task over rows rows each.
 func Summarize(passes []Result, rows int, tk task.Task) Summary {
-	var metrics, svs, secs []float64
+	var metrics, svs, secs, cpu []float64
 	for _, p := range passes {
 		metrics = append(metrics, p.Metric(rows, tk))
 		svs = append(svs, float64(p.SupportVectors))
 		secs = append(secs, p.Seconds)
+		cpu = append(cpu, p.CPUSeconds)
 	}
 	s := Summary{Runs: len(passes)}
 	s.Metric, s.MetricStd = MeanStd(metrics)
 	s.SupportVectors, s.SupportVectorsStd = MeanStd(svs)
 	s.Seconds, _ = MeanStd(secs)
+	s.CPUSeconds, _ = MeanStd(cpu)
 	if len(secs) > 0 {
 		s.MaxSeconds = slices.Max(secs)
 	}

@@ -68,7 +68,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.data, "data", "../shared/datasets/codrna.svm.gz", "binary LIBSVM data set, labels ±1, plain or gzip")
 	fs.StringVar(&o.out, "out", "benchmarks/results/kol", "directory of the report NAME.md and the runs NAME-runs.jsonl")
 	fs.IntVar(&o.rounds, "rounds", 7, "interleaved rounds: each runs every cell once with each tool")
-	fs.IntVar(&o.cpuPasses, "cpu-passes", 10, "extra bogdbench passes of each cell and round whose CPU time gives a pass's")
+	fs.IntVar(&o.cpuPasses, "cpu-passes", 10, "bogdbench passes of each cell and round beyond the timed one, whose threads' mean CPU time gives a pass's")
 	fs.Uint64Var(&o.seed, "seed", 1, "the rows' order is experiment.Permutation(seed, 0, n), run 0 of `bogdbench run --seed SEED`")
 	fs.BoolVar(&o.force, "force", false, "overwrite the report and runs files if they exist")
 	names := fs.String("cells", "", "comma-separated cells to run (default all): "+strings.Join(cellNames(), ","))

@@ -189,7 +189,7 @@ func (in *inputs) markdown(o options, args []string, runs []record, start time.T
 	p("KOL's is the `Learning time` it prints: wall-clock time around its learning loop, which starts its loader thread and waits on it ")
 	p("for every chunk of 256 rows (here read from its binary cache); the last line is that floor, KOL with next to nothing to learn.\n\n")
 	p("The CPU columns stand up better to other work on the machine, which stretches wall-clock times but not CPU times (much). ")
-	p("Ours is a pass's: the CPU time of a bogdbench process with %d more passes less that of the one-pass process, over %d. ", o.cpuPasses, o.cpuPasses)
+	p("Ours is a pass's: the mean CPU time of the thread that ran each pass of a bogdbench process with %d passes (`cpu_seconds_mean` of `bogdbench run`), which leaves out reading the data and the orders and the trivial predictor's pass beside each. ", 1+o.cpuPasses)
 	p("KOL's is its process's user and system time less that of the same round's floor run (its start and its loader thread); the floor line shows the floor's own.\n\n")
 
 	p("Why the mistake rates differ (benchmarks/README.md has the experiments):\n\n")

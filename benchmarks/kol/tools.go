@@ -184,7 +184,7 @@ type record struct {
 	// for KOL its learning, its loader thread and its start; for bogdbench
 	// (one pass) also reading and parsing the text file.
 	ProcessCPU float64 `json:"process_cpu_seconds"`
-	PassCPU    float64 `json:"pass_cpu_seconds,omitempty"` // bogdbench: see runOurs
+	PassCPU    float64 `json:"pass_cpu_seconds,omitempty"` // bogdbench: a pass's thread, see runOurs
 }
 
 // round runs cell c once with each tool, bogdbench first.
@@ -240,29 +240,34 @@ type oursRow struct {
 	MistakeRate    *float64 `json:"mistake_rate_mean"`
 	SupportVectors float64  `json:"support_vectors_mean"`
 	Seconds        float64  `json:"seconds_mean"`
+	CPUSeconds     float64  `json:"cpu_seconds_mean"`
 	SIMD           string   `json:"simd"`
 	Trivial        bool     `json:"trivial"` // the trivial predictor's row, beside the learner's
 }
 
 // runOurs runs bogdbench's algo on cell c twice: one pass, whose time and
-// mistakes are the record's, then 1 + cpuPasses passes. The second
-// process's extra CPU time over the first is that of cpuPasses passes, so
-// PassCPU is a pass's CPU time without reading the data, which other work
-// on the machine inflates far less than the wall clock.
+// mistakes are the record's, then 1 + cpuPasses passes, whose mean CPU
+// time of the thread that ran each pass (cpu_seconds_mean) is PassCPU: a
+// pass's CPU time without reading the data, its order or the trivial
+// predictor's pass beside it, which other work on the machine inflates far
+// less than the wall clock.
 func (in *inputs) runOurs(ctx context.Context, c cell, algo string) (record, error) {
 	one, cpu1, err := in.ours(ctx, c, algo, 1)
 	if err != nil {
 		return record{}, err
 	}
-	_, cpuMany, err := in.ours(ctx, c, algo, 1+in.cpuPasses)
+	many, _, err := in.ours(ctx, c, algo, 1+in.cpuPasses)
 	if err != nil {
 		return record{}, err
+	}
+	if many.CPUSeconds <= 0 {
+		return record{}, fmt.Errorf("bogdbench %s: no CPU time of its passes (this system does not tell a thread's)", algo)
 	}
 	return record{
 		Tool: "bogdbench", Algorithm: algo, Seconds: one.Seconds, Rows: in.rows,
 		Mistakes:    int(math.Round(*one.MistakeRate * float64(in.rows) / 100)),
 		MistakeRate: *one.MistakeRate, SupportVectors: one.SupportVectors, SIMD: one.SIMD,
-		ProcessCPU: cpu1, PassCPU: (cpuMany - cpu1) / float64(in.cpuPasses),
+		ProcessCPU: cpu1, PassCPU: many.CPUSeconds,
 	}, nil
 }
 

@@ -43,6 +43,7 @@ type row struct {
 	MSEStd             *float64 `json:"mse_std,omitempty"`
 	SupportVectorsMean float64  `json:"support_vectors_mean"`
 	SecondsMean        float64  `json:"seconds_mean"`
+	CPUSecondsMean     float64  `json:"cpu_seconds_mean,omitempty"` // the pass's thread; 0 (left out) where the system does not tell it
 	Eta                float64  `json:"eta"`
 	Lambda             float64  `json:"lambda"`
 	Gamma              float64  `json:"gamma"`
@@ -265,7 +266,7 @@ func (c runCell) row(name string, data *dataset.Dataset, s experiment.Summary, s
 	u := c.used
 	r := row{
 		Dataset: name, Algorithm: c.algo.String(), Budget: c.budget, Runs: s.Runs,
-		SupportVectorsMean: s.SupportVectors, SecondsMean: s.Seconds,
+		SupportVectorsMean: s.SupportVectors, SecondsMean: s.Seconds, CPUSecondsMean: s.CPUSeconds,
 		Eta: u.Eta, Lambda: u.Lambda, Gamma: u.Gamma, Sigma: u.Sigma, SIMD: simd.Active().String(),
 	}
 	mean, std := s.Metric, s.MetricStd
@@ -306,7 +307,7 @@ func trivialRow(name string, data *dataset.Dataset, orders [][]int) (row, error)
 		}
 	}
 	s := experiment.Summarize(passes, data.Len(), data.Task)
-	r := row{Dataset: name, Algorithm: "trivial", Trivial: true, Runs: s.Runs, SecondsMean: s.Seconds, SIMD: simd.Active().String()}
+	r := row{Dataset: name, Algorithm: "trivial", Trivial: true, Runs: s.Runs, SecondsMean: s.Seconds, CPUSecondsMean: s.CPUSeconds, SIMD: simd.Active().String()}
 	mean, std := s.Metric, s.MetricStd
 	switch data.Task {
 	case task.Regression:

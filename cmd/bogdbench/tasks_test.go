@@ -17,6 +17,7 @@ import (
 	"github.com/bogd-project/bogd/dataset"
 	"github.com/bogd-project/bogd/engine"
 	"github.com/bogd-project/bogd/experiment"
+	"github.com/bogd-project/bogd/internal/cputime"
 	"github.com/bogd-project/bogd/task"
 )
 
@@ -63,6 +64,13 @@ func runJSON(t *testing.T, args ...string) ([]map[string]any, string) {
 	if last["algorithm"] != "trivial" || last["trivial"] != true || last["runs"] != rows[0]["runs"] || last["task"] != rows[0]["task"] ||
 		(last["mse_mean"] == nil) != (rows[0]["mse_mean"] == nil) {
 		t.Fatalf("the last row is not the trivial predictor's: %v", last)
+	}
+	if _, ok := cputime.Thread(); ok {
+		for _, r := range rows {
+			if v, _ := r["cpu_seconds_mean"].(float64); !(v > 0) || v > r["seconds_mean"].(float64)+0.01 {
+				t.Fatalf("a row's CPU time per pass is %v, its wall clock's %v: %v", r["cpu_seconds_mean"], r["seconds_mean"], r)
+			}
+		}
 	}
 	return rows[:len(rows)-1], stderr
 }

@@ -1,5 +1,5 @@
-// Package cputime reports how much CPU time a benchmark's loop took on its
-// own thread. On a machine shared with other work the wall-clock time that
+// Package cputime reports how much CPU time a benchmark's loop, or a pass
+// (experiment.Pass), took on its own thread. On a machine shared with other work the wall-clock time that
 // package testing reports counts the other processes' turns on the core
 // too (a load of 6 on two cores made it 2–3 times the CPU time); the
 // thread's CPU time does not, so ratios of it stay comparable from one run
@@ -8,7 +8,6 @@ package cputime
 
 import (
 	"runtime"
-	"testing"
 	"time"
 )
 
@@ -33,11 +32,17 @@ func Start() Timer {
 // (runtime.LockOSThread, or between Start and Report).
 func Thread() (time.Duration, bool) { return threadTime() }
 
+// Metrics is where Report puts its figure: a *testing.B (the package does
+// not import testing, so that a pass can measure itself in any program).
+type Metrics interface {
+	ReportMetric(n float64, unit string)
+}
+
 // Report adds to b the thread's CPU time since Start divided by units, as
 // metric "cpu-ns/"+unit (nothing where the system does not tell a thread's
 // time), and unlocks the goroutine from its thread. A benchmark reports
 // per iteration with units b.N and unit "op".
-func (t Timer) Report(b *testing.B, units float64, unit string) {
+func (t Timer) Report(b Metrics, units float64, unit string) {
 	end, ok := threadTime()
 	runtime.UnlockOSThread()
 	if t.ok && ok && units > 0 {
