@@ -444,7 +444,7 @@ func (v *view) evaluate(sc *Scratch, vs vectors, w []float32, stride int, sums [
 	// the interface's would each be a call): at small budgets the calls
 	// around the kernels are a visible part of f(x).
 	d, dense := vs.(denseVectors)
-	if dense && !sc.far && d.Len() > 0 && d.Padded() <= simd.ScoreTilesSlots() && (!x.isSparse() || !d.expands(v, x)) {
+	if dense && !sc.far && d.Len() > 0 && d.Padded() <= simd.ScoreTilesSlots() && !v.expands(x) {
 		// One pass without the shift: what the two-phase kernels below
 		// give when no shift is needed, bit for bit. A dense query goes
 		// in as it is, without the calls that a sparse one needs.
