@@ -95,6 +95,29 @@ func (sc *Scratch) fit(n int) {
 	}
 }
 
+// denseQuery returns the valid query x of dimension dim in dense form,
+// for reading only: its own dense slice; its values when it is sparse
+// with every feature set (its indices are then 0, 1, …: codrna's rows);
+// else x scattered into sc's dense buffer. It inlines: a dense query or a
+// full row goes to the kernel without a call.
+func (sc *Scratch) denseQuery(x *Vector, dim int) []float32 {
+	switch {
+	case x.Dense != nil:
+		return x.Dense
+	case len(x.Index) == dim:
+		return x.Value
+	}
+	return sc.scatter(x, dim)
+}
+
+// scatter returns the sparse x densified into sc's dense buffer; not
+// inlined, so that denseQuery is.
+//
+//go:noinline
+func (sc *Scratch) scatter(x *Vector, dim int) []float32 {
+	return x.densify(sc.denseBuf(dim))
+}
+
 // denseBuf returns room for one dense vector of dimension dim.
 func (sc *Scratch) denseBuf(dim int) []float32 {
 	if len(sc.dense) < dim {
@@ -446,14 +469,9 @@ func (v *view) evaluate(sc *Scratch, vs vectors, w []float32, stride int, sums [
 	d, dense := vs.(denseVectors)
 	if dense && !sc.far && d.Len() > 0 && d.Padded() <= simd.ScoreTilesSlots() && !v.expands(x) {
 		// One pass without the shift: what the two-phase kernels below
-		// give when no shift is needed, bit for bit. A dense query goes
-		// in as it is, without the calls that a sparse one needs.
+		// give when no shift is needed, bit for bit.
 		n := d.Len()
-		xs := x.Dense
-		if x.isSparse() {
-			xs = x.densify(sc.denseBuf(v.dim))
-		}
-		nearest := simd.ScoreTiles(sums, sc.buf[:d.Padded()], xs, d.Tiles(), w, stride, v.dim, n, v.scale)
+		nearest := simd.ScoreTiles(sums, sc.buf[:d.Padded()], sc.denseQuery(x, v.dim), d.Tiles(), w, stride, v.dim, n, v.scale)
 		if !(v.scale*nearest < simd.ExpMin+floorMargin(n)) {
 			return 1
 		}

@@ -157,7 +157,7 @@ func (d denseVectors) distances(v *view, buf []float32, x *Vector, sc *Scratch) 
 		simd.SqDistSparse(buf, d.Norms(), x.Index, x.Value, float32(xnorm), d.Tiles(), v.dim)
 		return
 	}
-	simd.SqDist(buf, x.densify(sc.denseBuf(v.dim)), d.Tiles(), v.dim)
+	simd.SqDist(buf, sc.denseQuery(x, v.dim), d.Tiles(), v.dim)
 }
 
 // expands reports whether dense storage takes the distances of the valid

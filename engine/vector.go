@@ -104,11 +104,9 @@ func (v *Vector) sqNorm() (norm float64, integral bool) {
 }
 
 // densify returns v as a dense slice of length len(dst), using dst as
-// storage for a sparse v. It is not inlined: in the large functions that
-// call it, its loop kept its counter on the stack, a store and a load
-// per feature.
-//
-//go:noinline
+// storage for a sparse v. Scoring calls it through Scratch.scatter, which
+// is not inlined: in the large functions that call it, its loop kept its
+// counter on the stack, a store and a load per feature.
 func (v *Vector) densify(dst []float32) []float32 {
 	if !v.isSparse() {
 		return v.Dense
