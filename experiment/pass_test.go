@@ -71,8 +71,6 @@ func TestPassStopsWhenCancelled(t *testing.T) {
 	}
 }
 
-// The adapter of a binary learner is exactly a loop of Learn calls, and
-// its errors name the dataset and the 1-based row.
 // A pass measures the CPU time of the thread that ran it: some, where
 // the system tells a thread's time (Linux), and no more than the wall
 // clock allows; the results files leave it out.
@@ -105,6 +103,8 @@ func TestPassMeasuresItsCPU(t *testing.T) {
 	}
 }
 
+// The adapter of a binary learner is exactly a loop of Learn calls, and
+// its errors name the dataset and the 1-based row.
 func TestBindIsLearn(t *testing.T) {
 	data := german(t)
 	n := data.Len()
