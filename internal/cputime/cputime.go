@@ -3,7 +3,8 @@
 // other work the wall-clock time that package testing reports counts the
 // other processes' turns on the core too (a load of 6 on two cores made
 // it 2–3 times the CPU time); the thread's CPU time does not, so ratios of
-// it stay comparable from one run to the next. It still counts what sharing the caches costs.
+// it stay comparable from one run to the next. It still counts what
+// sharing the caches costs.
 package cputime
 
 import (
