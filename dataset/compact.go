@@ -7,12 +7,13 @@ import (
 	"github.com/bogd-project/bogd/simd"
 )
 
-// rowStore holds the rows of a compact data set (Compact); RowTo decodes
-// them into the form Read gives: 0-based indices, strictly increasing,
-// and non-zero values.
+// rowStore holds the rows of a compact data set (Compact); RowTo gives
+// them in the form Read gives: 0-based indices, strictly increasing, and
+// non-zero values.
 type rowStore interface {
-	// rowTo appends row i's features to idx and val.
-	rowTo(i int, idx []int32, val []float32) ([]int32, []float32)
+	// rowTo returns row i's features, decoded into buf where the row is
+	// not stored in that form.
+	rowTo(i int, buf *RowBuffer) ([]int32, []float32)
 	nnz(i int) int
 	bytes() int64 // the memory of the rows
 	// prefetchBounds and prefetchValues are Dataset's, for row i.
@@ -114,38 +115,52 @@ func (d *Dataset) NonZeros() int {
 
 // denseRows holds every feature of every row: zeros are absent features.
 type denseRows struct {
-	dim int
-	val []float32
+	dim  int
+	val  []float32
+	full []uint64 // bit i%64 of full[i/64]: row i has every feature
+	iota []int32  // 0, 1, …, dim−1: the indices of a full row
 }
 
-func newDenseRows(d *Dataset) denseRows {
-	r := denseRows{dim: d.Dim, val: make([]float32, d.Len()*d.Dim)}
+func newDenseRows(d *Dataset) *denseRows {
+	r := &denseRows{dim: d.Dim, val: make([]float32, d.Len()*d.Dim), full: make([]uint64, (d.Len()+63)/64), iota: make([]int32, d.Dim)}
+	for j := range r.iota {
+		r.iota[j] = int32(j)
+	}
 	for i := range d.Len() {
 		idx, val := d.Row(i)
 		row := r.val[i*d.Dim:]
 		for k, j := range idx {
 			row[j] = val[k]
 		}
+		if len(idx) == d.Dim {
+			r.full[i/64] |= 1 << (i % 64)
+		}
 	}
 	return r
 }
 
-// rowTo writes every feature and keeps the non-zero ones: no branch per
-// feature (a pass decodes every row it learns).
-func (r denseRows) rowTo(i int, idx []int32, val []float32) ([]int32, []float32) {
-	row := r.val[i*r.dim : (i+1)*r.dim]
-	n := len(idx)
-	idx, val = slices.Grow(idx, len(row))[:n+len(row)], slices.Grow(val, len(row))[:n+len(row)]
+// rowTo returns a full row as it is stored (codrna's rows, nearly all):
+// its values and the shared indices 0, 1, …, no copy. Another row is
+// decoded into buf: every feature written and the non-zero ones kept, no
+// branch per feature.
+func (r *denseRows) rowTo(i int, buf *RowBuffer) ([]int32, []float32) {
+	row := r.val[i*r.dim : (i+1)*r.dim : (i+1)*r.dim]
+	if r.full[i/64]&(1<<(i%64)) != 0 {
+		return r.iota, row
+	}
+	idx, val := slices.Grow(buf.idx[:0], len(row))[:len(row)], slices.Grow(buf.val[:0], len(row))[:len(row)]
+	n := 0
 	for j, v := range row {
 		idx[n], val[n] = int32(j), v
 		if v != 0 {
 			n++
 		}
 	}
+	buf.idx, buf.val = idx, val
 	return idx[:n], val[:n]
 }
 
-func (r denseRows) nnz(i int) int {
+func (r *denseRows) nnz(i int) int {
 	n := 0
 	for _, v := range r.val[i*r.dim : (i+1)*r.dim] {
 		if v != 0 {
@@ -155,11 +170,11 @@ func (r denseRows) nnz(i int) int {
 	return n
 }
 
-func (r denseRows) bytes() int64 { return 4 * int64(len(r.val)) }
+func (r *denseRows) bytes() int64 { return 4*int64(len(r.val)+len(r.iota)) + 8*int64(len(r.full)) }
 
-func (r denseRows) prefetchBounds(int) {}
+func (r *denseRows) prefetchBounds(int) {}
 
-func (r denseRows) prefetchValues(i int) {
+func (r *denseRows) prefetchValues(i int) {
 	const perLine = 16 // float32 values in a 64-byte cache line
 	for k := i * r.dim; k < (i+1)*r.dim; k += perLine {
 		simd.Prefetch(r.val, k)
@@ -188,21 +203,22 @@ func newSparseRows[I uint8 | uint16 | int32](d *Dataset, ones bool) *sparseRows[
 	return r
 }
 
-func (r *sparseRows[I]) rowTo(i int, idx []int32, val []float32) ([]int32, []float32) {
+func (r *sparseRows[I]) rowTo(i int, buf *RowBuffer) ([]int32, []float32) {
 	a, b := r.ptr[i], r.ptr[i+1]
-	n, m := len(idx), int(b-a)
-	idx = slices.Grow(idx, m)[:n+m]
+	m := int(b - a)
+	idx := slices.Grow(buf.idx[:0], m)[:m]
 	for k, j := range r.idx[a:b] {
-		idx[n+k] = int32(j)
+		idx[k] = int32(j)
 	}
+	buf.idx = idx
 	if r.val != nil {
-		return idx, append(val, r.val[a:b]...)
+		return idx, r.val[a:b:b]
 	}
-	n = len(val)
-	val = slices.Grow(val, m)[:n+m]
-	for k := range m {
-		val[n+k] = 1
+	val := slices.Grow(buf.val[:0], m)[:m]
+	for k := range val {
+		val[k] = 1
 	}
+	buf.val = val
 	return idx, val
 }
 

@@ -68,16 +68,24 @@ func (d *Dataset) Row(i int) (idx []int32, val []float32) {
 	return d.Index[a:b:b], d.Value[a:b:b]
 }
 
-// RowTo returns the feature indices and values of row i: views into the
-// dataset, as Row returns them, or, for a compact data set, decoded into
-// idx[:0] and val[:0] (grown as needed). The caller must not modify them;
-// reusing its buffers row after row, it reads any data set without
-// allocating.
-func (d *Dataset) RowTo(i int, idx []int32, val []float32) ([]int32, []float32) {
+// RowBuffer is the memory RowTo decodes rows into, reused row after row.
+// The zero value is ready to use.
+type RowBuffer struct {
+	idx []int32
+	val []float32
+}
+
+// RowTo returns the feature indices and values of row i, for reading only:
+// views into the data set where it holds the row in that form (Row's,
+// and a compact data set's rows stored as they are read), else the row
+// decoded into buf, grown as needed. They are valid until the next RowTo
+// on buf. Reusing one buffer row after row, it reads any data set
+// without allocating.
+func (d *Dataset) RowTo(i int, buf *RowBuffer) ([]int32, []float32) {
 	if d.rows == nil {
 		return d.Row(i)
 	}
-	return d.rows.rowTo(i, idx[:0], val[:0])
+	return d.rows.rowTo(i, buf)
 }
 
 // PrefetchBounds asks the processor to start loading row i's label and
@@ -131,7 +139,7 @@ func (d *Dataset) Dense(i int, dst []float32) []float32 {
 	} else {
 		dst = make([]float32, d.Dim)
 	}
-	idx, val := d.RowTo(i, nil, nil)
+	idx, val := d.RowTo(i, new(RowBuffer))
 	for k, j := range idx {
 		dst[j] = val[k]
 	}
@@ -165,14 +173,13 @@ func (d *Dataset) Subset(rows []int) *Dataset {
 	if d.lines != nil || d.plainLines {
 		s.lines = make([]int, len(rows))
 	}
-	var idx []int32
-	var val []float32
+	var buf RowBuffer
 	for k, r := range rows {
 		s.Labels[k] = d.Labels[r]
 		if s.lines != nil {
 			s.lines[k] = d.line(r)
 		}
-		idx, val = d.RowTo(r, idx, val)
+		idx, val := d.RowTo(r, &buf)
 		s.Index = append(s.Index, idx...)
 		s.Value = append(s.Value, val...)
 		s.RowPtr[k+1] = len(s.Index)

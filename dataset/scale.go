@@ -26,10 +26,9 @@ func MinMax(d *Dataset, labels bool) (*prep.Scaling, error) {
 // minMaxOf is a MinMaxOf over every row of d.
 func minMaxOf(d *Dataset) *MinMaxOf {
 	m := NewMinMax()
-	var idx []int32
-	var val []float32
+	var buf RowBuffer
 	for i := range d.Len() {
-		idx, val = d.RowTo(i, idx, val)
+		idx, val := d.RowTo(i, &buf)
 		m.Add(d.Labels[i], idx, val)
 	}
 	return m
@@ -143,10 +142,9 @@ func (d *Dataset) Prepare(in prep.Input, dim int) (*Dataset, Clipped, error) {
 		out.Dim = max(dim, in.Scaling.Dim())
 	}
 	var row prep.Row
-	var idx []int32
-	var val []float32
+	var buf RowBuffer
 	for i := range n {
-		idx, val = d.RowTo(i, idx, val)
+		idx, val := d.RowTo(i, &buf)
 		if err := in.PrepareIndexed(&row, idx, val, dim); err != nil {
 			return nil, clipped, &ParseError{File: d.Name, Line: d.line(i), Msg: err.Error(), Err: err}
 		}

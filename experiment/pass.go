@@ -158,8 +158,7 @@ type bound struct {
 	*bogd.Learner
 	data *dataset.Dataset
 	task task.Task
-	idx  []int32
-	val  []float32
+	buf  dataset.RowBuffer
 }
 
 // Bind binds a learner to its data for Pass. The data's labels must be of
@@ -172,8 +171,7 @@ func Bind(l *bogd.Learner, data *dataset.Dataset) Online {
 func (b *bound) Task() task.Task { return b.task }
 
 func (b *bound) Step(row int) (Loss, error) {
-	b.idx, b.val = b.data.RowTo(row, b.idx, b.val)
-	idx, val := b.idx, b.val
+	idx, val := b.data.RowTo(row, &b.buf)
 	y := b.data.Labels[row]
 	step, err := b.Learn(engine.Sparse(idx, val), y)
 	if err != nil {

@@ -16,11 +16,10 @@ import (
 func MedianDistance(d *dataset.Dataset, sample int, seed uint64) float64 {
 	rows := Permutation(seed, 0, d.Len())[:min(sample, d.Len())]
 	dense := make([][]float64, len(rows))
-	var idx []int32
-	var val []float32
+	var buf dataset.RowBuffer
 	for i, r := range rows {
 		dense[i] = make([]float64, d.Dim)
-		idx, val = d.RowTo(r, idx, val)
+		idx, val := d.RowTo(r, &buf)
 		for k, j := range idx {
 			dense[i][j] = float64(val[k])
 		}

@@ -66,8 +66,7 @@ type memoryPass struct {
 	d     *dataset.Dataset
 	i     int
 	order []int // the rows in the pass's order (nil: the file's)
-	idx   []int32
-	val   []float32
+	buf   dataset.RowBuffer
 }
 
 func (p *memoryPass) next() bool { p.i++; return p.i < p.d.Len() }
@@ -81,8 +80,8 @@ func (p *memoryPass) at() int {
 }
 
 func (p *memoryPass) row() (float64, []int32, []float32) {
-	p.idx, p.val = p.d.RowTo(p.at(), p.idx, p.val)
-	return p.d.Labels[p.at()], p.idx, p.val
+	idx, val := p.d.RowTo(p.at(), &p.buf)
+	return p.d.Labels[p.at()], idx, val
 }
 func (p *memoryPass) where() string { return p.d.Where(p.at()) }
 func (p *memoryPass) err() error    { return nil }
