@@ -282,11 +282,12 @@ func (s *Set) setWeights(i int, w []float32) {
 	}
 }
 
-// remember widens the bounds (see Bounds) to cover the stored x.
+// remember widens the bounds (see Bounds) to cover the stored x. It reads
+// x's values for integers only while every stored one is an integer: a
+// learner stores nearly every example it sees.
 func (s *Set) remember(x *Vector) {
-	norm, integral := x.sqNorm()
-	s.maxNorm = max(s.maxNorm, norm)
-	s.integral = s.integral && integral
+	s.maxNorm = max(s.maxNorm, x.sqSum())
+	s.integral = s.integral && x.integral()
 }
 
 // Remove deletes vector i by moving the last vector into its slot, along with

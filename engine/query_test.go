@@ -95,6 +95,63 @@ func sameSets(t *testing.T, what string, a, b *Set) {
 	}
 }
 
+// TestFullRowsStoreAsDense: a sparse row with every feature set is stored
+// as its values (denseVectors.add takes it as a dense one): the same
+// tiles, float32 norms and bounds as the dense row itself, and the same
+// bits for later evaluations, with rows of 7 features, some set in full.
+func TestFullRowsStoreAsDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(53, 54))
+	const dim, budget = 7, 40
+	gauss := func() float32 { return float32(rng.NormFloat64() * 3) }
+	opt := Options{Capacity: budget, Columns: 2, Storage: DenseStorage}
+	sparse, err := New(dim, 4, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dense, err := New(dim, 4, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := 0
+	for k := range budget {
+		x := randomPoint(rng, dim, 0.9, gauss)
+		sx := sparseOf(x)
+		if len(sx.Index) == dim {
+			full++
+		}
+		w := []float32{gauss(), gauss()}
+		if _, err := sparse.Add(sx, w...); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := dense.Add(Dense(x), w...); err != nil {
+			t.Fatal(err)
+		}
+		sameSets(t, fmt.Sprintf("after row %d", k), sparse, dense)
+		if a, b := sparse.vs.(denseVectors).Norms(), dense.vs.(denseVectors).Norms(); !slices.Equal(a, b) {
+			t.Fatalf("after row %d: norms %v, want %v", k, a, b)
+		}
+	}
+	if full == 0 || full == budget {
+		t.Fatalf("%d of %d rows full: the test needs both kinds", full, budget)
+	}
+	var sc Scratch
+	got, want := make([]float64, 2), make([]float64, 2)
+	for range 20 {
+		q := sparseOf(randomPoint(rng, dim, 1, gauss))
+		if err := sparse.Evaluate(&sc, q, got); err != nil {
+			t.Fatal(err)
+		}
+		if err := dense.Evaluate(&sc, q, want); err != nil {
+			t.Fatal(err)
+		}
+		for c := range got {
+			if math.Float64bits(got[c]) != math.Float64bits(want[c]) {
+				t.Fatalf("sum %d is %v, want %v", c, got[c], want[c])
+			}
+		}
+	}
+}
+
 // TestAddQueryRefuses: AddQuery and ReplaceQuery store nothing from a
 // scratch that holds no valid query of the set's dimension (never used,
 // its last query refused, released, or evaluated on a set of another

@@ -131,11 +131,17 @@ type denseVectors struct{ *layout.Matrix }
 
 func (denseVectors) storage() Storage { return DenseStorage }
 
+// add stores the valid x; a sparse x with every feature set (codrna's
+// rows) is its values in order, stored as a dense one, without the
+// scatter: the same floats and the same norm.
 func (d denseVectors) add(x *Vector, _ *Scratch) int {
-	if x.isSparse() {
-		return d.AppendSparse(x.Index, x.Value)
+	switch {
+	case !x.isSparse():
+		return d.Append(x.Dense)
+	case len(x.Index) == d.Dim():
+		return d.Append(x.Value)
 	}
-	return d.Append(x.Dense)
+	return d.AppendSparse(x.Index, x.Value)
 }
 
 func (d denseVectors) replace(i int, x *Vector, sc *Scratch) {
@@ -153,8 +159,7 @@ func (d denseVectors) sqNorm(i int, sc *Scratch) (float64, bool) {
 
 func (d denseVectors) distances(v *view, buf []float32, x *Vector, sc *Scratch) {
 	if v.expands(x) {
-		xnorm, _ := x.sqNorm()
-		simd.SqDistSparse(buf, d.Norms(), x.Index, x.Value, float32(xnorm), d.Tiles(), v.dim)
+		simd.SqDistSparse(buf, d.Norms(), x.Index, x.Value, float32(x.sqSum()), d.Tiles(), v.dim)
 		return
 	}
 	simd.SqDist(buf, sc.denseQuery(x, v.dim), d.Tiles(), v.dim)

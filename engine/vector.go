@@ -89,18 +89,33 @@ func badFeature(idx []int32, val []float32, k, dim int) error {
 }
 
 // sqNorm returns ‖v‖² in float64 and whether every value is an integer.
-func (v *Vector) sqNorm() (norm float64, integral bool) {
-	vals := v.Dense
+func (v *Vector) sqNorm() (norm float64, integral bool) { return v.sqSum(), v.integral() }
+
+// values returns v's values: its dense slice, or its non-zeros.
+func (v *Vector) values() []float32 {
 	if v.isSparse() {
-		vals = v.Value
+		return v.Value
 	}
-	integral = true
-	for _, x := range vals {
-		f := float64(x)
-		norm += f * f
-		integral = integral && f == math.Trunc(f)
+	return v.Dense
+}
+
+// sqSum returns ‖v‖² in float64, summed in the order of v's values.
+func (v *Vector) sqSum() float64 {
+	var norm float64
+	for _, x := range v.values() {
+		norm += float64(x) * float64(x)
 	}
-	return norm, integral
+	return norm
+}
+
+// integral reports whether every value of v is an integer.
+func (v *Vector) integral() bool {
+	for _, x := range v.values() {
+		if f := float64(x); f != math.Trunc(f) {
+			return false
+		}
+	}
+	return true
 }
 
 // densify returns v as a dense slice of length len(dst), using dst as
