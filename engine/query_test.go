@@ -96,9 +96,10 @@ func sameSets(t *testing.T, what string, a, b *Set) {
 }
 
 // TestFullRowsStoreAsDense: a sparse row with every feature set is stored
-// as its values (denseVectors.add takes it as a dense one): the same
-// tiles, float32 norms and bounds as the dense row itself, and the same
-// bits for later evaluations, with rows of 7 features, some set in full.
+// as its values (denseVectors.add and replace take it as a dense one):
+// the same tiles, float32 norms and bounds as the dense row itself, and
+// the same bits for later evaluations, with rows of 7 features, some set
+// in full, added and then put in the place of others.
 func TestFullRowsStoreAsDense(t *testing.T) {
 	rng := rand.New(rand.NewPCG(53, 54))
 	const dim, budget = 7, 40
@@ -113,26 +114,36 @@ func TestFullRowsStoreAsDense(t *testing.T) {
 		t.Fatal(err)
 	}
 	full := 0
-	for k := range budget {
+	for k := range 2 * budget {
 		x := randomPoint(rng, dim, 0.9, gauss)
 		sx := sparseOf(x)
 		if len(sx.Index) == dim {
 			full++
 		}
 		w := []float32{gauss(), gauss()}
-		if _, err := sparse.Add(sx, w...); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := dense.Add(Dense(x), w...); err != nil {
-			t.Fatal(err)
+		if k < budget {
+			if _, err := sparse.Add(sx, w...); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := dense.Add(Dense(x), w...); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			i := rng.IntN(budget)
+			if err := sparse.Replace(i, sx, w...); err != nil {
+				t.Fatal(err)
+			}
+			if err := dense.Replace(i, Dense(x), w...); err != nil {
+				t.Fatal(err)
+			}
 		}
 		sameSets(t, fmt.Sprintf("after row %d", k), sparse, dense)
 		if a, b := sparse.vs.(denseVectors).Norms(), dense.vs.(denseVectors).Norms(); !slices.Equal(a, b) {
 			t.Fatalf("after row %d: norms %v, want %v", k, a, b)
 		}
 	}
-	if full == 0 || full == budget {
-		t.Fatalf("%d of %d rows full: the test needs both kinds", full, budget)
+	if full == 0 || full == 2*budget {
+		t.Fatalf("%d of %d rows full: the test needs both kinds", full, 2*budget)
 	}
 	var sc Scratch
 	got, want := make([]float64, 2), make([]float64, 2)

@@ -145,7 +145,7 @@ func (d denseVectors) add(x *Vector, _ *Scratch) int {
 }
 
 func (d denseVectors) replace(i int, x *Vector, sc *Scratch) {
-	d.Replace(i, x.densify(sc.denseBuf(d.Dim())))
+	d.Replace(i, sc.denseQuery(x, d.Dim()))
 }
 
 func (d denseVectors) dense(i int, dst []float32) []float32 { return d.Row(i, dst) }
