@@ -2,7 +2,6 @@ package bogd
 
 import (
 	"math"
-	"slices"
 
 	"github.com/bogd-project/bogd/engine"
 	"github.com/bogd-project/bogd/simd"
@@ -102,11 +101,8 @@ func (l *bpas) cheapest(t target, step []float64) int {
 		if l.labels.task != task.Binary {
 			cost.Offset, cost.Slope, cost.Epsilon, cost.Abs = t.value, -1, l.labels.epsilon, true
 		}
-		least := simd.PACosts(l.costs[:n], kernels, l.alpha[:n], cost)
-		if least == math.Inf(1) {
-			return best
-		}
-		return slices.Index(l.costs[:n], least)
+		best, _ = simd.PACosts(l.costs[:n], kernels, l.alpha[:n], cost)
+		return best
 	}
 	beta, fr := l.beta, l.fr
 	for r, kv := range kernels {

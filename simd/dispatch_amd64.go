@@ -248,7 +248,7 @@ func prefetch(p *byte) {
 	}
 }
 
-func paCosts(q []float64, kernels []float32, alpha []float64, factor, step, f, o, s, eps, c float64, mask uint64) float64 {
+func paCosts(q []float64, kernels []float32, alpha []float64, factor, step, f, o, s, eps, c float64, mask uint64) (best int, least float64) {
 	switch {
 	case useAVX512:
 		return paCostsAVX512(q, kernels, alpha, factor, step, f, o, s, eps, c, mask)

@@ -55,6 +55,6 @@ func fmaFlops() int { return fmaFlopsGeneric }
 
 func prefetch(p *byte) { prefetchGeneric(p) }
 
-func paCosts(q []float64, kernels []float32, alpha []float64, factor, step, f, o, s, eps, c float64, mask uint64) float64 {
+func paCosts(q []float64, kernels []float32, alpha []float64, factor, step, f, o, s, eps, c float64, mask uint64) (best int, least float64) {
 	return paCostsGeneric(q, kernels, alpha, factor, step, f, o, s, eps, c, mask)
 }

@@ -522,8 +522,8 @@ func prefetchGeneric(*byte) {}
 // generated declarations). The float64 conversions round every product
 // once, so that no compiler fuses it into a multiply-add: the assembly's
 // bits.
-func paCostsGeneric(q []float64, kernels []float32, alpha []float64, factor, step, f, o, s, eps, c float64, mask uint64) float64 {
-	least := math.Inf(1)
+func paCostsGeneric(q []float64, kernels []float32, alpha []float64, factor, step, f, o, s, eps, c float64, mask uint64) (best int, least float64) {
+	best, least = -1, math.Inf(1)
 	alpha = alpha[:len(q)]
 	kernels = kernels[:len(q)]
 	for r := range q {
@@ -538,8 +538,8 @@ func paCostsGeneric(q []float64, kernels []float32, alpha []float64, factor, ste
 		}
 		q[r] = (float64(a*a)+float64(beta*beta)-float64(2*kr*float64(a*beta)))/2 + float64(c*loss)
 		if q[r] < least {
-			least = q[r]
+			best, least = r, q[r]
 		}
 	}
-	return least
+	return best, least
 }

@@ -7305,9 +7305,9 @@ TEXT ·prefetchAVX2(SB), NOSPLIT, $0-8
 	PREFETCHT0 (AX)
 	RET
 
-// func paCostsAVX2(q []float64, kernels []float32, alpha []float64, factor float64, step float64, f float64, o float64, s float64, eps float64, c float64, mask uint64) float64
+// func paCostsAVX2(q []float64, kernels []float32, alpha []float64, factor float64, step float64, f float64, o float64, s float64, eps float64, c float64, mask uint64) (best int, least float64)
 // Requires: AVX, AVX2
-TEXT ·paCostsAVX2(SB), NOSPLIT, $0-144
+TEXT ·paCostsAVX2(SB), NOSPLIT, $0-152
 	MOVQ         q_base+0(FP), AX
 	MOVQ         kernels_base+24(FP), CX
 	MOVQ         alpha_base+48(FP), DX
@@ -7322,7 +7322,7 @@ TEXT ·paCostsAVX2(SB), NOSPLIT, $0-144
 	VBROADCASTSD mask+128(FP), Y7
 	VCVTPS2PD    consts<>+864(SB), Y8
 
-	// least = +Inf: all ones, shifted down to an exponent's 11 bits and back up
+	// +Inf: all ones, shifted down to an exponent's 11 bits and back up
 	VPCMPEQQ Y9, Y9, Y9
 	VPSRLQ   $0x35, Y9, Y9
 	VPSLLQ   $0x34, Y9, Y9
@@ -7374,7 +7374,39 @@ done_159:
 	VMINPD       X0, X9, X0
 	VMOVHLPS     X0, X0, X1
 	VMINSD       X1, X0, X0
-	VMOVSD       X0, ret+136(FP)
+	VMOVSD       X0, least+144(FP)
+
+	// best = the first r with q[r] == least; −1 when least is +Inf
+	MOVQ         $-1, AX
+	VBROADCASTSD least+144(FP), Y0
+
+	// +Inf: all ones, shifted down to an exponent's 11 bits and back up
+	VPCMPEQQ Y1, Y1, Y1
+	VPSRLQ   $0x35, Y1, Y1
+	VPSLLQ   $0x34, Y1, Y1
+	VUCOMISD X1, X0
+	JE       none_160
+	MOVQ     q_base+0(FP), CX
+	MOVQ     q_len+8(FP), DX
+	XORQ     AX, AX
+
+search_161:
+	VCMPPD    $0x00, (CX)(AX*8), Y0, Y1
+	VMOVMSKPD Y1, BX
+	TESTL     BX, BX
+	JNZ       found_162
+	ADDQ      $0x00000004, AX
+	CMPQ      AX, DX
+	JB        search_161
+	MOVQ      $-1, AX
+	JMP       none_160
+
+found_162:
+	BSFL BX, BX
+	ADDQ BX, AX
+
+none_160:
+	MOVQ AX, best+136(FP)
 	VZEROUPPER
 	RET
 
@@ -7383,22 +7415,22 @@ done_159:
 TEXT ·scoreTilesAVX2(SB), NOSPLIT, $0-156
 	MOVQ dst_len+8(FP), AX
 	CMPQ AX, $0x00000001
-	JE   scoreColumns1_160
+	JE   scoreColumns1_163
 	CMPQ AX, $0x00000002
-	JE   scoreColumns2_161
+	JE   scoreColumns2_164
 	CMPQ AX, $0x00000003
-	JE   scoreColumns3_162
+	JE   scoreColumns3_165
 	CMPQ AX, $0x00000004
-	JE   scoreColumns4_163
+	JE   scoreColumns4_166
 	CMPQ AX, $0x00000005
-	JE   scoreColumns5_164
+	JE   scoreColumns5_167
 	CMPQ AX, $0x00000006
-	JE   scoreColumns6_165
+	JE   scoreColumns6_168
 	CMPQ AX, $0x00000007
-	JE   scoreColumns7_166
+	JE   scoreColumns7_169
 	RET
 
-scoreColumns1_160:
+scoreColumns1_163:
 	VBROADCASTSS consts<>+32(SB), Y0
 	MOVQ         tiles_base+72(FP), AX
 	MOVQ         dim+128(FP), CX
@@ -7416,9 +7448,9 @@ scoreColumns1_160:
 	VPBROADCASTD n+136(FP), Y4
 	VXORPS       Y1, Y1, Y5
 
-tileBlocks_167:
+tileBlocks_170:
 	CMPQ   DI, $0x00000020
-	JB     rest_168
+	JB     rest_171
 	VXORPS Y1, Y1, Y6
 	VXORPS Y1, Y1, Y7
 	VXORPS Y1, Y1, Y8
@@ -7426,7 +7458,7 @@ tileBlocks_167:
 	MOVQ   CX, R9
 	NEGQ   R9
 
-feature_170:
+feature_173:
 	VBROADCASTSS (DX)(R9*4), Y10
 	VSUBPS       (AX), Y10, Y11
 	VFMADD231PS  Y11, Y11, Y6
@@ -7438,7 +7470,7 @@ feature_170:
 	VFMADD231PS  Y10, Y10, Y9
 	ADDQ         $0x40, AX
 	INCQ         R9
-	JNZ          feature_170
+	JNZ          feature_173
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -7571,16 +7603,16 @@ feature_170:
 	ADDQ        $0x00000080, SI
 	ADDQ        $0x00000080, R8
 	SUBQ        $0x00000020, DI
-	JMP         tileBlocks_167
+	JMP         tileBlocks_170
 
-rest_168:
+rest_171:
 	CMPQ   DI, $0x00000010
-	JNE    rest_171
+	JNE    rest_174
 	VXORPS Y1, Y1, Y6
 	VXORPS Y1, Y1, Y7
 	NEGQ   CX
 
-feature_172:
+feature_175:
 	VBROADCASTSS (DX)(CX*4), Y8
 	VSUBPS       (AX), Y8, Y9
 	VFMADD231PS  Y9, Y9, Y6
@@ -7588,7 +7620,7 @@ feature_172:
 	VFMADD231PS  Y8, Y8, Y7
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_172
+	JNZ          feature_175
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y8
@@ -7658,10 +7690,10 @@ feature_172:
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, R8
 	SUBQ        $0x00000010, DI
-	JMP         blocksDone_169
+	JMP         blocksDone_172
 
-rest_171:
-blocksDone_169:
+rest_174:
+blocksDone_172:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -7684,7 +7716,7 @@ blocksDone_169:
 	VZEROUPPER
 	RET
 
-scoreColumns2_161:
+scoreColumns2_164:
 	VBROADCASTSS consts<>+32(SB), Y0
 	MOVQ         tiles_base+72(FP), AX
 	MOVQ         dim+128(FP), CX
@@ -7706,9 +7738,9 @@ scoreColumns2_161:
 	VXORPS       Y1, Y1, Y5
 	VXORPS       Y1, Y1, Y6
 
-tileBlocks_173:
+tileBlocks_176:
 	CMPQ   DI, $0x00000020
-	JB     rest_174
+	JB     rest_177
 	VXORPS Y1, Y1, Y7
 	VXORPS Y1, Y1, Y8
 	VXORPS Y1, Y1, Y9
@@ -7716,7 +7748,7 @@ tileBlocks_173:
 	MOVQ   CX, R10
 	NEGQ   R10
 
-feature_176:
+feature_179:
 	VBROADCASTSS (DX)(R10*4), Y11
 	VSUBPS       (AX), Y11, Y12
 	VFMADD231PS  Y12, Y12, Y7
@@ -7728,7 +7760,7 @@ feature_176:
 	VFMADD231PS  Y11, Y11, Y10
 	ADDQ         $0x40, AX
 	INCQ         R10
-	JNZ          feature_176
+	JNZ          feature_179
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -7865,16 +7897,16 @@ feature_176:
 	ADDQ        $0x00000080, SI
 	ADDQ        $0x00000080, R8
 	SUBQ        $0x00000020, DI
-	JMP         tileBlocks_173
+	JMP         tileBlocks_176
 
-rest_174:
+rest_177:
 	CMPQ   DI, $0x00000010
-	JNE    rest_177
+	JNE    rest_180
 	VXORPS Y1, Y1, Y7
 	VXORPS Y1, Y1, Y8
 	NEGQ   CX
 
-feature_178:
+feature_181:
 	VBROADCASTSS (DX)(CX*4), Y9
 	VSUBPS       (AX), Y9, Y10
 	VFMADD231PS  Y10, Y10, Y7
@@ -7882,7 +7914,7 @@ feature_178:
 	VFMADD231PS  Y9, Y9, Y8
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_178
+	JNZ          feature_181
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y9
@@ -7954,10 +7986,10 @@ feature_178:
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, R8
 	SUBQ        $0x00000010, DI
-	JMP         blocksDone_175
+	JMP         blocksDone_178
 
-rest_177:
-blocksDone_175:
+rest_180:
+blocksDone_178:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -7989,7 +8021,7 @@ blocksDone_175:
 	VZEROUPPER
 	RET
 
-scoreColumns3_162:
+scoreColumns3_165:
 	VBROADCASTSS consts<>+32(SB), Y0
 	MOVQ         tiles_base+72(FP), AX
 	MOVQ         dim+128(FP), CX
@@ -8012,9 +8044,9 @@ scoreColumns3_162:
 	VXORPS       Y1, Y1, Y6
 	VXORPS       Y1, Y1, Y7
 
-tileBlocks_179:
+tileBlocks_182:
 	CMPQ   DI, $0x00000020
-	JB     rest_180
+	JB     rest_183
 	VXORPS Y1, Y1, Y8
 	VXORPS Y1, Y1, Y9
 	VXORPS Y1, Y1, Y10
@@ -8022,7 +8054,7 @@ tileBlocks_179:
 	MOVQ   CX, R10
 	NEGQ   R10
 
-feature_182:
+feature_185:
 	VBROADCASTSS (DX)(R10*4), Y12
 	VSUBPS       (AX), Y12, Y13
 	VFMADD231PS  Y13, Y13, Y8
@@ -8034,7 +8066,7 @@ feature_182:
 	VFMADD231PS  Y12, Y12, Y11
 	ADDQ         $0x40, AX
 	INCQ         R10
-	JNZ          feature_182
+	JNZ          feature_185
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -8175,16 +8207,16 @@ feature_182:
 	ADDQ        $0x00000080, SI
 	ADDQ        $0x00000080, R8
 	SUBQ        $0x00000020, DI
-	JMP         tileBlocks_179
+	JMP         tileBlocks_182
 
-rest_180:
+rest_183:
 	CMPQ   DI, $0x00000010
-	JNE    rest_183
+	JNE    rest_186
 	VXORPS Y1, Y1, Y8
 	VXORPS Y1, Y1, Y9
 	NEGQ   CX
 
-feature_184:
+feature_187:
 	VBROADCASTSS (DX)(CX*4), Y10
 	VSUBPS       (AX), Y10, Y11
 	VFMADD231PS  Y11, Y11, Y8
@@ -8192,7 +8224,7 @@ feature_184:
 	VFMADD231PS  Y10, Y10, Y9
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_184
+	JNZ          feature_187
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y10
@@ -8266,10 +8298,10 @@ feature_184:
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, R8
 	SUBQ        $0x00000010, DI
-	JMP         blocksDone_181
+	JMP         blocksDone_184
 
-rest_183:
-blocksDone_181:
+rest_186:
+blocksDone_184:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -8310,7 +8342,7 @@ blocksDone_181:
 	VZEROUPPER
 	RET
 
-scoreColumns4_163:
+scoreColumns4_166:
 	VBROADCASTSS consts<>+32(SB), Y0
 	MOVQ         tiles_base+72(FP), AX
 	MOVQ         dim+128(FP), CX
@@ -8334,9 +8366,9 @@ scoreColumns4_163:
 	VXORPS       Y1, Y1, Y7
 	VXORPS       Y1, Y1, Y8
 
-tileBlocks_185:
+tileBlocks_188:
 	CMPQ   DI, $0x00000020
-	JB     rest_186
+	JB     rest_189
 	VXORPS Y1, Y1, Y9
 	VXORPS Y1, Y1, Y10
 	VXORPS Y1, Y1, Y11
@@ -8344,7 +8376,7 @@ tileBlocks_185:
 	MOVQ   CX, R11
 	NEGQ   R11
 
-feature_188:
+feature_191:
 	VBROADCASTSS (DX)(R11*4), Y13
 	VSUBPS       (AX), Y13, Y14
 	VFMADD231PS  Y14, Y14, Y9
@@ -8356,7 +8388,7 @@ feature_188:
 	VFMADD231PS  Y13, Y13, Y12
 	ADDQ         $0x40, AX
 	INCQ         R11
-	JNZ          feature_188
+	JNZ          feature_191
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -8525,16 +8557,16 @@ feature_188:
 	ADDQ        $0x00000080, SI
 	ADDQ        $0x00000080, R8
 	SUBQ        $0x00000020, DI
-	JMP         tileBlocks_185
+	JMP         tileBlocks_188
 
-rest_186:
+rest_189:
 	CMPQ   DI, $0x00000010
-	JNE    rest_189
+	JNE    rest_192
 	VXORPS Y1, Y1, Y9
 	VXORPS Y1, Y1, Y10
 	NEGQ   CX
 
-feature_190:
+feature_193:
 	VBROADCASTSS (DX)(CX*4), Y11
 	VSUBPS       (AX), Y11, Y12
 	VFMADD231PS  Y12, Y12, Y9
@@ -8542,7 +8574,7 @@ feature_190:
 	VFMADD231PS  Y11, Y11, Y10
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_190
+	JNZ          feature_193
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y11
@@ -8630,10 +8662,10 @@ feature_190:
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, R8
 	SUBQ        $0x00000010, DI
-	JMP         blocksDone_187
+	JMP         blocksDone_190
 
-rest_189:
-blocksDone_187:
+rest_192:
+blocksDone_190:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -8683,7 +8715,7 @@ blocksDone_187:
 	VZEROUPPER
 	RET
 
-scoreColumns5_164:
+scoreColumns5_167:
 	VBROADCASTSS consts<>+32(SB), Y0
 	MOVQ         tiles_base+72(FP), AX
 	MOVQ         dim+128(FP), CX
@@ -8709,9 +8741,9 @@ scoreColumns5_164:
 	VXORPS       Y1, Y1, Y8
 	VXORPS       Y1, Y1, Y9
 
-tileBlocks_191:
+tileBlocks_194:
 	CMPQ   DI, $0x00000020
-	JB     rest_192
+	JB     rest_195
 	VXORPS Y1, Y1, Y10
 	VXORPS Y1, Y1, Y11
 	VXORPS Y1, Y1, Y12
@@ -8719,7 +8751,7 @@ tileBlocks_191:
 	MOVQ   CX, R12
 	NEGQ   R12
 
-feature_194:
+feature_197:
 	VBROADCASTSS (DX)(R12*4), Y14
 	VSUBPS       (AX), Y14, Y15
 	VFMADD231PS  Y15, Y15, Y10
@@ -8731,7 +8763,7 @@ feature_194:
 	VFMADD231PS  Y14, Y14, Y13
 	ADDQ         $0x40, AX
 	INCQ         R12
-	JNZ          feature_194
+	JNZ          feature_197
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -8905,16 +8937,16 @@ feature_194:
 	ADDQ        $0x00000080, R8
 	ADDQ        $0x00000080, R11
 	SUBQ        $0x00000020, DI
-	JMP         tileBlocks_191
+	JMP         tileBlocks_194
 
-rest_192:
+rest_195:
 	CMPQ   DI, $0x00000010
-	JNE    rest_195
+	JNE    rest_198
 	VXORPS Y1, Y1, Y10
 	VXORPS Y1, Y1, Y11
 	NEGQ   CX
 
-feature_196:
+feature_199:
 	VBROADCASTSS (DX)(CX*4), Y12
 	VSUBPS       (AX), Y12, Y13
 	VFMADD231PS  Y13, Y13, Y10
@@ -8922,7 +8954,7 @@ feature_196:
 	VFMADD231PS  Y12, Y12, Y11
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_196
+	JNZ          feature_199
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y12
@@ -9013,10 +9045,10 @@ feature_196:
 	ADDQ        $0x00000040, R8
 	ADDQ        $0x00000040, R11
 	SUBQ        $0x00000010, DI
-	JMP         blocksDone_193
+	JMP         blocksDone_196
 
-rest_195:
-blocksDone_193:
+rest_198:
+blocksDone_196:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -9075,7 +9107,7 @@ blocksDone_193:
 	VZEROUPPER
 	RET
 
-scoreColumns6_165:
+scoreColumns6_168:
 	VBROADCASTSS consts<>+32(SB), Y0
 	MOVQ         tiles_base+72(FP), AX
 	MOVQ         dim+128(FP), CX
@@ -9102,15 +9134,15 @@ scoreColumns6_165:
 	VXORPS       Y1, Y1, Y9
 	VXORPS       Y1, Y1, Y10
 
-tileBlocks_197:
+tileBlocks_200:
 	CMPQ   SI, $0x00000010
-	JB     rest_198
+	JB     rest_201
 	VXORPS Y1, Y1, Y11
 	VXORPS Y1, Y1, Y12
 	MOVQ   CX, R11
 	NEGQ   R11
 
-feature_200:
+feature_203:
 	VBROADCASTSS (DX)(R11*4), Y13
 	VSUBPS       (AX), Y13, Y14
 	VFMADD231PS  Y14, Y14, Y11
@@ -9118,7 +9150,7 @@ feature_200:
 	VFMADD231PS  Y13, Y13, Y12
 	ADDQ         $0x40, AX
 	INCQ         R11
-	JNZ          feature_200
+	JNZ          feature_203
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y13
@@ -9211,9 +9243,9 @@ feature_200:
 	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R10
 	SUBQ        $0x00000010, SI
-	JMP         tileBlocks_197
+	JMP         tileBlocks_200
 
-rest_198:
+rest_201:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -9281,7 +9313,7 @@ rest_198:
 	VZEROUPPER
 	RET
 
-scoreColumns7_166:
+scoreColumns7_169:
 	VBROADCASTSS consts<>+32(SB), Y0
 	MOVQ         tiles_base+72(FP), AX
 	MOVQ         dim+128(FP), CX
@@ -9309,15 +9341,15 @@ scoreColumns7_166:
 	VXORPS       Y1, Y1, Y10
 	VXORPS       Y1, Y1, Y11
 
-tileBlocks_201:
+tileBlocks_204:
 	CMPQ   SI, $0x00000010
-	JB     rest_202
+	JB     rest_205
 	VXORPS Y1, Y1, Y12
 	VXORPS Y1, Y1, Y13
 	MOVQ   CX, R11
 	NEGQ   R11
 
-feature_204:
+feature_207:
 	VBROADCASTSS (DX)(R11*4), Y14
 	VSUBPS       (AX), Y14, Y15
 	VFMADD231PS  Y15, Y15, Y12
@@ -9325,7 +9357,7 @@ feature_204:
 	VFMADD231PS  Y14, Y14, Y13
 	ADDQ         $0x40, AX
 	INCQ         R11
-	JNZ          feature_204
+	JNZ          feature_207
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y14
@@ -9420,9 +9452,9 @@ feature_204:
 	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R10
 	SUBQ        $0x00000010, SI
-	JMP         tileBlocks_201
+	JMP         tileBlocks_204
 
-rest_202:
+rest_205:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -9535,11 +9567,11 @@ TEXT ·doubleAnglesAVX2(SB), NOSPLIT, $0-40
 	SHLQ $0x02, BX
 	LEAQ (BX)(BX*1), SI
 	CMPQ DX, $0x00000002
-	JB   done_205
+	JB   done_208
 
-unrolled_206:
+unrolled_209:
 	CMPQ    CX, $0x00000020
-	JB      tail_207
+	JB      tail_210
 	VMOVUPS (AX), Y0
 	VMOVUPS (AX)(BX*1), Y1
 	VMOVUPS 32(AX), Y2
@@ -9552,7 +9584,7 @@ unrolled_206:
 	MOVQ    DX, R8
 	DECQ    R8
 
-level_210:
+level_213:
 	ADDQ        SI, DI
 	VMULPS      Y1, Y1, Y8
 	VADDPS      Y1, Y1, Y1
@@ -9579,23 +9611,23 @@ level_210:
 	VMOVUPS     Y6, 96(DI)
 	VMOVUPS     Y7, 96(DI)(BX*1)
 	DECQ        R8
-	JNZ         level_210
+	JNZ         level_213
 	ADDQ        $0x00000080, AX
 	SUBQ        $0x00000020, CX
-	JMP         unrolled_206
+	JMP         unrolled_209
 
-tail_207:
+tail_210:
 	TESTQ CX, CX
-	JZ    done_209
+	JZ    done_212
 
-single_208:
+single_211:
 	VMOVUPS (AX), Y0
 	VMOVUPS (AX)(BX*1), Y1
 	MOVQ    AX, DI
 	MOVQ    DX, R8
 	DECQ    R8
 
-level_211:
+level_214:
 	ADDQ        SI, DI
 	VMULPS      Y1, Y1, Y2
 	VADDPS      Y1, Y1, Y1
@@ -9604,12 +9636,12 @@ level_211:
 	VMOVUPS     Y0, (DI)
 	VMOVUPS     Y1, (DI)(BX*1)
 	DECQ        R8
-	JNZ         level_211
+	JNZ         level_214
 	ADDQ        $0x00000020, AX
 	SUBQ        $0x00000008, CX
-	JNZ         single_208
+	JNZ         single_211
 
-done_209:
-done_205:
+done_212:
+done_208:
 	VZEROUPPER
 	RET

@@ -300,7 +300,7 @@ func prefetchAVX512(p *byte)
 
 // paCostsAVX512 is paCostsGeneric for AVX-512F:
 //
-//	least := math.Inf(1)
+//	best, least := -1, math.Inf(1)
 //	for r := range q {
 //		kr := factor * float64(kernels[r])
 //		a := alpha[r]
@@ -312,20 +312,20 @@ func prefetchAVX512(p *byte)
 //		}
 //		q[r] = (a*a+beta*beta-2*kr*(a*beta))/2 + c*loss
 //		if q[r] < least {
-//			least = q[r]
+//			best, least = r, q[r]
 //		}
 //	}
-//	return least
+//	return best, least
 //
 // with every product and sum rounded once, in this order: the generic code's
 // bits. len(q) must be a multiple of 4, kernels and alpha at least as long;
-// q must not overlap them. A NaN cost is never the least; +Inf is returned
-// when no cost is below it.
+// q must not overlap them. A NaN cost is never the least; +Inf and −1 are
+// returned when no cost is below it.
 //
 // Requires: AVX, AVX2
 //
 //go:noescape
-func paCostsAVX512(q []float64, kernels []float32, alpha []float64, factor float64, step float64, f float64, o float64, s float64, eps float64, c float64, mask uint64) float64
+func paCostsAVX512(q []float64, kernels []float32, alpha []float64, factor float64, step float64, f float64, o float64, s float64, eps float64, c float64, mask uint64) (best int, least float64)
 
 // scoreTilesAVX512 is scoreTilesGeneric for AVX-512F:
 //

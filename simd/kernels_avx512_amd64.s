@@ -9014,9 +9014,9 @@ TEXT ·prefetchAVX512(SB), NOSPLIT, $0-8
 	PREFETCHT0 (AX)
 	RET
 
-// func paCostsAVX512(q []float64, kernels []float32, alpha []float64, factor float64, step float64, f float64, o float64, s float64, eps float64, c float64, mask uint64) float64
+// func paCostsAVX512(q []float64, kernels []float32, alpha []float64, factor float64, step float64, f float64, o float64, s float64, eps float64, c float64, mask uint64) (best int, least float64)
 // Requires: AVX, AVX2
-TEXT ·paCostsAVX512(SB), NOSPLIT, $0-144
+TEXT ·paCostsAVX512(SB), NOSPLIT, $0-152
 	MOVQ         q_base+0(FP), AX
 	MOVQ         kernels_base+24(FP), CX
 	MOVQ         alpha_base+48(FP), DX
@@ -9031,7 +9031,7 @@ TEXT ·paCostsAVX512(SB), NOSPLIT, $0-144
 	VBROADCASTSD mask+128(FP), Y7
 	VCVTPS2PD    consts<>+864(SB), Y8
 
-	// least = +Inf: all ones, shifted down to an exponent's 11 bits and back up
+	// +Inf: all ones, shifted down to an exponent's 11 bits and back up
 	VPCMPEQQ Y9, Y9, Y9
 	VPSRLQ   $0x35, Y9, Y9
 	VPSLLQ   $0x34, Y9, Y9
@@ -9083,7 +9083,39 @@ done_200:
 	VMINPD       X0, X9, X0
 	VMOVHLPS     X0, X0, X1
 	VMINSD       X1, X0, X0
-	VMOVSD       X0, ret+136(FP)
+	VMOVSD       X0, least+144(FP)
+
+	// best = the first r with q[r] == least; −1 when least is +Inf
+	MOVQ         $-1, AX
+	VBROADCASTSD least+144(FP), Y0
+
+	// +Inf: all ones, shifted down to an exponent's 11 bits and back up
+	VPCMPEQQ Y1, Y1, Y1
+	VPSRLQ   $0x35, Y1, Y1
+	VPSLLQ   $0x34, Y1, Y1
+	VUCOMISD X1, X0
+	JE       none_201
+	MOVQ     q_base+0(FP), CX
+	MOVQ     q_len+8(FP), DX
+	XORQ     AX, AX
+
+search_202:
+	VCMPPD    $0x00, (CX)(AX*8), Y0, Y1
+	VMOVMSKPD Y1, BX
+	TESTL     BX, BX
+	JNZ       found_203
+	ADDQ      $0x00000004, AX
+	CMPQ      AX, DX
+	JB        search_202
+	MOVQ      $-1, AX
+	JMP       none_201
+
+found_203:
+	BSFL BX, BX
+	ADDQ BX, AX
+
+none_201:
+	MOVQ AX, best+136(FP)
 	VZEROUPPER
 	RET
 
@@ -9092,28 +9124,28 @@ done_200:
 TEXT ·scoreTilesAVX512(SB), NOSPLIT, $0-156
 	MOVQ dst_len+8(FP), AX
 	CMPQ AX, $0x00000001
-	JE   scoreColumns1_201
+	JE   scoreColumns1_204
 	CMPQ AX, $0x00000002
-	JE   scoreColumns2_202
+	JE   scoreColumns2_205
 	CMPQ AX, $0x00000003
-	JE   scoreColumns3_203
+	JE   scoreColumns3_206
 	CMPQ AX, $0x00000004
-	JE   scoreColumns4_204
+	JE   scoreColumns4_207
 	CMPQ AX, $0x00000005
-	JE   scoreColumns5_205
+	JE   scoreColumns5_208
 	CMPQ AX, $0x00000006
-	JE   scoreColumns6_206
+	JE   scoreColumns6_209
 	CMPQ AX, $0x00000007
-	JE   scoreColumns7_207
+	JE   scoreColumns7_210
 	CMPQ AX, $0x00000008
-	JE   scoreColumns8_208
+	JE   scoreColumns8_211
 	CMPQ AX, $0x00000009
-	JE   scoreColumns9_209
+	JE   scoreColumns9_212
 	CMPQ AX, $0x0000000a
-	JE   scoreColumns10_210
+	JE   scoreColumns10_213
 	RET
 
-scoreColumns1_201:
+scoreColumns1_204:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -9144,9 +9176,9 @@ scoreColumns1_201:
 	VPXORD       Z11, Z11, Z17
 	VPXORD       Z11, Z11, Z18
 
-tileBlocks_211:
+tileBlocks_214:
 	CMPQ   R8, $0x00000040
-	JB     rest_212
+	JB     rest_215
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
@@ -9154,7 +9186,7 @@ tileBlocks_211:
 	MOVQ   CX, R10
 	NEGQ   R10
 
-feature_214:
+feature_217:
 	VBROADCASTSS (DX)(R10*4), Z23
 	VSUBPS       (AX), Z23, Z24
 	VFMADD231PS  Z24, Z24, Z19
@@ -9166,7 +9198,7 @@ feature_214:
 	VFMADD231PS  Z23, Z23, Z22
 	ADDQ         $0x40, AX
 	INCQ         R10
-	JNZ          feature_214
+	JNZ          feature_217
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -9281,17 +9313,17 @@ feature_214:
 	ADDQ          $0x00000100, DI
 	ADDQ          $0x00000100, R9
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_211
+	JMP           tileBlocks_214
 
-rest_212:
+rest_215:
 	CMPQ   R8, $0x00000030
-	JNE    rest_215
+	JNE    rest_218
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
 	NEGQ   CX
 
-feature_216:
+feature_219:
 	VBROADCASTSS (DX)(CX*4), Z22
 	VSUBPS       (AX), Z22, Z23
 	VFMADD231PS  Z23, Z23, Z19
@@ -9301,7 +9333,7 @@ feature_216:
 	VFMADD231PS  Z22, Z22, Z21
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_216
+	JNZ          feature_219
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -9392,16 +9424,16 @@ feature_216:
 	ADDQ          $0x000000c0, DI
 	ADDQ          $0x000000c0, R9
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_213
+	JMP           blocksDone_216
 
-rest_215:
+rest_218:
 	CMPQ   R8, $0x00000020
-	JNE    rest_217
+	JNE    rest_220
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	NEGQ   CX
 
-feature_218:
+feature_221:
 	VBROADCASTSS (DX)(CX*4), Z21
 	VSUBPS       (AX), Z21, Z22
 	VFMADD231PS  Z22, Z22, Z19
@@ -9409,7 +9441,7 @@ feature_218:
 	VFMADD231PS  Z21, Z21, Z20
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_218
+	JNZ          feature_221
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -9476,21 +9508,21 @@ feature_218:
 	ADDQ          $0x00000080, DI
 	ADDQ          $0x00000080, R9
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_213
+	JMP           blocksDone_216
 
-rest_217:
+rest_220:
 	CMPQ   R8, $0x00000010
-	JNE    rest_219
+	JNE    rest_222
 	VPXORD Z11, Z11, Z19
 	NEGQ   CX
 
-feature_220:
+feature_223:
 	VBROADCASTSS (DX)(CX*4), Z20
 	VSUBPS       (AX), Z20, Z20
 	VFMADD231PS  Z20, Z20, Z19
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_220
+	JNZ          feature_223
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -9533,10 +9565,10 @@ feature_220:
 	ADDQ          $0x00000040, DI
 	ADDQ          $0x00000040, R9
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_213
+	JMP           blocksDone_216
 
-rest_219:
-blocksDone_213:
+rest_222:
+blocksDone_216:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -9566,7 +9598,7 @@ blocksDone_213:
 	VZEROUPPER
 	RET
 
-scoreColumns2_202:
+scoreColumns2_205:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -9598,9 +9630,9 @@ scoreColumns2_202:
 	VPXORD       Z11, Z11, Z15
 	VPXORD       Z11, Z11, Z16
 
-tileBlocks_221:
+tileBlocks_224:
 	CMPQ   R8, $0x00000040
-	JB     rest_222
+	JB     rest_225
 	VPXORD Z11, Z11, Z17
 	VPXORD Z11, Z11, Z18
 	VPXORD Z11, Z11, Z19
@@ -9608,7 +9640,7 @@ tileBlocks_221:
 	MOVQ   CX, R11
 	NEGQ   R11
 
-feature_224:
+feature_227:
 	VBROADCASTSS (DX)(R11*4), Z21
 	VSUBPS       (AX), Z21, Z22
 	VFMADD231PS  Z22, Z22, Z17
@@ -9620,7 +9652,7 @@ feature_224:
 	VFMADD231PS  Z21, Z21, Z20
 	ADDQ         $0x40, AX
 	INCQ         R11
-	JNZ          feature_224
+	JNZ          feature_227
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -9739,17 +9771,17 @@ feature_224:
 	ADDQ          $0x00000100, DI
 	ADDQ          $0x00000100, R9
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_221
+	JMP           tileBlocks_224
 
-rest_222:
+rest_225:
 	CMPQ   R8, $0x00000030
-	JNE    rest_225
+	JNE    rest_228
 	VPXORD Z11, Z11, Z17
 	VPXORD Z11, Z11, Z18
 	VPXORD Z11, Z11, Z19
 	NEGQ   CX
 
-feature_226:
+feature_229:
 	VBROADCASTSS (DX)(CX*4), Z20
 	VSUBPS       (AX), Z20, Z21
 	VFMADD231PS  Z21, Z21, Z17
@@ -9759,7 +9791,7 @@ feature_226:
 	VFMADD231PS  Z20, Z20, Z19
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_226
+	JNZ          feature_229
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -9853,16 +9885,16 @@ feature_226:
 	ADDQ          $0x000000c0, DI
 	ADDQ          $0x000000c0, R9
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_223
+	JMP           blocksDone_226
 
-rest_225:
+rest_228:
 	CMPQ   R8, $0x00000020
-	JNE    rest_227
+	JNE    rest_230
 	VPXORD Z11, Z11, Z17
 	VPXORD Z11, Z11, Z18
 	NEGQ   CX
 
-feature_228:
+feature_231:
 	VBROADCASTSS (DX)(CX*4), Z19
 	VSUBPS       (AX), Z19, Z20
 	VFMADD231PS  Z20, Z20, Z17
@@ -9870,7 +9902,7 @@ feature_228:
 	VFMADD231PS  Z19, Z19, Z18
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_228
+	JNZ          feature_231
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -9939,21 +9971,21 @@ feature_228:
 	ADDQ          $0x00000080, DI
 	ADDQ          $0x00000080, R9
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_223
+	JMP           blocksDone_226
 
-rest_227:
+rest_230:
 	CMPQ   R8, $0x00000010
-	JNE    rest_229
+	JNE    rest_232
 	VPXORD Z11, Z11, Z17
 	NEGQ   CX
 
-feature_230:
+feature_233:
 	VBROADCASTSS (DX)(CX*4), Z18
 	VSUBPS       (AX), Z18, Z18
 	VFMADD231PS  Z18, Z18, Z17
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_230
+	JNZ          feature_233
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -9997,10 +10029,10 @@ feature_230:
 	ADDQ          $0x00000040, DI
 	ADDQ          $0x00000040, R9
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_223
+	JMP           blocksDone_226
 
-rest_229:
-blocksDone_223:
+rest_232:
+blocksDone_226:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -10038,7 +10070,7 @@ blocksDone_223:
 	VZEROUPPER
 	RET
 
-scoreColumns3_203:
+scoreColumns3_206:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -10071,9 +10103,9 @@ scoreColumns3_203:
 	VPXORD       Z11, Z11, Z16
 	VPXORD       Z11, Z11, Z17
 
-tileBlocks_231:
+tileBlocks_234:
 	CMPQ   R8, $0x00000040
-	JB     rest_232
+	JB     rest_235
 	VPXORD Z11, Z11, Z18
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
@@ -10081,7 +10113,7 @@ tileBlocks_231:
 	MOVQ   CX, R11
 	NEGQ   R11
 
-feature_234:
+feature_237:
 	VBROADCASTSS (DX)(R11*4), Z22
 	VSUBPS       (AX), Z22, Z23
 	VFMADD231PS  Z23, Z23, Z18
@@ -10093,7 +10125,7 @@ feature_234:
 	VFMADD231PS  Z22, Z22, Z21
 	ADDQ         $0x40, AX
 	INCQ         R11
-	JNZ          feature_234
+	JNZ          feature_237
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -10216,17 +10248,17 @@ feature_234:
 	ADDQ          $0x00000100, DI
 	ADDQ          $0x00000100, R9
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_231
+	JMP           tileBlocks_234
 
-rest_232:
+rest_235:
 	CMPQ   R8, $0x00000030
-	JNE    rest_235
+	JNE    rest_238
 	VPXORD Z11, Z11, Z18
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	NEGQ   CX
 
-feature_236:
+feature_239:
 	VBROADCASTSS (DX)(CX*4), Z21
 	VSUBPS       (AX), Z21, Z22
 	VFMADD231PS  Z22, Z22, Z18
@@ -10236,7 +10268,7 @@ feature_236:
 	VFMADD231PS  Z21, Z21, Z20
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_236
+	JNZ          feature_239
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -10333,16 +10365,16 @@ feature_236:
 	ADDQ          $0x000000c0, DI
 	ADDQ          $0x000000c0, R9
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_233
+	JMP           blocksDone_236
 
-rest_235:
+rest_238:
 	CMPQ   R8, $0x00000020
-	JNE    rest_237
+	JNE    rest_240
 	VPXORD Z11, Z11, Z18
 	VPXORD Z11, Z11, Z19
 	NEGQ   CX
 
-feature_238:
+feature_241:
 	VBROADCASTSS (DX)(CX*4), Z20
 	VSUBPS       (AX), Z20, Z21
 	VFMADD231PS  Z21, Z21, Z18
@@ -10350,7 +10382,7 @@ feature_238:
 	VFMADD231PS  Z20, Z20, Z19
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_238
+	JNZ          feature_241
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -10421,21 +10453,21 @@ feature_238:
 	ADDQ          $0x00000080, DI
 	ADDQ          $0x00000080, R9
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_233
+	JMP           blocksDone_236
 
-rest_237:
+rest_240:
 	CMPQ   R8, $0x00000010
-	JNE    rest_239
+	JNE    rest_242
 	VPXORD Z11, Z11, Z18
 	NEGQ   CX
 
-feature_240:
+feature_243:
 	VBROADCASTSS (DX)(CX*4), Z19
 	VSUBPS       (AX), Z19, Z19
 	VFMADD231PS  Z19, Z19, Z18
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_240
+	JNZ          feature_243
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -10480,10 +10512,10 @@ feature_240:
 	ADDQ          $0x00000040, DI
 	ADDQ          $0x00000040, R9
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_233
+	JMP           blocksDone_236
 
-rest_239:
-blocksDone_233:
+rest_242:
+blocksDone_236:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -10532,7 +10564,7 @@ blocksDone_233:
 	VZEROUPPER
 	RET
 
-scoreColumns4_204:
+scoreColumns4_207:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -10566,9 +10598,9 @@ scoreColumns4_204:
 	VPXORD       Z11, Z11, Z17
 	VPXORD       Z11, Z11, Z18
 
-tileBlocks_241:
+tileBlocks_244:
 	CMPQ   R8, $0x00000040
-	JB     rest_242
+	JB     rest_245
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
@@ -10576,7 +10608,7 @@ tileBlocks_241:
 	MOVQ   CX, R12
 	NEGQ   R12
 
-feature_244:
+feature_247:
 	VBROADCASTSS (DX)(R12*4), Z23
 	VSUBPS       (AX), Z23, Z24
 	VFMADD231PS  Z24, Z24, Z19
@@ -10588,7 +10620,7 @@ feature_244:
 	VFMADD231PS  Z23, Z23, Z22
 	ADDQ         $0x40, AX
 	INCQ         R12
-	JNZ          feature_244
+	JNZ          feature_247
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -10715,17 +10747,17 @@ feature_244:
 	ADDQ          $0x00000100, DI
 	ADDQ          $0x00000100, R9
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_241
+	JMP           tileBlocks_244
 
-rest_242:
+rest_245:
 	CMPQ   R8, $0x00000030
-	JNE    rest_245
+	JNE    rest_248
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
 	NEGQ   CX
 
-feature_246:
+feature_249:
 	VBROADCASTSS (DX)(CX*4), Z22
 	VSUBPS       (AX), Z22, Z23
 	VFMADD231PS  Z23, Z23, Z19
@@ -10735,7 +10767,7 @@ feature_246:
 	VFMADD231PS  Z22, Z22, Z21
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_246
+	JNZ          feature_249
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -10835,16 +10867,16 @@ feature_246:
 	ADDQ          $0x000000c0, DI
 	ADDQ          $0x000000c0, R9
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_243
+	JMP           blocksDone_246
 
-rest_245:
+rest_248:
 	CMPQ   R8, $0x00000020
-	JNE    rest_247
+	JNE    rest_250
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	NEGQ   CX
 
-feature_248:
+feature_251:
 	VBROADCASTSS (DX)(CX*4), Z21
 	VSUBPS       (AX), Z21, Z22
 	VFMADD231PS  Z22, Z22, Z19
@@ -10852,7 +10884,7 @@ feature_248:
 	VFMADD231PS  Z21, Z21, Z20
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_248
+	JNZ          feature_251
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -10925,21 +10957,21 @@ feature_248:
 	ADDQ          $0x00000080, DI
 	ADDQ          $0x00000080, R9
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_243
+	JMP           blocksDone_246
 
-rest_247:
+rest_250:
 	CMPQ   R8, $0x00000010
-	JNE    rest_249
+	JNE    rest_252
 	VPXORD Z11, Z11, Z19
 	NEGQ   CX
 
-feature_250:
+feature_253:
 	VBROADCASTSS (DX)(CX*4), Z20
 	VSUBPS       (AX), Z20, Z20
 	VFMADD231PS  Z20, Z20, Z19
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_250
+	JNZ          feature_253
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -10985,10 +11017,10 @@ feature_250:
 	ADDQ          $0x00000040, DI
 	ADDQ          $0x00000040, R9
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_243
+	JMP           blocksDone_246
 
-rest_249:
-blocksDone_243:
+rest_252:
+blocksDone_246:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -11048,7 +11080,7 @@ blocksDone_243:
 	VZEROUPPER
 	RET
 
-scoreColumns5_205:
+scoreColumns5_208:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -11084,9 +11116,9 @@ scoreColumns5_205:
 	VPXORD       Z11, Z11, Z18
 	VPXORD       Z11, Z11, Z19
 
-tileBlocks_251:
+tileBlocks_254:
 	CMPQ   R8, $0x00000040
-	JB     rest_252
+	JB     rest_255
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
@@ -11094,7 +11126,7 @@ tileBlocks_251:
 	MOVQ   CX, R13
 	NEGQ   R13
 
-feature_254:
+feature_257:
 	VBROADCASTSS (DX)(R13*4), Z24
 	VSUBPS       (AX), Z24, Z25
 	VFMADD231PS  Z25, Z25, Z20
@@ -11106,7 +11138,7 @@ feature_254:
 	VFMADD231PS  Z24, Z24, Z23
 	ADDQ         $0x40, AX
 	INCQ         R13
-	JNZ          feature_254
+	JNZ          feature_257
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -11238,17 +11270,17 @@ feature_254:
 	ADDQ          $0x00000100, R9
 	ADDQ          $0x00000100, R12
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_251
+	JMP           tileBlocks_254
 
-rest_252:
+rest_255:
 	CMPQ   R8, $0x00000030
-	JNE    rest_255
+	JNE    rest_258
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
 	NEGQ   CX
 
-feature_256:
+feature_259:
 	VBROADCASTSS (DX)(CX*4), Z23
 	VSUBPS       (AX), Z23, Z24
 	VFMADD231PS  Z24, Z24, Z20
@@ -11258,7 +11290,7 @@ feature_256:
 	VFMADD231PS  Z23, Z23, Z22
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_256
+	JNZ          feature_259
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -11362,16 +11394,16 @@ feature_256:
 	ADDQ          $0x000000c0, R9
 	ADDQ          $0x000000c0, R12
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_253
+	JMP           blocksDone_256
 
-rest_255:
+rest_258:
 	CMPQ   R8, $0x00000020
-	JNE    rest_257
+	JNE    rest_260
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
 	NEGQ   CX
 
-feature_258:
+feature_261:
 	VBROADCASTSS (DX)(CX*4), Z22
 	VSUBPS       (AX), Z22, Z23
 	VFMADD231PS  Z23, Z23, Z20
@@ -11379,7 +11411,7 @@ feature_258:
 	VFMADD231PS  Z22, Z22, Z21
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_258
+	JNZ          feature_261
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -11455,21 +11487,21 @@ feature_258:
 	ADDQ          $0x00000080, R9
 	ADDQ          $0x00000080, R12
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_253
+	JMP           blocksDone_256
 
-rest_257:
+rest_260:
 	CMPQ   R8, $0x00000010
-	JNE    rest_259
+	JNE    rest_262
 	VPXORD Z11, Z11, Z20
 	NEGQ   CX
 
-feature_260:
+feature_263:
 	VBROADCASTSS (DX)(CX*4), Z21
 	VSUBPS       (AX), Z21, Z21
 	VFMADD231PS  Z21, Z21, Z20
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_260
+	JNZ          feature_263
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -11517,10 +11549,10 @@ feature_260:
 	ADDQ          $0x00000040, R9
 	ADDQ          $0x00000040, R12
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_253
+	JMP           blocksDone_256
 
-rest_259:
-blocksDone_253:
+rest_262:
+blocksDone_256:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -11591,7 +11623,7 @@ blocksDone_253:
 	VZEROUPPER
 	RET
 
-scoreColumns6_206:
+scoreColumns6_209:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -11628,9 +11660,9 @@ scoreColumns6_206:
 	VPXORD       Z11, Z11, Z19
 	VPXORD       Z11, Z11, Z20
 
-tileBlocks_261:
+tileBlocks_264:
 	CMPQ   R8, $0x00000040
-	JB     rest_262
+	JB     rest_265
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
@@ -11638,7 +11670,7 @@ tileBlocks_261:
 	MOVQ   CX, R13
 	NEGQ   R13
 
-feature_264:
+feature_267:
 	VBROADCASTSS (DX)(R13*4), Z25
 	VSUBPS       (AX), Z25, Z26
 	VFMADD231PS  Z26, Z26, Z21
@@ -11650,7 +11682,7 @@ feature_264:
 	VFMADD231PS  Z25, Z25, Z24
 	ADDQ         $0x40, AX
 	INCQ         R13
-	JNZ          feature_264
+	JNZ          feature_267
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -11798,17 +11830,17 @@ feature_264:
 	ADDQ          $0x00000100, R9
 	ADDQ          $0x00000100, R12
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_261
+	JMP           tileBlocks_264
 
-rest_262:
+rest_265:
 	CMPQ   R8, $0x00000030
-	JNE    rest_265
+	JNE    rest_268
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
 	NEGQ   CX
 
-feature_266:
+feature_269:
 	VBROADCASTSS (DX)(CX*4), Z24
 	VSUBPS       (AX), Z24, Z25
 	VFMADD231PS  Z25, Z25, Z21
@@ -11818,7 +11850,7 @@ feature_266:
 	VFMADD231PS  Z24, Z24, Z23
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_266
+	JNZ          feature_269
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -11925,16 +11957,16 @@ feature_266:
 	ADDQ          $0x000000c0, R9
 	ADDQ          $0x000000c0, R12
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_263
+	JMP           blocksDone_266
 
-rest_265:
+rest_268:
 	CMPQ   R8, $0x00000020
-	JNE    rest_267
+	JNE    rest_270
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
 	NEGQ   CX
 
-feature_268:
+feature_271:
 	VBROADCASTSS (DX)(CX*4), Z23
 	VSUBPS       (AX), Z23, Z24
 	VFMADD231PS  Z24, Z24, Z21
@@ -11942,7 +11974,7 @@ feature_268:
 	VFMADD231PS  Z23, Z23, Z22
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_268
+	JNZ          feature_271
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -12020,21 +12052,21 @@ feature_268:
 	ADDQ          $0x00000080, R9
 	ADDQ          $0x00000080, R12
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_263
+	JMP           blocksDone_266
 
-rest_267:
+rest_270:
 	CMPQ   R8, $0x00000010
-	JNE    rest_269
+	JNE    rest_272
 	VPXORD Z11, Z11, Z21
 	NEGQ   CX
 
-feature_270:
+feature_273:
 	VBROADCASTSS (DX)(CX*4), Z22
 	VSUBPS       (AX), Z22, Z22
 	VFMADD231PS  Z22, Z22, Z21
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_270
+	JNZ          feature_273
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -12083,10 +12115,10 @@ feature_270:
 	ADDQ          $0x00000040, R9
 	ADDQ          $0x00000040, R12
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_263
+	JMP           blocksDone_266
 
-rest_269:
-blocksDone_263:
+rest_272:
+blocksDone_266:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -12168,7 +12200,7 @@ blocksDone_263:
 	VZEROUPPER
 	RET
 
-scoreColumns7_207:
+scoreColumns7_210:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -12206,9 +12238,9 @@ scoreColumns7_207:
 	VPXORD       Z11, Z11, Z20
 	VPXORD       Z11, Z11, Z21
 
-tileBlocks_271:
+tileBlocks_274:
 	CMPQ   R8, $0x00000040
-	JB     rest_272
+	JB     rest_275
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
@@ -12216,7 +12248,7 @@ tileBlocks_271:
 	MOVQ   CX, R13
 	NEGQ   R13
 
-feature_274:
+feature_277:
 	VBROADCASTSS (DX)(R13*4), Z26
 	VSUBPS       (AX), Z26, Z27
 	VFMADD231PS  Z27, Z27, Z22
@@ -12228,7 +12260,7 @@ feature_274:
 	VFMADD231PS  Z26, Z26, Z25
 	ADDQ         $0x40, AX
 	INCQ         R13
-	JNZ          feature_274
+	JNZ          feature_277
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -12380,17 +12412,17 @@ feature_274:
 	ADDQ          $0x00000100, R9
 	ADDQ          $0x00000100, R12
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_271
+	JMP           tileBlocks_274
 
-rest_272:
+rest_275:
 	CMPQ   R8, $0x00000030
-	JNE    rest_275
+	JNE    rest_278
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
 	NEGQ   CX
 
-feature_276:
+feature_279:
 	VBROADCASTSS (DX)(CX*4), Z25
 	VSUBPS       (AX), Z25, Z26
 	VFMADD231PS  Z26, Z26, Z22
@@ -12400,7 +12432,7 @@ feature_276:
 	VFMADD231PS  Z25, Z25, Z24
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_276
+	JNZ          feature_279
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -12510,16 +12542,16 @@ feature_276:
 	ADDQ          $0x000000c0, R9
 	ADDQ          $0x000000c0, R12
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_273
+	JMP           blocksDone_276
 
-rest_275:
+rest_278:
 	CMPQ   R8, $0x00000020
-	JNE    rest_277
+	JNE    rest_280
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
 	NEGQ   CX
 
-feature_278:
+feature_281:
 	VBROADCASTSS (DX)(CX*4), Z24
 	VSUBPS       (AX), Z24, Z25
 	VFMADD231PS  Z25, Z25, Z22
@@ -12527,7 +12559,7 @@ feature_278:
 	VFMADD231PS  Z24, Z24, Z23
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_278
+	JNZ          feature_281
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -12607,21 +12639,21 @@ feature_278:
 	ADDQ          $0x00000080, R9
 	ADDQ          $0x00000080, R12
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_273
+	JMP           blocksDone_276
 
-rest_277:
+rest_280:
 	CMPQ   R8, $0x00000010
-	JNE    rest_279
+	JNE    rest_282
 	VPXORD Z11, Z11, Z22
 	NEGQ   CX
 
-feature_280:
+feature_283:
 	VBROADCASTSS (DX)(CX*4), Z23
 	VSUBPS       (AX), Z23, Z23
 	VFMADD231PS  Z23, Z23, Z22
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_280
+	JNZ          feature_283
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -12671,10 +12703,10 @@ feature_280:
 	ADDQ          $0x00000040, R9
 	ADDQ          $0x00000040, R12
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_273
+	JMP           blocksDone_276
 
-rest_279:
-blocksDone_273:
+rest_282:
+blocksDone_276:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -12767,7 +12799,7 @@ blocksDone_273:
 	VZEROUPPER
 	RET
 
-scoreColumns8_208:
+scoreColumns8_211:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -12806,9 +12838,9 @@ scoreColumns8_208:
 	VPXORD       Z11, Z11, Z21
 	VPXORD       Z11, Z11, Z22
 
-tileBlocks_281:
+tileBlocks_284:
 	CMPQ   R8, $0x00000040
-	JB     rest_282
+	JB     rest_285
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
 	VPXORD Z11, Z11, Z25
@@ -12816,7 +12848,7 @@ tileBlocks_281:
 	MOVQ   CX, R13
 	NEGQ   R13
 
-feature_284:
+feature_287:
 	VBROADCASTSS (DX)(R13*4), Z27
 	VSUBPS       (AX), Z27, Z28
 	VFMADD231PS  Z28, Z28, Z23
@@ -12828,7 +12860,7 @@ feature_284:
 	VFMADD231PS  Z27, Z27, Z26
 	ADDQ         $0x40, AX
 	INCQ         R13
-	JNZ          feature_284
+	JNZ          feature_287
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -12984,17 +13016,17 @@ feature_284:
 	ADDQ          $0x00000100, R9
 	ADDQ          $0x00000100, R12
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_281
+	JMP           tileBlocks_284
 
-rest_282:
+rest_285:
 	CMPQ   R8, $0x00000030
-	JNE    rest_285
+	JNE    rest_288
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
 	VPXORD Z11, Z11, Z25
 	NEGQ   CX
 
-feature_286:
+feature_289:
 	VBROADCASTSS (DX)(CX*4), Z26
 	VSUBPS       (AX), Z26, Z27
 	VFMADD231PS  Z27, Z27, Z23
@@ -13004,7 +13036,7 @@ feature_286:
 	VFMADD231PS  Z26, Z26, Z25
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_286
+	JNZ          feature_289
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -13129,16 +13161,16 @@ feature_286:
 	ADDQ          $0x000000c0, R9
 	ADDQ          $0x000000c0, R12
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_283
+	JMP           blocksDone_286
 
-rest_285:
+rest_288:
 	CMPQ   R8, $0x00000020
-	JNE    rest_287
+	JNE    rest_290
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
 	NEGQ   CX
 
-feature_288:
+feature_291:
 	VBROADCASTSS (DX)(CX*4), Z25
 	VSUBPS       (AX), Z25, Z26
 	VFMADD231PS  Z26, Z26, Z23
@@ -13146,7 +13178,7 @@ feature_288:
 	VFMADD231PS  Z25, Z25, Z24
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_288
+	JNZ          feature_291
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -13228,21 +13260,21 @@ feature_288:
 	ADDQ          $0x00000080, R9
 	ADDQ          $0x00000080, R12
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_283
+	JMP           blocksDone_286
 
-rest_287:
+rest_290:
 	CMPQ   R8, $0x00000010
-	JNE    rest_289
+	JNE    rest_292
 	VPXORD Z11, Z11, Z23
 	NEGQ   CX
 
-feature_290:
+feature_293:
 	VBROADCASTSS (DX)(CX*4), Z24
 	VSUBPS       (AX), Z24, Z24
 	VFMADD231PS  Z24, Z24, Z23
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_290
+	JNZ          feature_293
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -13293,10 +13325,10 @@ feature_290:
 	ADDQ          $0x00000040, R9
 	ADDQ          $0x00000040, R12
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_283
+	JMP           blocksDone_286
 
-rest_289:
-blocksDone_283:
+rest_292:
+blocksDone_286:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -13400,7 +13432,7 @@ blocksDone_283:
 	VZEROUPPER
 	RET
 
-scoreColumns9_209:
+scoreColumns9_212:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -13441,9 +13473,9 @@ scoreColumns9_209:
 	VPXORD       Z11, Z11, Z22
 	VPXORD       Z11, Z11, Z23
 
-tileBlocks_291:
+tileBlocks_294:
 	CMPQ   R8, $0x00000040
-	JB     rest_292
+	JB     rest_295
 	VPXORD Z11, Z11, Z24
 	VPXORD Z11, Z11, Z25
 	VPXORD Z11, Z11, Z26
@@ -13451,7 +13483,7 @@ tileBlocks_291:
 	MOVQ   CX, R14
 	NEGQ   R14
 
-feature_294:
+feature_297:
 	VBROADCASTSS (DX)(R14*4), Z28
 	VSUBPS       (AX), Z28, Z29
 	VFMADD231PS  Z29, Z29, Z24
@@ -13463,7 +13495,7 @@ feature_294:
 	VFMADD231PS  Z28, Z28, Z27
 	ADDQ         $0x40, AX
 	INCQ         R14
-	JNZ          feature_294
+	JNZ          feature_297
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -13624,17 +13656,17 @@ feature_294:
 	ADDQ          $0x00000100, R12
 	ADDQ          $0x00000100, R13
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_291
+	JMP           tileBlocks_294
 
-rest_292:
+rest_295:
 	CMPQ   R8, $0x00000030
-	JNE    rest_295
+	JNE    rest_298
 	VPXORD Z11, Z11, Z24
 	VPXORD Z11, Z11, Z25
 	VPXORD Z11, Z11, Z26
 	NEGQ   CX
 
-feature_296:
+feature_299:
 	VBROADCASTSS (DX)(CX*4), Z27
 	VSUBPS       (AX), Z27, Z28
 	VFMADD231PS  Z28, Z28, Z24
@@ -13644,7 +13676,7 @@ feature_296:
 	VFMADD231PS  Z27, Z27, Z26
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_296
+	JNZ          feature_299
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -13773,16 +13805,16 @@ feature_296:
 	ADDQ          $0x000000c0, R12
 	ADDQ          $0x000000c0, R13
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_293
+	JMP           blocksDone_296
 
-rest_295:
+rest_298:
 	CMPQ   R8, $0x00000020
-	JNE    rest_297
+	JNE    rest_300
 	VPXORD Z11, Z11, Z24
 	VPXORD Z11, Z11, Z25
 	NEGQ   CX
 
-feature_298:
+feature_301:
 	VBROADCASTSS (DX)(CX*4), Z26
 	VSUBPS       (AX), Z26, Z27
 	VFMADD231PS  Z27, Z27, Z24
@@ -13790,7 +13822,7 @@ feature_298:
 	VFMADD231PS  Z26, Z26, Z25
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_298
+	JNZ          feature_301
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -13875,21 +13907,21 @@ feature_298:
 	ADDQ          $0x00000080, R12
 	ADDQ          $0x00000080, R13
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_293
+	JMP           blocksDone_296
 
-rest_297:
+rest_300:
 	CMPQ   R8, $0x00000010
-	JNE    rest_299
+	JNE    rest_302
 	VPXORD Z11, Z11, Z24
 	NEGQ   CX
 
-feature_300:
+feature_303:
 	VBROADCASTSS (DX)(CX*4), Z25
 	VSUBPS       (AX), Z25, Z25
 	VFMADD231PS  Z25, Z25, Z24
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_300
+	JNZ          feature_303
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -13942,10 +13974,10 @@ feature_300:
 	ADDQ          $0x00000040, R12
 	ADDQ          $0x00000040, R13
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_293
+	JMP           blocksDone_296
 
-rest_299:
-blocksDone_293:
+rest_302:
+blocksDone_296:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -14060,7 +14092,7 @@ blocksDone_293:
 	VZEROUPPER
 	RET
 
-scoreColumns10_210:
+scoreColumns10_213:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -14102,9 +14134,9 @@ scoreColumns10_210:
 	VPXORD       Z11, Z11, Z23
 	VPXORD       Z11, Z11, Z24
 
-tileBlocks_301:
+tileBlocks_304:
 	CMPQ   R8, $0x00000040
-	JB     rest_302
+	JB     rest_305
 	VPXORD Z11, Z11, Z25
 	VPXORD Z11, Z11, Z26
 	VPXORD Z11, Z11, Z27
@@ -14112,7 +14144,7 @@ tileBlocks_301:
 	MOVQ   CX, R14
 	NEGQ   R14
 
-feature_304:
+feature_307:
 	VBROADCASTSS (DX)(R14*4), Z29
 	VSUBPS       (AX), Z29, Z30
 	VFMADD231PS  Z30, Z30, Z25
@@ -14124,7 +14156,7 @@ feature_304:
 	VFMADD231PS  Z29, Z29, Z28
 	ADDQ         $0x40, AX
 	INCQ         R14
-	JNZ          feature_304
+	JNZ          feature_307
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -14313,17 +14345,17 @@ feature_304:
 	ADDQ          $0x00000100, R12
 	ADDQ          $0x00000100, R13
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_301
+	JMP           tileBlocks_304
 
-rest_302:
+rest_305:
 	CMPQ   R8, $0x00000030
-	JNE    rest_305
+	JNE    rest_308
 	VPXORD Z11, Z11, Z25
 	VPXORD Z11, Z11, Z26
 	VPXORD Z11, Z11, Z27
 	NEGQ   CX
 
-feature_306:
+feature_309:
 	VBROADCASTSS (DX)(CX*4), Z28
 	VSUBPS       (AX), Z28, Z29
 	VFMADD231PS  Z29, Z29, Z25
@@ -14333,7 +14365,7 @@ feature_306:
 	VFMADD231PS  Z28, Z28, Z27
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_306
+	JNZ          feature_309
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -14477,16 +14509,16 @@ feature_306:
 	ADDQ          $0x000000c0, R12
 	ADDQ          $0x000000c0, R13
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_303
+	JMP           blocksDone_306
 
-rest_305:
+rest_308:
 	CMPQ   R8, $0x00000020
-	JNE    rest_307
+	JNE    rest_310
 	VPXORD Z11, Z11, Z25
 	VPXORD Z11, Z11, Z26
 	NEGQ   CX
 
-feature_308:
+feature_311:
 	VBROADCASTSS (DX)(CX*4), Z27
 	VSUBPS       (AX), Z27, Z28
 	VFMADD231PS  Z28, Z28, Z25
@@ -14494,7 +14526,7 @@ feature_308:
 	VFMADD231PS  Z27, Z27, Z26
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_308
+	JNZ          feature_311
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -14593,21 +14625,21 @@ feature_308:
 	ADDQ          $0x00000080, R12
 	ADDQ          $0x00000080, R13
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_303
+	JMP           blocksDone_306
 
-rest_307:
+rest_310:
 	CMPQ   R8, $0x00000010
-	JNE    rest_309
+	JNE    rest_312
 	VPXORD Z11, Z11, Z25
 	NEGQ   CX
 
-feature_310:
+feature_313:
 	VBROADCASTSS (DX)(CX*4), Z26
 	VSUBPS       (AX), Z26, Z26
 	VFMADD231PS  Z26, Z26, Z25
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_310
+	JNZ          feature_313
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -14661,10 +14693,10 @@ feature_310:
 	ADDQ          $0x00000040, R12
 	ADDQ          $0x00000040, R13
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_303
+	JMP           blocksDone_306
 
-rest_309:
-blocksDone_303:
+rest_312:
+blocksDone_306:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -14850,11 +14882,11 @@ TEXT ·doubleAnglesAVX512(SB), NOSPLIT, $0-40
 	SHLQ $0x02, BX
 	LEAQ (BX)(BX*1), SI
 	CMPQ DX, $0x00000002
-	JB   done_311
+	JB   done_314
 
-unrolled_312:
+unrolled_315:
 	CMPQ    CX, $0x00000080
-	JB      tail_313
+	JB      tail_316
 	VMOVUPS (AX), Z0
 	VMOVUPS (AX)(BX*1), Z1
 	VMOVUPS 64(AX), Z2
@@ -14875,7 +14907,7 @@ unrolled_312:
 	MOVQ    DX, R8
 	DECQ    R8
 
-level_316:
+level_319:
 	ADDQ        SI, DI
 	VMULPS      Z1, Z1, Z16
 	VADDPS      Z1, Z1, Z1
@@ -14926,23 +14958,23 @@ level_316:
 	VMOVUPS     Z14, 448(DI)
 	VMOVUPS     Z15, 448(DI)(BX*1)
 	DECQ        R8
-	JNZ         level_316
+	JNZ         level_319
 	ADDQ        $0x00000200, AX
 	SUBQ        $0x00000080, CX
-	JMP         unrolled_312
+	JMP         unrolled_315
 
-tail_313:
+tail_316:
 	TESTQ CX, CX
-	JZ    done_315
+	JZ    done_318
 
-single_314:
+single_317:
 	VMOVUPS (AX), Z0
 	VMOVUPS (AX)(BX*1), Z1
 	MOVQ    AX, DI
 	MOVQ    DX, R8
 	DECQ    R8
 
-level_317:
+level_320:
 	ADDQ        SI, DI
 	VMULPS      Z1, Z1, Z2
 	VADDPS      Z1, Z1, Z1
@@ -14951,12 +14983,12 @@ level_317:
 	VMOVUPS     Z0, (DI)
 	VMOVUPS     Z1, (DI)(BX*1)
 	DECQ        R8
-	JNZ         level_317
+	JNZ         level_320
 	ADDQ        $0x00000040, AX
 	SUBQ        $0x00000010, CX
-	JNZ         single_314
+	JNZ         single_317
 
-done_315:
-done_311:
+done_318:
+done_314:
 	VZEROUPPER
 	RET

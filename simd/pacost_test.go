@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/bogd-project/bogd/internal/simdtest"
@@ -13,8 +14,9 @@ import (
 // refPACosts is PACosts written as BPA-S states it, in float64 with
 // math.Max and math.Abs; the products are rounded one by one (float64()
 // keeps a compiler from fusing them), as PACosts promises. It returns the
-// costs and the least of them.
-func refPACosts(kernels []float32, alpha []float64, p simd.PACost, n int) ([]float64, float64) {
+// costs, the first index of the least (by a second pass, as BPA-S once
+// found it: −1 when the least is +Inf) and the least.
+func refPACosts(kernels []float32, alpha []float64, p simd.PACost, n int) ([]float64, int, float64) {
 	q := make([]float64, n)
 	least := math.Inf(1)
 	for r := range q {
@@ -35,13 +37,17 @@ func refPACosts(kernels []float32, alpha []float64, p simd.PACost, n int) ([]flo
 			least = q[r]
 		}
 	}
-	return q, least
+	best := slices.Index(q, least)
+	if math.IsInf(least, 1) {
+		best = -1
+	}
+	return q, best, least
 }
 
 // checkPACosts runs PACosts on guarded, misaligned (by skew) copies of its
 // inputs (kernels and alpha may be longer than q: the rest is not read, so
-// it is NaN) and requires refPACosts's bits, costs and least. It returns
-// the costs.
+// it is NaN) and requires refPACosts's bits, costs, least and its index.
+// It returns the costs.
 func checkPACosts(tb testing.TB, what string, kernels []float32, alpha []float64, p simd.PACost, n, skew int) []float64 {
 	tb.Helper()
 	k := make([]float32, n+skew%3)
@@ -54,11 +60,11 @@ func checkPACosts(tb testing.TB, what string, kernels []float32, alpha []float64
 	kg := newGuarded(k, nan[float32](), skew)
 	ag := newGuarded(a, nan[float64](), skew+1)
 	qg := newOutput[float64](n, skew+2)
-	least := simd.PACosts(qg.s(), kg.s(), ag.s(), p)
+	best, least := simd.PACosts(qg.s(), kg.s(), ag.s(), p)
 	kg.checkInput(tb, what+" kernels")
 	ag.checkInput(tb, what+" alpha")
 	qg.check(tb, what+" q")
-	want, wantLeast := refPACosts(kernels, alpha, p, n)
+	want, wantBest, wantLeast := refPACosts(kernels, alpha, p, n)
 	if !sameBits(qg.s(), want) {
 		for r := range want {
 			if math.Float64bits(qg.s()[r]) != math.Float64bits(want[r]) {
@@ -68,6 +74,9 @@ func checkPACosts(tb testing.TB, what string, kernels []float32, alpha []float64
 	}
 	if least != wantLeast && !(least == 0 && wantLeast == 0) {
 		tb.Fatalf("%s: least %v, want %v", what, least, wantLeast)
+	}
+	if best != wantBest {
+		tb.Fatalf("%s: least at %d, want %d", what, best, wantBest)
 	}
 	return qg.s()
 }
@@ -107,8 +116,8 @@ func TestEquivPACosts(t *testing.T) {
 	})
 }
 
-// The least skips NaN costs and is +Inf when every cost is NaN or +Inf;
-// ties keep equal values, whichever zero.
+// The least skips NaN costs and is +Inf (at −1) when every cost is NaN or
+// +Inf; ties keep equal values, whichever zero, and the first of them.
 func TestPACostsSpecial(t *testing.T) {
 	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
 		for _, n := range []int{1, 8, 9, 24, 37} {
@@ -124,34 +133,38 @@ func TestPACostsSpecial(t *testing.T) {
 				t.Fatalf("n=%d: q[%d] = %v, want NaN", n, n/2, q[n/2])
 			}
 			if n > 1 {
-				if least := simd.PACosts(q, kernels, alpha, p); least != q[(n/2+1)%n] {
-					t.Fatalf("n=%d: least %v beside a NaN, want %v", n, least, q[(n/2+1)%n])
+				first := 0
+				if n/2 == 0 {
+					first = 1
+				}
+				if best, least := simd.PACosts(q, kernels, alpha, p); least != q[(n/2+1)%n] || best != first {
+					t.Fatalf("n=%d: least %v at %d beside a NaN, want %v at %d", n, least, best, q[(n/2+1)%n], first)
 				}
 			}
 			for i := range kernels {
 				kernels[i] = nan[float32]()
 			}
-			if least := simd.PACosts(q, kernels, alpha, p); !math.IsInf(least, 1) {
-				t.Fatalf("n=%d: least of NaN costs %v, want +Inf", n, least)
+			if best, least := simd.PACosts(q, kernels, alpha, p); !math.IsInf(least, 1) || best != -1 {
+				t.Fatalf("n=%d: least of NaN costs %v at %d, want +Inf at -1", n, least, best)
 			}
 			for i := range kernels {
 				kernels[i] = 1
 			}
 			p.Offset = math.NaN() // a NaN loss stays NaN: max(0, ·) must not clear it
 			q = checkPACosts(t, fmt.Sprintf("NaN loss n=%d", n), kernels, alpha, p, n, n%4)
-			if least := simd.PACosts(q, kernels, alpha, p); !math.IsInf(least, 1) || !math.IsNaN(q[0]) {
-				t.Fatalf("n=%d: a NaN loss gives q[0] = %v and least %v, want NaN and +Inf", n, q[0], least)
+			if best, least := simd.PACosts(q, kernels, alpha, p); !math.IsInf(least, 1) || best != -1 || !math.IsNaN(q[0]) {
+				t.Fatalf("n=%d: a NaN loss gives q[0] = %v and least %v at %d, want NaN and +Inf at -1", n, q[0], least, best)
 			}
 			p.Offset, p.Step = 1, math.Inf(1)
 			for i := range kernels {
 				kernels[i] = 0
 			}
-			if least := simd.PACosts(q, kernels, alpha, p); !math.IsInf(least, 1) {
-				t.Fatalf("n=%d: least of +Inf costs %v, want +Inf", n, least)
+			if best, least := simd.PACosts(q, kernels, alpha, p); !math.IsInf(least, 1) || best != -1 {
+				t.Fatalf("n=%d: least of +Inf costs %v at %d, want +Inf at -1", n, least, best)
 			}
 		}
-		if least := simd.PACosts(nil, nil, nil, simd.PACost{}); !math.IsInf(least, 1) {
-			t.Fatalf("least of no costs %v, want +Inf", least)
+		if best, least := simd.PACosts(nil, nil, nil, simd.PACost{}); !math.IsInf(least, 1) || best != -1 {
+			t.Fatalf("least of no costs %v at %d, want +Inf at -1", least, best)
 		}
 	})
 }
@@ -206,7 +219,8 @@ func BenchmarkPACosts(b *testing.B) {
 				p := simd.PACost{Factor: 1, Step: 0.5, Score: 0.2, Offset: 1, Slope: -1, C: 1}
 				var sink float64
 				for b.Loop() {
-					sink += simd.PACosts(q, kernels, alpha, p)
+					best, least := simd.PACosts(q, kernels, alpha, p)
+					sink += least + float64(best)
 				}
 				if math.IsNaN(sink) {
 					b.Fatal("NaN")

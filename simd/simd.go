@@ -436,10 +436,12 @@ type PACost struct {
 // vector r by the example (one output, see bogd's bpas): with
 // kr = Factor·kernels[r], a = alpha[r], β = a·kr + Step and
 // f_r = Score − a·kr + β, q[r] = (a² + β² − 2·kr·a·β)/2 + C·max(0, loss(f_r)).
-// It returns the least cost, skipping NaN ones (+Inf when none is below
-// it). kernels and alpha must be at least as long as q. Every product and
-// sum is rounded once, in the order written, in every implementation.
-func PACosts(q []float64, kernels []float32, alpha []float64, p PACost) float64 {
+// It returns the least cost, skipping NaN ones, and the first r whose cost
+// it is (+Inf and −1 when no cost is below +Inf): BPA-S's choice, without
+// a second pass over q. kernels and alpha must be at least as long as q.
+// Every product and sum is rounded once, in the order written, in every
+// implementation.
+func PACosts(q []float64, kernels []float32, alpha []float64, p PACost) (best int, least float64) {
 	if len(kernels) < len(q) || len(alpha) < len(q) {
 		panic(fmt.Sprintf("simd: %d costs of %d kernel values and %d coefficients", len(q), len(kernels), len(alpha)))
 	}
@@ -448,16 +450,16 @@ func PACosts(q []float64, kernels []float32, alpha []float64, p PACost) float64 
 		mask >>= 1 // clears the sign bit
 	}
 	head := len(q) &^ 3 // the vector kernels take four float64 per register
-	least := math.Inf(1)
+	best, least = -1, math.Inf(1)
 	if head > 0 {
-		least = paCosts(q[:head], kernels[:head], alpha[:head], p.Factor, p.Step, p.Score, p.Offset, p.Slope, p.Epsilon, p.C, mask)
+		best, least = paCosts(q[:head], kernels[:head], alpha[:head], p.Factor, p.Step, p.Score, p.Offset, p.Slope, p.Epsilon, p.C, mask)
 	}
 	if head < len(q) {
-		if t := paCostsGeneric(q[head:], kernels[head:len(q)], alpha[head:len(q)], p.Factor, p.Step, p.Score, p.Offset, p.Slope, p.Epsilon, p.C, mask); t < least {
-			least = t
+		if r, t := paCostsGeneric(q[head:], kernels[head:len(q)], alpha[head:len(q)], p.Factor, p.Step, p.Score, p.Offset, p.Slope, p.Epsilon, p.C, mask); t < least {
+			best, least = head+r, t
 		}
 	}
-	return least
+	return best, least
 }
 
 // Exp writes exp(src[i]) into dst[i] for i < len(dst); src must be at

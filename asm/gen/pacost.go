@@ -17,9 +17,13 @@ import (
 // Ten registers hold the scalars and the running least, five the work of
 // one register of candidates: fifteen of the sixteen a VEX encoding
 // reaches, so there is no unrolling; the iterations are independent but
-// for the least, and overlap.
+// for the least, and overlap. With no register left for the candidates'
+// indices, the first index of the least is found after the loop, by
+// comparing the costs, still in L1, with it, a register at a time: the
+// first equal one, as the generic code's strict "<" keeps the first
+// (−0 and +0 are equal in both).
 
-const paCostsDoc = `	least := math.Inf(1)
+const paCostsDoc = `	best, least := -1, math.Inf(1)
 	for r := range q {
 		kr := factor * float64(kernels[r])
 		a := alpha[r]
@@ -31,18 +35,18 @@ const paCostsDoc = `	least := math.Inf(1)
 		}
 		q[r] = (a*a+beta*beta-2*kr*(a*beta))/2 + c*loss
 		if q[r] < least {
-			least = q[r]
+			best, least = r, q[r]
 		}
 	}
-	return least
+	return best, least
 
 with every product and sum rounded once, in this order: the generic code's
 bits. len(q) must be a multiple of 4, kernels and alpha at least as long;
-q must not overlap them. A NaN cost is never the least; +Inf is returned
-when no cost is below it.`
+q must not overlap them. A NaN cost is never the least; +Inf and −1 are
+returned when no cost is below it.`
 
 func (g *gen) paCosts() {
-	g.function("paCosts", "func(q []float64, kernels []float32, alpha []float64, factor, step, f, o, s, eps, c float64, mask uint64) float64", paCostsDoc)
+	g.function("paCosts", "func(q []float64, kernels []float32, alpha []float64, factor, step, f, o, s, eps, c float64, mask uint64) (best int, least float64)", paCostsDoc)
 	w := g.be.exactWidth
 	lanes := w / 8
 	q := g.load(g.Param("q").Base())
@@ -59,10 +63,7 @@ func (g *gen) paCosts() {
 	half := g.vec64()
 	g.VCVTPS2PD(g.constEntry("half"), half)
 	least := g.vec64()
-	g.Comment("least = +Inf: all ones, shifted down to an exponent's 11 bits and back up")
-	g.VPCMPEQQ(least, least, least)
-	g.VPSRLQ(operand.U8(53), least, least)
-	g.VPSLLQ(operand.U8(52), least, least)
+	g.infinity(least)
 
 	g.unrolled(n, 1, lanes, func(int) {
 		g.Comment("kr = factor·k, akr = a·kr, beta = akr + step")
@@ -104,7 +105,52 @@ func (g *gen) paCosts() {
 		g.ADDQ(operand.U32(w), alpha)
 		g.SUBQ(operand.U32(lanes), n)
 	})
-	g.reduce([]reg.VecVirtual{least}, g.minimum64(), g.addr(g.ReturnIndex(0)))
+	g.reduce([]reg.VecVirtual{least}, g.minimum64(), g.addr(g.ReturnIndex(1)))
+	g.firstEqual(lanes)
 	g.VZEROUPPER()
 	g.RET()
+}
+
+// infinity sets every float64 lane of v to +Inf: all ones, shifted down
+// to an exponent's 11 bits and back up.
+func (g *gen) infinity(v reg.VecVirtual) {
+	g.Comment("+Inf: all ones, shifted down to an exponent's 11 bits and back up")
+	g.VPCMPEQQ(v, v, v)
+	g.VPSRLQ(operand.U8(53), v, v)
+	g.VPSLLQ(operand.U8(52), v, v)
+}
+
+// firstEqual stores as paCosts' best the first r with q[r] equal to the
+// least it stored (never NaN), or −1 when the least is +Inf, comparing
+// lanes costs at a time.
+func (g *gen) firstEqual(lanes int) {
+	g.Comment("best = the first r with q[r] == least; −1 when least is +Inf")
+	best := g.GP64()
+	g.MOVQ(operand.I32(-1), best)
+	target, inf := g.vec64(), g.vec64()
+	g.VBROADCASTSD(g.addr(g.ReturnIndex(1)), target)
+	g.infinity(inf)
+	done, loop, found := g.label("none"), g.label("search"), g.label("found")
+	g.VUCOMISD(half(inf), half(target))
+	g.JE(done)
+	q := g.load(g.Param("q").Base())
+	n := g.load(g.Param("q").Len())
+	g.XORQ(best, best)
+	g.Label(string(loop))
+	eq := g.vec64()
+	g.VCMPPD(operand.U8(0), operand.Mem{Base: q, Index: best, Scale: 8}, target, eq) // EQ_OQ
+	bits := g.GP32()
+	g.VMOVMSKPD(eq, bits)
+	g.TESTL(bits, bits)
+	g.JNZ(found)
+	g.ADDQ(operand.U32(lanes), best)
+	g.CMPQ(best, n)
+	g.JB(loop)
+	g.MOVQ(operand.I32(-1), best) // not reached: the least is one of the costs
+	g.JMP(done)
+	g.Label(string(found))
+	g.BSFL(bits, bits)
+	g.ADDQ(bits.As64(), best)
+	g.Label(string(done))
+	g.Store(best, g.ReturnIndex(0))
 }
