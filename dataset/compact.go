@@ -16,9 +16,8 @@ type rowStore interface {
 	rowTo(i int, buf *RowBuffer) ([]int32, []float32)
 	nnz(i int) int
 	bytes() int64 // the memory of the rows
-	// prefetchBounds and prefetchValues are Dataset's, for row i.
-	prefetchBounds(i int)
-	prefetchValues(i int)
+	// prefetch is Dataset.Prefetch but for the labels.
+	prefetch(bounds, values int)
 }
 
 // Compact returns d with its rows stored in the smallest of these forms,
@@ -172,12 +171,11 @@ func (r *denseRows) nnz(i int) int {
 
 func (r *denseRows) bytes() int64 { return 4*int64(len(r.val)+len(r.iota)) + 8*int64(len(r.full)) }
 
-func (r *denseRows) prefetchBounds(int) {}
-
-func (r *denseRows) prefetchValues(i int) {
+// prefetch asks for row values's values: dense rows have no bounds.
+func (r *denseRows) prefetch(_, values int) {
 	const perLine = 16 // float32 values in a 64-byte cache line
-	for k := i * r.dim; k < (i+1)*r.dim; k += perLine {
-		simd.Prefetch(r.val, k)
+	for k := values * r.dim; k < (values+1)*r.dim; k += perLine {
+		simd.Prefetch(r.val, k) // nothing out of range, values −1 included
 	}
 }
 
@@ -236,10 +234,12 @@ func (r *sparseRows[I]) bytes() int64 {
 	return 4*int64(len(r.ptr)) + size*int64(len(r.idx)) + 4*int64(len(r.val))
 }
 
-func (r *sparseRows[I]) prefetchBounds(i int) { simd.Prefetch(r.ptr, i) }
-
-func (r *sparseRows[I]) prefetchValues(i int) {
-	a := int(r.ptr[i])
+func (r *sparseRows[I]) prefetch(bounds, values int) {
+	simd.Prefetch(r.ptr, bounds)
+	if uint(values) >= uint(len(r.ptr)-1) {
+		return
+	}
+	a := int(r.ptr[values])
 	simd.Prefetch(r.idx, a)
 	if r.val != nil {
 		simd.Prefetch(r.val, a)

@@ -88,37 +88,26 @@ func (d *Dataset) RowTo(i int, buf *RowBuffer) ([]int32, []float32) {
 	return d.rows.rowTo(i, buf)
 }
 
-// PrefetchBounds asks the processor to start loading row i's label and
-// the offsets of its non-zeros, and returns without waiting for them; an i
-// out of range asks for nothing. A pass over rows in a random order over
-// data larger than the cache would otherwise wait on memory at every row:
-// it calls PrefetchBounds(i) some rows before it reads row i, then
-// PrefetchValues(i) a few rows later, when the offsets are in the cache.
-func (d *Dataset) PrefetchBounds(i int) {
-	simd.Prefetch(d.Labels, i)
+// Prefetch asks the processor to start loading row bounds's label and the
+// offsets of its non-zeros, and row values's non-zeros (indices and values,
+// every cache line of them, found through its offsets), and returns
+// without waiting for them; a row out of range asks for nothing. A pass
+// over rows in a random order over data larger than the cache would
+// otherwise wait on memory at every row: some rows before it reads a row
+// it asks for the row's bounds, and a few rows later, when the offsets are
+// in the cache, for its values, one call a step.
+func (d *Dataset) Prefetch(bounds, values int) {
+	simd.Prefetch(d.Labels, bounds)
 	if d.rows != nil {
-		if uint(i) < uint(d.Len()) {
-			d.rows.prefetchBounds(i)
-		}
+		d.rows.prefetch(bounds, values)
 		return
 	}
-	simd.Prefetch(d.RowPtr, i)
-}
-
-// PrefetchValues asks the processor to start loading row i's non-zeros
-// (indices and values, every cache line of them), and returns without
-// waiting; it reads the row's offsets (see PrefetchBounds). An i out of
-// range asks for nothing.
-func (d *Dataset) PrefetchValues(i int) {
-	if uint(i) >= uint(d.Len()) {
-		return
-	}
-	if d.rows != nil {
-		d.rows.prefetchValues(i)
+	simd.Prefetch(d.RowPtr, bounds)
+	if uint(values) >= uint(d.Len()) {
 		return
 	}
 	const perLine = 16 // 4-byte indices and values in a 64-byte cache line
-	a, b := d.RowPtr[i], d.RowPtr[i+1]
+	a, b := d.RowPtr[values], d.RowPtr[values+1]
 	for k := a; k < b; k += perLine {
 		simd.Prefetch(d.Index, k)
 		simd.Prefetch(d.Value, k)

@@ -502,13 +502,19 @@ func TestPrefetch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := d.Subset([]int{0, 1, 2})
-	for i := -2; i <= d.Len()+1; i++ {
-		d.PrefetchBounds(i)
-		d.PrefetchValues(i)
+	dense, err := Read(strings.NewReader("+1 1:1 2:2\n-1 1:3\n+1 1:5 2:6\n"), "q", Options{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if after := d.Subset([]int{0, 1, 2}); !reflect.DeepEqual(after, before) {
-		t.Errorf("the data changed: %+v, was %+v", after, before)
+	for _, d := range []*Dataset{d, d.Compact(), dense.Compact()} {
+		before := d.Subset([]int{0, 1, 2})
+		for i := -2; i <= d.Len()+1; i++ {
+			d.Prefetch(i, i)
+			d.Prefetch(i, d.Len()-1-i)
+		}
+		if after := d.Subset([]int{0, 1, 2}); !reflect.DeepEqual(after, before) {
+			t.Errorf("%s (%T): the data changed: %+v, was %+v", d.Name, d.rows, after, before)
+		}
 	}
 }
 

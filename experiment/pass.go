@@ -184,10 +184,7 @@ func (b *bound) Step(row int) (Loss, error) {
 	return Loss{Mistake: step.Mistake}, nil
 }
 
-func (b *bound) prefetch(bounds, values int) {
-	b.data.PrefetchBounds(bounds)
-	b.data.PrefetchValues(values)
-}
+func (b *bound) prefetch(bounds, values int) { b.data.Prefetch(bounds, values) }
 
 // Permutation returns run r's random order of n rows: a pure function of
 // (seed, r), so that any run can be repeated alone. Stored results depend
