@@ -224,12 +224,12 @@ func (s *Set) AddQuery(sc *Scratch, w ...float32) (int, error) {
 	if err := s.stored(sc, w); err != nil {
 		return 0, err
 	}
-	i := s.vs.add(&sc.query, &s.work)
+	i, sqNorm := s.vs.add(&sc.query, &s.work)
 	if s.n++; s.n > s.stride {
 		s.fit()
 	}
 	s.setWeights(i, w)
-	s.remember(&sc.query)
+	s.remember(&sc.query, sqNorm)
 	return i, nil
 }
 
@@ -255,9 +255,9 @@ func (s *Set) ReplaceQuery(i int, sc *Scratch, w ...float32) error {
 	if i < 0 || i >= s.n {
 		return fmt.Errorf("vector %d out of range [0,%d)", i, s.n)
 	}
-	s.vs.replace(i, &sc.query, &s.work)
+	sqNorm := s.vs.replace(i, &sc.query, &s.work)
 	s.setWeights(i, w)
-	s.remember(&sc.query)
+	s.remember(&sc.query, sqNorm)
 	return nil
 }
 
@@ -282,11 +282,12 @@ func (s *Set) setWeights(i int, w []float32) {
 	}
 }
 
-// remember widens the bounds (see Bounds) to cover the stored x. It reads
-// x's values for integers only while every stored one is an integer: a
+// remember widens the bounds (see Bounds) to cover the stored x, of
+// squared norm sqNorm (x.sqSum(), which storing it summed). It reads x's
+// values for integers only while every stored one is an integer: a
 // learner stores nearly every example it sees.
-func (s *Set) remember(x *Vector) {
-	s.maxNorm = max(s.maxNorm, x.sqSum())
+func (s *Set) remember(x *Vector, sqNorm float64) {
+	s.maxNorm = max(s.maxNorm, sqNorm)
 	s.integral = s.integral && x.integral()
 }
 

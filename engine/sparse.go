@@ -12,13 +12,16 @@ type sparseVectors struct{ *layout.Sparse }
 
 func (sparseVectors) storage() Storage { return SparseStorage }
 
-func (s sparseVectors) add(x *Vector, sc *Scratch) int {
-	return s.Append(sc.nonZeros(x))
+// add and replace sum the norm themselves: the sparse matrix keeps its own
+// by a compensated sum, which is not x.sqSum's.
+func (s sparseVectors) add(x *Vector, sc *Scratch) (i int, sqNorm float64) {
+	return s.Append(sc.nonZeros(x)), x.sqSum()
 }
 
-func (s sparseVectors) replace(i int, x *Vector, sc *Scratch) {
+func (s sparseVectors) replace(i int, x *Vector, sc *Scratch) (sqNorm float64) {
 	idx, val := sc.nonZeros(x)
 	s.Replace(i, idx, val)
+	return x.sqSum()
 }
 
 func (s sparseVectors) dense(i int, dst []float32) []float32 {

@@ -90,10 +90,11 @@ type vectors interface {
 
 	storage() Storage
 	// add stores the valid x and returns its slot; replace overwrites
-	// slot i with it. sc is room for converting x. Here and below x goes
-	// by pointer, into a Scratch (on the heap): a Vector is ten words.
-	add(x *Vector, sc *Scratch) int
-	replace(i int, x *Vector, sc *Scratch)
+	// slot i with it. Both return its squared norm, x.sqSum(), for the
+	// bounds. sc is room for converting x. Here and below x goes by
+	// pointer, into a Scratch (on the heap): a Vector is ten words.
+	add(x *Vector, sc *Scratch) (i int, sqNorm float64)
+	replace(i int, x *Vector, sc *Scratch) (sqNorm float64)
 	// dense copies vector i into dst, resized to the dimension.
 	dense(i int, dst []float32) []float32
 	// supportVector copies vector i in its stored form into buf's slices.
@@ -133,8 +134,9 @@ func (denseVectors) storage() Storage { return DenseStorage }
 
 // add stores the valid x; a sparse x with every feature set (codrna's
 // rows) is its values in order, stored as a dense one, without the
-// scatter: the same floats and the same norm.
-func (d denseVectors) add(x *Vector, _ *Scratch) int {
+// scatter: the same floats and the same norm. The matrix sums the norm in
+// x.sqSum's order.
+func (d denseVectors) add(x *Vector, _ *Scratch) (i int, sqNorm float64) {
 	switch {
 	case !x.isSparse():
 		return d.Append(x.Dense)
@@ -144,8 +146,8 @@ func (d denseVectors) add(x *Vector, _ *Scratch) int {
 	return d.AppendSparse(x.Index, x.Value)
 }
 
-func (d denseVectors) replace(i int, x *Vector, sc *Scratch) {
-	d.Replace(i, sc.denseQuery(x, d.Dim()))
+func (d denseVectors) replace(i int, x *Vector, sc *Scratch) (sqNorm float64) {
+	return d.Replace(i, sc.denseQuery(x, d.Dim()))
 }
 
 func (d denseVectors) dense(i int, dst []float32) []float32 { return d.Row(i, dst) }

@@ -9,9 +9,10 @@ import (
 )
 
 // BenchmarkPassCompact compares passes over codrna held as Read gives it
-// and compact (dataset.Dataset.Compact: dense float32 rows, decoded into
-// the sparse rows the learners read), side by side, per row: the cost of
-// holding 5 bytes per non-zero instead of 11.
+// and compact (dataset.Dataset.Compact: dense float32 rows, read in place
+// when every feature is set, else decoded into the sparse rows the
+// learners read), side by side, per row: the cost of holding 5 bytes per
+// non-zero instead of 11.
 func BenchmarkPassCompact(b *testing.B) {
 	read := codrnaShaped(b)
 	n := read.Len()

@@ -43,10 +43,11 @@ func codrnaShaped(b *testing.B) *dataset.Dataset {
 // B = 100 (the codrna cells). Each runs a pass stepping through
 // the rows where they lie without asking for them ahead (order=permuted),
 // the same asking for each row's data a few rows ahead as Pass does
-// (order=lookahead), the same over a copy of the rows laid out in the
-// pass's order (order=laid-out, the copy included), and the steps of a
-// learner already at full budget over laid-out rows (step): the floor a
-// pass approaches. Beside ns/row, cpu-ns/row is the time on the
+// (order=lookahead), the same over the compact rows that bogdbench's
+// protocols hold (order=compact, see dataset.Dataset.Compact), the same
+// over a copy of the rows laid out in the pass's order (order=laid-out,
+// the copy included), and the steps of a learner already at full budget
+// over laid-out rows (step): the floor a pass approaches. Beside ns/row, cpu-ns/row is the time on the
 // benchmark's own thread (package cputime): on a shared machine, the
 // figure to compare.
 func BenchmarkPass(b *testing.B) {
@@ -97,6 +98,14 @@ func benchmarkPass(b *testing.B, data *dataset.Dataset, algo bogd.Algorithm, cfg
 		cpu := cputime.Start()
 		for b.Loop() {
 			pass(b, Bind(learner(b), data), order)
+		}
+		perRow(b, cpu)
+	})
+	compact := data.Compact()
+	b.Run("order=compact", func(b *testing.B) {
+		cpu := cputime.Start()
+		for b.Loop() {
+			pass(b, Bind(learner(b), compact), order)
 		}
 		perRow(b, cpu)
 	})

@@ -106,19 +106,22 @@ func (m *Matrix) Norm(i int) float32 {
 	return m.norms[i]
 }
 
-// Append stores the dense vector x (len(x) must be Dim) and returns its index.
-func (m *Matrix) Append(x []float32) int {
+// Append stores the dense vector x (len(x) must be Dim) and returns its
+// index and its squared norm: the float64 sum of x's squares in order,
+// which Norms keeps rounded to float32 (a caller that bounds the norms
+// needs it unrounded, and need not sum it again).
+func (m *Matrix) Append(x []float32) (i int, sqNorm float64) {
 	if len(x) != m.dim {
 		panic(fmt.Sprintf("layout: appending a vector of length %d to a matrix of dimension %d", len(x), m.dim))
 	}
-	i := m.grow()
-	m.store(i, x)
-	return i
+	i = m.grow()
+	return i, m.store(i, x)
 }
 
 // AppendSparse stores the vector whose non-zero features are val at the
-// 0-based indices idx (each < Dim) and returns its index.
-func (m *Matrix) AppendSparse(idx []int32, val []float32) int {
+// 0-based indices idx (each < Dim) and returns its index and its squared
+// norm, as Append does (the squares of val in order).
+func (m *Matrix) AppendSparse(idx []int32, val []float32) (i int, sqNorm float64) {
 	if len(idx) != len(val) {
 		panic(fmt.Sprintf("layout: %d indices for %d values", len(idx), len(val)))
 	}
@@ -127,37 +130,38 @@ func (m *Matrix) AppendSparse(idx []int32, val []float32) int {
 			panic(fmt.Sprintf("layout: feature %d out of range [0,%d)", j, m.dim))
 		}
 	}
-	i := m.grow()                // the slot is zero: only the non-zeros need writing
+	i = m.grow()                 // the slot is zero: only the non-zeros need writing
 	data := m.data[m.offset(i):] // read once: the stores below could alias m
 	val = val[:len(idx)]
-	var norm float64
 	for k, j := range idx {
 		data[int(j)*Lanes] = val[k]
-		norm += float64(val[k]) * float64(val[k])
+		sqNorm += float64(val[k]) * float64(val[k])
 	}
-	m.norms[i] = float32(norm)
-	return i
+	m.norms[i] = float32(sqNorm)
+	return i, sqNorm
 }
 
-// Replace overwrites vector i with the dense vector x (len(x) must be Dim):
-// the other vectors keep their slots.
-func (m *Matrix) Replace(i int, x []float32) {
+// Replace overwrites vector i with the dense vector x (len(x) must be Dim)
+// and returns its squared norm, as Append does: the other vectors keep
+// their slots.
+func (m *Matrix) Replace(i int, x []float32) (sqNorm float64) {
 	m.check(i)
 	if len(x) != m.dim {
 		panic(fmt.Sprintf("layout: replacing with a vector of length %d in a matrix of dimension %d", len(x), m.dim))
 	}
-	m.store(i, x)
+	return m.store(i, x)
 }
 
-// store writes the dense vector x into slot i and its norm.
-func (m *Matrix) store(i int, x []float32) {
+// store writes the dense vector x into slot i and its norm, and returns
+// the norm unrounded.
+func (m *Matrix) store(i int, x []float32) (sqNorm float64) {
 	data := m.data[m.offset(i):] // read once: the stores below could alias m
-	var norm float64
 	for j, v := range x {
 		data[j*Lanes] = v
-		norm += float64(v) * float64(v)
+		sqNorm += float64(v) * float64(v)
 	}
-	m.norms[i] = float32(norm)
+	m.norms[i] = float32(sqNorm)
+	return sqNorm
 }
 
 // SwapRemove deletes vector i by moving the last vector into its slot. It

@@ -83,8 +83,8 @@ func TestMatrixAgainstModel(t *testing.T) {
 				want.swapRemove(i)
 			case rng.IntN(2) == 0:
 				v := randomVector(rng, dim)
-				if got := m.Append(v); got != len(want.rows) {
-					t.Fatalf("Append returned %d, want %d", got, len(want.rows))
+				if got, norm := m.Append(v); got != len(want.rows) || norm != sqSum(v) {
+					t.Fatalf("Append returned %d and norm %v, want %d and %v", got, norm, len(want.rows), sqSum(v))
 				}
 				want.rows = append(want.rows, v)
 			default:
@@ -97,7 +97,9 @@ func TestMatrixAgainstModel(t *testing.T) {
 						val = append(val, x)
 					}
 				}
-				m.AppendSparse(idx, val)
+				if got, norm := m.AppendSparse(idx, val); got != len(want.rows) || norm != sqSum(v) {
+					t.Fatalf("AppendSparse returned %d and norm %v, want %d and %v", got, norm, len(want.rows), sqSum(v))
+				}
 				want.rows = append(want.rows, v)
 			}
 			if step%7 == 0 {
@@ -173,4 +175,14 @@ func BenchmarkSwapRemoveAppend(b *testing.B) {
 			}
 		})
 	}
+}
+
+// sqSum is the squared norm Append returns: x's squares summed in float64,
+// in order.
+func sqSum(x []float32) float64 {
+	var sum float64
+	for _, v := range x {
+		sum += float64(v) * float64(v)
+	}
+	return sum
 }
