@@ -19,17 +19,9 @@ func TestAddQueryIsAdd(t *testing.T) {
 			rng := rand.New(rand.NewPCG(51, 52))
 			const dim, cols, budget = 9, 2, 20
 			gauss := func() float32 { return float32(rng.NormFloat64()) }
-			opt := Options{Capacity: budget, Columns: cols, Storage: storage}
-			byQuery, err := New(dim, 3, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			byAdd, err := New(dim, 3, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var sc, check Scratch
-			got, want := make([]float64, cols), make([]float64, cols)
+			byQuery, byAdd := twoSets(t, dim, 3, Options{Capacity: budget, Columns: cols, Storage: storage})
+			var sc Scratch
+			got := make([]float64, cols)
 			for k := range 3 * budget {
 				x := Dense(randomPoint(rng, dim, 1, gauss))
 				if k%2 == 1 {
@@ -56,19 +48,9 @@ func TestAddQueryIsAdd(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				sameSets(t, fmt.Sprintf("after query %d", k), byQuery, byAdd)
-				q := Dense(randomPoint(rng, dim, 1, gauss))
-				if err := byQuery.Evaluate(&check, q, got); err != nil {
-					t.Fatal(err)
-				}
-				if err := byAdd.Evaluate(&check, q, want); err != nil {
-					t.Fatal(err)
-				}
-				for c := range got {
-					if math.Float64bits(got[c]) != math.Float64bits(want[c]) {
-						t.Fatalf("after query %d: sum %d is %v by AddQuery, %v by Add", k, c, got[c], want[c])
-					}
-				}
+				what := fmt.Sprintf("after query %d", k)
+				sameSets(t, what, byQuery, byAdd)
+				sameSums(t, what, byQuery, byAdd, Dense(randomPoint(rng, dim, 1, gauss)))
 			}
 		})
 	}
@@ -104,15 +86,7 @@ func TestFullRowsStoreAsDense(t *testing.T) {
 	rng := rand.New(rand.NewPCG(53, 54))
 	const dim, budget = 7, 40
 	gauss := func() float32 { return float32(rng.NormFloat64() * 3) }
-	opt := Options{Capacity: budget, Columns: 2, Storage: DenseStorage}
-	sparse, err := New(dim, 4, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dense, err := New(dim, 4, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sparse, dense := twoSets(t, dim, 4, Options{Capacity: budget, Columns: 2, Storage: DenseStorage})
 	full := 0
 	for k := range 2 * budget {
 		x := randomPoint(rng, dim, 0.9, gauss)
@@ -145,20 +119,39 @@ func TestFullRowsStoreAsDense(t *testing.T) {
 	if full == 0 || full == 2*budget {
 		t.Fatalf("%d of %d rows full: the test needs both kinds", full, 2*budget)
 	}
+	for k := range 20 {
+		sameSums(t, fmt.Sprintf("query %d", k), sparse, dense, sparseOf(randomPoint(rng, dim, 1, gauss)))
+	}
+}
+
+// twoSets returns two empty sets made alike.
+func twoSets(t *testing.T, dim int, sigma float64, opt Options) (*Set, *Set) {
+	t.Helper()
+	a, err := New(dim, sigma, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := New(dim, sigma, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, b
+}
+
+// sameSums fails unless a and b give q the same bits in every column sum.
+func sameSums(t *testing.T, what string, a, b *Set, q Vector) {
+	t.Helper()
 	var sc Scratch
-	got, want := make([]float64, 2), make([]float64, 2)
-	for range 20 {
-		q := sparseOf(randomPoint(rng, dim, 1, gauss))
-		if err := sparse.Evaluate(&sc, q, got); err != nil {
-			t.Fatal(err)
-		}
-		if err := dense.Evaluate(&sc, q, want); err != nil {
-			t.Fatal(err)
-		}
-		for c := range got {
-			if math.Float64bits(got[c]) != math.Float64bits(want[c]) {
-				t.Fatalf("sum %d is %v, want %v", c, got[c], want[c])
-			}
+	got, want := make([]float64, a.Columns()), make([]float64, b.Columns())
+	if err := a.Evaluate(&sc, q, got); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Evaluate(&sc, q, want); err != nil {
+		t.Fatal(err)
+	}
+	for c := range got {
+		if math.Float64bits(got[c]) != math.Float64bits(want[c]) {
+			t.Fatalf("%s: sum %d is %v, want %v", what, c, got[c], want[c])
 		}
 	}
 }
