@@ -15,8 +15,9 @@ import (
 // one at a time, as a learner sees the rows.
 type Trivial struct {
 	regression bool
-	counts     map[float64]int
-	best       float64 // the most frequent label, NaN before any
+	counts     map[float64]*int // one lookup a row: a pass's every row learns
+	best       float64          // the most frequent label, NaN before any
+	bestCount  int
 	n          int
 	mean       float64
 }
@@ -26,7 +27,7 @@ func NewTrivial(t task.Task) *Trivial {
 	if t == task.Regression {
 		return &Trivial{regression: true}
 	}
-	return &Trivial{counts: map[float64]int{}, best: math.NaN()}
+	return &Trivial{counts: map[float64]*int{}, best: math.NaN()}
 }
 
 // Predict is the prediction for the next row.
@@ -44,9 +45,14 @@ func (t *Trivial) Learn(y float64) {
 		t.mean += (y - t.mean) / float64(t.n)
 		return
 	}
-	t.counts[y]++
-	if math.IsNaN(t.best) || t.counts[y] > t.counts[t.best] {
-		t.best = y
+	c := t.counts[y]
+	if c == nil {
+		c = new(int)
+		t.counts[y] = c
+	}
+	*c++
+	if math.IsNaN(t.best) || *c > t.bestCount {
+		t.best, t.bestCount = y, *c
 	}
 }
 
