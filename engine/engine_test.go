@@ -234,6 +234,15 @@ func TestInvalidInput(t *testing.T) {
 		Sparse([]int32{0}, []float32{float32(math.Inf(-1))}),
 		Dense([]float32{1, 2, float32(math.Inf(1))}),
 		Sparse([]int32{1}, []float32{float32(math.NaN())}),
+		// Full rows, every feature set (validate's own test of them):
+		Sparse([]int32{0, 2, 1}, []float32{1, 1, 1}),
+		Sparse([]int32{0, 1, 3}, []float32{1, 1, 1}),
+		Sparse([]int32{-1, 1, 2}, []float32{1, 1, 1}),
+		Sparse([]int32{0, 1, 1}, []float32{1, 1, 1}),
+		Sparse([]int32{0, 1, 2}, []float32{1, float32(math.Inf(1)), 1}),
+		Sparse([]int32{0, 1, 2}, []float32{1, 1, float32(math.Inf(-1))}),
+		Sparse([]int32{0, 1, 2}, []float32{float32(-math.NaN()), 1, 1}),
+		Sparse([]int32{0, 1, 2}, []float32{1, 1}),
 	}
 	for _, storage := range []Storage{DenseStorage, SparseStorage} {
 		set, _ := New(3, 1, Options{Storage: storage})
@@ -267,6 +276,9 @@ func TestInvalidInput(t *testing.T) {
 		}
 		if err := validate(Sparse([]int32{2}, []float32{x}), 3); err != nil {
 			t.Errorf("sparse %v rejected: %v", x, err)
+		}
+		if err := validate(Sparse([]int32{0, 1, 2}, []float32{1, x, -x}), 3); err != nil {
+			t.Errorf("full sparse row with %v rejected: %v", x, err)
 		}
 	}
 	// The zero Vector is the sparse zero vector, Dense(nil) an error.
