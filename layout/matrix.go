@@ -77,7 +77,8 @@ func (m *Matrix) Norms() []float32 { return m.norms[:m.Padded()] }
 // offset returns the index in data of feature 0 of slot i; feature j is at
 // offset + j*Lanes.
 func (m *Matrix) offset(i int) int {
-	return (i/Lanes)*m.dim*Lanes + i%Lanes
+	u := uint(i) // i ≥ 0: unsigned, the division is a shift
+	return int(u/Lanes)*m.dim*Lanes + int(u%Lanes)
 }
 
 // At returns feature j of vector i.
@@ -171,23 +172,19 @@ func (m *Matrix) store(i int, x []float32) (sqNorm float64) {
 func (m *Matrix) SwapRemove(i int) (moved int) {
 	m.check(i)
 	last := m.n - 1
-	// The rows are read once: the stores below could alias m.
+	// The rows are read once: the stores below could alias m. When i is
+	// the last slot they are the same row, and the loop only clears it.
 	end := (m.dim-1)*Lanes + 1
 	dst, src := m.data[m.offset(i):][:end], m.data[m.offset(last):][:end]
-	moved = -1
-	if i != last {
-		for j := 0; j < end; j += Lanes {
-			dst[j] = src[j]
-		}
-		m.norms[i] = m.norms[last]
-		moved = last
-	}
 	for j := 0; j < end; j += Lanes {
-		src[j] = 0
+		dst[j], src[j] = src[j], 0
 	}
-	m.norms[last] = 0
+	m.norms[i], m.norms[last] = m.norms[last], 0
 	m.n = last
-	return moved
+	if i == last {
+		return -1
+	}
+	return last
 }
 
 // Clone returns a copy of m with room for exactly Padded vectors: a
