@@ -107,8 +107,18 @@ func badFeature(idx []int32, val []float32, k, dim int) error {
 	return fmt.Errorf("feature %d is %v", j, val[k])
 }
 
-// sqNorm returns ‖v‖² in float64 and whether every value is an integer.
-func (v *Vector) sqNorm() (norm float64, integral bool) { return v.sqSum(), v.integral() }
+// sqNorm returns ‖v‖² in float64 (sqSum's) and whether every value is an
+// integer, in one pass: the test of a sparse query's norm expansion needs
+// both for every query.
+func (v *Vector) sqNorm() (norm float64, integral bool) {
+	integral = true
+	for _, x := range v.values() {
+		f := float64(x)
+		norm += f * f
+		integral = integral && f == math.Trunc(f)
+	}
+	return norm, integral
+}
 
 // values returns v's values: its dense slice, or its non-zeros.
 func (v *Vector) values() []float32 {
