@@ -4,11 +4,15 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack"
 	"gonum.org/v1/gonum/lapack/lapack64"
+
+	"github.com/bogd-project/bogd/simd"
 )
 
 // The top-k eigenpairs of NOGD's landmark kernel matrix come from randomized
@@ -23,8 +27,14 @@ import (
 // matrix with an n×l block and q QR factorisations of n×l blocks, all
 // level-3 BLAS, plus one l×l symmetric eigendecomposition: at n = 1000 and
 // k = 200 less than half the flops of the dense eigendecomposition with
-// vectors, at a better rate (gonum's blocked Dgemm, against the dense
-// solver's level-2 tridiagonal reduction and column-wise rotations).
+// vectors, at a better rate (matrix products, against the dense solver's
+// level-2 tridiagonal reduction and column-wise rotations). The products
+// are simd.MatMul64's, which has the bits of gonum's Dgemm (gemm); the QR
+// factorisations and the small eigendecompositions are gonum's LAPACK
+// (with its own Dgemm calls inside), most of what remains: on codrna at
+// B = 1000 the transition took 374–404 ms with Dgemm's products and
+// 220–264 ms with MatMul64's (two cores, BenchmarkNOGDTransition, three
+// alternating rounds).
 //
 // A pair's eigenvalue converges like (λ_{l+1}/λ_j)^(2q). Where the
 // spectrum is flat past the cut (isolated landmarks, or a narrow kernel:
@@ -96,14 +106,14 @@ func subspaceEigen(a []float64, n, k int, rng *rand.Rand) (values, vectors []flo
 	lapack64.Orgqr(x, tau, work, -1)
 	lwork = max(lwork, int(work[0]))
 	work = make([]float64, lwork)
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, A, x, 0, y) // Y = AΩ
+	gemm(false, A, x, y) // Y = AΩ
 	t := blas64.Symmetric{N: l, Stride: l, Data: make([]float64, l*l), Uplo: blas.Upper}
 	for q := range eigenPowers {
 		// X = orth(Y), Y = AX: the last product also serves Rayleigh–Ritz.
 		lapack64.Geqrf(y, tau, work, lwork)
 		lapack64.Orgqr(y, tau, work, lwork)
 		x, y = y, x
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, A, x, 0, y)
+		gemm(false, A, x, y)
 		if q == 0 {
 			// The Ritz values of one power already tell a very flat
 			// spectrum: leave it to the dense solver without the others.
@@ -128,14 +138,44 @@ func subspaceEigen(a []float64, n, k int, rng *rand.Rand) (values, vectors []flo
 		}
 	}
 	u := blas64.General{Rows: n, Cols: k, Stride: k, Data: make([]float64, n*k)}
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, x, s, 0, u)
+	gemm(false, x, s, u)
 	return values, u.Data, !flat(theta, k, eigenFlat), nil
 }
+
+// gemm sets c to a·b, or aᵀ·b when aTrans, with the bits of gonum's
+// blas64.Gemm(op, blas.NoTrans, 1, a, b, 0, c) (simd.MatMul64 adds in its
+// order, 3–4 times faster on one core), the rows of c shared among the
+// processors from gemmSplit multiply-adds on: each element is summed whole by
+// one of them, so the split changes no bit.
+func gemm(aTrans bool, a, b, c blas64.General) {
+	m, n, k := c.Rows, c.Cols, b.Rows
+	parts := max(1, min(runtime.GOMAXPROCS(0), m*n*k/gemmSplit, m))
+	rows := ((m+parts-1)/parts + simd.MatMulRows - 1) / simd.MatMulRows * simd.MatMulRows
+	part := func(i0 int) {
+		i1 := min(m, i0+rows)
+		ai := a.Data[i0*a.Stride:]
+		if aTrans {
+			ai = a.Data[i0:]
+		}
+		simd.MatMul64(c.Data[i0*c.Stride:], c.Stride, ai, a.Stride, aTrans, b.Data, b.Stride, i1-i0, n, k)
+	}
+	var wg sync.WaitGroup
+	for i0 := rows; i0 < m; i0 += rows {
+		wg.Go(func() { part(i0) })
+	}
+	part(0)
+	wg.Wait()
+}
+
+// gemmSplit is the number of multiply-adds from which gemm shares a
+// product among processors: about two milliseconds of one core's work, well
+// above the cost of starting a goroutine.
+const gemmSplit = 1 << 25
 
 // ritz returns the eigenvalues (ascending) of T = XᵀY for Y = AX, and with
 // job lapack.EVCompute leaves its eigenvectors in t.
 func ritz(x, y blas64.General, t blas64.Symmetric, job lapack.EVJob) ([]float64, error) {
-	blas64.Gemm(blas.Trans, blas.NoTrans, 1, x, y, 0, blas64.General{Rows: t.N, Cols: t.N, Stride: t.Stride, Data: t.Data})
+	gemm(true, x, y, blas64.General{Rows: t.N, Cols: t.N, Stride: t.Stride, Data: t.Data})
 	return syev(t, job)
 }
 

@@ -257,3 +257,25 @@ func paCosts(q []float64, kernels []float32, alpha []float64, factor, step, f, o
 	}
 	return paCostsGeneric(q, kernels, alpha, factor, step, f, o, s, eps, c, mask)
 }
+
+func mulAdd64(c []float64, ldc int, a []float64, aRow, aCol int, b []float64, ldb int, k int) {
+	switch {
+	case useAVX512:
+		mulAdd64AVX512(c, ldc, a, aRow, aCol, b, ldb, k)
+	case useAVX2:
+		mulAdd64AVX2(c, ldc, a, aRow, aCol, b, ldb, k)
+	default:
+		mulAdd64Generic(c, ldc, a, aRow, aCol, b, ldb, k)
+	}
+}
+
+func mulAdd64Half(c []float64, ldc int, a []float64, aRow, aCol int, b []float64, ldb int, k int) {
+	switch {
+	case useAVX512:
+		mulAdd64HalfAVX512(c, ldc, a, aRow, aCol, b, ldb, k)
+	case useAVX2:
+		mulAdd64HalfAVX2(c, ldc, a, aRow, aCol, b, ldb, k)
+	default:
+		mulAdd64HalfGeneric(c, ldc, a, aRow, aCol, b, ldb, k)
+	}
+}

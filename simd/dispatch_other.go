@@ -58,3 +58,11 @@ func prefetch(p *byte) { prefetchGeneric(p) }
 func paCosts(q []float64, kernels []float32, alpha []float64, factor, step, f, o, s, eps, c float64, mask uint64) (best int, least float64) {
 	return paCostsGeneric(q, kernels, alpha, factor, step, f, o, s, eps, c, mask)
 }
+
+func mulAdd64(c []float64, ldc int, a []float64, aRow, aCol int, b []float64, ldb int, k int) {
+	mulAdd64Generic(c, ldc, a, aRow, aCol, b, ldb, k)
+}
+
+func mulAdd64Half(c []float64, ldc int, a []float64, aRow, aCol int, b []float64, ldb int, k int) {
+	mulAdd64HalfGeneric(c, ldc, a, aRow, aCol, b, ldb, k)
+}

@@ -543,3 +543,30 @@ func paCostsGeneric(q []float64, kernels []float32, alpha []float64, factor, ste
 	}
 	return best, least
 }
+
+// mulAdd64Generic is the reference loop of mulAdd64 (see its doc in the
+// generated declarations): the block of mulAddRows×mulAddCols elements.
+func mulAdd64Generic(c []float64, ldc int, a []float64, aRow, aCol int, b []float64, ldb int, k int) {
+	mulAddGeneric(c, ldc, a, aRow, aCol, b, ldb, mulAddRows, mulAddCols, k)
+}
+
+// mulAdd64HalfGeneric is mulAdd64Generic for a block half as wide.
+func mulAdd64HalfGeneric(c []float64, ldc int, a []float64, aRow, aCol int, b []float64, ldb int, k int) {
+	mulAddGeneric(c, ldc, a, aRow, aCol, b, ldb, mulAddRows, mulAddCols/2, k)
+}
+
+// mulAddGeneric adds to each of rows×cols elements of C (ldc apart) the k
+// products a(r, l)·B[l][j], a(r, l) = a[r*aRow+l*aCol], in the order of l:
+// the float64 conversion rounds each product, so that no compiler fuses it
+// into the sum.
+func mulAddGeneric(c []float64, ldc int, a []float64, aRow, aCol int, b []float64, ldb int, rows, cols, k int) {
+	for r := range rows {
+		cr := c[r*ldc : r*ldc+cols]
+		for l := range k {
+			v := a[r*aRow+l*aCol]
+			for j, x := range b[l*ldb : l*ldb+cols] {
+				cr[j] += float64(v * x)
+			}
+		}
+	}
+}

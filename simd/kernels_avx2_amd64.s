@@ -7410,27 +7410,180 @@ none_160:
 	VZEROUPPER
 	RET
 
+// func mulAdd64AVX2(c []float64, ldc int, a []float64, aRow int, aCol int, b []float64, ldb int, k int)
+// Requires: AVX
+TEXT ·mulAdd64AVX2(SB), NOSPLIT, $0-112
+	MOVQ    c_base+0(FP), AX
+	MOVQ    a_base+32(FP), CX
+	MOVQ    b_base+72(FP), DX
+	MOVQ    ldc+24(FP), BX
+	SHLQ    $0x03, BX
+	MOVQ    aRow+56(FP), SI
+	SHLQ    $0x03, SI
+	MOVQ    aCol+64(FP), DI
+	SHLQ    $0x03, DI
+	MOVQ    ldb+96(FP), R8
+	SHLQ    $0x03, R8
+	MOVQ    k+104(FP), R9
+	LEAQ    (BX)(BX*2), R10
+	ADDQ    AX, R10
+	LEAQ    (SI)(SI*2), R11
+	ADDQ    CX, R11
+	VMOVUPD (AX), Y0
+	VMOVUPD 32(AX), Y1
+	VMOVUPD (AX)(BX*1), Y2
+	VMOVUPD 32(AX)(BX*1), Y3
+	VMOVUPD (AX)(BX*2), Y4
+	VMOVUPD 32(AX)(BX*2), Y5
+	VMOVUPD (R10), Y6
+	VMOVUPD 32(R10), Y7
+	VMOVUPD (R10)(BX*1), Y8
+	VMOVUPD 32(R10)(BX*1), Y9
+	VMOVUPD (R10)(BX*2), Y10
+	VMOVUPD 32(R10)(BX*2), Y11
+	TESTQ   R9, R9
+	JZ      done_164
+
+terms_163:
+	VMOVUPD      (DX), Y12
+	VMOVUPD      32(DX), Y13
+	VBROADCASTSD (CX), Y14
+	VMULPD       Y12, Y14, Y15
+	VADDPD       Y15, Y0, Y0
+	VMULPD       Y13, Y14, Y14
+	VADDPD       Y14, Y1, Y1
+	VBROADCASTSD (CX)(SI*1), Y14
+	VMULPD       Y12, Y14, Y15
+	VADDPD       Y15, Y2, Y2
+	VMULPD       Y13, Y14, Y14
+	VADDPD       Y14, Y3, Y3
+	VBROADCASTSD (CX)(SI*2), Y14
+	VMULPD       Y12, Y14, Y15
+	VADDPD       Y15, Y4, Y4
+	VMULPD       Y13, Y14, Y14
+	VADDPD       Y14, Y5, Y5
+	VBROADCASTSD (R11), Y14
+	VMULPD       Y12, Y14, Y15
+	VADDPD       Y15, Y6, Y6
+	VMULPD       Y13, Y14, Y14
+	VADDPD       Y14, Y7, Y7
+	VBROADCASTSD (R11)(SI*1), Y14
+	VMULPD       Y12, Y14, Y15
+	VADDPD       Y15, Y8, Y8
+	VMULPD       Y13, Y14, Y14
+	VADDPD       Y14, Y9, Y9
+	VBROADCASTSD (R11)(SI*2), Y14
+	VMULPD       Y12, Y14, Y12
+	VADDPD       Y12, Y10, Y10
+	VMULPD       Y13, Y14, Y12
+	VADDPD       Y12, Y11, Y11
+	ADDQ         DI, CX
+	ADDQ         DI, R11
+	ADDQ         R8, DX
+	DECQ         R9
+	JNZ          terms_163
+
+done_164:
+	VMOVUPD Y0, (AX)
+	VMOVUPD Y1, 32(AX)
+	VMOVUPD Y2, (AX)(BX*1)
+	VMOVUPD Y3, 32(AX)(BX*1)
+	VMOVUPD Y4, (AX)(BX*2)
+	VMOVUPD Y5, 32(AX)(BX*2)
+	VMOVUPD Y6, (R10)
+	VMOVUPD Y7, 32(R10)
+	VMOVUPD Y8, (R10)(BX*1)
+	VMOVUPD Y9, 32(R10)(BX*1)
+	VMOVUPD Y10, (R10)(BX*2)
+	VMOVUPD Y11, 32(R10)(BX*2)
+	VZEROUPPER
+	RET
+
+// func mulAdd64HalfAVX2(c []float64, ldc int, a []float64, aRow int, aCol int, b []float64, ldb int, k int)
+// Requires: AVX
+TEXT ·mulAdd64HalfAVX2(SB), NOSPLIT, $0-112
+	MOVQ    c_base+0(FP), AX
+	MOVQ    a_base+32(FP), CX
+	MOVQ    b_base+72(FP), DX
+	MOVQ    ldc+24(FP), BX
+	SHLQ    $0x03, BX
+	MOVQ    aRow+56(FP), SI
+	SHLQ    $0x03, SI
+	MOVQ    aCol+64(FP), DI
+	SHLQ    $0x03, DI
+	MOVQ    ldb+96(FP), R8
+	SHLQ    $0x03, R8
+	MOVQ    k+104(FP), R9
+	LEAQ    (BX)(BX*2), R10
+	ADDQ    AX, R10
+	LEAQ    (SI)(SI*2), R11
+	ADDQ    CX, R11
+	VMOVUPD (AX), Y0
+	VMOVUPD (AX)(BX*1), Y1
+	VMOVUPD (AX)(BX*2), Y2
+	VMOVUPD (R10), Y3
+	VMOVUPD (R10)(BX*1), Y4
+	VMOVUPD (R10)(BX*2), Y5
+	TESTQ   R9, R9
+	JZ      done_166
+
+terms_165:
+	VMOVUPD      (DX), Y6
+	VBROADCASTSD (CX), Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       Y7, Y0, Y0
+	VBROADCASTSD (CX)(SI*1), Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       Y7, Y1, Y1
+	VBROADCASTSD (CX)(SI*2), Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       Y7, Y2, Y2
+	VBROADCASTSD (R11), Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       Y7, Y3, Y3
+	VBROADCASTSD (R11)(SI*1), Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       Y7, Y4, Y4
+	VBROADCASTSD (R11)(SI*2), Y7
+	VMULPD       Y6, Y7, Y6
+	VADDPD       Y6, Y5, Y5
+	ADDQ         DI, CX
+	ADDQ         DI, R11
+	ADDQ         R8, DX
+	DECQ         R9
+	JNZ          terms_165
+
+done_166:
+	VMOVUPD Y0, (AX)
+	VMOVUPD Y1, (AX)(BX*1)
+	VMOVUPD Y2, (AX)(BX*2)
+	VMOVUPD Y3, (R10)
+	VMOVUPD Y4, (R10)(BX*1)
+	VMOVUPD Y5, (R10)(BX*2)
+	VZEROUPPER
+	RET
+
 // func scoreTilesAVX2(dst []float32, kv []float32, x []float32, tiles []float32, w []float32, stride int, dim int, n int, scale float32) float32
 // Requires: AVX, AVX2, FMA3
 TEXT ·scoreTilesAVX2(SB), NOSPLIT, $0-156
 	MOVQ dst_len+8(FP), AX
 	CMPQ AX, $0x00000001
-	JE   scoreColumns1_163
+	JE   scoreColumns1_167
 	CMPQ AX, $0x00000002
-	JE   scoreColumns2_164
+	JE   scoreColumns2_168
 	CMPQ AX, $0x00000003
-	JE   scoreColumns3_165
+	JE   scoreColumns3_169
 	CMPQ AX, $0x00000004
-	JE   scoreColumns4_166
+	JE   scoreColumns4_170
 	CMPQ AX, $0x00000005
-	JE   scoreColumns5_167
+	JE   scoreColumns5_171
 	CMPQ AX, $0x00000006
-	JE   scoreColumns6_168
+	JE   scoreColumns6_172
 	CMPQ AX, $0x00000007
-	JE   scoreColumns7_169
+	JE   scoreColumns7_173
 	RET
 
-scoreColumns1_163:
+scoreColumns1_167:
 	VBROADCASTSS consts<>+32(SB), Y0
 	MOVQ         tiles_base+72(FP), AX
 	MOVQ         dim+128(FP), CX
@@ -7448,9 +7601,9 @@ scoreColumns1_163:
 	VPBROADCASTD n+136(FP), Y4
 	VXORPS       Y1, Y1, Y5
 
-tileBlocks_170:
+tileBlocks_174:
 	CMPQ   DI, $0x00000020
-	JB     rest_171
+	JB     rest_175
 	VXORPS Y1, Y1, Y6
 	VXORPS Y1, Y1, Y7
 	VXORPS Y1, Y1, Y8
@@ -7458,7 +7611,7 @@ tileBlocks_170:
 	MOVQ   CX, R9
 	NEGQ   R9
 
-feature_173:
+feature_177:
 	VBROADCASTSS (DX)(R9*4), Y10
 	VSUBPS       (AX), Y10, Y11
 	VFMADD231PS  Y11, Y11, Y6
@@ -7470,7 +7623,7 @@ feature_173:
 	VFMADD231PS  Y10, Y10, Y9
 	ADDQ         $0x40, AX
 	INCQ         R9
-	JNZ          feature_173
+	JNZ          feature_177
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -7603,16 +7756,16 @@ feature_173:
 	ADDQ        $0x00000080, SI
 	ADDQ        $0x00000080, R8
 	SUBQ        $0x00000020, DI
-	JMP         tileBlocks_170
+	JMP         tileBlocks_174
 
-rest_171:
+rest_175:
 	CMPQ   DI, $0x00000010
-	JNE    rest_174
+	JNE    rest_178
 	VXORPS Y1, Y1, Y6
 	VXORPS Y1, Y1, Y7
 	NEGQ   CX
 
-feature_175:
+feature_179:
 	VBROADCASTSS (DX)(CX*4), Y8
 	VSUBPS       (AX), Y8, Y9
 	VFMADD231PS  Y9, Y9, Y6
@@ -7620,7 +7773,7 @@ feature_175:
 	VFMADD231PS  Y8, Y8, Y7
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_175
+	JNZ          feature_179
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y8
@@ -7690,10 +7843,10 @@ feature_175:
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, R8
 	SUBQ        $0x00000010, DI
-	JMP         blocksDone_172
+	JMP         blocksDone_176
 
-rest_174:
-blocksDone_172:
+rest_178:
+blocksDone_176:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -7716,7 +7869,7 @@ blocksDone_172:
 	VZEROUPPER
 	RET
 
-scoreColumns2_164:
+scoreColumns2_168:
 	VBROADCASTSS consts<>+32(SB), Y0
 	MOVQ         tiles_base+72(FP), AX
 	MOVQ         dim+128(FP), CX
@@ -7738,9 +7891,9 @@ scoreColumns2_164:
 	VXORPS       Y1, Y1, Y5
 	VXORPS       Y1, Y1, Y6
 
-tileBlocks_176:
+tileBlocks_180:
 	CMPQ   DI, $0x00000020
-	JB     rest_177
+	JB     rest_181
 	VXORPS Y1, Y1, Y7
 	VXORPS Y1, Y1, Y8
 	VXORPS Y1, Y1, Y9
@@ -7748,7 +7901,7 @@ tileBlocks_176:
 	MOVQ   CX, R10
 	NEGQ   R10
 
-feature_179:
+feature_183:
 	VBROADCASTSS (DX)(R10*4), Y11
 	VSUBPS       (AX), Y11, Y12
 	VFMADD231PS  Y12, Y12, Y7
@@ -7760,7 +7913,7 @@ feature_179:
 	VFMADD231PS  Y11, Y11, Y10
 	ADDQ         $0x40, AX
 	INCQ         R10
-	JNZ          feature_179
+	JNZ          feature_183
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -7897,16 +8050,16 @@ feature_179:
 	ADDQ        $0x00000080, SI
 	ADDQ        $0x00000080, R8
 	SUBQ        $0x00000020, DI
-	JMP         tileBlocks_176
+	JMP         tileBlocks_180
 
-rest_177:
+rest_181:
 	CMPQ   DI, $0x00000010
-	JNE    rest_180
+	JNE    rest_184
 	VXORPS Y1, Y1, Y7
 	VXORPS Y1, Y1, Y8
 	NEGQ   CX
 
-feature_181:
+feature_185:
 	VBROADCASTSS (DX)(CX*4), Y9
 	VSUBPS       (AX), Y9, Y10
 	VFMADD231PS  Y10, Y10, Y7
@@ -7914,7 +8067,7 @@ feature_181:
 	VFMADD231PS  Y9, Y9, Y8
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_181
+	JNZ          feature_185
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y9
@@ -7986,10 +8139,10 @@ feature_181:
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, R8
 	SUBQ        $0x00000010, DI
-	JMP         blocksDone_178
+	JMP         blocksDone_182
 
-rest_180:
-blocksDone_178:
+rest_184:
+blocksDone_182:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -8021,7 +8174,7 @@ blocksDone_178:
 	VZEROUPPER
 	RET
 
-scoreColumns3_165:
+scoreColumns3_169:
 	VBROADCASTSS consts<>+32(SB), Y0
 	MOVQ         tiles_base+72(FP), AX
 	MOVQ         dim+128(FP), CX
@@ -8044,9 +8197,9 @@ scoreColumns3_165:
 	VXORPS       Y1, Y1, Y6
 	VXORPS       Y1, Y1, Y7
 
-tileBlocks_182:
+tileBlocks_186:
 	CMPQ   DI, $0x00000020
-	JB     rest_183
+	JB     rest_187
 	VXORPS Y1, Y1, Y8
 	VXORPS Y1, Y1, Y9
 	VXORPS Y1, Y1, Y10
@@ -8054,7 +8207,7 @@ tileBlocks_182:
 	MOVQ   CX, R10
 	NEGQ   R10
 
-feature_185:
+feature_189:
 	VBROADCASTSS (DX)(R10*4), Y12
 	VSUBPS       (AX), Y12, Y13
 	VFMADD231PS  Y13, Y13, Y8
@@ -8066,7 +8219,7 @@ feature_185:
 	VFMADD231PS  Y12, Y12, Y11
 	ADDQ         $0x40, AX
 	INCQ         R10
-	JNZ          feature_185
+	JNZ          feature_189
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -8207,16 +8360,16 @@ feature_185:
 	ADDQ        $0x00000080, SI
 	ADDQ        $0x00000080, R8
 	SUBQ        $0x00000020, DI
-	JMP         tileBlocks_182
+	JMP         tileBlocks_186
 
-rest_183:
+rest_187:
 	CMPQ   DI, $0x00000010
-	JNE    rest_186
+	JNE    rest_190
 	VXORPS Y1, Y1, Y8
 	VXORPS Y1, Y1, Y9
 	NEGQ   CX
 
-feature_187:
+feature_191:
 	VBROADCASTSS (DX)(CX*4), Y10
 	VSUBPS       (AX), Y10, Y11
 	VFMADD231PS  Y11, Y11, Y8
@@ -8224,7 +8377,7 @@ feature_187:
 	VFMADD231PS  Y10, Y10, Y9
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_187
+	JNZ          feature_191
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y10
@@ -8298,10 +8451,10 @@ feature_187:
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, R8
 	SUBQ        $0x00000010, DI
-	JMP         blocksDone_184
+	JMP         blocksDone_188
 
-rest_186:
-blocksDone_184:
+rest_190:
+blocksDone_188:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -8342,7 +8495,7 @@ blocksDone_184:
 	VZEROUPPER
 	RET
 
-scoreColumns4_166:
+scoreColumns4_170:
 	VBROADCASTSS consts<>+32(SB), Y0
 	MOVQ         tiles_base+72(FP), AX
 	MOVQ         dim+128(FP), CX
@@ -8366,9 +8519,9 @@ scoreColumns4_166:
 	VXORPS       Y1, Y1, Y7
 	VXORPS       Y1, Y1, Y8
 
-tileBlocks_188:
+tileBlocks_192:
 	CMPQ   DI, $0x00000020
-	JB     rest_189
+	JB     rest_193
 	VXORPS Y1, Y1, Y9
 	VXORPS Y1, Y1, Y10
 	VXORPS Y1, Y1, Y11
@@ -8376,7 +8529,7 @@ tileBlocks_188:
 	MOVQ   CX, R11
 	NEGQ   R11
 
-feature_191:
+feature_195:
 	VBROADCASTSS (DX)(R11*4), Y13
 	VSUBPS       (AX), Y13, Y14
 	VFMADD231PS  Y14, Y14, Y9
@@ -8388,7 +8541,7 @@ feature_191:
 	VFMADD231PS  Y13, Y13, Y12
 	ADDQ         $0x40, AX
 	INCQ         R11
-	JNZ          feature_191
+	JNZ          feature_195
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -8557,16 +8710,16 @@ feature_191:
 	ADDQ        $0x00000080, SI
 	ADDQ        $0x00000080, R8
 	SUBQ        $0x00000020, DI
-	JMP         tileBlocks_188
+	JMP         tileBlocks_192
 
-rest_189:
+rest_193:
 	CMPQ   DI, $0x00000010
-	JNE    rest_192
+	JNE    rest_196
 	VXORPS Y1, Y1, Y9
 	VXORPS Y1, Y1, Y10
 	NEGQ   CX
 
-feature_193:
+feature_197:
 	VBROADCASTSS (DX)(CX*4), Y11
 	VSUBPS       (AX), Y11, Y12
 	VFMADD231PS  Y12, Y12, Y9
@@ -8574,7 +8727,7 @@ feature_193:
 	VFMADD231PS  Y11, Y11, Y10
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_193
+	JNZ          feature_197
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y11
@@ -8662,10 +8815,10 @@ feature_193:
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, R8
 	SUBQ        $0x00000010, DI
-	JMP         blocksDone_190
+	JMP         blocksDone_194
 
-rest_192:
-blocksDone_190:
+rest_196:
+blocksDone_194:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -8715,7 +8868,7 @@ blocksDone_190:
 	VZEROUPPER
 	RET
 
-scoreColumns5_167:
+scoreColumns5_171:
 	VBROADCASTSS consts<>+32(SB), Y0
 	MOVQ         tiles_base+72(FP), AX
 	MOVQ         dim+128(FP), CX
@@ -8741,9 +8894,9 @@ scoreColumns5_167:
 	VXORPS       Y1, Y1, Y8
 	VXORPS       Y1, Y1, Y9
 
-tileBlocks_194:
+tileBlocks_198:
 	CMPQ   DI, $0x00000020
-	JB     rest_195
+	JB     rest_199
 	VXORPS Y1, Y1, Y10
 	VXORPS Y1, Y1, Y11
 	VXORPS Y1, Y1, Y12
@@ -8751,7 +8904,7 @@ tileBlocks_194:
 	MOVQ   CX, R12
 	NEGQ   R12
 
-feature_197:
+feature_201:
 	VBROADCASTSS (DX)(R12*4), Y14
 	VSUBPS       (AX), Y14, Y15
 	VFMADD231PS  Y15, Y15, Y10
@@ -8763,7 +8916,7 @@ feature_197:
 	VFMADD231PS  Y14, Y14, Y13
 	ADDQ         $0x40, AX
 	INCQ         R12
-	JNZ          feature_197
+	JNZ          feature_201
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -8937,16 +9090,16 @@ feature_197:
 	ADDQ        $0x00000080, R8
 	ADDQ        $0x00000080, R11
 	SUBQ        $0x00000020, DI
-	JMP         tileBlocks_194
+	JMP         tileBlocks_198
 
-rest_195:
+rest_199:
 	CMPQ   DI, $0x00000010
-	JNE    rest_198
+	JNE    rest_202
 	VXORPS Y1, Y1, Y10
 	VXORPS Y1, Y1, Y11
 	NEGQ   CX
 
-feature_199:
+feature_203:
 	VBROADCASTSS (DX)(CX*4), Y12
 	VSUBPS       (AX), Y12, Y13
 	VFMADD231PS  Y13, Y13, Y10
@@ -8954,7 +9107,7 @@ feature_199:
 	VFMADD231PS  Y12, Y12, Y11
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_199
+	JNZ          feature_203
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y12
@@ -9045,10 +9198,10 @@ feature_199:
 	ADDQ        $0x00000040, R8
 	ADDQ        $0x00000040, R11
 	SUBQ        $0x00000010, DI
-	JMP         blocksDone_196
+	JMP         blocksDone_200
 
-rest_198:
-blocksDone_196:
+rest_202:
+blocksDone_200:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -9107,7 +9260,7 @@ blocksDone_196:
 	VZEROUPPER
 	RET
 
-scoreColumns6_168:
+scoreColumns6_172:
 	VBROADCASTSS consts<>+32(SB), Y0
 	MOVQ         tiles_base+72(FP), AX
 	MOVQ         dim+128(FP), CX
@@ -9134,15 +9287,15 @@ scoreColumns6_168:
 	VXORPS       Y1, Y1, Y9
 	VXORPS       Y1, Y1, Y10
 
-tileBlocks_200:
+tileBlocks_204:
 	CMPQ   SI, $0x00000010
-	JB     rest_201
+	JB     rest_205
 	VXORPS Y1, Y1, Y11
 	VXORPS Y1, Y1, Y12
 	MOVQ   CX, R11
 	NEGQ   R11
 
-feature_203:
+feature_207:
 	VBROADCASTSS (DX)(R11*4), Y13
 	VSUBPS       (AX), Y13, Y14
 	VFMADD231PS  Y14, Y14, Y11
@@ -9150,7 +9303,7 @@ feature_203:
 	VFMADD231PS  Y13, Y13, Y12
 	ADDQ         $0x40, AX
 	INCQ         R11
-	JNZ          feature_203
+	JNZ          feature_207
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y13
@@ -9243,9 +9396,9 @@ feature_203:
 	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R10
 	SUBQ        $0x00000010, SI
-	JMP         tileBlocks_200
+	JMP         tileBlocks_204
 
-rest_201:
+rest_205:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -9313,7 +9466,7 @@ rest_201:
 	VZEROUPPER
 	RET
 
-scoreColumns7_169:
+scoreColumns7_173:
 	VBROADCASTSS consts<>+32(SB), Y0
 	MOVQ         tiles_base+72(FP), AX
 	MOVQ         dim+128(FP), CX
@@ -9341,15 +9494,15 @@ scoreColumns7_169:
 	VXORPS       Y1, Y1, Y10
 	VXORPS       Y1, Y1, Y11
 
-tileBlocks_204:
+tileBlocks_208:
 	CMPQ   SI, $0x00000010
-	JB     rest_205
+	JB     rest_209
 	VXORPS Y1, Y1, Y12
 	VXORPS Y1, Y1, Y13
 	MOVQ   CX, R11
 	NEGQ   R11
 
-feature_207:
+feature_211:
 	VBROADCASTSS (DX)(R11*4), Y14
 	VSUBPS       (AX), Y14, Y15
 	VFMADD231PS  Y15, Y15, Y12
@@ -9357,7 +9510,7 @@ feature_207:
 	VFMADD231PS  Y14, Y14, Y13
 	ADDQ         $0x40, AX
 	INCQ         R11
-	JNZ          feature_207
+	JNZ          feature_211
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y14
@@ -9452,9 +9605,9 @@ feature_207:
 	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R10
 	SUBQ        $0x00000010, SI
-	JMP         tileBlocks_204
+	JMP         tileBlocks_208
 
-rest_205:
+rest_209:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -9567,11 +9720,11 @@ TEXT ·doubleAnglesAVX2(SB), NOSPLIT, $0-40
 	SHLQ $0x02, BX
 	LEAQ (BX)(BX*1), SI
 	CMPQ DX, $0x00000002
-	JB   done_208
+	JB   done_212
 
-unrolled_209:
+unrolled_213:
 	CMPQ    CX, $0x00000020
-	JB      tail_210
+	JB      tail_214
 	VMOVUPS (AX), Y0
 	VMOVUPS (AX)(BX*1), Y1
 	VMOVUPS 32(AX), Y2
@@ -9584,7 +9737,7 @@ unrolled_209:
 	MOVQ    DX, R8
 	DECQ    R8
 
-level_213:
+level_217:
 	ADDQ        SI, DI
 	VMULPS      Y1, Y1, Y8
 	VADDPS      Y1, Y1, Y1
@@ -9611,23 +9764,23 @@ level_213:
 	VMOVUPS     Y6, 96(DI)
 	VMOVUPS     Y7, 96(DI)(BX*1)
 	DECQ        R8
-	JNZ         level_213
+	JNZ         level_217
 	ADDQ        $0x00000080, AX
 	SUBQ        $0x00000020, CX
-	JMP         unrolled_209
+	JMP         unrolled_213
 
-tail_210:
+tail_214:
 	TESTQ CX, CX
-	JZ    done_212
+	JZ    done_216
 
-single_211:
+single_215:
 	VMOVUPS (AX), Y0
 	VMOVUPS (AX)(BX*1), Y1
 	MOVQ    AX, DI
 	MOVQ    DX, R8
 	DECQ    R8
 
-level_214:
+level_218:
 	ADDQ        SI, DI
 	VMULPS      Y1, Y1, Y2
 	VADDPS      Y1, Y1, Y1
@@ -9636,12 +9789,12 @@ level_214:
 	VMOVUPS     Y0, (DI)
 	VMOVUPS     Y1, (DI)(BX*1)
 	DECQ        R8
-	JNZ         level_214
+	JNZ         level_218
 	ADDQ        $0x00000020, AX
 	SUBQ        $0x00000008, CX
-	JNZ         single_211
+	JNZ         single_215
 
+done_216:
 done_212:
-done_208:
 	VZEROUPPER
 	RET

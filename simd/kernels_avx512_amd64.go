@@ -327,6 +327,48 @@ func prefetchAVX512(p *byte)
 //go:noescape
 func paCostsAVX512(q []float64, kernels []float32, alpha []float64, factor float64, step float64, f float64, o float64, s float64, eps float64, c float64, mask uint64) (best int, least float64)
 
+// mulAdd64AVX512 is mulAdd64Generic for AVX-512F:
+//
+//	for r := range 6 {
+//		for j := range 8 {
+//			acc := c[r*ldc+j]
+//			for l := range k {
+//				acc += float64(a[r*aRow+l*aCol] * b[l*ldb+j])
+//			}
+//			c[r*ldc+j] = acc
+//		}
+//	}
+//
+// Each product and each sum is rounded once, in the order of l. The caller
+// checks that every element read or written is in its slice; c must not
+// overlap a or b.
+//
+// Requires: AVX
+//
+//go:noescape
+func mulAdd64AVX512(c []float64, ldc int, a []float64, aRow int, aCol int, b []float64, ldb int, k int)
+
+// mulAdd64HalfAVX512 is mulAdd64HalfGeneric for AVX-512F:
+//
+//	for r := range 6 {
+//		for j := range 4 {
+//			acc := c[r*ldc+j]
+//			for l := range k {
+//				acc += float64(a[r*aRow+l*aCol] * b[l*ldb+j])
+//			}
+//			c[r*ldc+j] = acc
+//		}
+//	}
+//
+// Each product and each sum is rounded once, in the order of l. The caller
+// checks that every element read or written is in its slice; c must not
+// overlap a or b.
+//
+// Requires: AVX
+//
+//go:noescape
+func mulAdd64HalfAVX512(c []float64, ldc int, a []float64, aRow int, aCol int, b []float64, ldb int, k int)
+
 // scoreTilesAVX512 is scoreTilesGeneric for AVX-512F:
 //
 //	nearest := float32(math.Inf(1))

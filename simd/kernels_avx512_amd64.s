@@ -9119,33 +9119,186 @@ none_201:
 	VZEROUPPER
 	RET
 
+// func mulAdd64AVX512(c []float64, ldc int, a []float64, aRow int, aCol int, b []float64, ldb int, k int)
+// Requires: AVX
+TEXT ·mulAdd64AVX512(SB), NOSPLIT, $0-112
+	MOVQ    c_base+0(FP), AX
+	MOVQ    a_base+32(FP), CX
+	MOVQ    b_base+72(FP), DX
+	MOVQ    ldc+24(FP), BX
+	SHLQ    $0x03, BX
+	MOVQ    aRow+56(FP), SI
+	SHLQ    $0x03, SI
+	MOVQ    aCol+64(FP), DI
+	SHLQ    $0x03, DI
+	MOVQ    ldb+96(FP), R8
+	SHLQ    $0x03, R8
+	MOVQ    k+104(FP), R9
+	LEAQ    (BX)(BX*2), R10
+	ADDQ    AX, R10
+	LEAQ    (SI)(SI*2), R11
+	ADDQ    CX, R11
+	VMOVUPD (AX), Y0
+	VMOVUPD 32(AX), Y1
+	VMOVUPD (AX)(BX*1), Y2
+	VMOVUPD 32(AX)(BX*1), Y3
+	VMOVUPD (AX)(BX*2), Y4
+	VMOVUPD 32(AX)(BX*2), Y5
+	VMOVUPD (R10), Y6
+	VMOVUPD 32(R10), Y7
+	VMOVUPD (R10)(BX*1), Y8
+	VMOVUPD 32(R10)(BX*1), Y9
+	VMOVUPD (R10)(BX*2), Y10
+	VMOVUPD 32(R10)(BX*2), Y11
+	TESTQ   R9, R9
+	JZ      done_205
+
+terms_204:
+	VMOVUPD      (DX), Y12
+	VMOVUPD      32(DX), Y13
+	VBROADCASTSD (CX), Y14
+	VMULPD       Y12, Y14, Y15
+	VADDPD       Y15, Y0, Y0
+	VMULPD       Y13, Y14, Y14
+	VADDPD       Y14, Y1, Y1
+	VBROADCASTSD (CX)(SI*1), Y14
+	VMULPD       Y12, Y14, Y15
+	VADDPD       Y15, Y2, Y2
+	VMULPD       Y13, Y14, Y14
+	VADDPD       Y14, Y3, Y3
+	VBROADCASTSD (CX)(SI*2), Y14
+	VMULPD       Y12, Y14, Y15
+	VADDPD       Y15, Y4, Y4
+	VMULPD       Y13, Y14, Y14
+	VADDPD       Y14, Y5, Y5
+	VBROADCASTSD (R11), Y14
+	VMULPD       Y12, Y14, Y15
+	VADDPD       Y15, Y6, Y6
+	VMULPD       Y13, Y14, Y14
+	VADDPD       Y14, Y7, Y7
+	VBROADCASTSD (R11)(SI*1), Y14
+	VMULPD       Y12, Y14, Y15
+	VADDPD       Y15, Y8, Y8
+	VMULPD       Y13, Y14, Y14
+	VADDPD       Y14, Y9, Y9
+	VBROADCASTSD (R11)(SI*2), Y14
+	VMULPD       Y12, Y14, Y12
+	VADDPD       Y12, Y10, Y10
+	VMULPD       Y13, Y14, Y12
+	VADDPD       Y12, Y11, Y11
+	ADDQ         DI, CX
+	ADDQ         DI, R11
+	ADDQ         R8, DX
+	DECQ         R9
+	JNZ          terms_204
+
+done_205:
+	VMOVUPD Y0, (AX)
+	VMOVUPD Y1, 32(AX)
+	VMOVUPD Y2, (AX)(BX*1)
+	VMOVUPD Y3, 32(AX)(BX*1)
+	VMOVUPD Y4, (AX)(BX*2)
+	VMOVUPD Y5, 32(AX)(BX*2)
+	VMOVUPD Y6, (R10)
+	VMOVUPD Y7, 32(R10)
+	VMOVUPD Y8, (R10)(BX*1)
+	VMOVUPD Y9, 32(R10)(BX*1)
+	VMOVUPD Y10, (R10)(BX*2)
+	VMOVUPD Y11, 32(R10)(BX*2)
+	VZEROUPPER
+	RET
+
+// func mulAdd64HalfAVX512(c []float64, ldc int, a []float64, aRow int, aCol int, b []float64, ldb int, k int)
+// Requires: AVX
+TEXT ·mulAdd64HalfAVX512(SB), NOSPLIT, $0-112
+	MOVQ    c_base+0(FP), AX
+	MOVQ    a_base+32(FP), CX
+	MOVQ    b_base+72(FP), DX
+	MOVQ    ldc+24(FP), BX
+	SHLQ    $0x03, BX
+	MOVQ    aRow+56(FP), SI
+	SHLQ    $0x03, SI
+	MOVQ    aCol+64(FP), DI
+	SHLQ    $0x03, DI
+	MOVQ    ldb+96(FP), R8
+	SHLQ    $0x03, R8
+	MOVQ    k+104(FP), R9
+	LEAQ    (BX)(BX*2), R10
+	ADDQ    AX, R10
+	LEAQ    (SI)(SI*2), R11
+	ADDQ    CX, R11
+	VMOVUPD (AX), Y0
+	VMOVUPD (AX)(BX*1), Y1
+	VMOVUPD (AX)(BX*2), Y2
+	VMOVUPD (R10), Y3
+	VMOVUPD (R10)(BX*1), Y4
+	VMOVUPD (R10)(BX*2), Y5
+	TESTQ   R9, R9
+	JZ      done_207
+
+terms_206:
+	VMOVUPD      (DX), Y6
+	VBROADCASTSD (CX), Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       Y7, Y0, Y0
+	VBROADCASTSD (CX)(SI*1), Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       Y7, Y1, Y1
+	VBROADCASTSD (CX)(SI*2), Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       Y7, Y2, Y2
+	VBROADCASTSD (R11), Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       Y7, Y3, Y3
+	VBROADCASTSD (R11)(SI*1), Y7
+	VMULPD       Y6, Y7, Y7
+	VADDPD       Y7, Y4, Y4
+	VBROADCASTSD (R11)(SI*2), Y7
+	VMULPD       Y6, Y7, Y6
+	VADDPD       Y6, Y5, Y5
+	ADDQ         DI, CX
+	ADDQ         DI, R11
+	ADDQ         R8, DX
+	DECQ         R9
+	JNZ          terms_206
+
+done_207:
+	VMOVUPD Y0, (AX)
+	VMOVUPD Y1, (AX)(BX*1)
+	VMOVUPD Y2, (AX)(BX*2)
+	VMOVUPD Y3, (R10)
+	VMOVUPD Y4, (R10)(BX*1)
+	VMOVUPD Y5, (R10)(BX*2)
+	VZEROUPPER
+	RET
+
 // func scoreTilesAVX512(dst []float32, kv []float32, x []float32, tiles []float32, w []float32, stride int, dim int, n int, scale float32) float32
 // Requires: AVX, AVX512F
 TEXT ·scoreTilesAVX512(SB), NOSPLIT, $0-156
 	MOVQ dst_len+8(FP), AX
 	CMPQ AX, $0x00000001
-	JE   scoreColumns1_204
+	JE   scoreColumns1_208
 	CMPQ AX, $0x00000002
-	JE   scoreColumns2_205
+	JE   scoreColumns2_209
 	CMPQ AX, $0x00000003
-	JE   scoreColumns3_206
+	JE   scoreColumns3_210
 	CMPQ AX, $0x00000004
-	JE   scoreColumns4_207
+	JE   scoreColumns4_211
 	CMPQ AX, $0x00000005
-	JE   scoreColumns5_208
+	JE   scoreColumns5_212
 	CMPQ AX, $0x00000006
-	JE   scoreColumns6_209
+	JE   scoreColumns6_213
 	CMPQ AX, $0x00000007
-	JE   scoreColumns7_210
+	JE   scoreColumns7_214
 	CMPQ AX, $0x00000008
-	JE   scoreColumns8_211
+	JE   scoreColumns8_215
 	CMPQ AX, $0x00000009
-	JE   scoreColumns9_212
+	JE   scoreColumns9_216
 	CMPQ AX, $0x0000000a
-	JE   scoreColumns10_213
+	JE   scoreColumns10_217
 	RET
 
-scoreColumns1_204:
+scoreColumns1_208:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -9176,9 +9329,9 @@ scoreColumns1_204:
 	VPXORD       Z11, Z11, Z17
 	VPXORD       Z11, Z11, Z18
 
-tileBlocks_214:
+tileBlocks_218:
 	CMPQ   R8, $0x00000040
-	JB     rest_215
+	JB     rest_219
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
@@ -9186,7 +9339,7 @@ tileBlocks_214:
 	MOVQ   CX, R10
 	NEGQ   R10
 
-feature_217:
+feature_221:
 	VBROADCASTSS (DX)(R10*4), Z23
 	VSUBPS       (AX), Z23, Z24
 	VFMADD231PS  Z24, Z24, Z19
@@ -9198,7 +9351,7 @@ feature_217:
 	VFMADD231PS  Z23, Z23, Z22
 	ADDQ         $0x40, AX
 	INCQ         R10
-	JNZ          feature_217
+	JNZ          feature_221
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -9313,17 +9466,17 @@ feature_217:
 	ADDQ          $0x00000100, DI
 	ADDQ          $0x00000100, R9
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_214
+	JMP           tileBlocks_218
 
-rest_215:
+rest_219:
 	CMPQ   R8, $0x00000030
-	JNE    rest_218
+	JNE    rest_222
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
 	NEGQ   CX
 
-feature_219:
+feature_223:
 	VBROADCASTSS (DX)(CX*4), Z22
 	VSUBPS       (AX), Z22, Z23
 	VFMADD231PS  Z23, Z23, Z19
@@ -9333,7 +9486,7 @@ feature_219:
 	VFMADD231PS  Z22, Z22, Z21
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_219
+	JNZ          feature_223
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -9424,16 +9577,16 @@ feature_219:
 	ADDQ          $0x000000c0, DI
 	ADDQ          $0x000000c0, R9
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_216
+	JMP           blocksDone_220
 
-rest_218:
+rest_222:
 	CMPQ   R8, $0x00000020
-	JNE    rest_220
+	JNE    rest_224
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	NEGQ   CX
 
-feature_221:
+feature_225:
 	VBROADCASTSS (DX)(CX*4), Z21
 	VSUBPS       (AX), Z21, Z22
 	VFMADD231PS  Z22, Z22, Z19
@@ -9441,7 +9594,7 @@ feature_221:
 	VFMADD231PS  Z21, Z21, Z20
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_221
+	JNZ          feature_225
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -9508,21 +9661,21 @@ feature_221:
 	ADDQ          $0x00000080, DI
 	ADDQ          $0x00000080, R9
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_216
+	JMP           blocksDone_220
 
-rest_220:
+rest_224:
 	CMPQ   R8, $0x00000010
-	JNE    rest_222
+	JNE    rest_226
 	VPXORD Z11, Z11, Z19
 	NEGQ   CX
 
-feature_223:
+feature_227:
 	VBROADCASTSS (DX)(CX*4), Z20
 	VSUBPS       (AX), Z20, Z20
 	VFMADD231PS  Z20, Z20, Z19
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_223
+	JNZ          feature_227
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -9565,10 +9718,10 @@ feature_223:
 	ADDQ          $0x00000040, DI
 	ADDQ          $0x00000040, R9
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_216
+	JMP           blocksDone_220
 
-rest_222:
-blocksDone_216:
+rest_226:
+blocksDone_220:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -9598,7 +9751,7 @@ blocksDone_216:
 	VZEROUPPER
 	RET
 
-scoreColumns2_205:
+scoreColumns2_209:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -9630,9 +9783,9 @@ scoreColumns2_205:
 	VPXORD       Z11, Z11, Z15
 	VPXORD       Z11, Z11, Z16
 
-tileBlocks_224:
+tileBlocks_228:
 	CMPQ   R8, $0x00000040
-	JB     rest_225
+	JB     rest_229
 	VPXORD Z11, Z11, Z17
 	VPXORD Z11, Z11, Z18
 	VPXORD Z11, Z11, Z19
@@ -9640,7 +9793,7 @@ tileBlocks_224:
 	MOVQ   CX, R11
 	NEGQ   R11
 
-feature_227:
+feature_231:
 	VBROADCASTSS (DX)(R11*4), Z21
 	VSUBPS       (AX), Z21, Z22
 	VFMADD231PS  Z22, Z22, Z17
@@ -9652,7 +9805,7 @@ feature_227:
 	VFMADD231PS  Z21, Z21, Z20
 	ADDQ         $0x40, AX
 	INCQ         R11
-	JNZ          feature_227
+	JNZ          feature_231
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -9771,17 +9924,17 @@ feature_227:
 	ADDQ          $0x00000100, DI
 	ADDQ          $0x00000100, R9
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_224
+	JMP           tileBlocks_228
 
-rest_225:
+rest_229:
 	CMPQ   R8, $0x00000030
-	JNE    rest_228
+	JNE    rest_232
 	VPXORD Z11, Z11, Z17
 	VPXORD Z11, Z11, Z18
 	VPXORD Z11, Z11, Z19
 	NEGQ   CX
 
-feature_229:
+feature_233:
 	VBROADCASTSS (DX)(CX*4), Z20
 	VSUBPS       (AX), Z20, Z21
 	VFMADD231PS  Z21, Z21, Z17
@@ -9791,7 +9944,7 @@ feature_229:
 	VFMADD231PS  Z20, Z20, Z19
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_229
+	JNZ          feature_233
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -9885,16 +10038,16 @@ feature_229:
 	ADDQ          $0x000000c0, DI
 	ADDQ          $0x000000c0, R9
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_226
+	JMP           blocksDone_230
 
-rest_228:
+rest_232:
 	CMPQ   R8, $0x00000020
-	JNE    rest_230
+	JNE    rest_234
 	VPXORD Z11, Z11, Z17
 	VPXORD Z11, Z11, Z18
 	NEGQ   CX
 
-feature_231:
+feature_235:
 	VBROADCASTSS (DX)(CX*4), Z19
 	VSUBPS       (AX), Z19, Z20
 	VFMADD231PS  Z20, Z20, Z17
@@ -9902,7 +10055,7 @@ feature_231:
 	VFMADD231PS  Z19, Z19, Z18
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_231
+	JNZ          feature_235
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -9971,21 +10124,21 @@ feature_231:
 	ADDQ          $0x00000080, DI
 	ADDQ          $0x00000080, R9
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_226
+	JMP           blocksDone_230
 
-rest_230:
+rest_234:
 	CMPQ   R8, $0x00000010
-	JNE    rest_232
+	JNE    rest_236
 	VPXORD Z11, Z11, Z17
 	NEGQ   CX
 
-feature_233:
+feature_237:
 	VBROADCASTSS (DX)(CX*4), Z18
 	VSUBPS       (AX), Z18, Z18
 	VFMADD231PS  Z18, Z18, Z17
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_233
+	JNZ          feature_237
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -10029,10 +10182,10 @@ feature_233:
 	ADDQ          $0x00000040, DI
 	ADDQ          $0x00000040, R9
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_226
+	JMP           blocksDone_230
 
-rest_232:
-blocksDone_226:
+rest_236:
+blocksDone_230:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -10070,7 +10223,7 @@ blocksDone_226:
 	VZEROUPPER
 	RET
 
-scoreColumns3_206:
+scoreColumns3_210:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -10103,9 +10256,9 @@ scoreColumns3_206:
 	VPXORD       Z11, Z11, Z16
 	VPXORD       Z11, Z11, Z17
 
-tileBlocks_234:
+tileBlocks_238:
 	CMPQ   R8, $0x00000040
-	JB     rest_235
+	JB     rest_239
 	VPXORD Z11, Z11, Z18
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
@@ -10113,7 +10266,7 @@ tileBlocks_234:
 	MOVQ   CX, R11
 	NEGQ   R11
 
-feature_237:
+feature_241:
 	VBROADCASTSS (DX)(R11*4), Z22
 	VSUBPS       (AX), Z22, Z23
 	VFMADD231PS  Z23, Z23, Z18
@@ -10125,7 +10278,7 @@ feature_237:
 	VFMADD231PS  Z22, Z22, Z21
 	ADDQ         $0x40, AX
 	INCQ         R11
-	JNZ          feature_237
+	JNZ          feature_241
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -10248,17 +10401,17 @@ feature_237:
 	ADDQ          $0x00000100, DI
 	ADDQ          $0x00000100, R9
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_234
+	JMP           tileBlocks_238
 
-rest_235:
+rest_239:
 	CMPQ   R8, $0x00000030
-	JNE    rest_238
+	JNE    rest_242
 	VPXORD Z11, Z11, Z18
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	NEGQ   CX
 
-feature_239:
+feature_243:
 	VBROADCASTSS (DX)(CX*4), Z21
 	VSUBPS       (AX), Z21, Z22
 	VFMADD231PS  Z22, Z22, Z18
@@ -10268,7 +10421,7 @@ feature_239:
 	VFMADD231PS  Z21, Z21, Z20
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_239
+	JNZ          feature_243
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -10365,16 +10518,16 @@ feature_239:
 	ADDQ          $0x000000c0, DI
 	ADDQ          $0x000000c0, R9
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_236
+	JMP           blocksDone_240
 
-rest_238:
+rest_242:
 	CMPQ   R8, $0x00000020
-	JNE    rest_240
+	JNE    rest_244
 	VPXORD Z11, Z11, Z18
 	VPXORD Z11, Z11, Z19
 	NEGQ   CX
 
-feature_241:
+feature_245:
 	VBROADCASTSS (DX)(CX*4), Z20
 	VSUBPS       (AX), Z20, Z21
 	VFMADD231PS  Z21, Z21, Z18
@@ -10382,7 +10535,7 @@ feature_241:
 	VFMADD231PS  Z20, Z20, Z19
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_241
+	JNZ          feature_245
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -10453,21 +10606,21 @@ feature_241:
 	ADDQ          $0x00000080, DI
 	ADDQ          $0x00000080, R9
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_236
+	JMP           blocksDone_240
 
-rest_240:
+rest_244:
 	CMPQ   R8, $0x00000010
-	JNE    rest_242
+	JNE    rest_246
 	VPXORD Z11, Z11, Z18
 	NEGQ   CX
 
-feature_243:
+feature_247:
 	VBROADCASTSS (DX)(CX*4), Z19
 	VSUBPS       (AX), Z19, Z19
 	VFMADD231PS  Z19, Z19, Z18
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_243
+	JNZ          feature_247
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -10512,10 +10665,10 @@ feature_243:
 	ADDQ          $0x00000040, DI
 	ADDQ          $0x00000040, R9
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_236
+	JMP           blocksDone_240
 
-rest_242:
-blocksDone_236:
+rest_246:
+blocksDone_240:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -10564,7 +10717,7 @@ blocksDone_236:
 	VZEROUPPER
 	RET
 
-scoreColumns4_207:
+scoreColumns4_211:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -10598,9 +10751,9 @@ scoreColumns4_207:
 	VPXORD       Z11, Z11, Z17
 	VPXORD       Z11, Z11, Z18
 
-tileBlocks_244:
+tileBlocks_248:
 	CMPQ   R8, $0x00000040
-	JB     rest_245
+	JB     rest_249
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
@@ -10608,7 +10761,7 @@ tileBlocks_244:
 	MOVQ   CX, R12
 	NEGQ   R12
 
-feature_247:
+feature_251:
 	VBROADCASTSS (DX)(R12*4), Z23
 	VSUBPS       (AX), Z23, Z24
 	VFMADD231PS  Z24, Z24, Z19
@@ -10620,7 +10773,7 @@ feature_247:
 	VFMADD231PS  Z23, Z23, Z22
 	ADDQ         $0x40, AX
 	INCQ         R12
-	JNZ          feature_247
+	JNZ          feature_251
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -10747,17 +10900,17 @@ feature_247:
 	ADDQ          $0x00000100, DI
 	ADDQ          $0x00000100, R9
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_244
+	JMP           tileBlocks_248
 
-rest_245:
+rest_249:
 	CMPQ   R8, $0x00000030
-	JNE    rest_248
+	JNE    rest_252
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
 	NEGQ   CX
 
-feature_249:
+feature_253:
 	VBROADCASTSS (DX)(CX*4), Z22
 	VSUBPS       (AX), Z22, Z23
 	VFMADD231PS  Z23, Z23, Z19
@@ -10767,7 +10920,7 @@ feature_249:
 	VFMADD231PS  Z22, Z22, Z21
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_249
+	JNZ          feature_253
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -10867,16 +11020,16 @@ feature_249:
 	ADDQ          $0x000000c0, DI
 	ADDQ          $0x000000c0, R9
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_246
+	JMP           blocksDone_250
 
-rest_248:
+rest_252:
 	CMPQ   R8, $0x00000020
-	JNE    rest_250
+	JNE    rest_254
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	NEGQ   CX
 
-feature_251:
+feature_255:
 	VBROADCASTSS (DX)(CX*4), Z21
 	VSUBPS       (AX), Z21, Z22
 	VFMADD231PS  Z22, Z22, Z19
@@ -10884,7 +11037,7 @@ feature_251:
 	VFMADD231PS  Z21, Z21, Z20
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_251
+	JNZ          feature_255
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -10957,21 +11110,21 @@ feature_251:
 	ADDQ          $0x00000080, DI
 	ADDQ          $0x00000080, R9
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_246
+	JMP           blocksDone_250
 
-rest_250:
+rest_254:
 	CMPQ   R8, $0x00000010
-	JNE    rest_252
+	JNE    rest_256
 	VPXORD Z11, Z11, Z19
 	NEGQ   CX
 
-feature_253:
+feature_257:
 	VBROADCASTSS (DX)(CX*4), Z20
 	VSUBPS       (AX), Z20, Z20
 	VFMADD231PS  Z20, Z20, Z19
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_253
+	JNZ          feature_257
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -11017,10 +11170,10 @@ feature_253:
 	ADDQ          $0x00000040, DI
 	ADDQ          $0x00000040, R9
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_246
+	JMP           blocksDone_250
 
-rest_252:
-blocksDone_246:
+rest_256:
+blocksDone_250:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -11080,7 +11233,7 @@ blocksDone_246:
 	VZEROUPPER
 	RET
 
-scoreColumns5_208:
+scoreColumns5_212:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -11116,9 +11269,9 @@ scoreColumns5_208:
 	VPXORD       Z11, Z11, Z18
 	VPXORD       Z11, Z11, Z19
 
-tileBlocks_254:
+tileBlocks_258:
 	CMPQ   R8, $0x00000040
-	JB     rest_255
+	JB     rest_259
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
@@ -11126,7 +11279,7 @@ tileBlocks_254:
 	MOVQ   CX, R13
 	NEGQ   R13
 
-feature_257:
+feature_261:
 	VBROADCASTSS (DX)(R13*4), Z24
 	VSUBPS       (AX), Z24, Z25
 	VFMADD231PS  Z25, Z25, Z20
@@ -11138,7 +11291,7 @@ feature_257:
 	VFMADD231PS  Z24, Z24, Z23
 	ADDQ         $0x40, AX
 	INCQ         R13
-	JNZ          feature_257
+	JNZ          feature_261
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -11270,17 +11423,17 @@ feature_257:
 	ADDQ          $0x00000100, R9
 	ADDQ          $0x00000100, R12
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_254
+	JMP           tileBlocks_258
 
-rest_255:
+rest_259:
 	CMPQ   R8, $0x00000030
-	JNE    rest_258
+	JNE    rest_262
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
 	NEGQ   CX
 
-feature_259:
+feature_263:
 	VBROADCASTSS (DX)(CX*4), Z23
 	VSUBPS       (AX), Z23, Z24
 	VFMADD231PS  Z24, Z24, Z20
@@ -11290,7 +11443,7 @@ feature_259:
 	VFMADD231PS  Z23, Z23, Z22
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_259
+	JNZ          feature_263
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -11394,16 +11547,16 @@ feature_259:
 	ADDQ          $0x000000c0, R9
 	ADDQ          $0x000000c0, R12
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_256
+	JMP           blocksDone_260
 
-rest_258:
+rest_262:
 	CMPQ   R8, $0x00000020
-	JNE    rest_260
+	JNE    rest_264
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
 	NEGQ   CX
 
-feature_261:
+feature_265:
 	VBROADCASTSS (DX)(CX*4), Z22
 	VSUBPS       (AX), Z22, Z23
 	VFMADD231PS  Z23, Z23, Z20
@@ -11411,7 +11564,7 @@ feature_261:
 	VFMADD231PS  Z22, Z22, Z21
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_261
+	JNZ          feature_265
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -11487,21 +11640,21 @@ feature_261:
 	ADDQ          $0x00000080, R9
 	ADDQ          $0x00000080, R12
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_256
+	JMP           blocksDone_260
 
-rest_260:
+rest_264:
 	CMPQ   R8, $0x00000010
-	JNE    rest_262
+	JNE    rest_266
 	VPXORD Z11, Z11, Z20
 	NEGQ   CX
 
-feature_263:
+feature_267:
 	VBROADCASTSS (DX)(CX*4), Z21
 	VSUBPS       (AX), Z21, Z21
 	VFMADD231PS  Z21, Z21, Z20
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_263
+	JNZ          feature_267
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -11549,10 +11702,10 @@ feature_263:
 	ADDQ          $0x00000040, R9
 	ADDQ          $0x00000040, R12
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_256
+	JMP           blocksDone_260
 
-rest_262:
-blocksDone_256:
+rest_266:
+blocksDone_260:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -11623,7 +11776,7 @@ blocksDone_256:
 	VZEROUPPER
 	RET
 
-scoreColumns6_209:
+scoreColumns6_213:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -11660,9 +11813,9 @@ scoreColumns6_209:
 	VPXORD       Z11, Z11, Z19
 	VPXORD       Z11, Z11, Z20
 
-tileBlocks_264:
+tileBlocks_268:
 	CMPQ   R8, $0x00000040
-	JB     rest_265
+	JB     rest_269
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
@@ -11670,7 +11823,7 @@ tileBlocks_264:
 	MOVQ   CX, R13
 	NEGQ   R13
 
-feature_267:
+feature_271:
 	VBROADCASTSS (DX)(R13*4), Z25
 	VSUBPS       (AX), Z25, Z26
 	VFMADD231PS  Z26, Z26, Z21
@@ -11682,7 +11835,7 @@ feature_267:
 	VFMADD231PS  Z25, Z25, Z24
 	ADDQ         $0x40, AX
 	INCQ         R13
-	JNZ          feature_267
+	JNZ          feature_271
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -11830,17 +11983,17 @@ feature_267:
 	ADDQ          $0x00000100, R9
 	ADDQ          $0x00000100, R12
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_264
+	JMP           tileBlocks_268
 
-rest_265:
+rest_269:
 	CMPQ   R8, $0x00000030
-	JNE    rest_268
+	JNE    rest_272
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
 	NEGQ   CX
 
-feature_269:
+feature_273:
 	VBROADCASTSS (DX)(CX*4), Z24
 	VSUBPS       (AX), Z24, Z25
 	VFMADD231PS  Z25, Z25, Z21
@@ -11850,7 +12003,7 @@ feature_269:
 	VFMADD231PS  Z24, Z24, Z23
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_269
+	JNZ          feature_273
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -11957,16 +12110,16 @@ feature_269:
 	ADDQ          $0x000000c0, R9
 	ADDQ          $0x000000c0, R12
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_266
+	JMP           blocksDone_270
 
-rest_268:
+rest_272:
 	CMPQ   R8, $0x00000020
-	JNE    rest_270
+	JNE    rest_274
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
 	NEGQ   CX
 
-feature_271:
+feature_275:
 	VBROADCASTSS (DX)(CX*4), Z23
 	VSUBPS       (AX), Z23, Z24
 	VFMADD231PS  Z24, Z24, Z21
@@ -11974,7 +12127,7 @@ feature_271:
 	VFMADD231PS  Z23, Z23, Z22
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_271
+	JNZ          feature_275
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -12052,21 +12205,21 @@ feature_271:
 	ADDQ          $0x00000080, R9
 	ADDQ          $0x00000080, R12
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_266
+	JMP           blocksDone_270
 
-rest_270:
+rest_274:
 	CMPQ   R8, $0x00000010
-	JNE    rest_272
+	JNE    rest_276
 	VPXORD Z11, Z11, Z21
 	NEGQ   CX
 
-feature_273:
+feature_277:
 	VBROADCASTSS (DX)(CX*4), Z22
 	VSUBPS       (AX), Z22, Z22
 	VFMADD231PS  Z22, Z22, Z21
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_273
+	JNZ          feature_277
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -12115,10 +12268,10 @@ feature_273:
 	ADDQ          $0x00000040, R9
 	ADDQ          $0x00000040, R12
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_266
+	JMP           blocksDone_270
 
-rest_272:
-blocksDone_266:
+rest_276:
+blocksDone_270:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -12200,7 +12353,7 @@ blocksDone_266:
 	VZEROUPPER
 	RET
 
-scoreColumns7_210:
+scoreColumns7_214:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -12238,9 +12391,9 @@ scoreColumns7_210:
 	VPXORD       Z11, Z11, Z20
 	VPXORD       Z11, Z11, Z21
 
-tileBlocks_274:
+tileBlocks_278:
 	CMPQ   R8, $0x00000040
-	JB     rest_275
+	JB     rest_279
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
@@ -12248,7 +12401,7 @@ tileBlocks_274:
 	MOVQ   CX, R13
 	NEGQ   R13
 
-feature_277:
+feature_281:
 	VBROADCASTSS (DX)(R13*4), Z26
 	VSUBPS       (AX), Z26, Z27
 	VFMADD231PS  Z27, Z27, Z22
@@ -12260,7 +12413,7 @@ feature_277:
 	VFMADD231PS  Z26, Z26, Z25
 	ADDQ         $0x40, AX
 	INCQ         R13
-	JNZ          feature_277
+	JNZ          feature_281
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -12412,17 +12565,17 @@ feature_277:
 	ADDQ          $0x00000100, R9
 	ADDQ          $0x00000100, R12
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_274
+	JMP           tileBlocks_278
 
-rest_275:
+rest_279:
 	CMPQ   R8, $0x00000030
-	JNE    rest_278
+	JNE    rest_282
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
 	NEGQ   CX
 
-feature_279:
+feature_283:
 	VBROADCASTSS (DX)(CX*4), Z25
 	VSUBPS       (AX), Z25, Z26
 	VFMADD231PS  Z26, Z26, Z22
@@ -12432,7 +12585,7 @@ feature_279:
 	VFMADD231PS  Z25, Z25, Z24
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_279
+	JNZ          feature_283
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -12542,16 +12695,16 @@ feature_279:
 	ADDQ          $0x000000c0, R9
 	ADDQ          $0x000000c0, R12
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_276
+	JMP           blocksDone_280
 
-rest_278:
+rest_282:
 	CMPQ   R8, $0x00000020
-	JNE    rest_280
+	JNE    rest_284
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
 	NEGQ   CX
 
-feature_281:
+feature_285:
 	VBROADCASTSS (DX)(CX*4), Z24
 	VSUBPS       (AX), Z24, Z25
 	VFMADD231PS  Z25, Z25, Z22
@@ -12559,7 +12712,7 @@ feature_281:
 	VFMADD231PS  Z24, Z24, Z23
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_281
+	JNZ          feature_285
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -12639,21 +12792,21 @@ feature_281:
 	ADDQ          $0x00000080, R9
 	ADDQ          $0x00000080, R12
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_276
+	JMP           blocksDone_280
 
-rest_280:
+rest_284:
 	CMPQ   R8, $0x00000010
-	JNE    rest_282
+	JNE    rest_286
 	VPXORD Z11, Z11, Z22
 	NEGQ   CX
 
-feature_283:
+feature_287:
 	VBROADCASTSS (DX)(CX*4), Z23
 	VSUBPS       (AX), Z23, Z23
 	VFMADD231PS  Z23, Z23, Z22
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_283
+	JNZ          feature_287
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -12703,10 +12856,10 @@ feature_283:
 	ADDQ          $0x00000040, R9
 	ADDQ          $0x00000040, R12
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_276
+	JMP           blocksDone_280
 
-rest_282:
-blocksDone_276:
+rest_286:
+blocksDone_280:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -12799,7 +12952,7 @@ blocksDone_276:
 	VZEROUPPER
 	RET
 
-scoreColumns8_211:
+scoreColumns8_215:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -12838,9 +12991,9 @@ scoreColumns8_211:
 	VPXORD       Z11, Z11, Z21
 	VPXORD       Z11, Z11, Z22
 
-tileBlocks_284:
+tileBlocks_288:
 	CMPQ   R8, $0x00000040
-	JB     rest_285
+	JB     rest_289
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
 	VPXORD Z11, Z11, Z25
@@ -12848,7 +13001,7 @@ tileBlocks_284:
 	MOVQ   CX, R13
 	NEGQ   R13
 
-feature_287:
+feature_291:
 	VBROADCASTSS (DX)(R13*4), Z27
 	VSUBPS       (AX), Z27, Z28
 	VFMADD231PS  Z28, Z28, Z23
@@ -12860,7 +13013,7 @@ feature_287:
 	VFMADD231PS  Z27, Z27, Z26
 	ADDQ         $0x40, AX
 	INCQ         R13
-	JNZ          feature_287
+	JNZ          feature_291
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -13016,17 +13169,17 @@ feature_287:
 	ADDQ          $0x00000100, R9
 	ADDQ          $0x00000100, R12
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_284
+	JMP           tileBlocks_288
 
-rest_285:
+rest_289:
 	CMPQ   R8, $0x00000030
-	JNE    rest_288
+	JNE    rest_292
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
 	VPXORD Z11, Z11, Z25
 	NEGQ   CX
 
-feature_289:
+feature_293:
 	VBROADCASTSS (DX)(CX*4), Z26
 	VSUBPS       (AX), Z26, Z27
 	VFMADD231PS  Z27, Z27, Z23
@@ -13036,7 +13189,7 @@ feature_289:
 	VFMADD231PS  Z26, Z26, Z25
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_289
+	JNZ          feature_293
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -13161,16 +13314,16 @@ feature_289:
 	ADDQ          $0x000000c0, R9
 	ADDQ          $0x000000c0, R12
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_286
+	JMP           blocksDone_290
 
-rest_288:
+rest_292:
 	CMPQ   R8, $0x00000020
-	JNE    rest_290
+	JNE    rest_294
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
 	NEGQ   CX
 
-feature_291:
+feature_295:
 	VBROADCASTSS (DX)(CX*4), Z25
 	VSUBPS       (AX), Z25, Z26
 	VFMADD231PS  Z26, Z26, Z23
@@ -13178,7 +13331,7 @@ feature_291:
 	VFMADD231PS  Z25, Z25, Z24
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_291
+	JNZ          feature_295
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -13260,21 +13413,21 @@ feature_291:
 	ADDQ          $0x00000080, R9
 	ADDQ          $0x00000080, R12
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_286
+	JMP           blocksDone_290
 
-rest_290:
+rest_294:
 	CMPQ   R8, $0x00000010
-	JNE    rest_292
+	JNE    rest_296
 	VPXORD Z11, Z11, Z23
 	NEGQ   CX
 
-feature_293:
+feature_297:
 	VBROADCASTSS (DX)(CX*4), Z24
 	VSUBPS       (AX), Z24, Z24
 	VFMADD231PS  Z24, Z24, Z23
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_293
+	JNZ          feature_297
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -13325,10 +13478,10 @@ feature_293:
 	ADDQ          $0x00000040, R9
 	ADDQ          $0x00000040, R12
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_286
+	JMP           blocksDone_290
 
-rest_292:
-blocksDone_286:
+rest_296:
+blocksDone_290:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -13432,7 +13585,7 @@ blocksDone_286:
 	VZEROUPPER
 	RET
 
-scoreColumns9_212:
+scoreColumns9_216:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -13473,9 +13626,9 @@ scoreColumns9_212:
 	VPXORD       Z11, Z11, Z22
 	VPXORD       Z11, Z11, Z23
 
-tileBlocks_294:
+tileBlocks_298:
 	CMPQ   R8, $0x00000040
-	JB     rest_295
+	JB     rest_299
 	VPXORD Z11, Z11, Z24
 	VPXORD Z11, Z11, Z25
 	VPXORD Z11, Z11, Z26
@@ -13483,7 +13636,7 @@ tileBlocks_294:
 	MOVQ   CX, R14
 	NEGQ   R14
 
-feature_297:
+feature_301:
 	VBROADCASTSS (DX)(R14*4), Z28
 	VSUBPS       (AX), Z28, Z29
 	VFMADD231PS  Z29, Z29, Z24
@@ -13495,7 +13648,7 @@ feature_297:
 	VFMADD231PS  Z28, Z28, Z27
 	ADDQ         $0x40, AX
 	INCQ         R14
-	JNZ          feature_297
+	JNZ          feature_301
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -13656,17 +13809,17 @@ feature_297:
 	ADDQ          $0x00000100, R12
 	ADDQ          $0x00000100, R13
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_294
+	JMP           tileBlocks_298
 
-rest_295:
+rest_299:
 	CMPQ   R8, $0x00000030
-	JNE    rest_298
+	JNE    rest_302
 	VPXORD Z11, Z11, Z24
 	VPXORD Z11, Z11, Z25
 	VPXORD Z11, Z11, Z26
 	NEGQ   CX
 
-feature_299:
+feature_303:
 	VBROADCASTSS (DX)(CX*4), Z27
 	VSUBPS       (AX), Z27, Z28
 	VFMADD231PS  Z28, Z28, Z24
@@ -13676,7 +13829,7 @@ feature_299:
 	VFMADD231PS  Z27, Z27, Z26
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_299
+	JNZ          feature_303
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -13805,16 +13958,16 @@ feature_299:
 	ADDQ          $0x000000c0, R12
 	ADDQ          $0x000000c0, R13
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_296
+	JMP           blocksDone_300
 
-rest_298:
+rest_302:
 	CMPQ   R8, $0x00000020
-	JNE    rest_300
+	JNE    rest_304
 	VPXORD Z11, Z11, Z24
 	VPXORD Z11, Z11, Z25
 	NEGQ   CX
 
-feature_301:
+feature_305:
 	VBROADCASTSS (DX)(CX*4), Z26
 	VSUBPS       (AX), Z26, Z27
 	VFMADD231PS  Z27, Z27, Z24
@@ -13822,7 +13975,7 @@ feature_301:
 	VFMADD231PS  Z26, Z26, Z25
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_301
+	JNZ          feature_305
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -13907,21 +14060,21 @@ feature_301:
 	ADDQ          $0x00000080, R12
 	ADDQ          $0x00000080, R13
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_296
+	JMP           blocksDone_300
 
-rest_300:
+rest_304:
 	CMPQ   R8, $0x00000010
-	JNE    rest_302
+	JNE    rest_306
 	VPXORD Z11, Z11, Z24
 	NEGQ   CX
 
-feature_303:
+feature_307:
 	VBROADCASTSS (DX)(CX*4), Z25
 	VSUBPS       (AX), Z25, Z25
 	VFMADD231PS  Z25, Z25, Z24
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_303
+	JNZ          feature_307
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -13974,10 +14127,10 @@ feature_303:
 	ADDQ          $0x00000040, R12
 	ADDQ          $0x00000040, R13
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_296
+	JMP           blocksDone_300
 
-rest_302:
-blocksDone_296:
+rest_306:
+blocksDone_300:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -14092,7 +14245,7 @@ blocksDone_296:
 	VZEROUPPER
 	RET
 
-scoreColumns10_213:
+scoreColumns10_217:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -14134,9 +14287,9 @@ scoreColumns10_213:
 	VPXORD       Z11, Z11, Z23
 	VPXORD       Z11, Z11, Z24
 
-tileBlocks_304:
+tileBlocks_308:
 	CMPQ   R8, $0x00000040
-	JB     rest_305
+	JB     rest_309
 	VPXORD Z11, Z11, Z25
 	VPXORD Z11, Z11, Z26
 	VPXORD Z11, Z11, Z27
@@ -14144,7 +14297,7 @@ tileBlocks_304:
 	MOVQ   CX, R14
 	NEGQ   R14
 
-feature_307:
+feature_311:
 	VBROADCASTSS (DX)(R14*4), Z29
 	VSUBPS       (AX), Z29, Z30
 	VFMADD231PS  Z30, Z30, Z25
@@ -14156,7 +14309,7 @@ feature_307:
 	VFMADD231PS  Z29, Z29, Z28
 	ADDQ         $0x40, AX
 	INCQ         R14
-	JNZ          feature_307
+	JNZ          feature_311
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -14345,17 +14498,17 @@ feature_307:
 	ADDQ          $0x00000100, R12
 	ADDQ          $0x00000100, R13
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_304
+	JMP           tileBlocks_308
 
-rest_305:
+rest_309:
 	CMPQ   R8, $0x00000030
-	JNE    rest_308
+	JNE    rest_312
 	VPXORD Z11, Z11, Z25
 	VPXORD Z11, Z11, Z26
 	VPXORD Z11, Z11, Z27
 	NEGQ   CX
 
-feature_309:
+feature_313:
 	VBROADCASTSS (DX)(CX*4), Z28
 	VSUBPS       (AX), Z28, Z29
 	VFMADD231PS  Z29, Z29, Z25
@@ -14365,7 +14518,7 @@ feature_309:
 	VFMADD231PS  Z28, Z28, Z27
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_309
+	JNZ          feature_313
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -14509,16 +14662,16 @@ feature_309:
 	ADDQ          $0x000000c0, R12
 	ADDQ          $0x000000c0, R13
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_306
+	JMP           blocksDone_310
 
-rest_308:
+rest_312:
 	CMPQ   R8, $0x00000020
-	JNE    rest_310
+	JNE    rest_314
 	VPXORD Z11, Z11, Z25
 	VPXORD Z11, Z11, Z26
 	NEGQ   CX
 
-feature_311:
+feature_315:
 	VBROADCASTSS (DX)(CX*4), Z27
 	VSUBPS       (AX), Z27, Z28
 	VFMADD231PS  Z28, Z28, Z25
@@ -14526,7 +14679,7 @@ feature_311:
 	VFMADD231PS  Z27, Z27, Z26
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_311
+	JNZ          feature_315
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -14625,21 +14778,21 @@ feature_311:
 	ADDQ          $0x00000080, R12
 	ADDQ          $0x00000080, R13
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_306
+	JMP           blocksDone_310
 
-rest_310:
+rest_314:
 	CMPQ   R8, $0x00000010
-	JNE    rest_312
+	JNE    rest_316
 	VPXORD Z11, Z11, Z25
 	NEGQ   CX
 
-feature_313:
+feature_317:
 	VBROADCASTSS (DX)(CX*4), Z26
 	VSUBPS       (AX), Z26, Z26
 	VFMADD231PS  Z26, Z26, Z25
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_313
+	JNZ          feature_317
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -14693,10 +14846,10 @@ feature_313:
 	ADDQ          $0x00000040, R12
 	ADDQ          $0x00000040, R13
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_306
+	JMP           blocksDone_310
 
-rest_312:
-blocksDone_306:
+rest_316:
+blocksDone_310:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -14882,11 +15035,11 @@ TEXT ·doubleAnglesAVX512(SB), NOSPLIT, $0-40
 	SHLQ $0x02, BX
 	LEAQ (BX)(BX*1), SI
 	CMPQ DX, $0x00000002
-	JB   done_314
+	JB   done_318
 
-unrolled_315:
+unrolled_319:
 	CMPQ    CX, $0x00000080
-	JB      tail_316
+	JB      tail_320
 	VMOVUPS (AX), Z0
 	VMOVUPS (AX)(BX*1), Z1
 	VMOVUPS 64(AX), Z2
@@ -14907,7 +15060,7 @@ unrolled_315:
 	MOVQ    DX, R8
 	DECQ    R8
 
-level_319:
+level_323:
 	ADDQ        SI, DI
 	VMULPS      Z1, Z1, Z16
 	VADDPS      Z1, Z1, Z1
@@ -14958,23 +15111,23 @@ level_319:
 	VMOVUPS     Z14, 448(DI)
 	VMOVUPS     Z15, 448(DI)(BX*1)
 	DECQ        R8
-	JNZ         level_319
+	JNZ         level_323
 	ADDQ        $0x00000200, AX
 	SUBQ        $0x00000080, CX
-	JMP         unrolled_315
+	JMP         unrolled_319
 
-tail_316:
+tail_320:
 	TESTQ CX, CX
-	JZ    done_318
+	JZ    done_322
 
-single_317:
+single_321:
 	VMOVUPS (AX), Z0
 	VMOVUPS (AX)(BX*1), Z1
 	MOVQ    AX, DI
 	MOVQ    DX, R8
 	DECQ    R8
 
-level_320:
+level_324:
 	ADDQ        SI, DI
 	VMULPS      Z1, Z1, Z2
 	VADDPS      Z1, Z1, Z1
@@ -14983,12 +15136,12 @@ level_320:
 	VMOVUPS     Z0, (DI)
 	VMOVUPS     Z1, (DI)(BX*1)
 	DECQ        R8
-	JNZ         level_320
+	JNZ         level_324
 	ADDQ        $0x00000040, AX
 	SUBQ        $0x00000010, CX
-	JNZ         single_317
+	JNZ         single_321
 
+done_322:
 done_318:
-done_314:
 	VZEROUPPER
 	RET

@@ -230,6 +230,8 @@ func (g *gen) all() {
 	g.sqdist64()
 	g.prefetch()
 	g.paCosts()
+	g.mulAdd64("mulAdd64", mulAddCols)
+	g.mulAdd64("mulAdd64Half", mulAddCols/2)
 	g.scoreTiles()
 	g.doubleAngles()
 }
