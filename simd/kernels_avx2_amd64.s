@@ -7602,8 +7602,8 @@ scoreColumns1_167:
 	VXORPS       Y1, Y1, Y5
 
 tileBlocks_174:
-	CMPQ   DI, $0x00000020
-	JB     rest_175
+	CMPQ   DI, $0x00000030
+	JBE    rest_175
 	VXORPS Y1, Y1, Y6
 	VXORPS Y1, Y1, Y7
 	VXORPS Y1, Y1, Y8
@@ -7759,13 +7759,394 @@ feature_177:
 	JMP         tileBlocks_174
 
 rest_175:
-	CMPQ   DI, $0x00000010
+	CMPQ   DI, $0x00000030
 	JNE    rest_178
+	VXORPS Y1, Y1, Y6
+	VXORPS Y1, Y1, Y7
+	VXORPS Y1, Y1, Y8
+	VXORPS Y1, Y1, Y9
+	VXORPS Y1, Y1, Y10
+	VXORPS Y1, Y1, Y11
+	NEGQ   CX
+
+feature_179:
+	VBROADCASTSS (DX)(CX*4), Y12
+	VSUBPS       (AX), Y12, Y13
+	VFMADD231PS  Y13, Y13, Y6
+	VSUBPS       32(AX), Y12, Y13
+	VFMADD231PS  Y13, Y13, Y7
+	VSUBPS       (AX)(BX*1), Y12, Y13
+	VFMADD231PS  Y13, Y13, Y8
+	VSUBPS       32(AX)(BX*1), Y12, Y13
+	VFMADD231PS  Y13, Y13, Y9
+	VSUBPS       (AX)(BX*2), Y12, Y13
+	VFMADD231PS  Y13, Y13, Y10
+	VSUBPS       32(AX)(BX*2), Y12, Y12
+	VFMADD231PS  Y12, Y12, Y11
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_179
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD Y4, Y3, Y12
+	VPOR     Y12, Y6, Y12
+	VMINPS   Y2, Y12, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y12
+	VPOR     Y12, Y7, Y12
+	VMINPS   Y2, Y12, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y12
+	VPOR     Y12, Y8, Y12
+	VMINPS   Y2, Y12, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y12
+	VPOR     Y12, Y9, Y12
+	VMINPS   Y2, Y12, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y12
+	VPOR     Y12, Y10, Y12
+	VMINPS   Y2, Y12, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y4
+	VPOR     Y4, Y11, Y4
+	VMINPS   Y2, Y4, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+
+	// the exponent scale·d
+	VMULPS Y1, Y6, Y6
+	VMULPS Y1, Y7, Y7
+	VMULPS Y1, Y8, Y8
+	VMULPS Y1, Y9, Y9
+	VMULPS Y1, Y10, Y10
+	VMULPS Y1, Y11, Y11
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y6, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y6, Y6
+	VCMPPS    $0x11, consts<>+0(SB), Y7, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y7, Y7
+	VMINPS    Y6, Y0, Y6
+	VMINPS    Y7, Y0, Y7
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y6, Y1
+	VBROADCASTSS consts<>+128(SB), Y3
+	VFMADD231PS  consts<>+96(SB), Y7, Y3
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y1, Y4
+	VFNMADD231PS consts<>+160(SB), Y4, Y6
+	VFNMADD231PS consts<>+192(SB), Y4, Y6
+	VSUBPS       consts<>+128(SB), Y3, Y4
+	VFNMADD231PS consts<>+160(SB), Y4, Y7
+	VFNMADD231PS consts<>+192(SB), Y4, Y7
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y4
+	VFMADD213PS  consts<>+256(SB), Y6, Y4
+	VBROADCASTSS consts<>+224(SB), Y12
+	VFMADD213PS  consts<>+256(SB), Y7, Y12
+	VFMADD213PS  consts<>+288(SB), Y6, Y4
+	VFMADD213PS  consts<>+288(SB), Y7, Y12
+	VFMADD213PS  consts<>+320(SB), Y6, Y4
+	VFMADD213PS  consts<>+320(SB), Y7, Y12
+	VFMADD213PS  consts<>+352(SB), Y6, Y4
+	VFMADD213PS  consts<>+352(SB), Y7, Y12
+	VFMADD213PS  consts<>+384(SB), Y6, Y4
+	VFMADD213PS  consts<>+384(SB), Y7, Y12
+
+	// y = (p·r)·r + r
+	VMULPS      Y6, Y4, Y4
+	VFMADD213PS Y6, Y6, Y4
+	VMULPS      Y7, Y12, Y12
+	VFMADD213PS Y7, Y7, Y12
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y4
+	VPSLLD      $0x17, Y3, Y3
+	VFMADD213PS Y3, Y3, Y12
+	VMOVUPS     Y4, (SI)
+	VFMADD231PS (R8), Y4, Y5
+	VMOVUPS     Y12, 32(SI)
+	VFMADD231PS 32(R8), Y12, Y5
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y8, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y8, Y8
+	VCMPPS    $0x11, consts<>+0(SB), Y9, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y9, Y9
+	VMINPS    Y8, Y0, Y8
+	VMINPS    Y9, Y0, Y9
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y8, Y1
+	VBROADCASTSS consts<>+128(SB), Y3
+	VFMADD231PS  consts<>+96(SB), Y9, Y3
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y1, Y4
+	VFNMADD231PS consts<>+160(SB), Y4, Y8
+	VFNMADD231PS consts<>+192(SB), Y4, Y8
+	VSUBPS       consts<>+128(SB), Y3, Y4
+	VFNMADD231PS consts<>+160(SB), Y4, Y9
+	VFNMADD231PS consts<>+192(SB), Y4, Y9
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y4
+	VFMADD213PS  consts<>+256(SB), Y8, Y4
+	VBROADCASTSS consts<>+224(SB), Y6
+	VFMADD213PS  consts<>+256(SB), Y9, Y6
+	VFMADD213PS  consts<>+288(SB), Y8, Y4
+	VFMADD213PS  consts<>+288(SB), Y9, Y6
+	VFMADD213PS  consts<>+320(SB), Y8, Y4
+	VFMADD213PS  consts<>+320(SB), Y9, Y6
+	VFMADD213PS  consts<>+352(SB), Y8, Y4
+	VFMADD213PS  consts<>+352(SB), Y9, Y6
+	VFMADD213PS  consts<>+384(SB), Y8, Y4
+	VFMADD213PS  consts<>+384(SB), Y9, Y6
+
+	// y = (p·r)·r + r
+	VMULPS      Y8, Y4, Y4
+	VFMADD213PS Y8, Y8, Y4
+	VMULPS      Y9, Y6, Y6
+	VFMADD213PS Y9, Y9, Y6
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y4
+	VPSLLD      $0x17, Y3, Y3
+	VFMADD213PS Y3, Y3, Y6
+	VMOVUPS     Y4, 64(SI)
+	VFMADD231PS 64(R8), Y4, Y5
+	VMOVUPS     Y6, 96(SI)
+	VFMADD231PS 96(R8), Y6, Y5
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y10, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y10, Y10
+	VCMPPS    $0x11, consts<>+0(SB), Y11, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y11, Y11
+	VMINPS    Y10, Y0, Y10
+	VMINPS    Y11, Y0, Y11
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y0
+	VFMADD231PS  consts<>+96(SB), Y10, Y0
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y11, Y1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y0, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y10
+	VFNMADD231PS consts<>+192(SB), Y3, Y10
+	VSUBPS       consts<>+128(SB), Y1, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y11
+	VFNMADD231PS consts<>+192(SB), Y3, Y11
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y3
+	VFMADD213PS  consts<>+256(SB), Y10, Y3
+	VBROADCASTSS consts<>+224(SB), Y4
+	VFMADD213PS  consts<>+256(SB), Y11, Y4
+	VFMADD213PS  consts<>+288(SB), Y10, Y3
+	VFMADD213PS  consts<>+288(SB), Y11, Y4
+	VFMADD213PS  consts<>+320(SB), Y10, Y3
+	VFMADD213PS  consts<>+320(SB), Y11, Y4
+	VFMADD213PS  consts<>+352(SB), Y10, Y3
+	VFMADD213PS  consts<>+352(SB), Y11, Y4
+	VFMADD213PS  consts<>+384(SB), Y10, Y3
+	VFMADD213PS  consts<>+384(SB), Y11, Y4
+
+	// y = (p·r)·r + r
+	VMULPS      Y10, Y3, Y3
+	VFMADD213PS Y10, Y10, Y3
+	VMULPS      Y11, Y4, Y4
+	VFMADD213PS Y11, Y11, Y4
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y0, Y0
+	VFMADD213PS Y0, Y0, Y3
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y4
+	VMOVUPS     Y3, 128(SI)
+	VFMADD231PS 128(R8), Y3, Y5
+	VMOVUPS     Y4, 160(SI)
+	VFMADD231PS 160(R8), Y4, Y5
+	ADDQ        $0x000000c0, SI
+	ADDQ        $0x000000c0, R8
+	SUBQ        $0x00000030, DI
+	JMP         blocksDone_176
+
+rest_178:
+	CMPQ   DI, $0x00000020
+	JNE    rest_180
+	VXORPS Y1, Y1, Y6
+	VXORPS Y1, Y1, Y7
+	VXORPS Y1, Y1, Y8
+	VXORPS Y1, Y1, Y9
+	NEGQ   CX
+
+feature_181:
+	VBROADCASTSS (DX)(CX*4), Y10
+	VSUBPS       (AX), Y10, Y11
+	VFMADD231PS  Y11, Y11, Y6
+	VSUBPS       32(AX), Y10, Y11
+	VFMADD231PS  Y11, Y11, Y7
+	VSUBPS       (AX)(BX*1), Y10, Y11
+	VFMADD231PS  Y11, Y11, Y8
+	VSUBPS       32(AX)(BX*1), Y10, Y10
+	VFMADD231PS  Y10, Y10, Y9
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_181
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD Y4, Y3, Y10
+	VPOR     Y10, Y6, Y10
+	VMINPS   Y2, Y10, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y10
+	VPOR     Y10, Y7, Y10
+	VMINPS   Y2, Y10, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y10
+	VPOR     Y10, Y8, Y10
+	VMINPS   Y2, Y10, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y4
+	VPOR     Y4, Y9, Y4
+	VMINPS   Y2, Y4, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+
+	// the exponent scale·d
+	VMULPS Y1, Y6, Y6
+	VMULPS Y1, Y7, Y7
+	VMULPS Y1, Y8, Y8
+	VMULPS Y1, Y9, Y9
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y6, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y6, Y6
+	VCMPPS    $0x11, consts<>+0(SB), Y7, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y7, Y7
+	VCMPPS    $0x11, consts<>+0(SB), Y8, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y8, Y8
+	VMINPS    Y6, Y0, Y6
+	VMINPS    Y7, Y0, Y7
+	VMINPS    Y8, Y0, Y8
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y6, Y1
+	VBROADCASTSS consts<>+128(SB), Y3
+	VFMADD231PS  consts<>+96(SB), Y7, Y3
+	VBROADCASTSS consts<>+128(SB), Y4
+	VFMADD231PS  consts<>+96(SB), Y8, Y4
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y1, Y10
+	VFNMADD231PS consts<>+160(SB), Y10, Y6
+	VFNMADD231PS consts<>+192(SB), Y10, Y6
+	VSUBPS       consts<>+128(SB), Y3, Y10
+	VFNMADD231PS consts<>+160(SB), Y10, Y7
+	VFNMADD231PS consts<>+192(SB), Y10, Y7
+	VSUBPS       consts<>+128(SB), Y4, Y10
+	VFNMADD231PS consts<>+160(SB), Y10, Y8
+	VFNMADD231PS consts<>+192(SB), Y10, Y8
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y10
+	VFMADD213PS  consts<>+256(SB), Y6, Y10
+	VBROADCASTSS consts<>+224(SB), Y11
+	VFMADD213PS  consts<>+256(SB), Y7, Y11
+	VBROADCASTSS consts<>+224(SB), Y12
+	VFMADD213PS  consts<>+256(SB), Y8, Y12
+	VFMADD213PS  consts<>+288(SB), Y6, Y10
+	VFMADD213PS  consts<>+288(SB), Y7, Y11
+	VFMADD213PS  consts<>+288(SB), Y8, Y12
+	VFMADD213PS  consts<>+320(SB), Y6, Y10
+	VFMADD213PS  consts<>+320(SB), Y7, Y11
+	VFMADD213PS  consts<>+320(SB), Y8, Y12
+	VFMADD213PS  consts<>+352(SB), Y6, Y10
+	VFMADD213PS  consts<>+352(SB), Y7, Y11
+	VFMADD213PS  consts<>+352(SB), Y8, Y12
+	VFMADD213PS  consts<>+384(SB), Y6, Y10
+	VFMADD213PS  consts<>+384(SB), Y7, Y11
+	VFMADD213PS  consts<>+384(SB), Y8, Y12
+
+	// y = (p·r)·r + r
+	VMULPS      Y6, Y10, Y10
+	VFMADD213PS Y6, Y6, Y10
+	VMULPS      Y7, Y11, Y11
+	VFMADD213PS Y7, Y7, Y11
+	VMULPS      Y8, Y12, Y12
+	VFMADD213PS Y8, Y8, Y12
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y10
+	VPSLLD      $0x17, Y3, Y3
+	VFMADD213PS Y3, Y3, Y11
+	VPSLLD      $0x17, Y4, Y4
+	VFMADD213PS Y4, Y4, Y12
+	VMOVUPS     Y10, (SI)
+	VFMADD231PS (R8), Y10, Y5
+	VMOVUPS     Y11, 32(SI)
+	VFMADD231PS 32(R8), Y11, Y5
+	VMOVUPS     Y12, 64(SI)
+	VFMADD231PS 64(R8), Y12, Y5
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y9, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y9, Y9
+	VMINPS    Y9, Y0, Y9
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y0
+	VFMADD231PS  consts<>+96(SB), Y9, Y0
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y0, Y1
+	VFNMADD231PS consts<>+160(SB), Y1, Y9
+	VFNMADD231PS consts<>+192(SB), Y1, Y9
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y1
+	VFMADD213PS  consts<>+256(SB), Y9, Y1
+	VFMADD213PS  consts<>+288(SB), Y9, Y1
+	VFMADD213PS  consts<>+320(SB), Y9, Y1
+	VFMADD213PS  consts<>+352(SB), Y9, Y1
+	VFMADD213PS  consts<>+384(SB), Y9, Y1
+
+	// y = (p·r)·r + r
+	VMULPS      Y9, Y1, Y1
+	VFMADD213PS Y9, Y9, Y1
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y0, Y0
+	VFMADD213PS Y0, Y0, Y1
+	VMOVUPS     Y1, 96(SI)
+	VFMADD231PS 96(R8), Y1, Y5
+	ADDQ        $0x00000080, SI
+	ADDQ        $0x00000080, R8
+	SUBQ        $0x00000020, DI
+	JMP         blocksDone_176
+
+rest_180:
+	CMPQ   DI, $0x00000010
+	JNE    rest_182
 	VXORPS Y1, Y1, Y6
 	VXORPS Y1, Y1, Y7
 	NEGQ   CX
 
-feature_179:
+feature_183:
 	VBROADCASTSS (DX)(CX*4), Y8
 	VSUBPS       (AX), Y8, Y9
 	VFMADD231PS  Y9, Y9, Y6
@@ -7773,7 +8154,7 @@ feature_179:
 	VFMADD231PS  Y8, Y8, Y7
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_179
+	JNZ          feature_183
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y8
@@ -7845,7 +8226,7 @@ feature_179:
 	SUBQ        $0x00000010, DI
 	JMP         blocksDone_176
 
-rest_178:
+rest_182:
 blocksDone_176:
 	MOVQ dst_base+0(FP), AX
 
@@ -7891,9 +8272,9 @@ scoreColumns2_168:
 	VXORPS       Y1, Y1, Y5
 	VXORPS       Y1, Y1, Y6
 
-tileBlocks_180:
-	CMPQ   DI, $0x00000020
-	JB     rest_181
+tileBlocks_184:
+	CMPQ   DI, $0x00000030
+	JBE    rest_185
 	VXORPS Y1, Y1, Y7
 	VXORPS Y1, Y1, Y8
 	VXORPS Y1, Y1, Y9
@@ -7901,7 +8282,7 @@ tileBlocks_180:
 	MOVQ   CX, R10
 	NEGQ   R10
 
-feature_183:
+feature_187:
 	VBROADCASTSS (DX)(R10*4), Y11
 	VSUBPS       (AX), Y11, Y12
 	VFMADD231PS  Y12, Y12, Y7
@@ -7913,7 +8294,7 @@ feature_183:
 	VFMADD231PS  Y11, Y11, Y10
 	ADDQ         $0x40, AX
 	INCQ         R10
-	JNZ          feature_183
+	JNZ          feature_187
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -8050,16 +8431,443 @@ feature_183:
 	ADDQ        $0x00000080, SI
 	ADDQ        $0x00000080, R8
 	SUBQ        $0x00000020, DI
-	JMP         tileBlocks_180
+	JMP         tileBlocks_184
 
-rest_181:
+rest_185:
+	CMPQ   DI, $0x00000030
+	JNE    rest_188
+	VXORPS Y1, Y1, Y7
+	VXORPS Y1, Y1, Y8
+	VXORPS Y1, Y1, Y9
+	VXORPS Y1, Y1, Y10
+	VXORPS Y1, Y1, Y11
+	VXORPS Y1, Y1, Y12
+	NEGQ   CX
+
+feature_189:
+	VBROADCASTSS (DX)(CX*4), Y13
+	VSUBPS       (AX), Y13, Y14
+	VFMADD231PS  Y14, Y14, Y7
+	VSUBPS       32(AX), Y13, Y14
+	VFMADD231PS  Y14, Y14, Y8
+	VSUBPS       (AX)(BX*1), Y13, Y14
+	VFMADD231PS  Y14, Y14, Y9
+	VSUBPS       32(AX)(BX*1), Y13, Y14
+	VFMADD231PS  Y14, Y14, Y10
+	VSUBPS       (AX)(BX*2), Y13, Y14
+	VFMADD231PS  Y14, Y14, Y11
+	VSUBPS       32(AX)(BX*2), Y13, Y13
+	VFMADD231PS  Y13, Y13, Y12
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_189
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD Y4, Y3, Y13
+	VPOR     Y13, Y7, Y13
+	VMINPS   Y2, Y13, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y13
+	VPOR     Y13, Y8, Y13
+	VMINPS   Y2, Y13, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y13
+	VPOR     Y13, Y9, Y13
+	VMINPS   Y2, Y13, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y13
+	VPOR     Y13, Y10, Y13
+	VMINPS   Y2, Y13, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y13
+	VPOR     Y13, Y11, Y13
+	VMINPS   Y2, Y13, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y4
+	VPOR     Y4, Y12, Y4
+	VMINPS   Y2, Y4, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+
+	// the exponent scale·d
+	VMULPS Y1, Y7, Y7
+	VMULPS Y1, Y8, Y8
+	VMULPS Y1, Y9, Y9
+	VMULPS Y1, Y10, Y10
+	VMULPS Y1, Y11, Y11
+	VMULPS Y1, Y12, Y12
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y7, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y7, Y7
+	VMINPS    Y7, Y0, Y7
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y7, Y1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y1, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y7
+	VFNMADD231PS consts<>+192(SB), Y3, Y7
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y3
+	VFMADD213PS  consts<>+256(SB), Y7, Y3
+	VFMADD213PS  consts<>+288(SB), Y7, Y3
+	VFMADD213PS  consts<>+320(SB), Y7, Y3
+	VFMADD213PS  consts<>+352(SB), Y7, Y3
+	VFMADD213PS  consts<>+384(SB), Y7, Y3
+
+	// y = (p·r)·r + r
+	VMULPS      Y7, Y3, Y3
+	VFMADD213PS Y7, Y7, Y3
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y3
+	VMOVUPS     Y3, (SI)
+	VFMADD231PS (R8), Y3, Y5
+	VFMADD231PS (R8)(R9*1), Y3, Y6
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y8, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y8, Y8
+	VMINPS    Y8, Y0, Y8
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y8, Y1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y1, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y8
+	VFNMADD231PS consts<>+192(SB), Y3, Y8
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y3
+	VFMADD213PS  consts<>+256(SB), Y8, Y3
+	VFMADD213PS  consts<>+288(SB), Y8, Y3
+	VFMADD213PS  consts<>+320(SB), Y8, Y3
+	VFMADD213PS  consts<>+352(SB), Y8, Y3
+	VFMADD213PS  consts<>+384(SB), Y8, Y3
+
+	// y = (p·r)·r + r
+	VMULPS      Y8, Y3, Y3
+	VFMADD213PS Y8, Y8, Y3
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y3
+	VMOVUPS     Y3, 32(SI)
+	VFMADD231PS 32(R8), Y3, Y5
+	VFMADD231PS 32(R8)(R9*1), Y3, Y6
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y9, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y9, Y9
+	VMINPS    Y9, Y0, Y9
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y9, Y1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y1, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y9
+	VFNMADD231PS consts<>+192(SB), Y3, Y9
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y3
+	VFMADD213PS  consts<>+256(SB), Y9, Y3
+	VFMADD213PS  consts<>+288(SB), Y9, Y3
+	VFMADD213PS  consts<>+320(SB), Y9, Y3
+	VFMADD213PS  consts<>+352(SB), Y9, Y3
+	VFMADD213PS  consts<>+384(SB), Y9, Y3
+
+	// y = (p·r)·r + r
+	VMULPS      Y9, Y3, Y3
+	VFMADD213PS Y9, Y9, Y3
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y3
+	VMOVUPS     Y3, 64(SI)
+	VFMADD231PS 64(R8), Y3, Y5
+	VFMADD231PS 64(R8)(R9*1), Y3, Y6
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y10, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y10, Y10
+	VMINPS    Y10, Y0, Y10
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y10, Y1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y1, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y10
+	VFNMADD231PS consts<>+192(SB), Y3, Y10
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y3
+	VFMADD213PS  consts<>+256(SB), Y10, Y3
+	VFMADD213PS  consts<>+288(SB), Y10, Y3
+	VFMADD213PS  consts<>+320(SB), Y10, Y3
+	VFMADD213PS  consts<>+352(SB), Y10, Y3
+	VFMADD213PS  consts<>+384(SB), Y10, Y3
+
+	// y = (p·r)·r + r
+	VMULPS      Y10, Y3, Y3
+	VFMADD213PS Y10, Y10, Y3
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y3
+	VMOVUPS     Y3, 96(SI)
+	VFMADD231PS 96(R8), Y3, Y5
+	VFMADD231PS 96(R8)(R9*1), Y3, Y6
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y11, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y11, Y11
+	VMINPS    Y11, Y0, Y11
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y11, Y1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y1, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y11
+	VFNMADD231PS consts<>+192(SB), Y3, Y11
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y3
+	VFMADD213PS  consts<>+256(SB), Y11, Y3
+	VFMADD213PS  consts<>+288(SB), Y11, Y3
+	VFMADD213PS  consts<>+320(SB), Y11, Y3
+	VFMADD213PS  consts<>+352(SB), Y11, Y3
+	VFMADD213PS  consts<>+384(SB), Y11, Y3
+
+	// y = (p·r)·r + r
+	VMULPS      Y11, Y3, Y3
+	VFMADD213PS Y11, Y11, Y3
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y3
+	VMOVUPS     Y3, 128(SI)
+	VFMADD231PS 128(R8), Y3, Y5
+	VFMADD231PS 128(R8)(R9*1), Y3, Y6
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y12, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y12, Y12
+	VMINPS    Y12, Y0, Y12
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y0
+	VFMADD231PS  consts<>+96(SB), Y12, Y0
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y0, Y1
+	VFNMADD231PS consts<>+160(SB), Y1, Y12
+	VFNMADD231PS consts<>+192(SB), Y1, Y12
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y1
+	VFMADD213PS  consts<>+256(SB), Y12, Y1
+	VFMADD213PS  consts<>+288(SB), Y12, Y1
+	VFMADD213PS  consts<>+320(SB), Y12, Y1
+	VFMADD213PS  consts<>+352(SB), Y12, Y1
+	VFMADD213PS  consts<>+384(SB), Y12, Y1
+
+	// y = (p·r)·r + r
+	VMULPS      Y12, Y1, Y1
+	VFMADD213PS Y12, Y12, Y1
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y0, Y0
+	VFMADD213PS Y0, Y0, Y1
+	VMOVUPS     Y1, 160(SI)
+	VFMADD231PS 160(R8), Y1, Y5
+	VFMADD231PS 160(R8)(R9*1), Y1, Y6
+	ADDQ        $0x000000c0, SI
+	ADDQ        $0x000000c0, R8
+	SUBQ        $0x00000030, DI
+	JMP         blocksDone_186
+
+rest_188:
+	CMPQ   DI, $0x00000020
+	JNE    rest_190
+	VXORPS Y1, Y1, Y7
+	VXORPS Y1, Y1, Y8
+	VXORPS Y1, Y1, Y9
+	VXORPS Y1, Y1, Y10
+	NEGQ   CX
+
+feature_191:
+	VBROADCASTSS (DX)(CX*4), Y11
+	VSUBPS       (AX), Y11, Y12
+	VFMADD231PS  Y12, Y12, Y7
+	VSUBPS       32(AX), Y11, Y12
+	VFMADD231PS  Y12, Y12, Y8
+	VSUBPS       (AX)(BX*1), Y11, Y12
+	VFMADD231PS  Y12, Y12, Y9
+	VSUBPS       32(AX)(BX*1), Y11, Y11
+	VFMADD231PS  Y11, Y11, Y10
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_191
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD Y4, Y3, Y11
+	VPOR     Y11, Y7, Y11
+	VMINPS   Y2, Y11, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y11
+	VPOR     Y11, Y8, Y11
+	VMINPS   Y2, Y11, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y11
+	VPOR     Y11, Y9, Y11
+	VMINPS   Y2, Y11, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y4
+	VPOR     Y4, Y10, Y4
+	VMINPS   Y2, Y4, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+
+	// the exponent scale·d
+	VMULPS Y1, Y7, Y7
+	VMULPS Y1, Y8, Y8
+	VMULPS Y1, Y9, Y9
+	VMULPS Y1, Y10, Y10
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y7, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y7, Y7
+	VCMPPS    $0x11, consts<>+0(SB), Y8, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y8, Y8
+	VMINPS    Y7, Y0, Y7
+	VMINPS    Y8, Y0, Y8
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y7, Y1
+	VBROADCASTSS consts<>+128(SB), Y3
+	VFMADD231PS  consts<>+96(SB), Y8, Y3
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y1, Y4
+	VFNMADD231PS consts<>+160(SB), Y4, Y7
+	VFNMADD231PS consts<>+192(SB), Y4, Y7
+	VSUBPS       consts<>+128(SB), Y3, Y4
+	VFNMADD231PS consts<>+160(SB), Y4, Y8
+	VFNMADD231PS consts<>+192(SB), Y4, Y8
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y4
+	VFMADD213PS  consts<>+256(SB), Y7, Y4
+	VBROADCASTSS consts<>+224(SB), Y11
+	VFMADD213PS  consts<>+256(SB), Y8, Y11
+	VFMADD213PS  consts<>+288(SB), Y7, Y4
+	VFMADD213PS  consts<>+288(SB), Y8, Y11
+	VFMADD213PS  consts<>+320(SB), Y7, Y4
+	VFMADD213PS  consts<>+320(SB), Y8, Y11
+	VFMADD213PS  consts<>+352(SB), Y7, Y4
+	VFMADD213PS  consts<>+352(SB), Y8, Y11
+	VFMADD213PS  consts<>+384(SB), Y7, Y4
+	VFMADD213PS  consts<>+384(SB), Y8, Y11
+
+	// y = (p·r)·r + r
+	VMULPS      Y7, Y4, Y4
+	VFMADD213PS Y7, Y7, Y4
+	VMULPS      Y8, Y11, Y11
+	VFMADD213PS Y8, Y8, Y11
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y4
+	VPSLLD      $0x17, Y3, Y3
+	VFMADD213PS Y3, Y3, Y11
+	VMOVUPS     Y4, (SI)
+	VFMADD231PS (R8), Y4, Y5
+	VFMADD231PS (R8)(R9*1), Y4, Y6
+	VMOVUPS     Y11, 32(SI)
+	VFMADD231PS 32(R8), Y11, Y5
+	VFMADD231PS 32(R8)(R9*1), Y11, Y6
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y9, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y9, Y9
+	VCMPPS    $0x11, consts<>+0(SB), Y10, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y10, Y10
+	VMINPS    Y9, Y0, Y9
+	VMINPS    Y10, Y0, Y10
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y0
+	VFMADD231PS  consts<>+96(SB), Y9, Y0
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y10, Y1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y0, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y9
+	VFNMADD231PS consts<>+192(SB), Y3, Y9
+	VSUBPS       consts<>+128(SB), Y1, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y10
+	VFNMADD231PS consts<>+192(SB), Y3, Y10
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y3
+	VFMADD213PS  consts<>+256(SB), Y9, Y3
+	VBROADCASTSS consts<>+224(SB), Y4
+	VFMADD213PS  consts<>+256(SB), Y10, Y4
+	VFMADD213PS  consts<>+288(SB), Y9, Y3
+	VFMADD213PS  consts<>+288(SB), Y10, Y4
+	VFMADD213PS  consts<>+320(SB), Y9, Y3
+	VFMADD213PS  consts<>+320(SB), Y10, Y4
+	VFMADD213PS  consts<>+352(SB), Y9, Y3
+	VFMADD213PS  consts<>+352(SB), Y10, Y4
+	VFMADD213PS  consts<>+384(SB), Y9, Y3
+	VFMADD213PS  consts<>+384(SB), Y10, Y4
+
+	// y = (p·r)·r + r
+	VMULPS      Y9, Y3, Y3
+	VFMADD213PS Y9, Y9, Y3
+	VMULPS      Y10, Y4, Y4
+	VFMADD213PS Y10, Y10, Y4
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y0, Y0
+	VFMADD213PS Y0, Y0, Y3
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y4
+	VMOVUPS     Y3, 64(SI)
+	VFMADD231PS 64(R8), Y3, Y5
+	VFMADD231PS 64(R8)(R9*1), Y3, Y6
+	VMOVUPS     Y4, 96(SI)
+	VFMADD231PS 96(R8), Y4, Y5
+	VFMADD231PS 96(R8)(R9*1), Y4, Y6
+	ADDQ        $0x00000080, SI
+	ADDQ        $0x00000080, R8
+	SUBQ        $0x00000020, DI
+	JMP         blocksDone_186
+
+rest_190:
 	CMPQ   DI, $0x00000010
-	JNE    rest_184
+	JNE    rest_192
 	VXORPS Y1, Y1, Y7
 	VXORPS Y1, Y1, Y8
 	NEGQ   CX
 
-feature_185:
+feature_193:
 	VBROADCASTSS (DX)(CX*4), Y9
 	VSUBPS       (AX), Y9, Y10
 	VFMADD231PS  Y10, Y10, Y7
@@ -8067,7 +8875,7 @@ feature_185:
 	VFMADD231PS  Y9, Y9, Y8
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_185
+	JNZ          feature_193
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y9
@@ -8139,10 +8947,10 @@ feature_185:
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, R8
 	SUBQ        $0x00000010, DI
-	JMP         blocksDone_182
+	JMP         blocksDone_186
 
-rest_184:
-blocksDone_182:
+rest_192:
+blocksDone_186:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -8197,9 +9005,9 @@ scoreColumns3_169:
 	VXORPS       Y1, Y1, Y6
 	VXORPS       Y1, Y1, Y7
 
-tileBlocks_186:
-	CMPQ   DI, $0x00000020
-	JB     rest_187
+tileBlocks_194:
+	CMPQ   DI, $0x00000030
+	JBE    rest_195
 	VXORPS Y1, Y1, Y8
 	VXORPS Y1, Y1, Y9
 	VXORPS Y1, Y1, Y10
@@ -8207,7 +9015,7 @@ tileBlocks_186:
 	MOVQ   CX, R10
 	NEGQ   R10
 
-feature_189:
+feature_197:
 	VBROADCASTSS (DX)(R10*4), Y12
 	VSUBPS       (AX), Y12, Y13
 	VFMADD231PS  Y13, Y13, Y8
@@ -8219,7 +9027,7 @@ feature_189:
 	VFMADD231PS  Y12, Y12, Y11
 	ADDQ         $0x40, AX
 	INCQ         R10
-	JNZ          feature_189
+	JNZ          feature_197
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -8360,16 +9168,453 @@ feature_189:
 	ADDQ        $0x00000080, SI
 	ADDQ        $0x00000080, R8
 	SUBQ        $0x00000020, DI
-	JMP         tileBlocks_186
+	JMP         tileBlocks_194
 
-rest_187:
+rest_195:
+	CMPQ   DI, $0x00000030
+	JNE    rest_198
+	VXORPS Y1, Y1, Y8
+	VXORPS Y1, Y1, Y9
+	VXORPS Y1, Y1, Y10
+	VXORPS Y1, Y1, Y11
+	VXORPS Y1, Y1, Y12
+	VXORPS Y1, Y1, Y13
+	NEGQ   CX
+
+feature_199:
+	VBROADCASTSS (DX)(CX*4), Y14
+	VSUBPS       (AX), Y14, Y15
+	VFMADD231PS  Y15, Y15, Y8
+	VSUBPS       32(AX), Y14, Y15
+	VFMADD231PS  Y15, Y15, Y9
+	VSUBPS       (AX)(BX*1), Y14, Y15
+	VFMADD231PS  Y15, Y15, Y10
+	VSUBPS       32(AX)(BX*1), Y14, Y15
+	VFMADD231PS  Y15, Y15, Y11
+	VSUBPS       (AX)(BX*2), Y14, Y15
+	VFMADD231PS  Y15, Y15, Y12
+	VSUBPS       32(AX)(BX*2), Y14, Y14
+	VFMADD231PS  Y14, Y14, Y13
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_199
+	ADDQ         BX, AX
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD Y4, Y3, Y14
+	VPOR     Y14, Y8, Y14
+	VMINPS   Y2, Y14, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y14
+	VPOR     Y14, Y9, Y14
+	VMINPS   Y2, Y14, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y14
+	VPOR     Y14, Y10, Y14
+	VMINPS   Y2, Y14, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y14
+	VPOR     Y14, Y11, Y14
+	VMINPS   Y2, Y14, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y14
+	VPOR     Y14, Y12, Y14
+	VMINPS   Y2, Y14, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y4
+	VPOR     Y4, Y13, Y4
+	VMINPS   Y2, Y4, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+
+	// the exponent scale·d
+	VMULPS Y1, Y8, Y8
+	VMULPS Y1, Y9, Y9
+	VMULPS Y1, Y10, Y10
+	VMULPS Y1, Y11, Y11
+	VMULPS Y1, Y12, Y12
+	VMULPS Y1, Y13, Y13
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y8, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y8, Y8
+	VMINPS    Y8, Y0, Y8
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y8, Y1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y1, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y8
+	VFNMADD231PS consts<>+192(SB), Y3, Y8
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y3
+	VFMADD213PS  consts<>+256(SB), Y8, Y3
+	VFMADD213PS  consts<>+288(SB), Y8, Y3
+	VFMADD213PS  consts<>+320(SB), Y8, Y3
+	VFMADD213PS  consts<>+352(SB), Y8, Y3
+	VFMADD213PS  consts<>+384(SB), Y8, Y3
+
+	// y = (p·r)·r + r
+	VMULPS      Y8, Y3, Y3
+	VFMADD213PS Y8, Y8, Y3
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y3
+	VMOVUPS     Y3, (SI)
+	VFMADD231PS (R8), Y3, Y5
+	VFMADD231PS (R8)(R9*1), Y3, Y6
+	VFMADD231PS (R8)(R9*2), Y3, Y7
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y9, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y9, Y9
+	VMINPS    Y9, Y0, Y9
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y9, Y1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y1, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y9
+	VFNMADD231PS consts<>+192(SB), Y3, Y9
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y3
+	VFMADD213PS  consts<>+256(SB), Y9, Y3
+	VFMADD213PS  consts<>+288(SB), Y9, Y3
+	VFMADD213PS  consts<>+320(SB), Y9, Y3
+	VFMADD213PS  consts<>+352(SB), Y9, Y3
+	VFMADD213PS  consts<>+384(SB), Y9, Y3
+
+	// y = (p·r)·r + r
+	VMULPS      Y9, Y3, Y3
+	VFMADD213PS Y9, Y9, Y3
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y3
+	VMOVUPS     Y3, 32(SI)
+	VFMADD231PS 32(R8), Y3, Y5
+	VFMADD231PS 32(R8)(R9*1), Y3, Y6
+	VFMADD231PS 32(R8)(R9*2), Y3, Y7
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y10, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y10, Y10
+	VMINPS    Y10, Y0, Y10
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y10, Y1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y1, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y10
+	VFNMADD231PS consts<>+192(SB), Y3, Y10
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y3
+	VFMADD213PS  consts<>+256(SB), Y10, Y3
+	VFMADD213PS  consts<>+288(SB), Y10, Y3
+	VFMADD213PS  consts<>+320(SB), Y10, Y3
+	VFMADD213PS  consts<>+352(SB), Y10, Y3
+	VFMADD213PS  consts<>+384(SB), Y10, Y3
+
+	// y = (p·r)·r + r
+	VMULPS      Y10, Y3, Y3
+	VFMADD213PS Y10, Y10, Y3
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y3
+	VMOVUPS     Y3, 64(SI)
+	VFMADD231PS 64(R8), Y3, Y5
+	VFMADD231PS 64(R8)(R9*1), Y3, Y6
+	VFMADD231PS 64(R8)(R9*2), Y3, Y7
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y11, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y11, Y11
+	VMINPS    Y11, Y0, Y11
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y11, Y1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y1, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y11
+	VFNMADD231PS consts<>+192(SB), Y3, Y11
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y3
+	VFMADD213PS  consts<>+256(SB), Y11, Y3
+	VFMADD213PS  consts<>+288(SB), Y11, Y3
+	VFMADD213PS  consts<>+320(SB), Y11, Y3
+	VFMADD213PS  consts<>+352(SB), Y11, Y3
+	VFMADD213PS  consts<>+384(SB), Y11, Y3
+
+	// y = (p·r)·r + r
+	VMULPS      Y11, Y3, Y3
+	VFMADD213PS Y11, Y11, Y3
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y3
+	VMOVUPS     Y3, 96(SI)
+	VFMADD231PS 96(R8), Y3, Y5
+	VFMADD231PS 96(R8)(R9*1), Y3, Y6
+	VFMADD231PS 96(R8)(R9*2), Y3, Y7
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y12, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y12, Y12
+	VMINPS    Y12, Y0, Y12
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y12, Y1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y1, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y12
+	VFNMADD231PS consts<>+192(SB), Y3, Y12
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y3
+	VFMADD213PS  consts<>+256(SB), Y12, Y3
+	VFMADD213PS  consts<>+288(SB), Y12, Y3
+	VFMADD213PS  consts<>+320(SB), Y12, Y3
+	VFMADD213PS  consts<>+352(SB), Y12, Y3
+	VFMADD213PS  consts<>+384(SB), Y12, Y3
+
+	// y = (p·r)·r + r
+	VMULPS      Y12, Y3, Y3
+	VFMADD213PS Y12, Y12, Y3
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y3
+	VMOVUPS     Y3, 128(SI)
+	VFMADD231PS 128(R8), Y3, Y5
+	VFMADD231PS 128(R8)(R9*1), Y3, Y6
+	VFMADD231PS 128(R8)(R9*2), Y3, Y7
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y13, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y13, Y13
+	VMINPS    Y13, Y0, Y13
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y0
+	VFMADD231PS  consts<>+96(SB), Y13, Y0
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y0, Y1
+	VFNMADD231PS consts<>+160(SB), Y1, Y13
+	VFNMADD231PS consts<>+192(SB), Y1, Y13
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y1
+	VFMADD213PS  consts<>+256(SB), Y13, Y1
+	VFMADD213PS  consts<>+288(SB), Y13, Y1
+	VFMADD213PS  consts<>+320(SB), Y13, Y1
+	VFMADD213PS  consts<>+352(SB), Y13, Y1
+	VFMADD213PS  consts<>+384(SB), Y13, Y1
+
+	// y = (p·r)·r + r
+	VMULPS      Y13, Y1, Y1
+	VFMADD213PS Y13, Y13, Y1
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y0, Y0
+	VFMADD213PS Y0, Y0, Y1
+	VMOVUPS     Y1, 160(SI)
+	VFMADD231PS 160(R8), Y1, Y5
+	VFMADD231PS 160(R8)(R9*1), Y1, Y6
+	VFMADD231PS 160(R8)(R9*2), Y1, Y7
+	ADDQ        $0x000000c0, SI
+	ADDQ        $0x000000c0, R8
+	SUBQ        $0x00000030, DI
+	JMP         blocksDone_196
+
+rest_198:
+	CMPQ   DI, $0x00000020
+	JNE    rest_200
+	VXORPS Y1, Y1, Y8
+	VXORPS Y1, Y1, Y9
+	VXORPS Y1, Y1, Y10
+	VXORPS Y1, Y1, Y11
+	NEGQ   CX
+
+feature_201:
+	VBROADCASTSS (DX)(CX*4), Y12
+	VSUBPS       (AX), Y12, Y13
+	VFMADD231PS  Y13, Y13, Y8
+	VSUBPS       32(AX), Y12, Y13
+	VFMADD231PS  Y13, Y13, Y9
+	VSUBPS       (AX)(BX*1), Y12, Y13
+	VFMADD231PS  Y13, Y13, Y10
+	VSUBPS       32(AX)(BX*1), Y12, Y12
+	VFMADD231PS  Y12, Y12, Y11
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_201
+	ADDQ         BX, AX
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD Y4, Y3, Y12
+	VPOR     Y12, Y8, Y12
+	VMINPS   Y2, Y12, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y12
+	VPOR     Y12, Y9, Y12
+	VMINPS   Y2, Y12, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y12
+	VPOR     Y12, Y10, Y12
+	VMINPS   Y2, Y12, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y4
+	VPOR     Y4, Y11, Y4
+	VMINPS   Y2, Y4, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+
+	// the exponent scale·d
+	VMULPS Y1, Y8, Y8
+	VMULPS Y1, Y9, Y9
+	VMULPS Y1, Y10, Y10
+	VMULPS Y1, Y11, Y11
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y8, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y8, Y8
+	VCMPPS    $0x11, consts<>+0(SB), Y9, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y9, Y9
+	VMINPS    Y8, Y0, Y8
+	VMINPS    Y9, Y0, Y9
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y8, Y1
+	VBROADCASTSS consts<>+128(SB), Y3
+	VFMADD231PS  consts<>+96(SB), Y9, Y3
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y1, Y4
+	VFNMADD231PS consts<>+160(SB), Y4, Y8
+	VFNMADD231PS consts<>+192(SB), Y4, Y8
+	VSUBPS       consts<>+128(SB), Y3, Y4
+	VFNMADD231PS consts<>+160(SB), Y4, Y9
+	VFNMADD231PS consts<>+192(SB), Y4, Y9
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y4
+	VFMADD213PS  consts<>+256(SB), Y8, Y4
+	VBROADCASTSS consts<>+224(SB), Y12
+	VFMADD213PS  consts<>+256(SB), Y9, Y12
+	VFMADD213PS  consts<>+288(SB), Y8, Y4
+	VFMADD213PS  consts<>+288(SB), Y9, Y12
+	VFMADD213PS  consts<>+320(SB), Y8, Y4
+	VFMADD213PS  consts<>+320(SB), Y9, Y12
+	VFMADD213PS  consts<>+352(SB), Y8, Y4
+	VFMADD213PS  consts<>+352(SB), Y9, Y12
+	VFMADD213PS  consts<>+384(SB), Y8, Y4
+	VFMADD213PS  consts<>+384(SB), Y9, Y12
+
+	// y = (p·r)·r + r
+	VMULPS      Y8, Y4, Y4
+	VFMADD213PS Y8, Y8, Y4
+	VMULPS      Y9, Y12, Y12
+	VFMADD213PS Y9, Y9, Y12
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y4
+	VPSLLD      $0x17, Y3, Y3
+	VFMADD213PS Y3, Y3, Y12
+	VMOVUPS     Y4, (SI)
+	VFMADD231PS (R8), Y4, Y5
+	VFMADD231PS (R8)(R9*1), Y4, Y6
+	VFMADD231PS (R8)(R9*2), Y4, Y7
+	VMOVUPS     Y12, 32(SI)
+	VFMADD231PS 32(R8), Y12, Y5
+	VFMADD231PS 32(R8)(R9*1), Y12, Y6
+	VFMADD231PS 32(R8)(R9*2), Y12, Y7
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y10, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y10, Y10
+	VCMPPS    $0x11, consts<>+0(SB), Y11, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y11, Y11
+	VMINPS    Y10, Y0, Y10
+	VMINPS    Y11, Y0, Y11
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y0
+	VFMADD231PS  consts<>+96(SB), Y10, Y0
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y11, Y1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y0, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y10
+	VFNMADD231PS consts<>+192(SB), Y3, Y10
+	VSUBPS       consts<>+128(SB), Y1, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y11
+	VFNMADD231PS consts<>+192(SB), Y3, Y11
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y3
+	VFMADD213PS  consts<>+256(SB), Y10, Y3
+	VBROADCASTSS consts<>+224(SB), Y4
+	VFMADD213PS  consts<>+256(SB), Y11, Y4
+	VFMADD213PS  consts<>+288(SB), Y10, Y3
+	VFMADD213PS  consts<>+288(SB), Y11, Y4
+	VFMADD213PS  consts<>+320(SB), Y10, Y3
+	VFMADD213PS  consts<>+320(SB), Y11, Y4
+	VFMADD213PS  consts<>+352(SB), Y10, Y3
+	VFMADD213PS  consts<>+352(SB), Y11, Y4
+	VFMADD213PS  consts<>+384(SB), Y10, Y3
+	VFMADD213PS  consts<>+384(SB), Y11, Y4
+
+	// y = (p·r)·r + r
+	VMULPS      Y10, Y3, Y3
+	VFMADD213PS Y10, Y10, Y3
+	VMULPS      Y11, Y4, Y4
+	VFMADD213PS Y11, Y11, Y4
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y0, Y0
+	VFMADD213PS Y0, Y0, Y3
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y4
+	VMOVUPS     Y3, 64(SI)
+	VFMADD231PS 64(R8), Y3, Y5
+	VFMADD231PS 64(R8)(R9*1), Y3, Y6
+	VFMADD231PS 64(R8)(R9*2), Y3, Y7
+	VMOVUPS     Y4, 96(SI)
+	VFMADD231PS 96(R8), Y4, Y5
+	VFMADD231PS 96(R8)(R9*1), Y4, Y6
+	VFMADD231PS 96(R8)(R9*2), Y4, Y7
+	ADDQ        $0x00000080, SI
+	ADDQ        $0x00000080, R8
+	SUBQ        $0x00000020, DI
+	JMP         blocksDone_196
+
+rest_200:
 	CMPQ   DI, $0x00000010
-	JNE    rest_190
+	JNE    rest_202
 	VXORPS Y1, Y1, Y8
 	VXORPS Y1, Y1, Y9
 	NEGQ   CX
 
-feature_191:
+feature_203:
 	VBROADCASTSS (DX)(CX*4), Y10
 	VSUBPS       (AX), Y10, Y11
 	VFMADD231PS  Y11, Y11, Y8
@@ -8377,7 +9622,7 @@ feature_191:
 	VFMADD231PS  Y10, Y10, Y9
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_191
+	JNZ          feature_203
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y10
@@ -8451,10 +9696,10 @@ feature_191:
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, R8
 	SUBQ        $0x00000010, DI
-	JMP         blocksDone_188
+	JMP         blocksDone_196
 
-rest_190:
-blocksDone_188:
+rest_202:
+blocksDone_196:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -8519,9 +9764,9 @@ scoreColumns4_170:
 	VXORPS       Y1, Y1, Y7
 	VXORPS       Y1, Y1, Y8
 
-tileBlocks_192:
+tileBlocks_204:
 	CMPQ   DI, $0x00000020
-	JB     rest_193
+	JBE    rest_205
 	VXORPS Y1, Y1, Y9
 	VXORPS Y1, Y1, Y10
 	VXORPS Y1, Y1, Y11
@@ -8529,7 +9774,7 @@ tileBlocks_192:
 	MOVQ   CX, R11
 	NEGQ   R11
 
-feature_195:
+feature_207:
 	VBROADCASTSS (DX)(R11*4), Y13
 	VSUBPS       (AX), Y13, Y14
 	VFMADD231PS  Y14, Y14, Y9
@@ -8541,7 +9786,7 @@ feature_195:
 	VFMADD231PS  Y13, Y13, Y12
 	ADDQ         $0x40, AX
 	INCQ         R11
-	JNZ          feature_195
+	JNZ          feature_207
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -8710,38 +9955,55 @@ feature_195:
 	ADDQ        $0x00000080, SI
 	ADDQ        $0x00000080, R8
 	SUBQ        $0x00000020, DI
-	JMP         tileBlocks_192
+	JMP         tileBlocks_204
 
-rest_193:
-	CMPQ   DI, $0x00000010
-	JNE    rest_196
+rest_205:
+	CMPQ   DI, $0x00000020
+	JNE    rest_208
 	VXORPS Y1, Y1, Y9
 	VXORPS Y1, Y1, Y10
+	VXORPS Y1, Y1, Y11
+	VXORPS Y1, Y1, Y12
 	NEGQ   CX
 
-feature_197:
-	VBROADCASTSS (DX)(CX*4), Y11
-	VSUBPS       (AX), Y11, Y12
-	VFMADD231PS  Y12, Y12, Y9
-	VSUBPS       32(AX), Y11, Y11
-	VFMADD231PS  Y11, Y11, Y10
+feature_209:
+	VBROADCASTSS (DX)(CX*4), Y13
+	VSUBPS       (AX), Y13, Y14
+	VFMADD231PS  Y14, Y14, Y9
+	VSUBPS       32(AX), Y13, Y14
+	VFMADD231PS  Y14, Y14, Y10
+	VSUBPS       (AX)(BX*1), Y13, Y14
+	VFMADD231PS  Y14, Y14, Y11
+	VSUBPS       32(AX)(BX*1), Y13, Y13
+	VFMADD231PS  Y13, Y13, Y12
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_197
+	JNZ          feature_209
+	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
-	VPCMPGTD Y4, Y3, Y11
-	VPOR     Y11, Y9, Y11
-	VMINPS   Y2, Y11, Y2
+	VPCMPGTD Y4, Y3, Y13
+	VPOR     Y13, Y9, Y13
+	VMINPS   Y2, Y13, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y13
+	VPOR     Y13, Y10, Y13
+	VMINPS   Y2, Y13, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y13
+	VPOR     Y13, Y11, Y13
+	VMINPS   Y2, Y13, Y2
 	VPADDD   scorelanes<>+32(SB), Y3, Y3
 	VPCMPGTD Y4, Y3, Y4
-	VPOR     Y4, Y10, Y4
+	VPOR     Y4, Y12, Y4
 	VMINPS   Y2, Y4, Y2
 	VPADDD   scorelanes<>+32(SB), Y3, Y3
 
 	// the exponent scale·d
 	VMULPS Y1, Y9, Y9
 	VMULPS Y1, Y10, Y10
+	VMULPS Y1, Y11, Y11
+	VMULPS Y1, Y12, Y12
 
 	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
 	VCMPPS    $0x11, consts<>+0(SB), Y9, Y1
@@ -8784,41 +10046,204 @@ feature_197:
 	VMINPS    Y10, Y0, Y10
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y10, Y1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y1, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y10
+	VFNMADD231PS consts<>+192(SB), Y3, Y10
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y3
+	VFMADD213PS  consts<>+256(SB), Y10, Y3
+	VFMADD213PS  consts<>+288(SB), Y10, Y3
+	VFMADD213PS  consts<>+320(SB), Y10, Y3
+	VFMADD213PS  consts<>+352(SB), Y10, Y3
+	VFMADD213PS  consts<>+384(SB), Y10, Y3
+
+	// y = (p·r)·r + r
+	VMULPS      Y10, Y3, Y3
+	VFMADD213PS Y10, Y10, Y3
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y3
+	VMOVUPS     Y3, 32(SI)
+	VFMADD231PS 32(R8), Y3, Y5
+	VFMADD231PS 32(R8)(R9*1), Y3, Y6
+	VFMADD231PS 32(R8)(R9*2), Y3, Y7
+	VFMADD231PS 32(R8)(R10*1), Y3, Y8
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y11, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y11, Y11
+	VMINPS    Y11, Y0, Y11
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y11, Y1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y1, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y11
+	VFNMADD231PS consts<>+192(SB), Y3, Y11
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y3
+	VFMADD213PS  consts<>+256(SB), Y11, Y3
+	VFMADD213PS  consts<>+288(SB), Y11, Y3
+	VFMADD213PS  consts<>+320(SB), Y11, Y3
+	VFMADD213PS  consts<>+352(SB), Y11, Y3
+	VFMADD213PS  consts<>+384(SB), Y11, Y3
+
+	// y = (p·r)·r + r
+	VMULPS      Y11, Y3, Y3
+	VFMADD213PS Y11, Y11, Y3
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y3
+	VMOVUPS     Y3, 64(SI)
+	VFMADD231PS 64(R8), Y3, Y5
+	VFMADD231PS 64(R8)(R9*1), Y3, Y6
+	VFMADD231PS 64(R8)(R9*2), Y3, Y7
+	VFMADD231PS 64(R8)(R10*1), Y3, Y8
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y12, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y12, Y12
+	VMINPS    Y12, Y0, Y12
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
 	VBROADCASTSS consts<>+128(SB), Y0
-	VFMADD231PS  consts<>+96(SB), Y10, Y0
+	VFMADD231PS  consts<>+96(SB), Y12, Y0
 
 	// n = t − shift; r = x − n·c1 − n·c2
 	VSUBPS       consts<>+128(SB), Y0, Y1
-	VFNMADD231PS consts<>+160(SB), Y1, Y10
-	VFNMADD231PS consts<>+192(SB), Y1, Y10
+	VFNMADD231PS consts<>+160(SB), Y1, Y12
+	VFNMADD231PS consts<>+192(SB), Y1, Y12
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
 	VBROADCASTSS consts<>+224(SB), Y1
-	VFMADD213PS  consts<>+256(SB), Y10, Y1
-	VFMADD213PS  consts<>+288(SB), Y10, Y1
-	VFMADD213PS  consts<>+320(SB), Y10, Y1
-	VFMADD213PS  consts<>+352(SB), Y10, Y1
-	VFMADD213PS  consts<>+384(SB), Y10, Y1
+	VFMADD213PS  consts<>+256(SB), Y12, Y1
+	VFMADD213PS  consts<>+288(SB), Y12, Y1
+	VFMADD213PS  consts<>+320(SB), Y12, Y1
+	VFMADD213PS  consts<>+352(SB), Y12, Y1
+	VFMADD213PS  consts<>+384(SB), Y12, Y1
 
 	// y = (p·r)·r + r
-	VMULPS      Y10, Y1, Y1
-	VFMADD213PS Y10, Y10, Y1
+	VMULPS      Y12, Y1, Y1
+	VFMADD213PS Y12, Y12, Y1
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
 	VPSLLD      $0x17, Y0, Y0
 	VFMADD213PS Y0, Y0, Y1
-	VMOVUPS     Y1, 32(SI)
-	VFMADD231PS 32(R8), Y1, Y5
-	VFMADD231PS 32(R8)(R9*1), Y1, Y6
-	VFMADD231PS 32(R8)(R9*2), Y1, Y7
-	VFMADD231PS 32(R8)(R10*1), Y1, Y8
+	VMOVUPS     Y1, 96(SI)
+	VFMADD231PS 96(R8), Y1, Y5
+	VFMADD231PS 96(R8)(R9*1), Y1, Y6
+	VFMADD231PS 96(R8)(R9*2), Y1, Y7
+	VFMADD231PS 96(R8)(R10*1), Y1, Y8
+	ADDQ        $0x00000080, SI
+	ADDQ        $0x00000080, R8
+	SUBQ        $0x00000020, DI
+	JMP         blocksDone_206
+
+rest_208:
+	CMPQ   DI, $0x00000010
+	JNE    rest_210
+	VXORPS Y1, Y1, Y9
+	VXORPS Y1, Y1, Y10
+	NEGQ   CX
+
+feature_211:
+	VBROADCASTSS (DX)(CX*4), Y11
+	VSUBPS       (AX), Y11, Y12
+	VFMADD231PS  Y12, Y12, Y9
+	VSUBPS       32(AX), Y11, Y11
+	VFMADD231PS  Y11, Y11, Y10
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_211
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD Y4, Y3, Y11
+	VPOR     Y11, Y9, Y11
+	VMINPS   Y2, Y11, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y4
+	VPOR     Y4, Y10, Y4
+	VMINPS   Y2, Y4, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+
+	// the exponent scale·d
+	VMULPS Y1, Y9, Y9
+	VMULPS Y1, Y10, Y10
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y9, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y9, Y9
+	VCMPPS    $0x11, consts<>+0(SB), Y10, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y10, Y10
+	VMINPS    Y9, Y0, Y9
+	VMINPS    Y10, Y0, Y10
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y0
+	VFMADD231PS  consts<>+96(SB), Y9, Y0
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y10, Y1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y0, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y9
+	VFNMADD231PS consts<>+192(SB), Y3, Y9
+	VSUBPS       consts<>+128(SB), Y1, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y10
+	VFNMADD231PS consts<>+192(SB), Y3, Y10
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y3
+	VFMADD213PS  consts<>+256(SB), Y9, Y3
+	VBROADCASTSS consts<>+224(SB), Y4
+	VFMADD213PS  consts<>+256(SB), Y10, Y4
+	VFMADD213PS  consts<>+288(SB), Y9, Y3
+	VFMADD213PS  consts<>+288(SB), Y10, Y4
+	VFMADD213PS  consts<>+320(SB), Y9, Y3
+	VFMADD213PS  consts<>+320(SB), Y10, Y4
+	VFMADD213PS  consts<>+352(SB), Y9, Y3
+	VFMADD213PS  consts<>+352(SB), Y10, Y4
+	VFMADD213PS  consts<>+384(SB), Y9, Y3
+	VFMADD213PS  consts<>+384(SB), Y10, Y4
+
+	// y = (p·r)·r + r
+	VMULPS      Y9, Y3, Y3
+	VFMADD213PS Y9, Y9, Y3
+	VMULPS      Y10, Y4, Y4
+	VFMADD213PS Y10, Y10, Y4
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y0, Y0
+	VFMADD213PS Y0, Y0, Y3
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y4
+	VMOVUPS     Y3, (SI)
+	VFMADD231PS (R8), Y3, Y5
+	VFMADD231PS (R8)(R9*1), Y3, Y6
+	VFMADD231PS (R8)(R9*2), Y3, Y7
+	VFMADD231PS (R8)(R10*1), Y3, Y8
+	VMOVUPS     Y4, 32(SI)
+	VFMADD231PS 32(R8), Y4, Y5
+	VFMADD231PS 32(R8)(R9*1), Y4, Y6
+	VFMADD231PS 32(R8)(R9*2), Y4, Y7
+	VFMADD231PS 32(R8)(R10*1), Y4, Y8
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, R8
 	SUBQ        $0x00000010, DI
-	JMP         blocksDone_194
+	JMP         blocksDone_206
 
-rest_196:
-blocksDone_194:
+rest_210:
+blocksDone_206:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -8894,9 +10319,9 @@ scoreColumns5_171:
 	VXORPS       Y1, Y1, Y8
 	VXORPS       Y1, Y1, Y9
 
-tileBlocks_198:
+tileBlocks_212:
 	CMPQ   DI, $0x00000020
-	JB     rest_199
+	JBE    rest_213
 	VXORPS Y1, Y1, Y10
 	VXORPS Y1, Y1, Y11
 	VXORPS Y1, Y1, Y12
@@ -8904,7 +10329,7 @@ tileBlocks_198:
 	MOVQ   CX, R12
 	NEGQ   R12
 
-feature_201:
+feature_215:
 	VBROADCASTSS (DX)(R12*4), Y14
 	VSUBPS       (AX), Y14, Y15
 	VFMADD231PS  Y15, Y15, Y10
@@ -8916,7 +10341,7 @@ feature_201:
 	VFMADD231PS  Y14, Y14, Y13
 	ADDQ         $0x40, AX
 	INCQ         R12
-	JNZ          feature_201
+	JNZ          feature_215
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -9090,38 +10515,55 @@ feature_201:
 	ADDQ        $0x00000080, R8
 	ADDQ        $0x00000080, R11
 	SUBQ        $0x00000020, DI
-	JMP         tileBlocks_198
+	JMP         tileBlocks_212
 
-rest_199:
-	CMPQ   DI, $0x00000010
-	JNE    rest_202
+rest_213:
+	CMPQ   DI, $0x00000020
+	JNE    rest_216
 	VXORPS Y1, Y1, Y10
 	VXORPS Y1, Y1, Y11
+	VXORPS Y1, Y1, Y12
+	VXORPS Y1, Y1, Y13
 	NEGQ   CX
 
-feature_203:
-	VBROADCASTSS (DX)(CX*4), Y12
-	VSUBPS       (AX), Y12, Y13
-	VFMADD231PS  Y13, Y13, Y10
-	VSUBPS       32(AX), Y12, Y12
-	VFMADD231PS  Y12, Y12, Y11
+feature_217:
+	VBROADCASTSS (DX)(CX*4), Y14
+	VSUBPS       (AX), Y14, Y15
+	VFMADD231PS  Y15, Y15, Y10
+	VSUBPS       32(AX), Y14, Y15
+	VFMADD231PS  Y15, Y15, Y11
+	VSUBPS       (AX)(BX*1), Y14, Y15
+	VFMADD231PS  Y15, Y15, Y12
+	VSUBPS       32(AX)(BX*1), Y14, Y14
+	VFMADD231PS  Y14, Y14, Y13
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_203
+	JNZ          feature_217
+	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
-	VPCMPGTD Y4, Y3, Y12
-	VPOR     Y12, Y10, Y12
-	VMINPS   Y2, Y12, Y2
+	VPCMPGTD Y4, Y3, Y14
+	VPOR     Y14, Y10, Y14
+	VMINPS   Y2, Y14, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y14
+	VPOR     Y14, Y11, Y14
+	VMINPS   Y2, Y14, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y14
+	VPOR     Y14, Y12, Y14
+	VMINPS   Y2, Y14, Y2
 	VPADDD   scorelanes<>+32(SB), Y3, Y3
 	VPCMPGTD Y4, Y3, Y4
-	VPOR     Y4, Y11, Y4
+	VPOR     Y4, Y13, Y4
 	VMINPS   Y2, Y4, Y2
 	VPADDD   scorelanes<>+32(SB), Y3, Y3
 
 	// the exponent scale·d
 	VMULPS Y1, Y10, Y10
 	VMULPS Y1, Y11, Y11
+	VMULPS Y1, Y12, Y12
+	VMULPS Y1, Y13, Y13
 
 	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
 	VCMPPS    $0x11, consts<>+0(SB), Y10, Y1
@@ -9165,43 +10607,211 @@ feature_203:
 	VMINPS    Y11, Y0, Y11
 
 	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y11, Y1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y1, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y11
+	VFNMADD231PS consts<>+192(SB), Y3, Y11
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y3
+	VFMADD213PS  consts<>+256(SB), Y11, Y3
+	VFMADD213PS  consts<>+288(SB), Y11, Y3
+	VFMADD213PS  consts<>+320(SB), Y11, Y3
+	VFMADD213PS  consts<>+352(SB), Y11, Y3
+	VFMADD213PS  consts<>+384(SB), Y11, Y3
+
+	// y = (p·r)·r + r
+	VMULPS      Y11, Y3, Y3
+	VFMADD213PS Y11, Y11, Y3
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y3
+	VMOVUPS     Y3, 32(SI)
+	VFMADD231PS 32(R8), Y3, Y5
+	VFMADD231PS 32(R8)(R9*1), Y3, Y6
+	VFMADD231PS 32(R8)(R9*2), Y3, Y7
+	VFMADD231PS 32(R8)(R10*1), Y3, Y8
+	VFMADD231PS 32(R11), Y3, Y9
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y12, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y12, Y12
+	VMINPS    Y12, Y0, Y12
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y12, Y1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y1, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y12
+	VFNMADD231PS consts<>+192(SB), Y3, Y12
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y3
+	VFMADD213PS  consts<>+256(SB), Y12, Y3
+	VFMADD213PS  consts<>+288(SB), Y12, Y3
+	VFMADD213PS  consts<>+320(SB), Y12, Y3
+	VFMADD213PS  consts<>+352(SB), Y12, Y3
+	VFMADD213PS  consts<>+384(SB), Y12, Y3
+
+	// y = (p·r)·r + r
+	VMULPS      Y12, Y3, Y3
+	VFMADD213PS Y12, Y12, Y3
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y3
+	VMOVUPS     Y3, 64(SI)
+	VFMADD231PS 64(R8), Y3, Y5
+	VFMADD231PS 64(R8)(R9*1), Y3, Y6
+	VFMADD231PS 64(R8)(R9*2), Y3, Y7
+	VFMADD231PS 64(R8)(R10*1), Y3, Y8
+	VFMADD231PS 64(R11), Y3, Y9
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y13, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y13, Y13
+	VMINPS    Y13, Y0, Y13
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
 	VBROADCASTSS consts<>+128(SB), Y0
-	VFMADD231PS  consts<>+96(SB), Y11, Y0
+	VFMADD231PS  consts<>+96(SB), Y13, Y0
 
 	// n = t − shift; r = x − n·c1 − n·c2
 	VSUBPS       consts<>+128(SB), Y0, Y1
-	VFNMADD231PS consts<>+160(SB), Y1, Y11
-	VFNMADD231PS consts<>+192(SB), Y1, Y11
+	VFNMADD231PS consts<>+160(SB), Y1, Y13
+	VFNMADD231PS consts<>+192(SB), Y1, Y13
 
 	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
 	VBROADCASTSS consts<>+224(SB), Y1
-	VFMADD213PS  consts<>+256(SB), Y11, Y1
-	VFMADD213PS  consts<>+288(SB), Y11, Y1
-	VFMADD213PS  consts<>+320(SB), Y11, Y1
-	VFMADD213PS  consts<>+352(SB), Y11, Y1
-	VFMADD213PS  consts<>+384(SB), Y11, Y1
+	VFMADD213PS  consts<>+256(SB), Y13, Y1
+	VFMADD213PS  consts<>+288(SB), Y13, Y1
+	VFMADD213PS  consts<>+320(SB), Y13, Y1
+	VFMADD213PS  consts<>+352(SB), Y13, Y1
+	VFMADD213PS  consts<>+384(SB), Y13, Y1
 
 	// y = (p·r)·r + r
-	VMULPS      Y11, Y1, Y1
-	VFMADD213PS Y11, Y11, Y1
+	VMULPS      Y13, Y1, Y1
+	VFMADD213PS Y13, Y13, Y1
 
 	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
 	VPSLLD      $0x17, Y0, Y0
 	VFMADD213PS Y0, Y0, Y1
-	VMOVUPS     Y1, 32(SI)
-	VFMADD231PS 32(R8), Y1, Y5
-	VFMADD231PS 32(R8)(R9*1), Y1, Y6
-	VFMADD231PS 32(R8)(R9*2), Y1, Y7
-	VFMADD231PS 32(R8)(R10*1), Y1, Y8
-	VFMADD231PS 32(R11), Y1, Y9
+	VMOVUPS     Y1, 96(SI)
+	VFMADD231PS 96(R8), Y1, Y5
+	VFMADD231PS 96(R8)(R9*1), Y1, Y6
+	VFMADD231PS 96(R8)(R9*2), Y1, Y7
+	VFMADD231PS 96(R8)(R10*1), Y1, Y8
+	VFMADD231PS 96(R11), Y1, Y9
+	ADDQ        $0x00000080, SI
+	ADDQ        $0x00000080, R8
+	ADDQ        $0x00000080, R11
+	SUBQ        $0x00000020, DI
+	JMP         blocksDone_214
+
+rest_216:
+	CMPQ   DI, $0x00000010
+	JNE    rest_218
+	VXORPS Y1, Y1, Y10
+	VXORPS Y1, Y1, Y11
+	NEGQ   CX
+
+feature_219:
+	VBROADCASTSS (DX)(CX*4), Y12
+	VSUBPS       (AX), Y12, Y13
+	VFMADD231PS  Y13, Y13, Y10
+	VSUBPS       32(AX), Y12, Y12
+	VFMADD231PS  Y12, Y12, Y11
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_219
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD Y4, Y3, Y12
+	VPOR     Y12, Y10, Y12
+	VMINPS   Y2, Y12, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y4
+	VPOR     Y4, Y11, Y4
+	VMINPS   Y2, Y4, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+
+	// the exponent scale·d
+	VMULPS Y1, Y10, Y10
+	VMULPS Y1, Y11, Y11
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y10, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y10, Y10
+	VCMPPS    $0x11, consts<>+0(SB), Y11, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y11, Y11
+	VMINPS    Y10, Y0, Y10
+	VMINPS    Y11, Y0, Y11
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y0
+	VFMADD231PS  consts<>+96(SB), Y10, Y0
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y11, Y1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y0, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y10
+	VFNMADD231PS consts<>+192(SB), Y3, Y10
+	VSUBPS       consts<>+128(SB), Y1, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y11
+	VFNMADD231PS consts<>+192(SB), Y3, Y11
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y3
+	VFMADD213PS  consts<>+256(SB), Y10, Y3
+	VBROADCASTSS consts<>+224(SB), Y4
+	VFMADD213PS  consts<>+256(SB), Y11, Y4
+	VFMADD213PS  consts<>+288(SB), Y10, Y3
+	VFMADD213PS  consts<>+288(SB), Y11, Y4
+	VFMADD213PS  consts<>+320(SB), Y10, Y3
+	VFMADD213PS  consts<>+320(SB), Y11, Y4
+	VFMADD213PS  consts<>+352(SB), Y10, Y3
+	VFMADD213PS  consts<>+352(SB), Y11, Y4
+	VFMADD213PS  consts<>+384(SB), Y10, Y3
+	VFMADD213PS  consts<>+384(SB), Y11, Y4
+
+	// y = (p·r)·r + r
+	VMULPS      Y10, Y3, Y3
+	VFMADD213PS Y10, Y10, Y3
+	VMULPS      Y11, Y4, Y4
+	VFMADD213PS Y11, Y11, Y4
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y0, Y0
+	VFMADD213PS Y0, Y0, Y3
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y4
+	VMOVUPS     Y3, (SI)
+	VFMADD231PS (R8), Y3, Y5
+	VFMADD231PS (R8)(R9*1), Y3, Y6
+	VFMADD231PS (R8)(R9*2), Y3, Y7
+	VFMADD231PS (R8)(R10*1), Y3, Y8
+	VFMADD231PS (R11), Y3, Y9
+	VMOVUPS     Y4, 32(SI)
+	VFMADD231PS 32(R8), Y4, Y5
+	VFMADD231PS 32(R8)(R9*1), Y4, Y6
+	VFMADD231PS 32(R8)(R9*2), Y4, Y7
+	VFMADD231PS 32(R8)(R10*1), Y4, Y8
+	VFMADD231PS 32(R11), Y4, Y9
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, R8
 	ADDQ        $0x00000040, R11
 	SUBQ        $0x00000010, DI
-	JMP         blocksDone_200
+	JMP         blocksDone_214
 
-rest_202:
-blocksDone_200:
+rest_218:
+blocksDone_214:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -9287,15 +10897,15 @@ scoreColumns6_172:
 	VXORPS       Y1, Y1, Y9
 	VXORPS       Y1, Y1, Y10
 
-tileBlocks_204:
+tileBlocks_220:
 	CMPQ   SI, $0x00000010
-	JB     rest_205
+	JBE    rest_221
 	VXORPS Y1, Y1, Y11
 	VXORPS Y1, Y1, Y12
 	MOVQ   CX, R11
 	NEGQ   R11
 
-feature_207:
+feature_223:
 	VBROADCASTSS (DX)(R11*4), Y13
 	VSUBPS       (AX), Y13, Y14
 	VFMADD231PS  Y14, Y14, Y11
@@ -9303,7 +10913,7 @@ feature_207:
 	VFMADD231PS  Y13, Y13, Y12
 	ADDQ         $0x40, AX
 	INCQ         R11
-	JNZ          feature_207
+	JNZ          feature_223
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y13
@@ -9396,9 +11006,120 @@ feature_207:
 	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R10
 	SUBQ        $0x00000010, SI
-	JMP         tileBlocks_204
+	JMP         tileBlocks_220
 
-rest_205:
+rest_221:
+	CMPQ   SI, $0x00000010
+	JNE    rest_224
+	VXORPS Y1, Y1, Y11
+	VXORPS Y1, Y1, Y12
+	NEGQ   CX
+
+feature_225:
+	VBROADCASTSS (DX)(CX*4), Y13
+	VSUBPS       (AX), Y13, Y14
+	VFMADD231PS  Y14, Y14, Y11
+	VSUBPS       32(AX), Y13, Y13
+	VFMADD231PS  Y13, Y13, Y12
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_225
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD Y4, Y3, Y13
+	VPOR     Y13, Y11, Y13
+	VMINPS   Y2, Y13, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y4
+	VPOR     Y4, Y12, Y4
+	VMINPS   Y2, Y4, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+
+	// the exponent scale·d
+	VMULPS Y1, Y11, Y11
+	VMULPS Y1, Y12, Y12
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y11, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y11, Y11
+	VMINPS    Y11, Y0, Y11
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y11, Y1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y1, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y11
+	VFNMADD231PS consts<>+192(SB), Y3, Y11
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y3
+	VFMADD213PS  consts<>+256(SB), Y11, Y3
+	VFMADD213PS  consts<>+288(SB), Y11, Y3
+	VFMADD213PS  consts<>+320(SB), Y11, Y3
+	VFMADD213PS  consts<>+352(SB), Y11, Y3
+	VFMADD213PS  consts<>+384(SB), Y11, Y3
+
+	// y = (p·r)·r + r
+	VMULPS      Y11, Y3, Y3
+	VFMADD213PS Y11, Y11, Y3
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y3
+	VMOVUPS     Y3, (BX)
+	VFMADD231PS (DI), Y3, Y5
+	VFMADD231PS (DI)(R8*1), Y3, Y6
+	VFMADD231PS (DI)(R8*2), Y3, Y7
+	VFMADD231PS (DI)(R9*1), Y3, Y8
+	VFMADD231PS (R10), Y3, Y9
+	VFMADD231PS (R10)(R8*1), Y3, Y10
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y12, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y12, Y12
+	VMINPS    Y12, Y0, Y12
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y0
+	VFMADD231PS  consts<>+96(SB), Y12, Y0
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y0, Y1
+	VFNMADD231PS consts<>+160(SB), Y1, Y12
+	VFNMADD231PS consts<>+192(SB), Y1, Y12
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y1
+	VFMADD213PS  consts<>+256(SB), Y12, Y1
+	VFMADD213PS  consts<>+288(SB), Y12, Y1
+	VFMADD213PS  consts<>+320(SB), Y12, Y1
+	VFMADD213PS  consts<>+352(SB), Y12, Y1
+	VFMADD213PS  consts<>+384(SB), Y12, Y1
+
+	// y = (p·r)·r + r
+	VMULPS      Y12, Y1, Y1
+	VFMADD213PS Y12, Y12, Y1
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y0, Y0
+	VFMADD213PS Y0, Y0, Y1
+	VMOVUPS     Y1, 32(BX)
+	VFMADD231PS 32(DI), Y1, Y5
+	VFMADD231PS 32(DI)(R8*1), Y1, Y6
+	VFMADD231PS 32(DI)(R8*2), Y1, Y7
+	VFMADD231PS 32(DI)(R9*1), Y1, Y8
+	VFMADD231PS 32(R10), Y1, Y9
+	VFMADD231PS 32(R10)(R8*1), Y1, Y10
+	ADDQ        $0x00000040, BX
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R10
+	SUBQ        $0x00000010, SI
+	JMP         blocksDone_222
+
+rest_224:
+blocksDone_222:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -9494,15 +11215,15 @@ scoreColumns7_173:
 	VXORPS       Y1, Y1, Y10
 	VXORPS       Y1, Y1, Y11
 
-tileBlocks_208:
+tileBlocks_226:
 	CMPQ   SI, $0x00000010
-	JB     rest_209
+	JBE    rest_227
 	VXORPS Y1, Y1, Y12
 	VXORPS Y1, Y1, Y13
 	MOVQ   CX, R11
 	NEGQ   R11
 
-feature_211:
+feature_229:
 	VBROADCASTSS (DX)(R11*4), Y14
 	VSUBPS       (AX), Y14, Y15
 	VFMADD231PS  Y15, Y15, Y12
@@ -9510,7 +11231,7 @@ feature_211:
 	VFMADD231PS  Y14, Y14, Y13
 	ADDQ         $0x40, AX
 	INCQ         R11
-	JNZ          feature_211
+	JNZ          feature_229
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y14
@@ -9605,9 +11326,122 @@ feature_211:
 	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R10
 	SUBQ        $0x00000010, SI
-	JMP         tileBlocks_208
+	JMP         tileBlocks_226
 
-rest_209:
+rest_227:
+	CMPQ   SI, $0x00000010
+	JNE    rest_230
+	VXORPS Y1, Y1, Y12
+	VXORPS Y1, Y1, Y13
+	NEGQ   CX
+
+feature_231:
+	VBROADCASTSS (DX)(CX*4), Y14
+	VSUBPS       (AX), Y14, Y15
+	VFMADD231PS  Y15, Y15, Y12
+	VSUBPS       32(AX), Y14, Y14
+	VFMADD231PS  Y14, Y14, Y13
+	ADDQ         $0x40, AX
+	INCQ         CX
+	JNZ          feature_231
+
+	// nearest = min(nearest, d) over the slots below n
+	VPCMPGTD Y4, Y3, Y14
+	VPOR     Y14, Y12, Y14
+	VMINPS   Y2, Y14, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+	VPCMPGTD Y4, Y3, Y4
+	VPOR     Y4, Y13, Y4
+	VMINPS   Y2, Y4, Y2
+	VPADDD   scorelanes<>+32(SB), Y3, Y3
+
+	// the exponent scale·d
+	VMULPS Y1, Y12, Y12
+	VMULPS Y1, Y13, Y13
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y12, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y12, Y12
+	VMINPS    Y12, Y0, Y12
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y1
+	VFMADD231PS  consts<>+96(SB), Y12, Y1
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y1, Y3
+	VFNMADD231PS consts<>+160(SB), Y3, Y12
+	VFNMADD231PS consts<>+192(SB), Y3, Y12
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y3
+	VFMADD213PS  consts<>+256(SB), Y12, Y3
+	VFMADD213PS  consts<>+288(SB), Y12, Y3
+	VFMADD213PS  consts<>+320(SB), Y12, Y3
+	VFMADD213PS  consts<>+352(SB), Y12, Y3
+	VFMADD213PS  consts<>+384(SB), Y12, Y3
+
+	// y = (p·r)·r + r
+	VMULPS      Y12, Y3, Y3
+	VFMADD213PS Y12, Y12, Y3
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y1, Y1
+	VFMADD213PS Y1, Y1, Y3
+	VMOVUPS     Y3, (BX)
+	VFMADD231PS (DI), Y3, Y5
+	VFMADD231PS (DI)(R8*1), Y3, Y6
+	VFMADD231PS (DI)(R8*2), Y3, Y7
+	VFMADD231PS (DI)(R9*1), Y3, Y8
+	VFMADD231PS (R10), Y3, Y9
+	VFMADD231PS (R10)(R8*1), Y3, Y10
+	VFMADD231PS (R10)(R8*2), Y3, Y11
+
+	// exp: x = zeroArg where x < ExpMin (e^x becomes +0); x = min(x, ExpMax), x the second source so that NaN stays NaN
+	VCMPPS    $0x11, consts<>+0(SB), Y13, Y1
+	VBLENDVPS Y1, consts<>+64(SB), Y13, Y13
+	VMINPS    Y13, Y0, Y13
+
+	// t = x·log2e + shift: round(x·log2e) + 127 in the low bits
+	VBROADCASTSS consts<>+128(SB), Y0
+	VFMADD231PS  consts<>+96(SB), Y13, Y0
+
+	// n = t − shift; r = x − n·c1 − n·c2
+	VSUBPS       consts<>+128(SB), Y0, Y1
+	VFNMADD231PS consts<>+160(SB), Y1, Y13
+	VFNMADD231PS consts<>+192(SB), Y1, Y13
+
+	// p = ((((p0·r + p1)·r + p2)·r + p3)·r + p4)·r + p5
+	VBROADCASTSS consts<>+224(SB), Y1
+	VFMADD213PS  consts<>+256(SB), Y13, Y1
+	VFMADD213PS  consts<>+288(SB), Y13, Y1
+	VFMADD213PS  consts<>+320(SB), Y13, Y1
+	VFMADD213PS  consts<>+352(SB), Y13, Y1
+	VFMADD213PS  consts<>+384(SB), Y13, Y1
+
+	// y = (p·r)·r + r
+	VMULPS      Y13, Y1, Y1
+	VFMADD213PS Y13, Y13, Y1
+
+	// e^x = y·2ⁿ + 2ⁿ with 2ⁿ = t << 23
+	VPSLLD      $0x17, Y0, Y0
+	VFMADD213PS Y0, Y0, Y1
+	VMOVUPS     Y1, 32(BX)
+	VFMADD231PS 32(DI), Y1, Y5
+	VFMADD231PS 32(DI)(R8*1), Y1, Y6
+	VFMADD231PS 32(DI)(R8*2), Y1, Y7
+	VFMADD231PS 32(DI)(R9*1), Y1, Y8
+	VFMADD231PS 32(R10), Y1, Y9
+	VFMADD231PS 32(R10)(R8*1), Y1, Y10
+	VFMADD231PS 32(R10)(R8*2), Y1, Y11
+	ADDQ        $0x00000040, BX
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, R10
+	SUBQ        $0x00000010, SI
+	JMP         blocksDone_228
+
+rest_230:
+blocksDone_228:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -9720,11 +11554,11 @@ TEXT ·doubleAnglesAVX2(SB), NOSPLIT, $0-40
 	SHLQ $0x02, BX
 	LEAQ (BX)(BX*1), SI
 	CMPQ DX, $0x00000002
-	JB   done_212
+	JB   done_232
 
-unrolled_213:
+unrolled_233:
 	CMPQ    CX, $0x00000020
-	JB      tail_214
+	JB      tail_234
 	VMOVUPS (AX), Y0
 	VMOVUPS (AX)(BX*1), Y1
 	VMOVUPS 32(AX), Y2
@@ -9737,7 +11571,7 @@ unrolled_213:
 	MOVQ    DX, R8
 	DECQ    R8
 
-level_217:
+level_237:
 	ADDQ        SI, DI
 	VMULPS      Y1, Y1, Y8
 	VADDPS      Y1, Y1, Y1
@@ -9764,23 +11598,23 @@ level_217:
 	VMOVUPS     Y6, 96(DI)
 	VMOVUPS     Y7, 96(DI)(BX*1)
 	DECQ        R8
-	JNZ         level_217
+	JNZ         level_237
 	ADDQ        $0x00000080, AX
 	SUBQ        $0x00000020, CX
-	JMP         unrolled_213
+	JMP         unrolled_233
 
-tail_214:
+tail_234:
 	TESTQ CX, CX
-	JZ    done_216
+	JZ    done_236
 
-single_215:
+single_235:
 	VMOVUPS (AX), Y0
 	VMOVUPS (AX)(BX*1), Y1
 	MOVQ    AX, DI
 	MOVQ    DX, R8
 	DECQ    R8
 
-level_218:
+level_238:
 	ADDQ        SI, DI
 	VMULPS      Y1, Y1, Y2
 	VADDPS      Y1, Y1, Y1
@@ -9789,12 +11623,12 @@ level_218:
 	VMOVUPS     Y0, (DI)
 	VMOVUPS     Y1, (DI)(BX*1)
 	DECQ        R8
-	JNZ         level_218
+	JNZ         level_238
 	ADDQ        $0x00000020, AX
 	SUBQ        $0x00000008, CX
-	JNZ         single_215
+	JNZ         single_235
 
-done_216:
-done_212:
+done_236:
+done_232:
 	VZEROUPPER
 	RET

@@ -102,7 +102,7 @@ func (g *gen) scoreTilesLoop(cols int, table operand.Mem) {
 		accs = be.sumAccs
 	}
 	k := g.loadExpConsts()
-	tiles, inFlight := g.scorePlan(cols, accs, len(k.regs))
+	tiles, merged, free := g.scorePlan(cols, accs, len(k.regs))
 
 	q := g.loadDense()
 	tile := q.tiles // the first tile of the block
@@ -118,9 +118,15 @@ func (g *gen) scoreTilesLoop(cols int, table operand.Mem) {
 	count := g.vec()
 	g.VPBROADCASTD(g.addr(g.Param("n")), count)
 	sums := g.zeroSums(cols, accs, scale)
-	g.tileBlocks(n, tiles, func(nt int) {
+	g.tileBlocks(n, tiles, merged, func(nt int) {
 		nr := nt * be.rowRegs()
+		inFlight := min(nr, (free-nr)/2)
 		r := rows{base: []reg.GPVirtual{tile}, stride: q.stride, stride3: q.stride3}
+		for m := 4; m < nt; m += 4 {
+			b := g.GP64()
+			g.LEAQ(operand.Mem{Base: r.base[len(r.base)-1], Index: q.stride, Scale: 4}, b)
+			r.base = append(r.base, b)
+		}
 		d := make([]reg.VecVirtual, nr) // register i: half i%rowRegs of tile i/rowRegs
 		for i := range d {
 			d[i] = g.vec()
@@ -153,9 +159,10 @@ func (g *gen) scoreTilesLoop(cols int, table operand.Mem) {
 				g.VMOVUPS(y, operand.Mem{Base: kv, Disp: i * be.width()})
 				for c := range sums {
 					// gaussianSumLoop's accumulators: by place in a whole
-					// block, the first for the registers of the rest.
+					// block, the first for the registers of the rest (in
+					// a merged block, those after its whole block).
 					a := 0
-					if nt == tiles {
+					if i < nt/tiles*tiles*be.rowRegs() {
 						a = i % accs
 					}
 					g.VFMADD231PS(w.at(c, i, be.width()), y, sums[c][a])
@@ -198,20 +205,21 @@ func (g *gen) scoreReturn(sums [][]reg.VecVirtual, nearest reg.VecVirtual) {
 }
 
 // tileBlocks emits a loop running block(largest) while n (floats, 16 a
-// tile) holds largest tiles or more, then one block(r) for the r tiles
-// left, if any: the tiles of the rest go through their chains at once
-// rather than one after the other (a small budget is mostly the rest:
-// 100 vectors are a block of 4 tiles and 3 more). block must decrement n
-// by its tiles' floats.
-func (g *gen) tileBlocks(n reg.GPVirtual, largest int, block func(nt int)) {
+// tile) holds more than merged tiles, then one block(r) for the r ≤ merged
+// tiles left, if any: the tiles of the rest go through their chains at
+// once rather than one after the other. A small budget is mostly the
+// rest: 100 vectors are 7 tiles, one block of 7 where two of 4 and 3 put
+// the second block's distances and exponentials after the first's on the
+// critical path of f(x). block must decrement n by its tiles' floats.
+func (g *gen) tileBlocks(n reg.GPVirtual, largest, merged int, block func(nt int)) {
 	loop, rest, done := g.label("tileBlocks"), g.label("rest"), g.label("blocksDone")
 	g.Label(string(loop))
-	g.CMPQ(n, operand.U32(largest*tileLanes))
-	g.JB(rest)
+	g.CMPQ(n, operand.U32(merged*tileLanes))
+	g.JBE(rest)
 	block(largest)
 	g.JMP(loop)
 	g.Label(string(rest))
-	for r := largest - 1; r >= 1; r-- {
+	for r := merged; r >= 1; r-- {
 		next := g.label("rest")
 		g.CMPQ(n, operand.U32(r*tileLanes))
 		g.JNE(next)
@@ -224,26 +232,29 @@ func (g *gen) tileBlocks(n reg.GPVirtual, largest int, block func(nt int)) {
 
 // scorePlan chooses the blocks of scoreTilesLoop for cols columns of
 // accs accumulators, given the exp constants held in registers: the
-// tiles of a block (their distances accumulate at once, one register of
-// each per feature) and how many of its registers go through the
-// exponential at once (three registers each: the distance that becomes
-// the argument, t and p). More of either hides more of the 4-cycle
-// latency of each step. Four scalars stay in registers besides: scale,
-// the least distance, the slot numbers and n. With one column the blocks
-// must be gaussianSumLoop's, expUnroll registers, for its accumulators'
-// order; AVX2 takes two tiles (four registers) at most and, past three
-// columns, one.
-func (g *gen) scorePlan(cols, accs, consts int) (tiles, inFlight int) {
+// tiles of a whole block (their distances accumulate at once, one
+// register of each per feature), the most tiles of the last block, which
+// takes the whole block before it with the rest (merged: fewer than two
+// whole blocks), and the registers free for a block's distances and
+// exponentials. A block's registers go through the exponential as many
+// at once as the free registers allow, three each (the distance that
+// becomes the argument, t and p). More of either hides more of the
+// 4-cycle latency of each step. Four scalars stay in registers besides:
+// scale, the least distance, the slot numbers and n. With one column the
+// whole blocks must be gaussianSumLoop's, expUnroll registers, for its
+// accumulators' order; AVX2 takes two tiles (four registers) at most and,
+// past three columns, one.
+func (g *gen) scorePlan(cols, accs, consts int) (tiles, merged, free int) {
 	be := g.be
-	free := be.vecRegs - consts - 4 - cols*accs
-	for tiles = be.expUnroll / be.rowRegs(); tiles >= 1; tiles-- {
-		nr := tiles * be.rowRegs()
-		// The distance phase needs a register for x_j and one for a
-		// difference; the exponential two per block in flight.
-		inFlight = min(nr, (free-nr)/2)
-		if nr+2 <= free && inFlight >= 1 {
-			break
-		}
+	free = be.vecRegs - consts - 4 - cols*accs
+	// fits reports whether a block of t tiles has its registers: the
+	// distance phase needs one for x_j and one for a difference besides,
+	// the exponential two per register in flight.
+	fits := func(t int) bool {
+		nr := t * be.rowRegs()
+		return nr+2 <= free && (free-nr)/2 >= 1
+	}
+	for tiles = be.expUnroll / be.rowRegs(); tiles >= 1 && !fits(tiles); tiles-- {
 	}
 	if tiles < 1 {
 		panic(fmt.Sprintf("%s: no register left for the exp blocks of %d columns", be.name, cols))
@@ -253,7 +264,9 @@ func (g *gen) scorePlan(cols, accs, consts int) (tiles, inFlight int) {
 		// place in a block of expUnroll: the blocks must be the same.
 		panic(fmt.Sprintf("%s: blocks of %d registers, gaussianSumColumns's of %d", be.name, tiles*be.rowRegs(), be.expUnroll))
 	}
-	return tiles, inFlight
+	for merged = 2*tiles - 1; !fits(merged); merged-- {
+	}
+	return tiles, merged, free
 }
 
 // minBelow lowers the lanes of nearest to those of d in the slots below n,
