@@ -253,6 +253,9 @@ func FuzzScoreTiles(f *testing.F) {
 // BenchmarkScoreTiles measures one f(x) at the small budgets ScoreTiles
 // is for (and one past them), next to the three calls it replaces (SqDist,
 // Min and GaussianSumColumns), with one column and with two (BOGD's).
+// calls=chained makes each call's query depend on the last call's sum, as
+// a learner's next step depends on its f(x): the call's latency, where
+// the other calls overlap one another.
 func BenchmarkScoreTiles(b *testing.B) {
 	simdtest.ForEachImplB(b, func(b *testing.B, impl simd.Impl) {
 		for _, budget := range []int{100, 256, 1000} {
@@ -273,6 +276,16 @@ func BenchmarkScoreTiles(b *testing.B) {
 						simd.ScoreTiles(dst, kv, x, tiles, w, n, dim, budget, scale)
 					}
 					cpu.Report(b, float64(b.N), "op")
+				})
+				b.Run(fmt.Sprintf("budget=%d/cols=%d/calls=chained", budget, cols), func(b *testing.B) {
+					x0 := x[0]
+					cpu := cputime.Start()
+					for b.Loop() {
+						simd.ScoreTiles(dst, kv, x, tiles, w, n, dim, budget, scale)
+						x[0] = x0 + 0*dst[0]
+					}
+					cpu.Report(b, float64(b.N), "op")
+					x[0] = x0
 				})
 				b.Run(fmt.Sprintf("budget=%d/cols=%d/calls=three", budget, cols), func(b *testing.B) {
 					cpu := cputime.Start()
