@@ -144,9 +144,9 @@ func subspaceEigen(a []float64, n, k int, rng *rand.Rand) (values, vectors []flo
 
 // gemm sets c to a·b, or aᵀ·b when aTrans, with the bits of gonum's
 // blas64.Gemm(op, blas.NoTrans, 1, a, b, 0, c) (simd.MatMul64 adds in its
-// order, 3–4 times faster on one core), the rows of c shared among the
-// processors from gemmSplit multiply-adds on: each element is summed whole by
-// one of them, so the split changes no bit.
+// order, about five times faster on one core: BenchmarkMatMul64), the rows
+// of c shared among the processors from gemmSplit multiply-adds on: each
+// element is summed whole by one of them, so the split changes no bit.
 func gemm(aTrans bool, a, b, c blas64.General) {
 	m, n, k := c.Rows, c.Cols, b.Rows
 	parts := max(1, min(runtime.GOMAXPROCS(0), m*n*k/gemmSplit, m))
