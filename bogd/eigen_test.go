@@ -6,9 +6,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/bogd-project/bogd/dataset"
@@ -299,4 +302,41 @@ func landmarksOf(t *testing.T, d *dataset.Dataset, budget int, sigma float64) *n
 	}
 	t.Fatalf("%d rows fill %d of the budget %d", d.Len(), l.set.Len(), budget)
 	return nil
+}
+
+// TestGemmSplitBits checks that gemm, which shares a product's rows among
+// the processors past gemmSplit multiply-adds, gives gonum's Dgemm bits in
+// both orientations of a and at sizes around the split (rows that divide
+// among the parts unevenly, and not in whole blocks of simd.MatMulRows).
+func TestGemmSplitBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	fill := func(rows, cols int) blas64.General {
+		g := blas64.General{Rows: rows, Cols: cols, Stride: cols + 1, Data: make([]float64, rows*(cols+1))}
+		for i := range g.Data {
+			g.Data[i] = r.NormFloat64()
+		}
+		return g
+	}
+	for _, s := range []struct{ m, n, k int }{{7, 5, 3}, {401, 301, 300}, {599, 257, 250}} {
+		for _, trans := range []bool{false, true} {
+			a := fill(s.m, s.k)
+			tA := blas.NoTrans
+			if trans {
+				a, tA = fill(s.k, s.m), blas.Trans
+			}
+			b := fill(s.k, s.n)
+			got := blas64.General{Rows: s.m, Cols: s.n, Stride: s.n, Data: make([]float64, s.m*s.n)}
+			want := blas64.General{Rows: s.m, Cols: s.n, Stride: s.n, Data: make([]float64, s.m*s.n)}
+			gemm(trans, a, b, got)
+			blas64.Gemm(tA, blas.NoTrans, 1, a, b, 0, want)
+			if s.m*s.n*s.k >= gemmSplit && runtime.GOMAXPROCS(0) < 2 {
+				t.Logf("%v: one processor, no split to check", s)
+			}
+			for i, v := range want.Data {
+				if math.Float64bits(got.Data[i]) != math.Float64bits(v) {
+					t.Fatalf("%v trans=%v: element (%d, %d) = %v, Dgemm %v", s, trans, i/s.n, i%s.n, got.Data[i], v)
+				}
+			}
+		}
+	}
 }
