@@ -34,12 +34,13 @@ func ScoreTiles(dst, kv, x, tiles, w []float32, stride, dim, n int, scale float3
 	// The vector kernels sum as many columns as they take while the kernel
 	// values are in registers, and the others from kv, as
 	// gaussianSumColumns does; AVX-512's with fusedColsAVX512 columns or
-	// more takes 8 fewer (fusedLess).
+	// more at up to fusedLessSlots slots takes 8 fewer (fusedLess).
 	fused := len(dst)
 	switch {
 	case useAVX512:
-		if fused >= fusedColsAVX512 {
-			fused = fusedColsAVX512 - fusedLess
+		fused = min(fused, fusedColsAVX512)
+		if fused == fusedColsAVX512 && len(kv) <= fusedLessSlots {
+			fused -= fusedLess
 		}
 		nearest = scoreTilesAVX512(dst[:fused], kv, x, tiles, w, stride, dim, n, scale)
 	case useAVX2:
@@ -55,19 +56,22 @@ func ScoreTiles(dst, kv, x, tiles, w []float32, stride, dim, n int, scale float3
 }
 
 // fusedLess is how many fewer columns than fusedColsAVX512 AVX-512's
-// ScoreTiles sums in its kernel when it has that many or more: those
-// columns go to dotColumns instead, in one more whole block of 8
-// (colBlock), where each column has one accumulator, added to tile by
-// tile as in the kernel, so every sum keeps its bits (TestEquivScoreTiles
-// holds them to GaussianSumColumns'). The kernel with 2 columns keeps
-// four exponentials in flight where with 10 it kept one: with a
-// query depending on the last sum (at d = 8), 10 columns took 110 → 96
-// ns at B = 100 and 174 → 158 at B = 200, 21 columns (NOGD's k = 20)
-// 150 → 135 and 227 → 216; 3 columns are unchanged. At B = 1000 the
-// two-phase GaussianSumColumns was 7–15% slower so (BenchmarkMultiOutput),
-// where the second pass reads the kernel values from memory: it keeps
-// its 10.
-const fusedLess = 8
+// ScoreTiles sums in its kernel when it has that many or more, at up to
+// fusedLessSlots slots: those columns go to dotColumns instead, in one more
+// whole block of 8 (colBlock), where each column has one accumulator,
+// added to tile by tile as in the kernel, so every sum keeps its bits
+// (TestEquivScoreTiles holds them to GaussianSumColumns'). The kernel with
+// 2 columns keeps four exponentials in flight where with 10 it kept one.
+// BenchmarkScoreTiles (d = 8, calls=chained, medians of 5–6 alternating
+// rounds): 10 columns 105 → 92 ns at B = 100 and 199 → 178 at 256; 21
+// columns (NOGD's k = 20) 148 → 128 and 267 → 258. At 1008 slots the
+// pass of dotColumns over the kernel values costs more than it saves
+// (10 columns 704 → 798 ns): there the kernel keeps its 10, as the
+// two-phase GaussianSumColumns does at every size.
+const (
+	fusedLess      = 8
+	fusedLessSlots = 256
+)
 
 // ScoreTilesSlots is the number of slots (len(kv)) up to which ScoreTiles
 // is the faster way to f(x) with the implementation that runs. On a Zen 4

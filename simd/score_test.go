@@ -252,14 +252,15 @@ func FuzzScoreTiles(f *testing.F) {
 
 // BenchmarkScoreTiles measures one f(x) at the small budgets ScoreTiles
 // is for (and one past them), next to the three calls it replaces (SqDist,
-// Min and GaussianSumColumns), with one column and with two (BOGD's).
+// Min and GaussianSumColumns), with one column, two (BOGD's), 10 (a
+// multi-class BOGD of 5 classes) and 21 (NOGD's at B = 100, k = 20).
 // calls=chained makes each call's query depend on the last call's sum, as
 // a learner's next step depends on its f(x): the call's latency, where
 // the other calls overlap one another.
 func BenchmarkScoreTiles(b *testing.B) {
 	simdtest.ForEachImplB(b, func(b *testing.B, impl simd.Impl) {
 		for _, budget := range []int{100, 256, 1000} {
-			for _, cols := range []int{1, 2} {
+			for _, cols := range []int{1, 2, 10, 21} {
 				const dim = 8
 				r := rand.New(rand.NewPCG(uint64(budget), dim))
 				vecs := randVecs(r, budget, dim, func() float32 { return float32(r.NormFloat64() * 4) })
