@@ -63,8 +63,8 @@ func ScoreTiles(dst, kv, x, tiles, w []float32, stride, dim, n int, scale float3
 // (TestEquivScoreTiles holds them to GaussianSumColumns'). The kernel with
 // 2 columns keeps four exponentials in flight where with 10 it kept one.
 // BenchmarkScoreTiles (d = 8, calls=chained, medians of 5–6 alternating
-// rounds): 10 columns 105 → 92 ns at B = 100 and 199 → 178 at 256; 21
-// columns (NOGD's k = 20) 148 → 128 and 267 → 258. At 1008 slots the
+// rounds): 10 columns 105 → 92 ns at B = 100 and 200 → 180 at 256; 21
+// columns (NOGD's k = 20) 148 → 128 and 267 → 260. At 1008 slots the
 // pass of dotColumns over the kernel values costs more than it saves
 // (10 columns 704 → 798 ns): there the kernel keeps its 10, as the
 // two-phase GaussianSumColumns does at every size.
