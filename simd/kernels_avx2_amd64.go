@@ -431,5 +431,8 @@ var featuresAVX2 = []cpuid.FeatureID{cpuid.AVX, cpuid.AVX2, cpuid.FMA3, cpuid.SS
 // fusedColsAVX2 is the largest number of columns gaussianSumColumnsAVX2 takes.
 const fusedColsAVX2 = 7
 
+// colBlockAVX2 is the number of columns dotColumnsAVX2 takes per pass over k.
+const colBlockAVX2 = 6
+
 // fmaFlopsAVX2 is the number of flops of one iteration of fmaLoopAVX2.
 const fmaFlopsAVX2 = 192

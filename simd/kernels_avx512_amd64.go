@@ -431,5 +431,8 @@ var featuresAVX512 = []cpuid.FeatureID{cpuid.AVX, cpuid.AVX2, cpuid.AVX512F, cpu
 // fusedColsAVX512 is the largest number of columns gaussianSumColumnsAVX512 takes.
 const fusedColsAVX512 = 10
 
+// colBlockAVX512 is the number of columns dotColumnsAVX512 takes per pass over k.
+const colBlockAVX512 = 8
+
 // fmaFlopsAVX512 is the number of flops of one iteration of fmaLoopAVX512.
 const fmaFlopsAVX512 = 896

@@ -34,13 +34,13 @@ func ScoreTiles(dst, kv, x, tiles, w []float32, stride, dim, n int, scale float3
 	// The vector kernels sum as many columns as they take while the kernel
 	// values are in registers, and the others from kv, as
 	// gaussianSumColumns does; AVX-512's with fusedColsAVX512 columns or
-	// more at up to fusedLessSlots slots takes 8 fewer (fusedLess).
+	// more at up to fusedLessSlots slots takes a block of dotColumns fewer.
 	fused := len(dst)
 	switch {
 	case useAVX512:
 		fused = min(fused, fusedColsAVX512)
 		if fused == fusedColsAVX512 && len(kv) <= fusedLessSlots {
-			fused -= fusedLess
+			fused -= colBlockAVX512
 		}
 		nearest = scoreTilesAVX512(dst[:fused], kv, x, tiles, w, stride, dim, n, scale)
 	case useAVX2:
@@ -55,10 +55,10 @@ func ScoreTiles(dst, kv, x, tiles, w []float32, stride, dim, n int, scale float3
 	return nearest
 }
 
-// fusedLess is how many fewer columns than fusedColsAVX512 AVX-512's
-// ScoreTiles sums in its kernel when it has that many or more, at up to
-// fusedLessSlots slots: those columns go to dotColumns instead, in one more
-// whole block of 8 (colBlock), where each column has one accumulator,
+// fusedLessSlots is the most slots at which AVX-512's ScoreTiles, given
+// fusedColsAVX512 columns or more, sums colBlockAVX512 (8) fewer in its
+// kernel: those columns go to dotColumns instead, in one more of its whole
+// blocks, where each column has one accumulator (colChains = colBlock),
 // added to tile by tile as in the kernel, so every sum keeps its bits
 // (TestEquivScoreTiles holds them to GaussianSumColumns'). The kernel with
 // 2 columns keeps four exponentials in flight where with 10 it kept one.
@@ -68,10 +68,7 @@ func ScoreTiles(dst, kv, x, tiles, w []float32, stride, dim, n int, scale float3
 // pass of dotColumns over the kernel values costs more than it saves
 // (10 columns 704 → 798 ns): there the kernel keeps its 10, as the
 // two-phase GaussianSumColumns does at every size.
-const (
-	fusedLess      = 8
-	fusedLessSlots = 256
-)
+const fusedLessSlots = 256
 
 // ScoreTilesSlots is the number of slots (len(kv)) up to which ScoreTiles
 // is the faster way to f(x) with the implementation that runs. On a Zen 4

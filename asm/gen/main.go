@@ -153,6 +153,8 @@ func (be *backend) appendDecls(decls []byte, pkg string, isas []string) ([]byte,
 	b.WriteString("}\n")
 	fmt.Fprintf(&b, "\n// fusedCols%s is the largest number of columns gaussianSumColumns%s takes.\n", be.suffix, be.suffix)
 	fmt.Fprintf(&b, "const fusedCols%s = %d\n", be.suffix, be.fusedCols)
+	fmt.Fprintf(&b, "\n// colBlock%s is the number of columns dotColumns%s takes per pass over k.\n", be.suffix, be.suffix)
+	fmt.Fprintf(&b, "const colBlock%s = %d\n", be.suffix, be.colBlock)
 	fmt.Fprintf(&b, "\n// fmaFlops%s is the number of flops of one iteration of fmaLoop%s.\n", be.suffix, be.suffix)
 	fmt.Fprintf(&b, "const fmaFlops%s = %d\n", be.suffix, 2*be.fmaChains()*be.lanes)
 	out, err := format.Source(b.Bytes())
