@@ -614,3 +614,46 @@ func TestReplaceKeepsOtherSlots(t *testing.T) {
 		}
 	})
 }
+
+// TestFullRow holds fullRow, which checks four features at a time, to the
+// feature-by-feature rule over every length up to 13 and a flaw at every
+// position: an index out of place, an infinity, a NaN, the largest finite
+// values passing.
+func TestFullRow(t *testing.T) {
+	nan, inf := float32(math.NaN()), float32(math.Inf(1))
+	for n := 0; n <= 13; n++ {
+		row := func() ([]int32, []float32) {
+			idx, val := make([]int32, n), make([]float32, n)
+			for k := range n {
+				idx[k], val[k] = int32(k), float32(k%3)-1
+			}
+			return idx, val
+		}
+		idx, val := row()
+		if !fullRow(idx, val) {
+			t.Fatalf("n = %d: a full row refused", n)
+		}
+		for k := range n {
+			for _, flaw := range []struct {
+				name string
+				bad  func(idx []int32, val []float32)
+				ok   bool
+			}{
+				{"index +1", func(idx []int32, _ []float32) { idx[k]++ }, false},
+				{"index −1", func(idx []int32, _ []float32) { idx[k]-- }, false},
+				{"index 2³¹", func(idx []int32, _ []float32) { idx[k] = math.MinInt32 }, false},
+				{"+Inf", func(_ []int32, val []float32) { val[k] = inf }, false},
+				{"−Inf", func(_ []int32, val []float32) { val[k] = -inf }, false},
+				{"NaN", func(_ []int32, val []float32) { val[k] = nan }, false},
+				{"largest", func(_ []int32, val []float32) { val[k] = -math.MaxFloat32 }, true},
+				{"smallest", func(_ []int32, val []float32) { val[k] = math.SmallestNonzeroFloat32 }, true},
+			} {
+				idx, val := row()
+				flaw.bad(idx, val)
+				if got := fullRow(idx, val); got != flaw.ok {
+					t.Errorf("n = %d, %s at %d: fullRow %v, want %v", n, flaw.name, k, got, flaw.ok)
+				}
+			}
+		}
+	}
+}
