@@ -407,8 +407,8 @@ func (l *auto) weights(s *autoScratch) {
 	}
 }
 
-func (l *auto) learn(x engine.Vector, t target) (updated bool, err error) {
-	if _, err := l.observe(&x, t); err != nil {
+func (l *auto) learn(x *engine.Vector, t target) (updated bool, err error) {
+	if _, err := l.observe(x, t); err != nil {
 		return false, err
 	}
 	s := &l.own
@@ -428,7 +428,7 @@ func (l *auto) learn(x engine.Vector, t target) (updated bool, err error) {
 				level := e / len(l.steps)
 				simd.Axpy(l.column(e, c), s.z[level*l.stride:(level+1)*l.stride], float32(a*step*perFeature))
 			} else {
-				linearAxpy(l.column(e, c), x, float32(a*step/s.norm))
+				linearAxpy(l.column(e, c), *x, float32(a*step/s.norm))
 			}
 			updated = true
 		}

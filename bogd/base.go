@@ -87,12 +87,13 @@ func build(a Algorithm, cfg Config, capacity int, pcg *rand.PCG) (persistent, er
 // rule is an algorithm's step: the part of a learner that differs between
 // algorithms. learn scores x (base.observe, which leaves the scores in
 // base.scores), judges it, updates, and reports whether the model changed
-// beyond a uniform shrink. x comes by value (a pointer passed through the
-// interface would escape: an allocation per step) and goes on by pointer
-// from there (observe, the scratch's query): a Vector is ten words, and at
-// small budgets every copy of it is a visible part of a step.
+// beyond a uniform shrink. x comes by pointer, and goes on so (observe, the
+// scratch's query): a Vector is ten words, and at small budgets every copy
+// of it is a visible part of a step. A pointer through the interface
+// escapes, so it points into memory that is already on the heap: the
+// learner's own copy (base.query) or the caller's batch.
 type rule interface {
-	learn(x engine.Vector, t target) (updated bool, err error)
+	learn(x *engine.Vector, t target) (updated bool, err error)
 }
 
 // base is what every learner shares: the support set, the global scale of
@@ -121,6 +122,7 @@ type base struct {
 	probs  []float64 // probabilities of the last Learn
 
 	scratch engine.Scratch // the kernel values of the last evaluation, for the update
+	query   engine.Vector  // Learn's x, where rule.learn can point (it holds x's slices until the next Learn, as scratch does)
 }
 
 // scorer is implemented by the learners whose scores are not the sums of
@@ -173,17 +175,27 @@ func (b *base) observe(x *engine.Vector, t target) (*judgment, error) {
 }
 
 // learn predicts x, then learns it with label y (checked against the task).
-// The step's Scores and Probabilities alias the learner's buffers. The step
-// is written where the caller receives it, field by field: a Step is ten
-// words, and copies of it through the layers of a call cost as much as
-// some learners' updates.
+// The step's Scores and Probabilities alias the learner's buffers.
 func (b *base) learn(x *engine.Vector, y float64) (st Step, err error) {
+	b.query = *x
+	err = b.learnTo(&st, &b.query, y)
+	return st, err
+}
+
+// learnTo is learn, writing the step into *st, which it finds zero, field by
+// field. A Step is ten words: returned in registers, its caller spills and
+// copies it with loads wider than the spill's stores, which the processor
+// cannot forward (about 5% of a pass at B = 100); written in place, as
+// learnBatch does, there is no copy. x must stay where it is until learnTo
+// returns (see rule).
+func (b *base) learnTo(st *Step, x *engine.Vector, y float64) error {
 	t, err := b.labels.target(y)
 	if err != nil {
-		return Step{}, fmt.Errorf("%v: %w", b.algo, err)
+		return fmt.Errorf("%v: %w", b.algo, err)
 	}
-	if st.Updated, err = b.rule.learn(*x, t); err != nil {
-		return Step{}, err
+	updated, err := b.rule.learn(x, t)
+	if err != nil {
+		return err
 	}
 	var probs []float64
 	if b.cal != nil {
@@ -191,10 +203,11 @@ func (b *base) learn(x *engine.Vector, y float64) (st Step, err error) {
 	}
 	b.predict(&st.Prediction, b.scores, probs)
 	st.Mistake = b.labels.task != task.Regression && st.Label != y
+	st.Updated = updated
 	if b.cal != nil {
 		b.cal.learn(b.scores, t.class, b.probs)
 	}
-	return st, nil
+	return nil
 }
 
 // predict writes into p what the task predicts from the scores f and, when
@@ -251,16 +264,16 @@ func (b *base) learnBatch(ctx context.Context, xs []engine.Vector, ys []float64,
 		return dst[:0], fmt.Errorf("%v: %d examples and %d labels", b.algo, len(xs), len(ys))
 	}
 	dst = dst[:0]
-	for i, x := range xs {
+	for i := range xs {
 		if i%batchCheck == 0 && ctx.Err() != nil {
 			return dst, ctx.Err()
 		}
-		st, err := b.learn(&x, ys[i])
-		if err != nil {
-			return dst, fmt.Errorf("example %d: %w", i, err)
+		dst = append(dst, Step{}) // written in place (see learnTo)
+		st := &dst[i]
+		if err := b.learnTo(st, &xs[i], ys[i]); err != nil {
+			return dst[:i], fmt.Errorf("example %d: %w", i, err)
 		}
 		st.Scores, st.Probabilities = slices.Clone(st.Scores), slices.Clone(st.Probabilities)
-		dst = append(dst, st)
 	}
 	return dst, nil
 }

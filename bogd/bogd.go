@@ -54,8 +54,8 @@ func (l *uniform) key(i int32) float32 {
 	return float32(math.Abs(float64(l.set.WeightColumn(l.pat[i].lead())[i])))
 }
 
-func (l *uniform) learn(x engine.Vector, t target) (updated bool, err error) {
-	j, err := l.observe(&x, t)
+func (l *uniform) learn(x *engine.Vector, t target) (updated bool, err error) {
+	j, err := l.observe(x, t)
 	if err != nil {
 		return false, err
 	}

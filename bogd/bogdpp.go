@@ -65,8 +65,8 @@ func newNonUniform(b base) *nonUniform {
 	return l
 }
 
-func (l *nonUniform) learn(x engine.Vector, t target) (updated bool, err error) {
-	j, err := l.observe(&x, t)
+func (l *nonUniform) learn(x *engine.Vector, t target) (updated bool, err error) {
+	j, err := l.observe(x, t)
 	if err != nil {
 		return false, err
 	}

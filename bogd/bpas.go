@@ -46,8 +46,8 @@ func newBPAS(b base) *bpas {
 	return &bpas{base: b, alpha: make([]float64, b.cfg.Budget*b.outputs), beta: make([]float64, b.outputs), fr: make([]float64, b.outputs), step: make([]float64, b.outputs), costs: make([]float64, b.cfg.Budget)}
 }
 
-func (l *bpas) learn(x engine.Vector, t target) (updated bool, err error) {
-	j, err := l.observe(&x, t)
+func (l *bpas) learn(x *engine.Vector, t target) (updated bool, err error) {
+	j, err := l.observe(x, t)
 	if err != nil {
 		return false, err
 	}

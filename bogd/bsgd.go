@@ -79,8 +79,8 @@ func newBSGD(b base) *bsgd {
 // for the same one (it rounds κ to 8 digits).
 const identical = 1 - 0.5e-8
 
-func (l *bsgd) learn(x engine.Vector, t target) (updated bool, err error) {
-	j, err := l.observe(&x, t)
+func (l *bsgd) learn(x *engine.Vector, t target) (updated bool, err error) {
+	j, err := l.observe(x, t)
 	if err != nil {
 		return false, err
 	}

@@ -49,8 +49,8 @@ func newFOGD(b base) (*fogd, error) {
 	}, nil
 }
 
-func (l *fogd) learn(x engine.Vector, t target) (updated bool, err error) {
-	j, err := l.observe(&x, t)
+func (l *fogd) learn(x *engine.Vector, t target) (updated bool, err error) {
+	j, err := l.observe(x, t)
 	if err != nil || !l.labels.violated(j, false) {
 		return false, err
 	}

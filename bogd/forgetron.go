@@ -74,8 +74,8 @@ func newForgetron(b base) *forgetron {
 	}
 }
 
-func (l *forgetron) learn(x engine.Vector, t target) (updated bool, err error) {
-	j, err := l.observe(&x, t)
+func (l *forgetron) learn(x *engine.Vector, t target) (updated bool, err error) {
+	j, err := l.observe(x, t)
 	if err != nil {
 		return false, err
 	}

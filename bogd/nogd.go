@@ -83,8 +83,8 @@ func newNOGD(b base) *nogd {
 	return &nogd{base: b, rank: b.cfg.Rank, w: make([]float64, b.outputs*b.cfg.Rank), w32: make([]float32, lanesOf(b.cfg.Rank))}
 }
 
-func (l *nogd) learn(x engine.Vector, t target) (updated bool, err error) {
-	j, err := l.observe(&x, t)
+func (l *nogd) learn(x *engine.Vector, t target) (updated bool, err error) {
+	j, err := l.observe(x, t)
 	if err != nil || !l.labels.violated(j, false) {
 		return false, err
 	}

@@ -21,8 +21,8 @@ type norma struct {
 	eps float64 // the current ε
 }
 
-func (l *norma) learn(x engine.Vector, t target) (updated bool, err error) {
-	j, err := l.observe(&x, t)
+func (l *norma) learn(x *engine.Vector, t target) (updated bool, err error) {
+	j, err := l.observe(x, t)
 	if err != nil {
 		return false, err
 	}

@@ -19,8 +19,8 @@ import "github.com/bogd-project/bogd/engine"
 // the loss.
 type ogd struct{ base }
 
-func (l *ogd) learn(x engine.Vector, t target) (updated bool, err error) {
-	j, err := l.observe(&x, t)
+func (l *ogd) learn(x *engine.Vector, t target) (updated bool, err error) {
+	j, err := l.observe(x, t)
 	if err != nil {
 		return false, err
 	}

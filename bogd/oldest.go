@@ -24,8 +24,8 @@ type oldest struct {
 
 func newOldest(b base) *oldest { return &oldest{base: b, age: newFIFO(b.cfg.Budget)} }
 
-func (l *oldest) learn(x engine.Vector, t target) (updated bool, err error) {
-	j, err := l.observe(&x, t)
+func (l *oldest) learn(x *engine.Vector, t target) (updated bool, err error) {
+	j, err := l.observe(x, t)
 	if err != nil {
 		return false, err
 	}

@@ -14,8 +14,8 @@ import (
 // authors' perceptron.m in every task.
 type perceptron struct{ base }
 
-func (l *perceptron) learn(x engine.Vector, t target) (updated bool, err error) {
-	j, err := l.observe(&x, t)
+func (l *perceptron) learn(x *engine.Vector, t target) (updated bool, err error) {
+	j, err := l.observe(x, t)
 	if err != nil || !l.labels.wrong(j) {
 		return false, err
 	}

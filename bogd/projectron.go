@@ -113,8 +113,8 @@ func newProjectron(b base) *projectron {
 	return l
 }
 
-func (l *projectron) learn(x engine.Vector, t target) (updated bool, err error) {
-	j, err := l.observe(&x, t)
+func (l *projectron) learn(x *engine.Vector, t target) (updated bool, err error) {
+	j, err := l.observe(x, t)
 	if err != nil {
 		return false, err
 	}
@@ -125,7 +125,7 @@ func (l *projectron) learn(x engine.Vector, t target) (updated bool, err error) 
 			l.kinv[0] = 1
 			return true, l.push(step, j.dir)
 		}
-		delta2, _, err := l.project(&x, m)
+		delta2, _, err := l.project(x, m)
 		if err != nil {
 			return false, err
 		}
@@ -146,7 +146,7 @@ func (l *projectron) learn(x engine.Vector, t target) (updated bool, err error) 
 	if !(loss > 0 && (loss < 1 || l.labels.task == task.Multiclass)) {
 		return false, nil
 	}
-	delta2, p, err := l.project(&x, m)
+	delta2, p, err := l.project(x, m)
 	if err != nil {
 		return false, err
 	}

@@ -9,8 +9,8 @@ import "github.com/bogd-project/bogd/engine"
 // discarded.
 type rbp struct{ base }
 
-func (l *rbp) learn(x engine.Vector, t target) (updated bool, err error) {
-	j, err := l.observe(&x, t)
+func (l *rbp) learn(x *engine.Vector, t target) (updated bool, err error) {
+	j, err := l.observe(x, t)
 	if err != nil || !l.labels.wrong(j) {
 		return false, err
 	}
