@@ -175,7 +175,13 @@ func (b *base) observe(x *engine.Vector, t target) (*judgment, error) {
 }
 
 // learn predicts x, then learns it with label y (checked against the task).
-// The step's Scores and Probabilities alias the learner's buffers.
+// The step's Scores and Probabilities alias the learner's buffers. Not
+// inlined: inlined into Learn, it copied the step that learnTo had just
+// written field by field with wider loads, which the processor cannot
+// forward (2–6% of a step at B = 100); returned from here, the step's
+// words are read one by one.
+//
+//go:noinline
 func (b *base) learn(x *engine.Vector, y float64) (st Step, err error) {
 	b.query = *x
 	err = b.learnTo(&st, &b.query, y)
