@@ -615,13 +615,13 @@ func TestReplaceKeepsOtherSlots(t *testing.T) {
 	})
 }
 
-// TestFullRow holds fullRow, which checks four features at a time, to the
-// feature-by-feature rule over every length up to 13 and a flaw at every
-// position: an index out of place, an infinity, a NaN, the largest finite
-// values passing.
+// TestFullRow: a sparse query that sets every feature (simd.FullRow's
+// check, eight features at a time) is valid exactly as the feature-by-feature
+// rule says, over every length up to 13 and a flaw at every position: an
+// index out of place, an infinity, a NaN; the extreme finite values pass.
 func TestFullRow(t *testing.T) {
 	nan, inf := float32(math.NaN()), float32(math.Inf(1))
-	for n := 0; n <= 13; n++ {
+	for n := 1; n <= 13; n++ {
 		row := func() ([]int32, []float32) {
 			idx, val := make([]int32, n), make([]float32, n)
 			for k := range n {
@@ -629,9 +629,9 @@ func TestFullRow(t *testing.T) {
 			}
 			return idx, val
 		}
-		idx, val := row()
-		if !fullRow(idx, val) {
-			t.Fatalf("n = %d: a full row refused", n)
+		full := Sparse(row())
+		if err := full.validate(n); err != nil {
+			t.Fatalf("n = %d: a full row refused: %v", n, err)
 		}
 		for k := range n {
 			for _, flaw := range []struct {
@@ -641,7 +641,7 @@ func TestFullRow(t *testing.T) {
 			}{
 				{"index +1", func(idx []int32, _ []float32) { idx[k]++ }, false},
 				{"index −1", func(idx []int32, _ []float32) { idx[k]-- }, false},
-				{"index 2³¹", func(idx []int32, _ []float32) { idx[k] = math.MinInt32 }, false},
+				{"index −2³¹", func(idx []int32, _ []float32) { idx[k] = math.MinInt32 }, false},
 				{"+Inf", func(_ []int32, val []float32) { val[k] = inf }, false},
 				{"−Inf", func(_ []int32, val []float32) { val[k] = -inf }, false},
 				{"NaN", func(_ []int32, val []float32) { val[k] = nan }, false},
@@ -650,8 +650,9 @@ func TestFullRow(t *testing.T) {
 			} {
 				idx, val := row()
 				flaw.bad(idx, val)
-				if got := fullRow(idx, val); got != flaw.ok {
-					t.Errorf("n = %d, %s at %d: fullRow %v, want %v", n, flaw.name, k, got, flaw.ok)
+				v := Sparse(idx, val)
+				if err := v.validate(n); (err == nil) != flaw.ok {
+					t.Errorf("n = %d, %s at %d: %v, want valid %v", n, flaw.name, k, err, flaw.ok)
 				}
 			}
 		}

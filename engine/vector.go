@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"math"
+
+	"github.com/bogd-project/bogd/simd"
 )
 
 // Vector is one input point, dense or sparse. Exactly one form is used: a
@@ -61,8 +63,8 @@ func (v *Vector) validate(dim int) error {
 	if len(idx) != len(val) {
 		return fmt.Errorf("sparse vector with %d indices and %d values", len(idx), len(val))
 	}
-	if len(idx) == dim && fullRow(idx, val) {
-		return nil
+	if len(idx) == dim && simd.FullRow(idx, val) {
+		return nil // every feature set, in order, finite: codrna's rows, nearly all
 	}
 	// One test per feature here, the message after: the loop is part of
 	// every step of a learner.
@@ -74,22 +76,6 @@ func (v *Vector) validate(dim int) error {
 		prev = j
 	}
 	return nil
-}
-
-// fullRow reports whether idx is 0, 1, …, len(idx)−1 and every value is
-// finite: a valid sparse row with every feature set (codrna's rows, nearly
-// all). It tells it without a branch per feature, ORing what would fail:
-// an index unlike its position, an exponent of all ones (adding 2²³ to
-// it carries into the sign bit). The general check finds what is wrong.
-func fullRow(idx []int32, val []float32) bool {
-	const exponent, carry = 0x7f800000, 0x00800000
-	val = val[:len(idx)]
-	var wrong, nonFinite uint32
-	for k, j := range idx {
-		wrong |= uint32(j) ^ uint32(k)
-		nonFinite |= math.Float32bits(val[k])&exponent + carry
-	}
-	return wrong == 0 && nonFinite>>31 == 0
 }
 
 // badFeature says what is wrong with feature k of a sparse vector, whose

@@ -248,6 +248,16 @@ func prefetch(p *byte) {
 	}
 }
 
+func fullRow(idx []int32, val []float32) bool {
+	switch {
+	case useAVX512:
+		return fullRowAVX512(idx, val)
+	case useAVX2:
+		return fullRowAVX2(idx, val)
+	}
+	return fullRowGeneric(idx, val)
+}
+
 func paCosts(q []float64, kernels []float32, alpha []float64, factor, step, f, o, s, eps, c float64, mask uint64) (best int, least float64) {
 	switch {
 	case useAVX512:

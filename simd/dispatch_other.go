@@ -55,6 +55,8 @@ func fmaFlops() int { return fmaFlopsGeneric }
 
 func prefetch(p *byte) { prefetchGeneric(p) }
 
+func fullRow(idx []int32, val []float32) bool { return fullRowGeneric(idx, val) }
+
 func paCosts(q []float64, kernels []float32, alpha []float64, factor, step, f, o, s, eps, c float64, mask uint64) (best int, least float64) {
 	return paCostsGeneric(q, kernels, alpha, factor, step, f, o, s, eps, c, mask)
 }

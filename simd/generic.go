@@ -518,6 +518,20 @@ func fmaLoopGeneric(n int, mul, add, seed float32) float32 {
 // changes no result.
 func prefetchGeneric(*byte) {}
 
+func fullRowGeneric(idx []int32, val []float32) bool { return fullRowFrom(idx, val, 0) }
+
+// fullRowFrom is fullRowGeneric for indices counted from first: FullRow's
+// tail after the kernel's whole registers.
+func fullRowFrom(idx []int32, val []float32, first int) bool {
+	val = val[:len(idx)]
+	for k, j := range idx {
+		if int(j) != first+k || math.Float32bits(val[k])&0x7f800000 == 0x7f800000 {
+			return false
+		}
+	}
+	return true
+}
+
 // paCostsGeneric is the reference loop of paCosts (see its doc in the
 // generated declarations). The float64 conversions round every product
 // once, so that no compiler fuses it into a multiply-add: the assembly's

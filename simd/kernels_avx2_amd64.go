@@ -298,6 +298,23 @@ func sqdist64AVX2(dst []float64, x []float32, tiles []float32, dim int)
 //go:noescape
 func prefetchAVX2(p *byte)
 
+// fullRowAVX2 is fullRowGeneric for AVX2 and FMA:
+//
+//	for k := range idx {
+//		if idx[k] != int32(k) || math.Float32bits(val[k])&0x7f800000 == 0x7f800000 {
+//			return false
+//		}
+//	}
+//	return true
+//
+// eight features at a time, in ymm registers on both backends. len(idx) must
+// be a multiple of 8 and val at least as long.
+//
+// Requires: AVX, AVX2
+//
+//go:noescape
+func fullRowAVX2(idx []int32, val []float32) bool
+
 // paCostsAVX2 is paCostsGeneric for AVX2 and FMA:
 //
 //	best, least := -1, math.Inf(1)

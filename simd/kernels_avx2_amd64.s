@@ -7305,6 +7305,65 @@ TEXT ·prefetchAVX2(SB), NOSPLIT, $0-8
 	PREFETCHT0 (AX)
 	RET
 
+// func fullRowAVX2(idx []int32, val []float32) bool
+// Requires: AVX, AVX2
+TEXT ·fullRowAVX2(SB), NOSPLIT, $0-49
+	MOVQ     idx_base+0(FP), AX
+	MOVQ     val_base+24(FP), CX
+	MOVQ     idx_len+8(FP), DX
+	VMOVDQU  fullrowlanes<>+0(SB), Y0
+	VMOVDQU  fullrowlanes<>+32(SB), Y1
+	VMOVDQU  fullrowlanes<>+64(SB), Y2
+	VPCMPEQD Y3, Y3, Y3
+
+fullrow_loop_156:
+	TESTQ    DX, DX
+	JZ       fullrow_done_157
+	VPCMPEQD (AX), Y0, Y4
+	VPAND    (CX), Y2, Y5
+	VPCMPEQD Y2, Y5, Y5
+	VPANDN   Y4, Y5, Y4
+	VPAND    Y4, Y3, Y3
+	VPADDD   Y1, Y0, Y0
+	ADDQ     $0x00000020, AX
+	ADDQ     $0x00000020, CX
+	SUBQ     $0x00000008, DX
+	JMP      fullrow_loop_156
+
+fullrow_done_157:
+	VPMOVMSKB Y3, AX
+	CMPL      AX, $0xffffffff
+	SETEQ     AL
+	VZEROUPPER
+	MOVB      AL, ret+48(FP)
+	RET
+
+DATA fullrowlanes<>+0(SB)/4, $0x00000000
+DATA fullrowlanes<>+4(SB)/4, $0x00000001
+DATA fullrowlanes<>+8(SB)/4, $0x00000002
+DATA fullrowlanes<>+12(SB)/4, $0x00000003
+DATA fullrowlanes<>+16(SB)/4, $0x00000004
+DATA fullrowlanes<>+20(SB)/4, $0x00000005
+DATA fullrowlanes<>+24(SB)/4, $0x00000006
+DATA fullrowlanes<>+28(SB)/4, $0x00000007
+DATA fullrowlanes<>+32(SB)/4, $0x00000008
+DATA fullrowlanes<>+36(SB)/4, $0x00000008
+DATA fullrowlanes<>+40(SB)/4, $0x00000008
+DATA fullrowlanes<>+44(SB)/4, $0x00000008
+DATA fullrowlanes<>+48(SB)/4, $0x00000008
+DATA fullrowlanes<>+52(SB)/4, $0x00000008
+DATA fullrowlanes<>+56(SB)/4, $0x00000008
+DATA fullrowlanes<>+60(SB)/4, $0x00000008
+DATA fullrowlanes<>+64(SB)/4, $0x7f800000
+DATA fullrowlanes<>+68(SB)/4, $0x7f800000
+DATA fullrowlanes<>+72(SB)/4, $0x7f800000
+DATA fullrowlanes<>+76(SB)/4, $0x7f800000
+DATA fullrowlanes<>+80(SB)/4, $0x7f800000
+DATA fullrowlanes<>+84(SB)/4, $0x7f800000
+DATA fullrowlanes<>+88(SB)/4, $0x7f800000
+DATA fullrowlanes<>+92(SB)/4, $0x7f800000
+GLOBL fullrowlanes<>(SB), RODATA|NOPTR, $96
+
 // func paCostsAVX2(q []float64, kernels []float32, alpha []float64, factor float64, step float64, f float64, o float64, s float64, eps float64, c float64, mask uint64) (best int, least float64)
 // Requires: AVX, AVX2
 TEXT ·paCostsAVX2(SB), NOSPLIT, $0-152
@@ -7327,9 +7386,9 @@ TEXT ·paCostsAVX2(SB), NOSPLIT, $0-152
 	VPSRLQ   $0x35, Y9, Y9
 	VPSLLQ   $0x34, Y9, Y9
 	TESTQ    BX, BX
-	JZ       done_159
+	JZ       done_161
 
-single_158:
+single_160:
 	// kr = factor·k, akr = a·kr, beta = akr + step
 	VCVTPS2PD (CX), Y10
 	VMULPD    Y10, Y0, Y10
@@ -7366,9 +7425,9 @@ single_158:
 	ADDQ   $0x00000010, CX
 	ADDQ   $0x00000020, DX
 	SUBQ   $0x00000004, BX
-	JNZ    single_158
+	JNZ    single_160
 
-done_159:
+done_161:
 	// horizontal min
 	VEXTRACTF128 $0x01, Y9, X0
 	VMINPD       X0, X9, X0
@@ -7385,27 +7444,27 @@ done_159:
 	VPSRLQ   $0x35, Y1, Y1
 	VPSLLQ   $0x34, Y1, Y1
 	VUCOMISD X1, X0
-	JE       none_160
+	JE       none_162
 	MOVQ     q_base+0(FP), CX
 	MOVQ     q_len+8(FP), DX
 	XORQ     AX, AX
 
-search_161:
+search_163:
 	VCMPPD    $0x00, (CX)(AX*8), Y0, Y1
 	VMOVMSKPD Y1, BX
 	TESTL     BX, BX
-	JNZ       found_162
+	JNZ       found_164
 	ADDQ      $0x00000004, AX
 	CMPQ      AX, DX
-	JB        search_161
+	JB        search_163
 	MOVQ      $-1, AX
-	JMP       none_160
+	JMP       none_162
 
-found_162:
+found_164:
 	BSFL BX, BX
 	ADDQ BX, AX
 
-none_160:
+none_162:
 	MOVQ AX, best+136(FP)
 	VZEROUPPER
 	RET
@@ -7442,9 +7501,9 @@ TEXT ·mulAdd64AVX2(SB), NOSPLIT, $0-112
 	VMOVUPD (R10)(BX*2), Y10
 	VMOVUPD 32(R10)(BX*2), Y11
 	TESTQ   R9, R9
-	JZ      done_164
+	JZ      done_166
 
-terms_163:
+terms_165:
 	VMOVUPD      (DX), Y12
 	VMOVUPD      32(DX), Y13
 	VBROADCASTSD (CX), Y14
@@ -7481,9 +7540,9 @@ terms_163:
 	ADDQ         DI, R11
 	ADDQ         R8, DX
 	DECQ         R9
-	JNZ          terms_163
+	JNZ          terms_165
 
-done_164:
+done_166:
 	VMOVUPD Y0, (AX)
 	VMOVUPD Y1, 32(AX)
 	VMOVUPD Y2, (AX)(BX*1)
@@ -7525,9 +7584,9 @@ TEXT ·mulAdd64HalfAVX2(SB), NOSPLIT, $0-112
 	VMOVUPD (R10)(BX*1), Y4
 	VMOVUPD (R10)(BX*2), Y5
 	TESTQ   R9, R9
-	JZ      done_166
+	JZ      done_168
 
-terms_165:
+terms_167:
 	VMOVUPD      (DX), Y6
 	VBROADCASTSD (CX), Y7
 	VMULPD       Y6, Y7, Y7
@@ -7551,9 +7610,9 @@ terms_165:
 	ADDQ         DI, R11
 	ADDQ         R8, DX
 	DECQ         R9
-	JNZ          terms_165
+	JNZ          terms_167
 
-done_166:
+done_168:
 	VMOVUPD Y0, (AX)
 	VMOVUPD Y1, (AX)(BX*1)
 	VMOVUPD Y2, (AX)(BX*2)
@@ -7568,22 +7627,22 @@ done_166:
 TEXT ·scoreTilesAVX2(SB), NOSPLIT, $0-156
 	MOVQ dst_len+8(FP), AX
 	CMPQ AX, $0x00000001
-	JE   scoreColumns1_167
+	JE   scoreColumns1_169
 	CMPQ AX, $0x00000002
-	JE   scoreColumns2_168
+	JE   scoreColumns2_170
 	CMPQ AX, $0x00000003
-	JE   scoreColumns3_169
+	JE   scoreColumns3_171
 	CMPQ AX, $0x00000004
-	JE   scoreColumns4_170
+	JE   scoreColumns4_172
 	CMPQ AX, $0x00000005
-	JE   scoreColumns5_171
+	JE   scoreColumns5_173
 	CMPQ AX, $0x00000006
-	JE   scoreColumns6_172
+	JE   scoreColumns6_174
 	CMPQ AX, $0x00000007
-	JE   scoreColumns7_173
+	JE   scoreColumns7_175
 	RET
 
-scoreColumns1_167:
+scoreColumns1_169:
 	VBROADCASTSS consts<>+32(SB), Y0
 	MOVQ         tiles_base+72(FP), AX
 	MOVQ         dim+128(FP), CX
@@ -7601,9 +7660,9 @@ scoreColumns1_167:
 	VPBROADCASTD n+136(FP), Y4
 	VXORPS       Y1, Y1, Y5
 
-tileBlocks_174:
+tileBlocks_176:
 	CMPQ   DI, $0x00000030
-	JBE    rest_175
+	JBE    rest_177
 	VXORPS Y1, Y1, Y6
 	VXORPS Y1, Y1, Y7
 	VXORPS Y1, Y1, Y8
@@ -7611,7 +7670,7 @@ tileBlocks_174:
 	MOVQ   CX, R9
 	NEGQ   R9
 
-feature_177:
+feature_179:
 	VBROADCASTSS (DX)(R9*4), Y10
 	VSUBPS       (AX), Y10, Y11
 	VFMADD231PS  Y11, Y11, Y6
@@ -7623,7 +7682,7 @@ feature_177:
 	VFMADD231PS  Y10, Y10, Y9
 	ADDQ         $0x40, AX
 	INCQ         R9
-	JNZ          feature_177
+	JNZ          feature_179
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -7756,11 +7815,11 @@ feature_177:
 	ADDQ        $0x00000080, SI
 	ADDQ        $0x00000080, R8
 	SUBQ        $0x00000020, DI
-	JMP         tileBlocks_174
+	JMP         tileBlocks_176
 
-rest_175:
+rest_177:
 	CMPQ   DI, $0x00000030
-	JNE    rest_178
+	JNE    rest_180
 	VXORPS Y1, Y1, Y6
 	VXORPS Y1, Y1, Y7
 	VXORPS Y1, Y1, Y8
@@ -7769,7 +7828,7 @@ rest_175:
 	VXORPS Y1, Y1, Y11
 	NEGQ   CX
 
-feature_179:
+feature_181:
 	VBROADCASTSS (DX)(CX*4), Y12
 	VSUBPS       (AX), Y12, Y13
 	VFMADD231PS  Y13, Y13, Y6
@@ -7785,7 +7844,7 @@ feature_179:
 	VFMADD231PS  Y12, Y12, Y11
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_179
+	JNZ          feature_181
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -7981,18 +8040,18 @@ feature_179:
 	ADDQ        $0x000000c0, SI
 	ADDQ        $0x000000c0, R8
 	SUBQ        $0x00000030, DI
-	JMP         blocksDone_176
+	JMP         blocksDone_178
 
-rest_178:
+rest_180:
 	CMPQ   DI, $0x00000020
-	JNE    rest_180
+	JNE    rest_182
 	VXORPS Y1, Y1, Y6
 	VXORPS Y1, Y1, Y7
 	VXORPS Y1, Y1, Y8
 	VXORPS Y1, Y1, Y9
 	NEGQ   CX
 
-feature_181:
+feature_183:
 	VBROADCASTSS (DX)(CX*4), Y10
 	VSUBPS       (AX), Y10, Y11
 	VFMADD231PS  Y11, Y11, Y6
@@ -8004,7 +8063,7 @@ feature_181:
 	VFMADD231PS  Y10, Y10, Y9
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_181
+	JNZ          feature_183
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -8137,16 +8196,16 @@ feature_181:
 	ADDQ        $0x00000080, SI
 	ADDQ        $0x00000080, R8
 	SUBQ        $0x00000020, DI
-	JMP         blocksDone_176
+	JMP         blocksDone_178
 
-rest_180:
+rest_182:
 	CMPQ   DI, $0x00000010
-	JNE    rest_182
+	JNE    rest_184
 	VXORPS Y1, Y1, Y6
 	VXORPS Y1, Y1, Y7
 	NEGQ   CX
 
-feature_183:
+feature_185:
 	VBROADCASTSS (DX)(CX*4), Y8
 	VSUBPS       (AX), Y8, Y9
 	VFMADD231PS  Y9, Y9, Y6
@@ -8154,7 +8213,7 @@ feature_183:
 	VFMADD231PS  Y8, Y8, Y7
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_183
+	JNZ          feature_185
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y8
@@ -8224,10 +8283,10 @@ feature_183:
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, R8
 	SUBQ        $0x00000010, DI
-	JMP         blocksDone_176
+	JMP         blocksDone_178
 
-rest_182:
-blocksDone_176:
+rest_184:
+blocksDone_178:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -8250,7 +8309,7 @@ blocksDone_176:
 	VZEROUPPER
 	RET
 
-scoreColumns2_168:
+scoreColumns2_170:
 	VBROADCASTSS consts<>+32(SB), Y0
 	MOVQ         tiles_base+72(FP), AX
 	MOVQ         dim+128(FP), CX
@@ -8272,9 +8331,9 @@ scoreColumns2_168:
 	VXORPS       Y1, Y1, Y5
 	VXORPS       Y1, Y1, Y6
 
-tileBlocks_184:
+tileBlocks_186:
 	CMPQ   DI, $0x00000030
-	JBE    rest_185
+	JBE    rest_187
 	VXORPS Y1, Y1, Y7
 	VXORPS Y1, Y1, Y8
 	VXORPS Y1, Y1, Y9
@@ -8282,7 +8341,7 @@ tileBlocks_184:
 	MOVQ   CX, R10
 	NEGQ   R10
 
-feature_187:
+feature_189:
 	VBROADCASTSS (DX)(R10*4), Y11
 	VSUBPS       (AX), Y11, Y12
 	VFMADD231PS  Y12, Y12, Y7
@@ -8294,7 +8353,7 @@ feature_187:
 	VFMADD231PS  Y11, Y11, Y10
 	ADDQ         $0x40, AX
 	INCQ         R10
-	JNZ          feature_187
+	JNZ          feature_189
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -8431,11 +8490,11 @@ feature_187:
 	ADDQ        $0x00000080, SI
 	ADDQ        $0x00000080, R8
 	SUBQ        $0x00000020, DI
-	JMP         tileBlocks_184
+	JMP         tileBlocks_186
 
-rest_185:
+rest_187:
 	CMPQ   DI, $0x00000030
-	JNE    rest_188
+	JNE    rest_190
 	VXORPS Y1, Y1, Y7
 	VXORPS Y1, Y1, Y8
 	VXORPS Y1, Y1, Y9
@@ -8444,7 +8503,7 @@ rest_185:
 	VXORPS Y1, Y1, Y12
 	NEGQ   CX
 
-feature_189:
+feature_191:
 	VBROADCASTSS (DX)(CX*4), Y13
 	VSUBPS       (AX), Y13, Y14
 	VFMADD231PS  Y14, Y14, Y7
@@ -8460,7 +8519,7 @@ feature_189:
 	VFMADD231PS  Y13, Y13, Y12
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_189
+	JNZ          feature_191
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -8698,18 +8757,18 @@ feature_189:
 	ADDQ        $0x000000c0, SI
 	ADDQ        $0x000000c0, R8
 	SUBQ        $0x00000030, DI
-	JMP         blocksDone_186
+	JMP         blocksDone_188
 
-rest_188:
+rest_190:
 	CMPQ   DI, $0x00000020
-	JNE    rest_190
+	JNE    rest_192
 	VXORPS Y1, Y1, Y7
 	VXORPS Y1, Y1, Y8
 	VXORPS Y1, Y1, Y9
 	VXORPS Y1, Y1, Y10
 	NEGQ   CX
 
-feature_191:
+feature_193:
 	VBROADCASTSS (DX)(CX*4), Y11
 	VSUBPS       (AX), Y11, Y12
 	VFMADD231PS  Y12, Y12, Y7
@@ -8721,7 +8780,7 @@ feature_191:
 	VFMADD231PS  Y11, Y11, Y10
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_191
+	JNZ          feature_193
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -8858,16 +8917,16 @@ feature_191:
 	ADDQ        $0x00000080, SI
 	ADDQ        $0x00000080, R8
 	SUBQ        $0x00000020, DI
-	JMP         blocksDone_186
+	JMP         blocksDone_188
 
-rest_190:
+rest_192:
 	CMPQ   DI, $0x00000010
-	JNE    rest_192
+	JNE    rest_194
 	VXORPS Y1, Y1, Y7
 	VXORPS Y1, Y1, Y8
 	NEGQ   CX
 
-feature_193:
+feature_195:
 	VBROADCASTSS (DX)(CX*4), Y9
 	VSUBPS       (AX), Y9, Y10
 	VFMADD231PS  Y10, Y10, Y7
@@ -8875,7 +8934,7 @@ feature_193:
 	VFMADD231PS  Y9, Y9, Y8
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_193
+	JNZ          feature_195
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y9
@@ -8947,10 +9006,10 @@ feature_193:
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, R8
 	SUBQ        $0x00000010, DI
-	JMP         blocksDone_186
+	JMP         blocksDone_188
 
-rest_192:
-blocksDone_186:
+rest_194:
+blocksDone_188:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -8982,7 +9041,7 @@ blocksDone_186:
 	VZEROUPPER
 	RET
 
-scoreColumns3_169:
+scoreColumns3_171:
 	VBROADCASTSS consts<>+32(SB), Y0
 	MOVQ         tiles_base+72(FP), AX
 	MOVQ         dim+128(FP), CX
@@ -9005,9 +9064,9 @@ scoreColumns3_169:
 	VXORPS       Y1, Y1, Y6
 	VXORPS       Y1, Y1, Y7
 
-tileBlocks_194:
+tileBlocks_196:
 	CMPQ   DI, $0x00000030
-	JBE    rest_195
+	JBE    rest_197
 	VXORPS Y1, Y1, Y8
 	VXORPS Y1, Y1, Y9
 	VXORPS Y1, Y1, Y10
@@ -9015,7 +9074,7 @@ tileBlocks_194:
 	MOVQ   CX, R10
 	NEGQ   R10
 
-feature_197:
+feature_199:
 	VBROADCASTSS (DX)(R10*4), Y12
 	VSUBPS       (AX), Y12, Y13
 	VFMADD231PS  Y13, Y13, Y8
@@ -9027,7 +9086,7 @@ feature_197:
 	VFMADD231PS  Y12, Y12, Y11
 	ADDQ         $0x40, AX
 	INCQ         R10
-	JNZ          feature_197
+	JNZ          feature_199
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -9168,11 +9227,11 @@ feature_197:
 	ADDQ        $0x00000080, SI
 	ADDQ        $0x00000080, R8
 	SUBQ        $0x00000020, DI
-	JMP         tileBlocks_194
+	JMP         tileBlocks_196
 
-rest_195:
+rest_197:
 	CMPQ   DI, $0x00000030
-	JNE    rest_198
+	JNE    rest_200
 	VXORPS Y1, Y1, Y8
 	VXORPS Y1, Y1, Y9
 	VXORPS Y1, Y1, Y10
@@ -9181,7 +9240,7 @@ rest_195:
 	VXORPS Y1, Y1, Y13
 	NEGQ   CX
 
-feature_199:
+feature_201:
 	VBROADCASTSS (DX)(CX*4), Y14
 	VSUBPS       (AX), Y14, Y15
 	VFMADD231PS  Y15, Y15, Y8
@@ -9197,7 +9256,7 @@ feature_199:
 	VFMADD231PS  Y14, Y14, Y13
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_199
+	JNZ          feature_201
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -9441,18 +9500,18 @@ feature_199:
 	ADDQ        $0x000000c0, SI
 	ADDQ        $0x000000c0, R8
 	SUBQ        $0x00000030, DI
-	JMP         blocksDone_196
+	JMP         blocksDone_198
 
-rest_198:
+rest_200:
 	CMPQ   DI, $0x00000020
-	JNE    rest_200
+	JNE    rest_202
 	VXORPS Y1, Y1, Y8
 	VXORPS Y1, Y1, Y9
 	VXORPS Y1, Y1, Y10
 	VXORPS Y1, Y1, Y11
 	NEGQ   CX
 
-feature_201:
+feature_203:
 	VBROADCASTSS (DX)(CX*4), Y12
 	VSUBPS       (AX), Y12, Y13
 	VFMADD231PS  Y13, Y13, Y8
@@ -9464,7 +9523,7 @@ feature_201:
 	VFMADD231PS  Y12, Y12, Y11
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_201
+	JNZ          feature_203
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -9605,16 +9664,16 @@ feature_201:
 	ADDQ        $0x00000080, SI
 	ADDQ        $0x00000080, R8
 	SUBQ        $0x00000020, DI
-	JMP         blocksDone_196
+	JMP         blocksDone_198
 
-rest_200:
+rest_202:
 	CMPQ   DI, $0x00000010
-	JNE    rest_202
+	JNE    rest_204
 	VXORPS Y1, Y1, Y8
 	VXORPS Y1, Y1, Y9
 	NEGQ   CX
 
-feature_203:
+feature_205:
 	VBROADCASTSS (DX)(CX*4), Y10
 	VSUBPS       (AX), Y10, Y11
 	VFMADD231PS  Y11, Y11, Y8
@@ -9622,7 +9681,7 @@ feature_203:
 	VFMADD231PS  Y10, Y10, Y9
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_203
+	JNZ          feature_205
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y10
@@ -9696,10 +9755,10 @@ feature_203:
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, R8
 	SUBQ        $0x00000010, DI
-	JMP         blocksDone_196
+	JMP         blocksDone_198
 
-rest_202:
-blocksDone_196:
+rest_204:
+blocksDone_198:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -9740,7 +9799,7 @@ blocksDone_196:
 	VZEROUPPER
 	RET
 
-scoreColumns4_170:
+scoreColumns4_172:
 	VBROADCASTSS consts<>+32(SB), Y0
 	MOVQ         tiles_base+72(FP), AX
 	MOVQ         dim+128(FP), CX
@@ -9764,9 +9823,9 @@ scoreColumns4_170:
 	VXORPS       Y1, Y1, Y7
 	VXORPS       Y1, Y1, Y8
 
-tileBlocks_204:
+tileBlocks_206:
 	CMPQ   DI, $0x00000020
-	JBE    rest_205
+	JBE    rest_207
 	VXORPS Y1, Y1, Y9
 	VXORPS Y1, Y1, Y10
 	VXORPS Y1, Y1, Y11
@@ -9774,7 +9833,7 @@ tileBlocks_204:
 	MOVQ   CX, R11
 	NEGQ   R11
 
-feature_207:
+feature_209:
 	VBROADCASTSS (DX)(R11*4), Y13
 	VSUBPS       (AX), Y13, Y14
 	VFMADD231PS  Y14, Y14, Y9
@@ -9786,7 +9845,7 @@ feature_207:
 	VFMADD231PS  Y13, Y13, Y12
 	ADDQ         $0x40, AX
 	INCQ         R11
-	JNZ          feature_207
+	JNZ          feature_209
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -9955,18 +10014,18 @@ feature_207:
 	ADDQ        $0x00000080, SI
 	ADDQ        $0x00000080, R8
 	SUBQ        $0x00000020, DI
-	JMP         tileBlocks_204
+	JMP         tileBlocks_206
 
-rest_205:
+rest_207:
 	CMPQ   DI, $0x00000020
-	JNE    rest_208
+	JNE    rest_210
 	VXORPS Y1, Y1, Y9
 	VXORPS Y1, Y1, Y10
 	VXORPS Y1, Y1, Y11
 	VXORPS Y1, Y1, Y12
 	NEGQ   CX
 
-feature_209:
+feature_211:
 	VBROADCASTSS (DX)(CX*4), Y13
 	VSUBPS       (AX), Y13, Y14
 	VFMADD231PS  Y14, Y14, Y9
@@ -9978,7 +10037,7 @@ feature_209:
 	VFMADD231PS  Y13, Y13, Y12
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_209
+	JNZ          feature_211
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -10147,16 +10206,16 @@ feature_209:
 	ADDQ        $0x00000080, SI
 	ADDQ        $0x00000080, R8
 	SUBQ        $0x00000020, DI
-	JMP         blocksDone_206
+	JMP         blocksDone_208
 
-rest_208:
+rest_210:
 	CMPQ   DI, $0x00000010
-	JNE    rest_210
+	JNE    rest_212
 	VXORPS Y1, Y1, Y9
 	VXORPS Y1, Y1, Y10
 	NEGQ   CX
 
-feature_211:
+feature_213:
 	VBROADCASTSS (DX)(CX*4), Y11
 	VSUBPS       (AX), Y11, Y12
 	VFMADD231PS  Y12, Y12, Y9
@@ -10164,7 +10223,7 @@ feature_211:
 	VFMADD231PS  Y11, Y11, Y10
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_211
+	JNZ          feature_213
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y11
@@ -10240,10 +10299,10 @@ feature_211:
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, R8
 	SUBQ        $0x00000010, DI
-	JMP         blocksDone_206
+	JMP         blocksDone_208
 
-rest_210:
-blocksDone_206:
+rest_212:
+blocksDone_208:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -10293,7 +10352,7 @@ blocksDone_206:
 	VZEROUPPER
 	RET
 
-scoreColumns5_171:
+scoreColumns5_173:
 	VBROADCASTSS consts<>+32(SB), Y0
 	MOVQ         tiles_base+72(FP), AX
 	MOVQ         dim+128(FP), CX
@@ -10319,9 +10378,9 @@ scoreColumns5_171:
 	VXORPS       Y1, Y1, Y8
 	VXORPS       Y1, Y1, Y9
 
-tileBlocks_212:
+tileBlocks_214:
 	CMPQ   DI, $0x00000020
-	JBE    rest_213
+	JBE    rest_215
 	VXORPS Y1, Y1, Y10
 	VXORPS Y1, Y1, Y11
 	VXORPS Y1, Y1, Y12
@@ -10329,7 +10388,7 @@ tileBlocks_212:
 	MOVQ   CX, R12
 	NEGQ   R12
 
-feature_215:
+feature_217:
 	VBROADCASTSS (DX)(R12*4), Y14
 	VSUBPS       (AX), Y14, Y15
 	VFMADD231PS  Y15, Y15, Y10
@@ -10341,7 +10400,7 @@ feature_215:
 	VFMADD231PS  Y14, Y14, Y13
 	ADDQ         $0x40, AX
 	INCQ         R12
-	JNZ          feature_215
+	JNZ          feature_217
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -10515,18 +10574,18 @@ feature_215:
 	ADDQ        $0x00000080, R8
 	ADDQ        $0x00000080, R11
 	SUBQ        $0x00000020, DI
-	JMP         tileBlocks_212
+	JMP         tileBlocks_214
 
-rest_213:
+rest_215:
 	CMPQ   DI, $0x00000020
-	JNE    rest_216
+	JNE    rest_218
 	VXORPS Y1, Y1, Y10
 	VXORPS Y1, Y1, Y11
 	VXORPS Y1, Y1, Y12
 	VXORPS Y1, Y1, Y13
 	NEGQ   CX
 
-feature_217:
+feature_219:
 	VBROADCASTSS (DX)(CX*4), Y14
 	VSUBPS       (AX), Y14, Y15
 	VFMADD231PS  Y15, Y15, Y10
@@ -10538,7 +10597,7 @@ feature_217:
 	VFMADD231PS  Y14, Y14, Y13
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_217
+	JNZ          feature_219
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -10712,16 +10771,16 @@ feature_217:
 	ADDQ        $0x00000080, R8
 	ADDQ        $0x00000080, R11
 	SUBQ        $0x00000020, DI
-	JMP         blocksDone_214
+	JMP         blocksDone_216
 
-rest_216:
+rest_218:
 	CMPQ   DI, $0x00000010
-	JNE    rest_218
+	JNE    rest_220
 	VXORPS Y1, Y1, Y10
 	VXORPS Y1, Y1, Y11
 	NEGQ   CX
 
-feature_219:
+feature_221:
 	VBROADCASTSS (DX)(CX*4), Y12
 	VSUBPS       (AX), Y12, Y13
 	VFMADD231PS  Y13, Y13, Y10
@@ -10729,7 +10788,7 @@ feature_219:
 	VFMADD231PS  Y12, Y12, Y11
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_219
+	JNZ          feature_221
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y12
@@ -10808,10 +10867,10 @@ feature_219:
 	ADDQ        $0x00000040, R8
 	ADDQ        $0x00000040, R11
 	SUBQ        $0x00000010, DI
-	JMP         blocksDone_214
+	JMP         blocksDone_216
 
-rest_218:
-blocksDone_214:
+rest_220:
+blocksDone_216:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -10870,7 +10929,7 @@ blocksDone_214:
 	VZEROUPPER
 	RET
 
-scoreColumns6_172:
+scoreColumns6_174:
 	VBROADCASTSS consts<>+32(SB), Y0
 	MOVQ         tiles_base+72(FP), AX
 	MOVQ         dim+128(FP), CX
@@ -10897,15 +10956,15 @@ scoreColumns6_172:
 	VXORPS       Y1, Y1, Y9
 	VXORPS       Y1, Y1, Y10
 
-tileBlocks_220:
+tileBlocks_222:
 	CMPQ   SI, $0x00000010
-	JBE    rest_221
+	JBE    rest_223
 	VXORPS Y1, Y1, Y11
 	VXORPS Y1, Y1, Y12
 	MOVQ   CX, R11
 	NEGQ   R11
 
-feature_223:
+feature_225:
 	VBROADCASTSS (DX)(R11*4), Y13
 	VSUBPS       (AX), Y13, Y14
 	VFMADD231PS  Y14, Y14, Y11
@@ -10913,7 +10972,7 @@ feature_223:
 	VFMADD231PS  Y13, Y13, Y12
 	ADDQ         $0x40, AX
 	INCQ         R11
-	JNZ          feature_223
+	JNZ          feature_225
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y13
@@ -11006,16 +11065,16 @@ feature_223:
 	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R10
 	SUBQ        $0x00000010, SI
-	JMP         tileBlocks_220
+	JMP         tileBlocks_222
 
-rest_221:
+rest_223:
 	CMPQ   SI, $0x00000010
-	JNE    rest_224
+	JNE    rest_226
 	VXORPS Y1, Y1, Y11
 	VXORPS Y1, Y1, Y12
 	NEGQ   CX
 
-feature_225:
+feature_227:
 	VBROADCASTSS (DX)(CX*4), Y13
 	VSUBPS       (AX), Y13, Y14
 	VFMADD231PS  Y14, Y14, Y11
@@ -11023,7 +11082,7 @@ feature_225:
 	VFMADD231PS  Y13, Y13, Y12
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_225
+	JNZ          feature_227
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y13
@@ -11116,10 +11175,10 @@ feature_225:
 	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R10
 	SUBQ        $0x00000010, SI
-	JMP         blocksDone_222
+	JMP         blocksDone_224
 
-rest_224:
-blocksDone_222:
+rest_226:
+blocksDone_224:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -11187,7 +11246,7 @@ blocksDone_222:
 	VZEROUPPER
 	RET
 
-scoreColumns7_173:
+scoreColumns7_175:
 	VBROADCASTSS consts<>+32(SB), Y0
 	MOVQ         tiles_base+72(FP), AX
 	MOVQ         dim+128(FP), CX
@@ -11215,15 +11274,15 @@ scoreColumns7_173:
 	VXORPS       Y1, Y1, Y10
 	VXORPS       Y1, Y1, Y11
 
-tileBlocks_226:
+tileBlocks_228:
 	CMPQ   SI, $0x00000010
-	JBE    rest_227
+	JBE    rest_229
 	VXORPS Y1, Y1, Y12
 	VXORPS Y1, Y1, Y13
 	MOVQ   CX, R11
 	NEGQ   R11
 
-feature_229:
+feature_231:
 	VBROADCASTSS (DX)(R11*4), Y14
 	VSUBPS       (AX), Y14, Y15
 	VFMADD231PS  Y15, Y15, Y12
@@ -11231,7 +11290,7 @@ feature_229:
 	VFMADD231PS  Y14, Y14, Y13
 	ADDQ         $0x40, AX
 	INCQ         R11
-	JNZ          feature_229
+	JNZ          feature_231
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y14
@@ -11326,16 +11385,16 @@ feature_229:
 	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R10
 	SUBQ        $0x00000010, SI
-	JMP         tileBlocks_226
+	JMP         tileBlocks_228
 
-rest_227:
+rest_229:
 	CMPQ   SI, $0x00000010
-	JNE    rest_230
+	JNE    rest_232
 	VXORPS Y1, Y1, Y12
 	VXORPS Y1, Y1, Y13
 	NEGQ   CX
 
-feature_231:
+feature_233:
 	VBROADCASTSS (DX)(CX*4), Y14
 	VSUBPS       (AX), Y14, Y15
 	VFMADD231PS  Y15, Y15, Y12
@@ -11343,7 +11402,7 @@ feature_231:
 	VFMADD231PS  Y14, Y14, Y13
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_231
+	JNZ          feature_233
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y14
@@ -11438,10 +11497,10 @@ feature_231:
 	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R10
 	SUBQ        $0x00000010, SI
-	JMP         blocksDone_228
+	JMP         blocksDone_230
 
-rest_230:
-blocksDone_228:
+rest_232:
+blocksDone_230:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -11554,11 +11613,11 @@ TEXT ·doubleAnglesAVX2(SB), NOSPLIT, $0-40
 	SHLQ $0x02, BX
 	LEAQ (BX)(BX*1), SI
 	CMPQ DX, $0x00000002
-	JB   done_232
+	JB   done_234
 
-unrolled_233:
+unrolled_235:
 	CMPQ    CX, $0x00000020
-	JB      tail_234
+	JB      tail_236
 	VMOVUPS (AX), Y0
 	VMOVUPS (AX)(BX*1), Y1
 	VMOVUPS 32(AX), Y2
@@ -11571,7 +11630,7 @@ unrolled_233:
 	MOVQ    DX, R8
 	DECQ    R8
 
-level_237:
+level_239:
 	ADDQ        SI, DI
 	VMULPS      Y1, Y1, Y8
 	VADDPS      Y1, Y1, Y1
@@ -11598,23 +11657,23 @@ level_237:
 	VMOVUPS     Y6, 96(DI)
 	VMOVUPS     Y7, 96(DI)(BX*1)
 	DECQ        R8
-	JNZ         level_237
+	JNZ         level_239
 	ADDQ        $0x00000080, AX
 	SUBQ        $0x00000020, CX
-	JMP         unrolled_233
+	JMP         unrolled_235
 
-tail_234:
+tail_236:
 	TESTQ CX, CX
-	JZ    done_236
+	JZ    done_238
 
-single_235:
+single_237:
 	VMOVUPS (AX), Y0
 	VMOVUPS (AX)(BX*1), Y1
 	MOVQ    AX, DI
 	MOVQ    DX, R8
 	DECQ    R8
 
-level_238:
+level_240:
 	ADDQ        SI, DI
 	VMULPS      Y1, Y1, Y2
 	VADDPS      Y1, Y1, Y1
@@ -11623,12 +11682,12 @@ level_238:
 	VMOVUPS     Y0, (DI)
 	VMOVUPS     Y1, (DI)(BX*1)
 	DECQ        R8
-	JNZ         level_238
+	JNZ         level_240
 	ADDQ        $0x00000020, AX
 	SUBQ        $0x00000008, CX
-	JNZ         single_235
+	JNZ         single_237
 
-done_236:
-done_232:
+done_238:
+done_234:
 	VZEROUPPER
 	RET

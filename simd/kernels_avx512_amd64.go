@@ -298,6 +298,23 @@ func sqdist64AVX512(dst []float64, x []float32, tiles []float32, dim int)
 //go:noescape
 func prefetchAVX512(p *byte)
 
+// fullRowAVX512 is fullRowGeneric for AVX-512F:
+//
+//	for k := range idx {
+//		if idx[k] != int32(k) || math.Float32bits(val[k])&0x7f800000 == 0x7f800000 {
+//			return false
+//		}
+//	}
+//	return true
+//
+// eight features at a time, in ymm registers on both backends. len(idx) must
+// be a multiple of 8 and val at least as long.
+//
+// Requires: AVX, AVX2
+//
+//go:noescape
+func fullRowAVX512(idx []int32, val []float32) bool
+
 // paCostsAVX512 is paCostsGeneric for AVX-512F:
 //
 //	best, least := -1, math.Inf(1)

@@ -9014,6 +9014,65 @@ TEXT ·prefetchAVX512(SB), NOSPLIT, $0-8
 	PREFETCHT0 (AX)
 	RET
 
+// func fullRowAVX512(idx []int32, val []float32) bool
+// Requires: AVX, AVX2
+TEXT ·fullRowAVX512(SB), NOSPLIT, $0-49
+	MOVQ     idx_base+0(FP), AX
+	MOVQ     val_base+24(FP), CX
+	MOVQ     idx_len+8(FP), DX
+	VMOVDQU  fullrowlanes<>+0(SB), Y0
+	VMOVDQU  fullrowlanes<>+32(SB), Y1
+	VMOVDQU  fullrowlanes<>+64(SB), Y2
+	VPCMPEQD Y3, Y3, Y3
+
+fullrow_loop_197:
+	TESTQ    DX, DX
+	JZ       fullrow_done_198
+	VPCMPEQD (AX), Y0, Y4
+	VPAND    (CX), Y2, Y5
+	VPCMPEQD Y2, Y5, Y5
+	VPANDN   Y4, Y5, Y4
+	VPAND    Y4, Y3, Y3
+	VPADDD   Y1, Y0, Y0
+	ADDQ     $0x00000020, AX
+	ADDQ     $0x00000020, CX
+	SUBQ     $0x00000008, DX
+	JMP      fullrow_loop_197
+
+fullrow_done_198:
+	VPMOVMSKB Y3, AX
+	CMPL      AX, $0xffffffff
+	SETEQ     AL
+	VZEROUPPER
+	MOVB      AL, ret+48(FP)
+	RET
+
+DATA fullrowlanes<>+0(SB)/4, $0x00000000
+DATA fullrowlanes<>+4(SB)/4, $0x00000001
+DATA fullrowlanes<>+8(SB)/4, $0x00000002
+DATA fullrowlanes<>+12(SB)/4, $0x00000003
+DATA fullrowlanes<>+16(SB)/4, $0x00000004
+DATA fullrowlanes<>+20(SB)/4, $0x00000005
+DATA fullrowlanes<>+24(SB)/4, $0x00000006
+DATA fullrowlanes<>+28(SB)/4, $0x00000007
+DATA fullrowlanes<>+32(SB)/4, $0x00000008
+DATA fullrowlanes<>+36(SB)/4, $0x00000008
+DATA fullrowlanes<>+40(SB)/4, $0x00000008
+DATA fullrowlanes<>+44(SB)/4, $0x00000008
+DATA fullrowlanes<>+48(SB)/4, $0x00000008
+DATA fullrowlanes<>+52(SB)/4, $0x00000008
+DATA fullrowlanes<>+56(SB)/4, $0x00000008
+DATA fullrowlanes<>+60(SB)/4, $0x00000008
+DATA fullrowlanes<>+64(SB)/4, $0x7f800000
+DATA fullrowlanes<>+68(SB)/4, $0x7f800000
+DATA fullrowlanes<>+72(SB)/4, $0x7f800000
+DATA fullrowlanes<>+76(SB)/4, $0x7f800000
+DATA fullrowlanes<>+80(SB)/4, $0x7f800000
+DATA fullrowlanes<>+84(SB)/4, $0x7f800000
+DATA fullrowlanes<>+88(SB)/4, $0x7f800000
+DATA fullrowlanes<>+92(SB)/4, $0x7f800000
+GLOBL fullrowlanes<>(SB), RODATA|NOPTR, $96
+
 // func paCostsAVX512(q []float64, kernels []float32, alpha []float64, factor float64, step float64, f float64, o float64, s float64, eps float64, c float64, mask uint64) (best int, least float64)
 // Requires: AVX, AVX2
 TEXT ·paCostsAVX512(SB), NOSPLIT, $0-152
@@ -9036,9 +9095,9 @@ TEXT ·paCostsAVX512(SB), NOSPLIT, $0-152
 	VPSRLQ   $0x35, Y9, Y9
 	VPSLLQ   $0x34, Y9, Y9
 	TESTQ    BX, BX
-	JZ       done_200
+	JZ       done_202
 
-single_199:
+single_201:
 	// kr = factor·k, akr = a·kr, beta = akr + step
 	VCVTPS2PD (CX), Y10
 	VMULPD    Y10, Y0, Y10
@@ -9075,9 +9134,9 @@ single_199:
 	ADDQ   $0x00000010, CX
 	ADDQ   $0x00000020, DX
 	SUBQ   $0x00000004, BX
-	JNZ    single_199
+	JNZ    single_201
 
-done_200:
+done_202:
 	// horizontal min
 	VEXTRACTF128 $0x01, Y9, X0
 	VMINPD       X0, X9, X0
@@ -9094,27 +9153,27 @@ done_200:
 	VPSRLQ   $0x35, Y1, Y1
 	VPSLLQ   $0x34, Y1, Y1
 	VUCOMISD X1, X0
-	JE       none_201
+	JE       none_203
 	MOVQ     q_base+0(FP), CX
 	MOVQ     q_len+8(FP), DX
 	XORQ     AX, AX
 
-search_202:
+search_204:
 	VCMPPD    $0x00, (CX)(AX*8), Y0, Y1
 	VMOVMSKPD Y1, BX
 	TESTL     BX, BX
-	JNZ       found_203
+	JNZ       found_205
 	ADDQ      $0x00000004, AX
 	CMPQ      AX, DX
-	JB        search_202
+	JB        search_204
 	MOVQ      $-1, AX
-	JMP       none_201
+	JMP       none_203
 
-found_203:
+found_205:
 	BSFL BX, BX
 	ADDQ BX, AX
 
-none_201:
+none_203:
 	MOVQ AX, best+136(FP)
 	VZEROUPPER
 	RET
@@ -9151,9 +9210,9 @@ TEXT ·mulAdd64AVX512(SB), NOSPLIT, $0-112
 	VMOVUPD (R10)(BX*2), Y10
 	VMOVUPD 32(R10)(BX*2), Y11
 	TESTQ   R9, R9
-	JZ      done_205
+	JZ      done_207
 
-terms_204:
+terms_206:
 	VMOVUPD      (DX), Y12
 	VMOVUPD      32(DX), Y13
 	VBROADCASTSD (CX), Y14
@@ -9190,9 +9249,9 @@ terms_204:
 	ADDQ         DI, R11
 	ADDQ         R8, DX
 	DECQ         R9
-	JNZ          terms_204
+	JNZ          terms_206
 
-done_205:
+done_207:
 	VMOVUPD Y0, (AX)
 	VMOVUPD Y1, 32(AX)
 	VMOVUPD Y2, (AX)(BX*1)
@@ -9234,9 +9293,9 @@ TEXT ·mulAdd64HalfAVX512(SB), NOSPLIT, $0-112
 	VMOVUPD (R10)(BX*1), Y4
 	VMOVUPD (R10)(BX*2), Y5
 	TESTQ   R9, R9
-	JZ      done_207
+	JZ      done_209
 
-terms_206:
+terms_208:
 	VMOVUPD      (DX), Y6
 	VBROADCASTSD (CX), Y7
 	VMULPD       Y6, Y7, Y7
@@ -9260,9 +9319,9 @@ terms_206:
 	ADDQ         DI, R11
 	ADDQ         R8, DX
 	DECQ         R9
-	JNZ          terms_206
+	JNZ          terms_208
 
-done_207:
+done_209:
 	VMOVUPD Y0, (AX)
 	VMOVUPD Y1, (AX)(BX*1)
 	VMOVUPD Y2, (AX)(BX*2)
@@ -9277,28 +9336,28 @@ done_207:
 TEXT ·scoreTilesAVX512(SB), NOSPLIT, $0-156
 	MOVQ dst_len+8(FP), AX
 	CMPQ AX, $0x00000001
-	JE   scoreColumns1_208
+	JE   scoreColumns1_210
 	CMPQ AX, $0x00000002
-	JE   scoreColumns2_209
+	JE   scoreColumns2_211
 	CMPQ AX, $0x00000003
-	JE   scoreColumns3_210
+	JE   scoreColumns3_212
 	CMPQ AX, $0x00000004
-	JE   scoreColumns4_211
+	JE   scoreColumns4_213
 	CMPQ AX, $0x00000005
-	JE   scoreColumns5_212
+	JE   scoreColumns5_214
 	CMPQ AX, $0x00000006
-	JE   scoreColumns6_213
+	JE   scoreColumns6_215
 	CMPQ AX, $0x00000007
-	JE   scoreColumns7_214
+	JE   scoreColumns7_216
 	CMPQ AX, $0x00000008
-	JE   scoreColumns8_215
+	JE   scoreColumns8_217
 	CMPQ AX, $0x00000009
-	JE   scoreColumns9_216
+	JE   scoreColumns9_218
 	CMPQ AX, $0x0000000a
-	JE   scoreColumns10_217
+	JE   scoreColumns10_219
 	RET
 
-scoreColumns1_208:
+scoreColumns1_210:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -9329,9 +9388,9 @@ scoreColumns1_208:
 	VPXORD       Z11, Z11, Z17
 	VPXORD       Z11, Z11, Z18
 
-tileBlocks_218:
+tileBlocks_220:
 	CMPQ   R8, $0x00000070
-	JBE    rest_219
+	JBE    rest_221
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
@@ -9339,7 +9398,7 @@ tileBlocks_218:
 	MOVQ   CX, R10
 	NEGQ   R10
 
-feature_221:
+feature_223:
 	VBROADCASTSS (DX)(R10*4), Z23
 	VSUBPS       (AX), Z23, Z24
 	VFMADD231PS  Z24, Z24, Z19
@@ -9351,7 +9410,7 @@ feature_221:
 	VFMADD231PS  Z23, Z23, Z22
 	ADDQ         $0x40, AX
 	INCQ         R10
-	JNZ          feature_221
+	JNZ          feature_223
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -9466,11 +9525,11 @@ feature_221:
 	ADDQ          $0x00000100, DI
 	ADDQ          $0x00000100, R9
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_218
+	JMP           tileBlocks_220
 
-rest_219:
+rest_221:
 	CMPQ   R8, $0x00000070
-	JNE    rest_222
+	JNE    rest_224
 	LEAQ   (AX)(BX*4), R10
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
@@ -9481,7 +9540,7 @@ rest_219:
 	VPXORD Z11, Z11, Z25
 	NEGQ   CX
 
-feature_223:
+feature_225:
 	VBROADCASTSS (DX)(CX*4), Z26
 	VSUBPS       (AX), Z26, Z27
 	VFMADD231PS  Z27, Z27, Z19
@@ -9500,7 +9559,7 @@ feature_223:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R10
 	INCQ         CX
-	JNZ          feature_223
+	JNZ          feature_225
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -9711,11 +9770,11 @@ feature_223:
 	ADDQ          $0x000001c0, DI
 	ADDQ          $0x000001c0, R9
 	SUBQ          $0x00000070, R8
-	JMP           blocksDone_220
+	JMP           blocksDone_222
 
-rest_222:
+rest_224:
 	CMPQ   R8, $0x00000060
-	JNE    rest_224
+	JNE    rest_226
 	LEAQ   (AX)(BX*4), R10
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
@@ -9725,7 +9784,7 @@ rest_222:
 	VPXORD Z11, Z11, Z24
 	NEGQ   CX
 
-feature_225:
+feature_227:
 	VBROADCASTSS (DX)(CX*4), Z25
 	VSUBPS       (AX), Z25, Z26
 	VFMADD231PS  Z26, Z26, Z19
@@ -9742,7 +9801,7 @@ feature_225:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R10
 	INCQ         CX
-	JNZ          feature_225
+	JNZ          feature_227
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -9917,11 +9976,11 @@ feature_225:
 	ADDQ          $0x00000180, DI
 	ADDQ          $0x00000180, R9
 	SUBQ          $0x00000060, R8
-	JMP           blocksDone_220
+	JMP           blocksDone_222
 
-rest_224:
+rest_226:
 	CMPQ   R8, $0x00000050
-	JNE    rest_226
+	JNE    rest_228
 	LEAQ   (AX)(BX*4), R10
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
@@ -9930,7 +9989,7 @@ rest_224:
 	VPXORD Z11, Z11, Z23
 	NEGQ   CX
 
-feature_227:
+feature_229:
 	VBROADCASTSS (DX)(CX*4), Z24
 	VSUBPS       (AX), Z24, Z25
 	VFMADD231PS  Z25, Z25, Z19
@@ -9945,7 +10004,7 @@ feature_227:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R10
 	INCQ         CX
-	JNZ          feature_227
+	JNZ          feature_229
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -10096,18 +10155,18 @@ feature_227:
 	ADDQ          $0x00000140, DI
 	ADDQ          $0x00000140, R9
 	SUBQ          $0x00000050, R8
-	JMP           blocksDone_220
+	JMP           blocksDone_222
 
-rest_226:
+rest_228:
 	CMPQ   R8, $0x00000040
-	JNE    rest_228
+	JNE    rest_230
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
 	NEGQ   CX
 
-feature_229:
+feature_231:
 	VBROADCASTSS (DX)(CX*4), Z23
 	VSUBPS       (AX), Z23, Z24
 	VFMADD231PS  Z24, Z24, Z19
@@ -10119,7 +10178,7 @@ feature_229:
 	VFMADD231PS  Z23, Z23, Z22
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_229
+	JNZ          feature_231
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -10234,17 +10293,17 @@ feature_229:
 	ADDQ          $0x00000100, DI
 	ADDQ          $0x00000100, R9
 	SUBQ          $0x00000040, R8
-	JMP           blocksDone_220
+	JMP           blocksDone_222
 
-rest_228:
+rest_230:
 	CMPQ   R8, $0x00000030
-	JNE    rest_230
+	JNE    rest_232
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
 	NEGQ   CX
 
-feature_231:
+feature_233:
 	VBROADCASTSS (DX)(CX*4), Z22
 	VSUBPS       (AX), Z22, Z23
 	VFMADD231PS  Z23, Z23, Z19
@@ -10254,7 +10313,7 @@ feature_231:
 	VFMADD231PS  Z22, Z22, Z21
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_231
+	JNZ          feature_233
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -10345,16 +10404,16 @@ feature_231:
 	ADDQ          $0x000000c0, DI
 	ADDQ          $0x000000c0, R9
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_220
+	JMP           blocksDone_222
 
-rest_230:
+rest_232:
 	CMPQ   R8, $0x00000020
-	JNE    rest_232
+	JNE    rest_234
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	NEGQ   CX
 
-feature_233:
+feature_235:
 	VBROADCASTSS (DX)(CX*4), Z21
 	VSUBPS       (AX), Z21, Z22
 	VFMADD231PS  Z22, Z22, Z19
@@ -10362,7 +10421,7 @@ feature_233:
 	VFMADD231PS  Z21, Z21, Z20
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_233
+	JNZ          feature_235
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -10429,21 +10488,21 @@ feature_233:
 	ADDQ          $0x00000080, DI
 	ADDQ          $0x00000080, R9
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_220
+	JMP           blocksDone_222
 
-rest_232:
+rest_234:
 	CMPQ   R8, $0x00000010
-	JNE    rest_234
+	JNE    rest_236
 	VPXORD Z11, Z11, Z19
 	NEGQ   CX
 
-feature_235:
+feature_237:
 	VBROADCASTSS (DX)(CX*4), Z20
 	VSUBPS       (AX), Z20, Z20
 	VFMADD231PS  Z20, Z20, Z19
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_235
+	JNZ          feature_237
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -10486,10 +10545,10 @@ feature_235:
 	ADDQ          $0x00000040, DI
 	ADDQ          $0x00000040, R9
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_220
+	JMP           blocksDone_222
 
-rest_234:
-blocksDone_220:
+rest_236:
+blocksDone_222:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -10519,7 +10578,7 @@ blocksDone_220:
 	VZEROUPPER
 	RET
 
-scoreColumns2_209:
+scoreColumns2_211:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -10551,9 +10610,9 @@ scoreColumns2_209:
 	VPXORD       Z11, Z11, Z15
 	VPXORD       Z11, Z11, Z16
 
-tileBlocks_236:
+tileBlocks_238:
 	CMPQ   R8, $0x00000070
-	JBE    rest_237
+	JBE    rest_239
 	VPXORD Z11, Z11, Z17
 	VPXORD Z11, Z11, Z18
 	VPXORD Z11, Z11, Z19
@@ -10561,7 +10620,7 @@ tileBlocks_236:
 	MOVQ   CX, R11
 	NEGQ   R11
 
-feature_239:
+feature_241:
 	VBROADCASTSS (DX)(R11*4), Z21
 	VSUBPS       (AX), Z21, Z22
 	VFMADD231PS  Z22, Z22, Z17
@@ -10573,7 +10632,7 @@ feature_239:
 	VFMADD231PS  Z21, Z21, Z20
 	ADDQ         $0x40, AX
 	INCQ         R11
-	JNZ          feature_239
+	JNZ          feature_241
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -10692,11 +10751,11 @@ feature_239:
 	ADDQ          $0x00000100, DI
 	ADDQ          $0x00000100, R9
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_236
+	JMP           tileBlocks_238
 
-rest_237:
+rest_239:
 	CMPQ   R8, $0x00000070
-	JNE    rest_240
+	JNE    rest_242
 	LEAQ   (AX)(BX*4), R11
 	VPXORD Z11, Z11, Z17
 	VPXORD Z11, Z11, Z18
@@ -10707,7 +10766,7 @@ rest_237:
 	VPXORD Z11, Z11, Z23
 	NEGQ   CX
 
-feature_241:
+feature_243:
 	VBROADCASTSS (DX)(CX*4), Z24
 	VSUBPS       (AX), Z24, Z25
 	VFMADD231PS  Z25, Z25, Z17
@@ -10726,7 +10785,7 @@ feature_241:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R11
 	INCQ         CX
-	JNZ          feature_241
+	JNZ          feature_243
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -10932,11 +10991,11 @@ feature_241:
 	ADDQ          $0x000001c0, DI
 	ADDQ          $0x000001c0, R9
 	SUBQ          $0x00000070, R8
-	JMP           blocksDone_238
+	JMP           blocksDone_240
 
-rest_240:
+rest_242:
 	CMPQ   R8, $0x00000060
-	JNE    rest_242
+	JNE    rest_244
 	LEAQ   (AX)(BX*4), R11
 	VPXORD Z11, Z11, Z17
 	VPXORD Z11, Z11, Z18
@@ -10946,7 +11005,7 @@ rest_240:
 	VPXORD Z11, Z11, Z22
 	NEGQ   CX
 
-feature_243:
+feature_245:
 	VBROADCASTSS (DX)(CX*4), Z23
 	VSUBPS       (AX), Z23, Z24
 	VFMADD231PS  Z24, Z24, Z17
@@ -10963,7 +11022,7 @@ feature_243:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R11
 	INCQ         CX
-	JNZ          feature_243
+	JNZ          feature_245
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -11144,11 +11203,11 @@ feature_243:
 	ADDQ          $0x00000180, DI
 	ADDQ          $0x00000180, R9
 	SUBQ          $0x00000060, R8
-	JMP           blocksDone_238
+	JMP           blocksDone_240
 
-rest_242:
+rest_244:
 	CMPQ   R8, $0x00000050
-	JNE    rest_244
+	JNE    rest_246
 	LEAQ   (AX)(BX*4), R11
 	VPXORD Z11, Z11, Z17
 	VPXORD Z11, Z11, Z18
@@ -11157,7 +11216,7 @@ rest_242:
 	VPXORD Z11, Z11, Z21
 	NEGQ   CX
 
-feature_245:
+feature_247:
 	VBROADCASTSS (DX)(CX*4), Z22
 	VSUBPS       (AX), Z22, Z23
 	VFMADD231PS  Z23, Z23, Z17
@@ -11172,7 +11231,7 @@ feature_245:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R11
 	INCQ         CX
-	JNZ          feature_245
+	JNZ          feature_247
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -11316,18 +11375,18 @@ feature_245:
 	ADDQ          $0x00000140, DI
 	ADDQ          $0x00000140, R9
 	SUBQ          $0x00000050, R8
-	JMP           blocksDone_238
+	JMP           blocksDone_240
 
-rest_244:
+rest_246:
 	CMPQ   R8, $0x00000040
-	JNE    rest_246
+	JNE    rest_248
 	VPXORD Z11, Z11, Z17
 	VPXORD Z11, Z11, Z18
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	NEGQ   CX
 
-feature_247:
+feature_249:
 	VBROADCASTSS (DX)(CX*4), Z21
 	VSUBPS       (AX), Z21, Z22
 	VFMADD231PS  Z22, Z22, Z17
@@ -11339,7 +11398,7 @@ feature_247:
 	VFMADD231PS  Z21, Z21, Z20
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_247
+	JNZ          feature_249
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -11458,17 +11517,17 @@ feature_247:
 	ADDQ          $0x00000100, DI
 	ADDQ          $0x00000100, R9
 	SUBQ          $0x00000040, R8
-	JMP           blocksDone_238
+	JMP           blocksDone_240
 
-rest_246:
+rest_248:
 	CMPQ   R8, $0x00000030
-	JNE    rest_248
+	JNE    rest_250
 	VPXORD Z11, Z11, Z17
 	VPXORD Z11, Z11, Z18
 	VPXORD Z11, Z11, Z19
 	NEGQ   CX
 
-feature_249:
+feature_251:
 	VBROADCASTSS (DX)(CX*4), Z20
 	VSUBPS       (AX), Z20, Z21
 	VFMADD231PS  Z21, Z21, Z17
@@ -11478,7 +11537,7 @@ feature_249:
 	VFMADD231PS  Z20, Z20, Z19
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_249
+	JNZ          feature_251
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -11572,16 +11631,16 @@ feature_249:
 	ADDQ          $0x000000c0, DI
 	ADDQ          $0x000000c0, R9
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_238
+	JMP           blocksDone_240
 
-rest_248:
+rest_250:
 	CMPQ   R8, $0x00000020
-	JNE    rest_250
+	JNE    rest_252
 	VPXORD Z11, Z11, Z17
 	VPXORD Z11, Z11, Z18
 	NEGQ   CX
 
-feature_251:
+feature_253:
 	VBROADCASTSS (DX)(CX*4), Z19
 	VSUBPS       (AX), Z19, Z20
 	VFMADD231PS  Z20, Z20, Z17
@@ -11589,7 +11648,7 @@ feature_251:
 	VFMADD231PS  Z19, Z19, Z18
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_251
+	JNZ          feature_253
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -11658,21 +11717,21 @@ feature_251:
 	ADDQ          $0x00000080, DI
 	ADDQ          $0x00000080, R9
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_238
+	JMP           blocksDone_240
 
-rest_250:
+rest_252:
 	CMPQ   R8, $0x00000010
-	JNE    rest_252
+	JNE    rest_254
 	VPXORD Z11, Z11, Z17
 	NEGQ   CX
 
-feature_253:
+feature_255:
 	VBROADCASTSS (DX)(CX*4), Z18
 	VSUBPS       (AX), Z18, Z18
 	VFMADD231PS  Z18, Z18, Z17
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_253
+	JNZ          feature_255
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -11716,10 +11775,10 @@ feature_253:
 	ADDQ          $0x00000040, DI
 	ADDQ          $0x00000040, R9
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_238
+	JMP           blocksDone_240
 
-rest_252:
-blocksDone_238:
+rest_254:
+blocksDone_240:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -11757,7 +11816,7 @@ blocksDone_238:
 	VZEROUPPER
 	RET
 
-scoreColumns3_210:
+scoreColumns3_212:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -11790,9 +11849,9 @@ scoreColumns3_210:
 	VPXORD       Z11, Z11, Z16
 	VPXORD       Z11, Z11, Z17
 
-tileBlocks_254:
+tileBlocks_256:
 	CMPQ   R8, $0x00000070
-	JBE    rest_255
+	JBE    rest_257
 	VPXORD Z11, Z11, Z18
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
@@ -11800,7 +11859,7 @@ tileBlocks_254:
 	MOVQ   CX, R11
 	NEGQ   R11
 
-feature_257:
+feature_259:
 	VBROADCASTSS (DX)(R11*4), Z22
 	VSUBPS       (AX), Z22, Z23
 	VFMADD231PS  Z23, Z23, Z18
@@ -11812,7 +11871,7 @@ feature_257:
 	VFMADD231PS  Z22, Z22, Z21
 	ADDQ         $0x40, AX
 	INCQ         R11
-	JNZ          feature_257
+	JNZ          feature_259
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -11935,11 +11994,11 @@ feature_257:
 	ADDQ          $0x00000100, DI
 	ADDQ          $0x00000100, R9
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_254
+	JMP           tileBlocks_256
 
-rest_255:
+rest_257:
 	CMPQ   R8, $0x00000070
-	JNE    rest_258
+	JNE    rest_260
 	LEAQ   (AX)(BX*4), R11
 	VPXORD Z11, Z11, Z18
 	VPXORD Z11, Z11, Z19
@@ -11950,7 +12009,7 @@ rest_255:
 	VPXORD Z11, Z11, Z24
 	NEGQ   CX
 
-feature_259:
+feature_261:
 	VBROADCASTSS (DX)(CX*4), Z25
 	VSUBPS       (AX), Z25, Z26
 	VFMADD231PS  Z26, Z26, Z18
@@ -11969,7 +12028,7 @@ feature_259:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R11
 	INCQ         CX
-	JNZ          feature_259
+	JNZ          feature_261
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -12194,11 +12253,11 @@ feature_259:
 	ADDQ          $0x000001c0, DI
 	ADDQ          $0x000001c0, R9
 	SUBQ          $0x00000070, R8
-	JMP           blocksDone_256
+	JMP           blocksDone_258
 
-rest_258:
+rest_260:
 	CMPQ   R8, $0x00000060
-	JNE    rest_260
+	JNE    rest_262
 	LEAQ   (AX)(BX*4), R11
 	VPXORD Z11, Z11, Z18
 	VPXORD Z11, Z11, Z19
@@ -12208,7 +12267,7 @@ rest_258:
 	VPXORD Z11, Z11, Z23
 	NEGQ   CX
 
-feature_261:
+feature_263:
 	VBROADCASTSS (DX)(CX*4), Z24
 	VSUBPS       (AX), Z24, Z25
 	VFMADD231PS  Z25, Z25, Z18
@@ -12225,7 +12284,7 @@ feature_261:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R11
 	INCQ         CX
-	JNZ          feature_261
+	JNZ          feature_263
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -12412,11 +12471,11 @@ feature_261:
 	ADDQ          $0x00000180, DI
 	ADDQ          $0x00000180, R9
 	SUBQ          $0x00000060, R8
-	JMP           blocksDone_256
+	JMP           blocksDone_258
 
-rest_260:
+rest_262:
 	CMPQ   R8, $0x00000050
-	JNE    rest_262
+	JNE    rest_264
 	LEAQ   (AX)(BX*4), R11
 	VPXORD Z11, Z11, Z18
 	VPXORD Z11, Z11, Z19
@@ -12425,7 +12484,7 @@ rest_260:
 	VPXORD Z11, Z11, Z22
 	NEGQ   CX
 
-feature_263:
+feature_265:
 	VBROADCASTSS (DX)(CX*4), Z23
 	VSUBPS       (AX), Z23, Z24
 	VFMADD231PS  Z24, Z24, Z18
@@ -12440,7 +12499,7 @@ feature_263:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R11
 	INCQ         CX
-	JNZ          feature_263
+	JNZ          feature_265
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -12601,18 +12660,18 @@ feature_263:
 	ADDQ          $0x00000140, DI
 	ADDQ          $0x00000140, R9
 	SUBQ          $0x00000050, R8
-	JMP           blocksDone_256
+	JMP           blocksDone_258
 
-rest_262:
+rest_264:
 	CMPQ   R8, $0x00000040
-	JNE    rest_264
+	JNE    rest_266
 	VPXORD Z11, Z11, Z18
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
 	NEGQ   CX
 
-feature_265:
+feature_267:
 	VBROADCASTSS (DX)(CX*4), Z22
 	VSUBPS       (AX), Z22, Z23
 	VFMADD231PS  Z23, Z23, Z18
@@ -12624,7 +12683,7 @@ feature_265:
 	VFMADD231PS  Z22, Z22, Z21
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_265
+	JNZ          feature_267
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -12747,17 +12806,17 @@ feature_265:
 	ADDQ          $0x00000100, DI
 	ADDQ          $0x00000100, R9
 	SUBQ          $0x00000040, R8
-	JMP           blocksDone_256
+	JMP           blocksDone_258
 
-rest_264:
+rest_266:
 	CMPQ   R8, $0x00000030
-	JNE    rest_266
+	JNE    rest_268
 	VPXORD Z11, Z11, Z18
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	NEGQ   CX
 
-feature_267:
+feature_269:
 	VBROADCASTSS (DX)(CX*4), Z21
 	VSUBPS       (AX), Z21, Z22
 	VFMADD231PS  Z22, Z22, Z18
@@ -12767,7 +12826,7 @@ feature_267:
 	VFMADD231PS  Z21, Z21, Z20
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_267
+	JNZ          feature_269
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -12864,16 +12923,16 @@ feature_267:
 	ADDQ          $0x000000c0, DI
 	ADDQ          $0x000000c0, R9
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_256
+	JMP           blocksDone_258
 
-rest_266:
+rest_268:
 	CMPQ   R8, $0x00000020
-	JNE    rest_268
+	JNE    rest_270
 	VPXORD Z11, Z11, Z18
 	VPXORD Z11, Z11, Z19
 	NEGQ   CX
 
-feature_269:
+feature_271:
 	VBROADCASTSS (DX)(CX*4), Z20
 	VSUBPS       (AX), Z20, Z21
 	VFMADD231PS  Z21, Z21, Z18
@@ -12881,7 +12940,7 @@ feature_269:
 	VFMADD231PS  Z20, Z20, Z19
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_269
+	JNZ          feature_271
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -12952,21 +13011,21 @@ feature_269:
 	ADDQ          $0x00000080, DI
 	ADDQ          $0x00000080, R9
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_256
+	JMP           blocksDone_258
 
-rest_268:
+rest_270:
 	CMPQ   R8, $0x00000010
-	JNE    rest_270
+	JNE    rest_272
 	VPXORD Z11, Z11, Z18
 	NEGQ   CX
 
-feature_271:
+feature_273:
 	VBROADCASTSS (DX)(CX*4), Z19
 	VSUBPS       (AX), Z19, Z19
 	VFMADD231PS  Z19, Z19, Z18
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_271
+	JNZ          feature_273
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -13011,10 +13070,10 @@ feature_271:
 	ADDQ          $0x00000040, DI
 	ADDQ          $0x00000040, R9
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_256
+	JMP           blocksDone_258
 
-rest_270:
-blocksDone_256:
+rest_272:
+blocksDone_258:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -13063,7 +13122,7 @@ blocksDone_256:
 	VZEROUPPER
 	RET
 
-scoreColumns4_211:
+scoreColumns4_213:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -13097,9 +13156,9 @@ scoreColumns4_211:
 	VPXORD       Z11, Z11, Z17
 	VPXORD       Z11, Z11, Z18
 
-tileBlocks_272:
+tileBlocks_274:
 	CMPQ   R8, $0x00000070
-	JBE    rest_273
+	JBE    rest_275
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
@@ -13107,7 +13166,7 @@ tileBlocks_272:
 	MOVQ   CX, R12
 	NEGQ   R12
 
-feature_275:
+feature_277:
 	VBROADCASTSS (DX)(R12*4), Z23
 	VSUBPS       (AX), Z23, Z24
 	VFMADD231PS  Z24, Z24, Z19
@@ -13119,7 +13178,7 @@ feature_275:
 	VFMADD231PS  Z23, Z23, Z22
 	ADDQ         $0x40, AX
 	INCQ         R12
-	JNZ          feature_275
+	JNZ          feature_277
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -13246,11 +13305,11 @@ feature_275:
 	ADDQ          $0x00000100, DI
 	ADDQ          $0x00000100, R9
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_272
+	JMP           tileBlocks_274
 
-rest_273:
+rest_275:
 	CMPQ   R8, $0x00000070
-	JNE    rest_276
+	JNE    rest_278
 	LEAQ   (AX)(BX*4), R12
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
@@ -13261,7 +13320,7 @@ rest_273:
 	VPXORD Z11, Z11, Z25
 	NEGQ   CX
 
-feature_277:
+feature_279:
 	VBROADCASTSS (DX)(CX*4), Z26
 	VSUBPS       (AX), Z26, Z27
 	VFMADD231PS  Z27, Z27, Z19
@@ -13280,7 +13339,7 @@ feature_277:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R12
 	INCQ         CX
-	JNZ          feature_277
+	JNZ          feature_279
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -13512,11 +13571,11 @@ feature_277:
 	ADDQ          $0x000001c0, DI
 	ADDQ          $0x000001c0, R9
 	SUBQ          $0x00000070, R8
-	JMP           blocksDone_274
+	JMP           blocksDone_276
 
-rest_276:
+rest_278:
 	CMPQ   R8, $0x00000060
-	JNE    rest_278
+	JNE    rest_280
 	LEAQ   (AX)(BX*4), R12
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
@@ -13526,7 +13585,7 @@ rest_276:
 	VPXORD Z11, Z11, Z24
 	NEGQ   CX
 
-feature_279:
+feature_281:
 	VBROADCASTSS (DX)(CX*4), Z25
 	VSUBPS       (AX), Z25, Z26
 	VFMADD231PS  Z26, Z26, Z19
@@ -13543,7 +13602,7 @@ feature_279:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R12
 	INCQ         CX
-	JNZ          feature_279
+	JNZ          feature_281
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -13736,11 +13795,11 @@ feature_279:
 	ADDQ          $0x00000180, DI
 	ADDQ          $0x00000180, R9
 	SUBQ          $0x00000060, R8
-	JMP           blocksDone_274
+	JMP           blocksDone_276
 
-rest_278:
+rest_280:
 	CMPQ   R8, $0x00000050
-	JNE    rest_280
+	JNE    rest_282
 	LEAQ   (AX)(BX*4), R12
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
@@ -13749,7 +13808,7 @@ rest_278:
 	VPXORD Z11, Z11, Z23
 	NEGQ   CX
 
-feature_281:
+feature_283:
 	VBROADCASTSS (DX)(CX*4), Z24
 	VSUBPS       (AX), Z24, Z25
 	VFMADD231PS  Z25, Z25, Z19
@@ -13764,7 +13823,7 @@ feature_281:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R12
 	INCQ         CX
-	JNZ          feature_281
+	JNZ          feature_283
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -13930,18 +13989,18 @@ feature_281:
 	ADDQ          $0x00000140, DI
 	ADDQ          $0x00000140, R9
 	SUBQ          $0x00000050, R8
-	JMP           blocksDone_274
+	JMP           blocksDone_276
 
-rest_280:
+rest_282:
 	CMPQ   R8, $0x00000040
-	JNE    rest_282
+	JNE    rest_284
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
 	NEGQ   CX
 
-feature_283:
+feature_285:
 	VBROADCASTSS (DX)(CX*4), Z23
 	VSUBPS       (AX), Z23, Z24
 	VFMADD231PS  Z24, Z24, Z19
@@ -13953,7 +14012,7 @@ feature_283:
 	VFMADD231PS  Z23, Z23, Z22
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_283
+	JNZ          feature_285
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -14080,17 +14139,17 @@ feature_283:
 	ADDQ          $0x00000100, DI
 	ADDQ          $0x00000100, R9
 	SUBQ          $0x00000040, R8
-	JMP           blocksDone_274
+	JMP           blocksDone_276
 
-rest_282:
+rest_284:
 	CMPQ   R8, $0x00000030
-	JNE    rest_284
+	JNE    rest_286
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
 	NEGQ   CX
 
-feature_285:
+feature_287:
 	VBROADCASTSS (DX)(CX*4), Z22
 	VSUBPS       (AX), Z22, Z23
 	VFMADD231PS  Z23, Z23, Z19
@@ -14100,7 +14159,7 @@ feature_285:
 	VFMADD231PS  Z22, Z22, Z21
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_285
+	JNZ          feature_287
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -14200,16 +14259,16 @@ feature_285:
 	ADDQ          $0x000000c0, DI
 	ADDQ          $0x000000c0, R9
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_274
+	JMP           blocksDone_276
 
-rest_284:
+rest_286:
 	CMPQ   R8, $0x00000020
-	JNE    rest_286
+	JNE    rest_288
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	NEGQ   CX
 
-feature_287:
+feature_289:
 	VBROADCASTSS (DX)(CX*4), Z21
 	VSUBPS       (AX), Z21, Z22
 	VFMADD231PS  Z22, Z22, Z19
@@ -14217,7 +14276,7 @@ feature_287:
 	VFMADD231PS  Z21, Z21, Z20
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_287
+	JNZ          feature_289
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -14290,21 +14349,21 @@ feature_287:
 	ADDQ          $0x00000080, DI
 	ADDQ          $0x00000080, R9
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_274
+	JMP           blocksDone_276
 
-rest_286:
+rest_288:
 	CMPQ   R8, $0x00000010
-	JNE    rest_288
+	JNE    rest_290
 	VPXORD Z11, Z11, Z19
 	NEGQ   CX
 
-feature_289:
+feature_291:
 	VBROADCASTSS (DX)(CX*4), Z20
 	VSUBPS       (AX), Z20, Z20
 	VFMADD231PS  Z20, Z20, Z19
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_289
+	JNZ          feature_291
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -14350,10 +14409,10 @@ feature_289:
 	ADDQ          $0x00000040, DI
 	ADDQ          $0x00000040, R9
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_274
+	JMP           blocksDone_276
 
-rest_288:
-blocksDone_274:
+rest_290:
+blocksDone_276:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -14413,7 +14472,7 @@ blocksDone_274:
 	VZEROUPPER
 	RET
 
-scoreColumns5_212:
+scoreColumns5_214:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -14449,9 +14508,9 @@ scoreColumns5_212:
 	VPXORD       Z11, Z11, Z18
 	VPXORD       Z11, Z11, Z19
 
-tileBlocks_290:
+tileBlocks_292:
 	CMPQ   R8, $0x00000070
-	JBE    rest_291
+	JBE    rest_293
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
@@ -14459,7 +14518,7 @@ tileBlocks_290:
 	MOVQ   CX, R13
 	NEGQ   R13
 
-feature_293:
+feature_295:
 	VBROADCASTSS (DX)(R13*4), Z24
 	VSUBPS       (AX), Z24, Z25
 	VFMADD231PS  Z25, Z25, Z20
@@ -14471,7 +14530,7 @@ feature_293:
 	VFMADD231PS  Z24, Z24, Z23
 	ADDQ         $0x40, AX
 	INCQ         R13
-	JNZ          feature_293
+	JNZ          feature_295
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -14603,11 +14662,11 @@ feature_293:
 	ADDQ          $0x00000100, R9
 	ADDQ          $0x00000100, R12
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_290
+	JMP           tileBlocks_292
 
-rest_291:
+rest_293:
 	CMPQ   R8, $0x00000070
-	JNE    rest_294
+	JNE    rest_296
 	LEAQ   (AX)(BX*4), R13
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
@@ -14618,7 +14677,7 @@ rest_291:
 	VPXORD Z11, Z11, Z26
 	NEGQ   CX
 
-feature_295:
+feature_297:
 	VBROADCASTSS (DX)(CX*4), Z27
 	VSUBPS       (AX), Z27, Z28
 	VFMADD231PS  Z28, Z28, Z20
@@ -14637,7 +14696,7 @@ feature_295:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R13
 	INCQ         CX
-	JNZ          feature_295
+	JNZ          feature_297
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -14889,11 +14948,11 @@ feature_295:
 	ADDQ          $0x000001c0, R9
 	ADDQ          $0x000001c0, R12
 	SUBQ          $0x00000070, R8
-	JMP           blocksDone_292
+	JMP           blocksDone_294
 
-rest_294:
+rest_296:
 	CMPQ   R8, $0x00000060
-	JNE    rest_296
+	JNE    rest_298
 	LEAQ   (AX)(BX*4), R13
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
@@ -14903,7 +14962,7 @@ rest_294:
 	VPXORD Z11, Z11, Z25
 	NEGQ   CX
 
-feature_297:
+feature_299:
 	VBROADCASTSS (DX)(CX*4), Z26
 	VSUBPS       (AX), Z26, Z27
 	VFMADD231PS  Z27, Z27, Z20
@@ -14920,7 +14979,7 @@ feature_297:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R13
 	INCQ         CX
-	JNZ          feature_297
+	JNZ          feature_299
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -15120,11 +15179,11 @@ feature_297:
 	ADDQ          $0x00000180, R9
 	ADDQ          $0x00000180, R12
 	SUBQ          $0x00000060, R8
-	JMP           blocksDone_292
+	JMP           blocksDone_294
 
-rest_296:
+rest_298:
 	CMPQ   R8, $0x00000050
-	JNE    rest_298
+	JNE    rest_300
 	LEAQ   (AX)(BX*4), R13
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
@@ -15133,7 +15192,7 @@ rest_296:
 	VPXORD Z11, Z11, Z24
 	NEGQ   CX
 
-feature_299:
+feature_301:
 	VBROADCASTSS (DX)(CX*4), Z25
 	VSUBPS       (AX), Z25, Z26
 	VFMADD231PS  Z26, Z26, Z20
@@ -15148,7 +15207,7 @@ feature_299:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R13
 	INCQ         CX
-	JNZ          feature_299
+	JNZ          feature_301
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -15320,18 +15379,18 @@ feature_299:
 	ADDQ          $0x00000140, R9
 	ADDQ          $0x00000140, R12
 	SUBQ          $0x00000050, R8
-	JMP           blocksDone_292
+	JMP           blocksDone_294
 
-rest_298:
+rest_300:
 	CMPQ   R8, $0x00000040
-	JNE    rest_300
+	JNE    rest_302
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
 	NEGQ   CX
 
-feature_301:
+feature_303:
 	VBROADCASTSS (DX)(CX*4), Z24
 	VSUBPS       (AX), Z24, Z25
 	VFMADD231PS  Z25, Z25, Z20
@@ -15343,7 +15402,7 @@ feature_301:
 	VFMADD231PS  Z24, Z24, Z23
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_301
+	JNZ          feature_303
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -15475,17 +15534,17 @@ feature_301:
 	ADDQ          $0x00000100, R9
 	ADDQ          $0x00000100, R12
 	SUBQ          $0x00000040, R8
-	JMP           blocksDone_292
+	JMP           blocksDone_294
 
-rest_300:
+rest_302:
 	CMPQ   R8, $0x00000030
-	JNE    rest_302
+	JNE    rest_304
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
 	NEGQ   CX
 
-feature_303:
+feature_305:
 	VBROADCASTSS (DX)(CX*4), Z23
 	VSUBPS       (AX), Z23, Z24
 	VFMADD231PS  Z24, Z24, Z20
@@ -15495,7 +15554,7 @@ feature_303:
 	VFMADD231PS  Z23, Z23, Z22
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_303
+	JNZ          feature_305
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -15599,16 +15658,16 @@ feature_303:
 	ADDQ          $0x000000c0, R9
 	ADDQ          $0x000000c0, R12
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_292
+	JMP           blocksDone_294
 
-rest_302:
+rest_304:
 	CMPQ   R8, $0x00000020
-	JNE    rest_304
+	JNE    rest_306
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
 	NEGQ   CX
 
-feature_305:
+feature_307:
 	VBROADCASTSS (DX)(CX*4), Z22
 	VSUBPS       (AX), Z22, Z23
 	VFMADD231PS  Z23, Z23, Z20
@@ -15616,7 +15675,7 @@ feature_305:
 	VFMADD231PS  Z22, Z22, Z21
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_305
+	JNZ          feature_307
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -15692,21 +15751,21 @@ feature_305:
 	ADDQ          $0x00000080, R9
 	ADDQ          $0x00000080, R12
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_292
+	JMP           blocksDone_294
 
-rest_304:
+rest_306:
 	CMPQ   R8, $0x00000010
-	JNE    rest_306
+	JNE    rest_308
 	VPXORD Z11, Z11, Z20
 	NEGQ   CX
 
-feature_307:
+feature_309:
 	VBROADCASTSS (DX)(CX*4), Z21
 	VSUBPS       (AX), Z21, Z21
 	VFMADD231PS  Z21, Z21, Z20
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_307
+	JNZ          feature_309
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -15754,10 +15813,10 @@ feature_307:
 	ADDQ          $0x00000040, R9
 	ADDQ          $0x00000040, R12
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_292
+	JMP           blocksDone_294
 
-rest_306:
-blocksDone_292:
+rest_308:
+blocksDone_294:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -15828,7 +15887,7 @@ blocksDone_292:
 	VZEROUPPER
 	RET
 
-scoreColumns6_213:
+scoreColumns6_215:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -15865,9 +15924,9 @@ scoreColumns6_213:
 	VPXORD       Z11, Z11, Z19
 	VPXORD       Z11, Z11, Z20
 
-tileBlocks_308:
+tileBlocks_310:
 	CMPQ   R8, $0x00000070
-	JBE    rest_309
+	JBE    rest_311
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
@@ -15875,7 +15934,7 @@ tileBlocks_308:
 	MOVQ   CX, R13
 	NEGQ   R13
 
-feature_311:
+feature_313:
 	VBROADCASTSS (DX)(R13*4), Z25
 	VSUBPS       (AX), Z25, Z26
 	VFMADD231PS  Z26, Z26, Z21
@@ -15887,7 +15946,7 @@ feature_311:
 	VFMADD231PS  Z25, Z25, Z24
 	ADDQ         $0x40, AX
 	INCQ         R13
-	JNZ          feature_311
+	JNZ          feature_313
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -16035,11 +16094,11 @@ feature_311:
 	ADDQ          $0x00000100, R9
 	ADDQ          $0x00000100, R12
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_308
+	JMP           tileBlocks_310
 
-rest_309:
+rest_311:
 	CMPQ   R8, $0x00000070
-	JNE    rest_312
+	JNE    rest_314
 	LEAQ   (AX)(BX*4), R13
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
@@ -16050,7 +16109,7 @@ rest_309:
 	VPXORD Z11, Z11, Z27
 	NEGQ   CX
 
-feature_313:
+feature_315:
 	VBROADCASTSS (DX)(CX*4), Z28
 	VSUBPS       (AX), Z28, Z29
 	VFMADD231PS  Z29, Z29, Z21
@@ -16069,7 +16128,7 @@ feature_313:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R13
 	INCQ         CX
-	JNZ          feature_313
+	JNZ          feature_315
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -16328,11 +16387,11 @@ feature_313:
 	ADDQ          $0x000001c0, R9
 	ADDQ          $0x000001c0, R12
 	SUBQ          $0x00000070, R8
-	JMP           blocksDone_310
+	JMP           blocksDone_312
 
-rest_312:
+rest_314:
 	CMPQ   R8, $0x00000060
-	JNE    rest_314
+	JNE    rest_316
 	LEAQ   (AX)(BX*4), R13
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
@@ -16342,7 +16401,7 @@ rest_312:
 	VPXORD Z11, Z11, Z26
 	NEGQ   CX
 
-feature_315:
+feature_317:
 	VBROADCASTSS (DX)(CX*4), Z27
 	VSUBPS       (AX), Z27, Z28
 	VFMADD231PS  Z28, Z28, Z21
@@ -16359,7 +16418,7 @@ feature_315:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R13
 	INCQ         CX
-	JNZ          feature_315
+	JNZ          feature_317
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -16577,11 +16636,11 @@ feature_315:
 	ADDQ          $0x00000180, R9
 	ADDQ          $0x00000180, R12
 	SUBQ          $0x00000060, R8
-	JMP           blocksDone_310
+	JMP           blocksDone_312
 
-rest_314:
+rest_316:
 	CMPQ   R8, $0x00000050
-	JNE    rest_316
+	JNE    rest_318
 	LEAQ   (AX)(BX*4), R13
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
@@ -16590,7 +16649,7 @@ rest_314:
 	VPXORD Z11, Z11, Z25
 	NEGQ   CX
 
-feature_317:
+feature_319:
 	VBROADCASTSS (DX)(CX*4), Z26
 	VSUBPS       (AX), Z26, Z27
 	VFMADD231PS  Z27, Z27, Z21
@@ -16605,7 +16664,7 @@ feature_317:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R13
 	INCQ         CX
-	JNZ          feature_317
+	JNZ          feature_319
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -16782,18 +16841,18 @@ feature_317:
 	ADDQ          $0x00000140, R9
 	ADDQ          $0x00000140, R12
 	SUBQ          $0x00000050, R8
-	JMP           blocksDone_310
+	JMP           blocksDone_312
 
-rest_316:
+rest_318:
 	CMPQ   R8, $0x00000040
-	JNE    rest_318
+	JNE    rest_320
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
 	NEGQ   CX
 
-feature_319:
+feature_321:
 	VBROADCASTSS (DX)(CX*4), Z25
 	VSUBPS       (AX), Z25, Z26
 	VFMADD231PS  Z26, Z26, Z21
@@ -16805,7 +16864,7 @@ feature_319:
 	VFMADD231PS  Z25, Z25, Z24
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_319
+	JNZ          feature_321
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -16953,17 +17012,17 @@ feature_319:
 	ADDQ          $0x00000100, R9
 	ADDQ          $0x00000100, R12
 	SUBQ          $0x00000040, R8
-	JMP           blocksDone_310
+	JMP           blocksDone_312
 
-rest_318:
+rest_320:
 	CMPQ   R8, $0x00000030
-	JNE    rest_320
+	JNE    rest_322
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
 	NEGQ   CX
 
-feature_321:
+feature_323:
 	VBROADCASTSS (DX)(CX*4), Z24
 	VSUBPS       (AX), Z24, Z25
 	VFMADD231PS  Z25, Z25, Z21
@@ -16973,7 +17032,7 @@ feature_321:
 	VFMADD231PS  Z24, Z24, Z23
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_321
+	JNZ          feature_323
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -17080,16 +17139,16 @@ feature_321:
 	ADDQ          $0x000000c0, R9
 	ADDQ          $0x000000c0, R12
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_310
+	JMP           blocksDone_312
 
-rest_320:
+rest_322:
 	CMPQ   R8, $0x00000020
-	JNE    rest_322
+	JNE    rest_324
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
 	NEGQ   CX
 
-feature_323:
+feature_325:
 	VBROADCASTSS (DX)(CX*4), Z23
 	VSUBPS       (AX), Z23, Z24
 	VFMADD231PS  Z24, Z24, Z21
@@ -17097,7 +17156,7 @@ feature_323:
 	VFMADD231PS  Z23, Z23, Z22
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_323
+	JNZ          feature_325
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -17175,21 +17234,21 @@ feature_323:
 	ADDQ          $0x00000080, R9
 	ADDQ          $0x00000080, R12
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_310
+	JMP           blocksDone_312
 
-rest_322:
+rest_324:
 	CMPQ   R8, $0x00000010
-	JNE    rest_324
+	JNE    rest_326
 	VPXORD Z11, Z11, Z21
 	NEGQ   CX
 
-feature_325:
+feature_327:
 	VBROADCASTSS (DX)(CX*4), Z22
 	VSUBPS       (AX), Z22, Z22
 	VFMADD231PS  Z22, Z22, Z21
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_325
+	JNZ          feature_327
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -17238,10 +17297,10 @@ feature_325:
 	ADDQ          $0x00000040, R9
 	ADDQ          $0x00000040, R12
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_310
+	JMP           blocksDone_312
 
-rest_324:
-blocksDone_310:
+rest_326:
+blocksDone_312:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -17323,7 +17382,7 @@ blocksDone_310:
 	VZEROUPPER
 	RET
 
-scoreColumns7_214:
+scoreColumns7_216:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -17361,9 +17420,9 @@ scoreColumns7_214:
 	VPXORD       Z11, Z11, Z20
 	VPXORD       Z11, Z11, Z21
 
-tileBlocks_326:
+tileBlocks_328:
 	CMPQ   R8, $0x00000070
-	JBE    rest_327
+	JBE    rest_329
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
@@ -17371,7 +17430,7 @@ tileBlocks_326:
 	MOVQ   CX, R13
 	NEGQ   R13
 
-feature_329:
+feature_331:
 	VBROADCASTSS (DX)(R13*4), Z26
 	VSUBPS       (AX), Z26, Z27
 	VFMADD231PS  Z27, Z27, Z22
@@ -17383,7 +17442,7 @@ feature_329:
 	VFMADD231PS  Z26, Z26, Z25
 	ADDQ         $0x40, AX
 	INCQ         R13
-	JNZ          feature_329
+	JNZ          feature_331
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -17535,11 +17594,11 @@ feature_329:
 	ADDQ          $0x00000100, R9
 	ADDQ          $0x00000100, R12
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_326
+	JMP           tileBlocks_328
 
-rest_327:
+rest_329:
 	CMPQ   R8, $0x00000070
-	JNE    rest_330
+	JNE    rest_332
 	LEAQ   (AX)(BX*4), R13
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
@@ -17550,7 +17609,7 @@ rest_327:
 	VPXORD Z11, Z11, Z28
 	NEGQ   CX
 
-feature_331:
+feature_333:
 	VBROADCASTSS (DX)(CX*4), Z29
 	VSUBPS       (AX), Z29, Z30
 	VFMADD231PS  Z30, Z30, Z22
@@ -17569,7 +17628,7 @@ feature_331:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R13
 	INCQ         CX
-	JNZ          feature_331
+	JNZ          feature_333
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -17871,11 +17930,11 @@ feature_331:
 	ADDQ          $0x000001c0, R9
 	ADDQ          $0x000001c0, R12
 	SUBQ          $0x00000070, R8
-	JMP           blocksDone_328
+	JMP           blocksDone_330
 
-rest_330:
+rest_332:
 	CMPQ   R8, $0x00000060
-	JNE    rest_332
+	JNE    rest_334
 	LEAQ   (AX)(BX*4), R13
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
@@ -17885,7 +17944,7 @@ rest_330:
 	VPXORD Z11, Z11, Z27
 	NEGQ   CX
 
-feature_333:
+feature_335:
 	VBROADCASTSS (DX)(CX*4), Z28
 	VSUBPS       (AX), Z28, Z29
 	VFMADD231PS  Z29, Z29, Z22
@@ -17902,7 +17961,7 @@ feature_333:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R13
 	INCQ         CX
-	JNZ          feature_333
+	JNZ          feature_335
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -18126,11 +18185,11 @@ feature_333:
 	ADDQ          $0x00000180, R9
 	ADDQ          $0x00000180, R12
 	SUBQ          $0x00000060, R8
-	JMP           blocksDone_328
+	JMP           blocksDone_330
 
-rest_332:
+rest_334:
 	CMPQ   R8, $0x00000050
-	JNE    rest_334
+	JNE    rest_336
 	LEAQ   (AX)(BX*4), R13
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
@@ -18139,7 +18198,7 @@ rest_332:
 	VPXORD Z11, Z11, Z26
 	NEGQ   CX
 
-feature_335:
+feature_337:
 	VBROADCASTSS (DX)(CX*4), Z27
 	VSUBPS       (AX), Z27, Z28
 	VFMADD231PS  Z28, Z28, Z22
@@ -18154,7 +18213,7 @@ feature_335:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R13
 	INCQ         CX
-	JNZ          feature_335
+	JNZ          feature_337
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -18348,18 +18407,18 @@ feature_335:
 	ADDQ          $0x00000140, R9
 	ADDQ          $0x00000140, R12
 	SUBQ          $0x00000050, R8
-	JMP           blocksDone_328
+	JMP           blocksDone_330
 
-rest_334:
+rest_336:
 	CMPQ   R8, $0x00000040
-	JNE    rest_336
+	JNE    rest_338
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
 	VPXORD Z11, Z11, Z25
 	NEGQ   CX
 
-feature_337:
+feature_339:
 	VBROADCASTSS (DX)(CX*4), Z26
 	VSUBPS       (AX), Z26, Z27
 	VFMADD231PS  Z27, Z27, Z22
@@ -18371,7 +18430,7 @@ feature_337:
 	VFMADD231PS  Z26, Z26, Z25
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_337
+	JNZ          feature_339
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -18523,17 +18582,17 @@ feature_337:
 	ADDQ          $0x00000100, R9
 	ADDQ          $0x00000100, R12
 	SUBQ          $0x00000040, R8
-	JMP           blocksDone_328
+	JMP           blocksDone_330
 
-rest_336:
+rest_338:
 	CMPQ   R8, $0x00000030
-	JNE    rest_338
+	JNE    rest_340
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
 	NEGQ   CX
 
-feature_339:
+feature_341:
 	VBROADCASTSS (DX)(CX*4), Z25
 	VSUBPS       (AX), Z25, Z26
 	VFMADD231PS  Z26, Z26, Z22
@@ -18543,7 +18602,7 @@ feature_339:
 	VFMADD231PS  Z25, Z25, Z24
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_339
+	JNZ          feature_341
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -18653,16 +18712,16 @@ feature_339:
 	ADDQ          $0x000000c0, R9
 	ADDQ          $0x000000c0, R12
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_328
+	JMP           blocksDone_330
 
-rest_338:
+rest_340:
 	CMPQ   R8, $0x00000020
-	JNE    rest_340
+	JNE    rest_342
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
 	NEGQ   CX
 
-feature_341:
+feature_343:
 	VBROADCASTSS (DX)(CX*4), Z24
 	VSUBPS       (AX), Z24, Z25
 	VFMADD231PS  Z25, Z25, Z22
@@ -18670,7 +18729,7 @@ feature_341:
 	VFMADD231PS  Z24, Z24, Z23
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_341
+	JNZ          feature_343
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -18750,21 +18809,21 @@ feature_341:
 	ADDQ          $0x00000080, R9
 	ADDQ          $0x00000080, R12
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_328
+	JMP           blocksDone_330
 
-rest_340:
+rest_342:
 	CMPQ   R8, $0x00000010
-	JNE    rest_342
+	JNE    rest_344
 	VPXORD Z11, Z11, Z22
 	NEGQ   CX
 
-feature_343:
+feature_345:
 	VBROADCASTSS (DX)(CX*4), Z23
 	VSUBPS       (AX), Z23, Z23
 	VFMADD231PS  Z23, Z23, Z22
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_343
+	JNZ          feature_345
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -18814,10 +18873,10 @@ feature_343:
 	ADDQ          $0x00000040, R9
 	ADDQ          $0x00000040, R12
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_328
+	JMP           blocksDone_330
 
-rest_342:
-blocksDone_328:
+rest_344:
+blocksDone_330:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -18910,7 +18969,7 @@ blocksDone_328:
 	VZEROUPPER
 	RET
 
-scoreColumns8_215:
+scoreColumns8_217:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -18949,9 +19008,9 @@ scoreColumns8_215:
 	VPXORD       Z11, Z11, Z21
 	VPXORD       Z11, Z11, Z22
 
-tileBlocks_344:
+tileBlocks_346:
 	CMPQ   R8, $0x00000070
-	JBE    rest_345
+	JBE    rest_347
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
 	VPXORD Z11, Z11, Z25
@@ -18959,7 +19018,7 @@ tileBlocks_344:
 	MOVQ   CX, R13
 	NEGQ   R13
 
-feature_347:
+feature_349:
 	VBROADCASTSS (DX)(R13*4), Z27
 	VSUBPS       (AX), Z27, Z28
 	VFMADD231PS  Z28, Z28, Z23
@@ -18971,7 +19030,7 @@ feature_347:
 	VFMADD231PS  Z27, Z27, Z26
 	ADDQ         $0x40, AX
 	INCQ         R13
-	JNZ          feature_347
+	JNZ          feature_349
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -19127,11 +19186,11 @@ feature_347:
 	ADDQ          $0x00000100, R9
 	ADDQ          $0x00000100, R12
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_344
+	JMP           tileBlocks_346
 
-rest_345:
+rest_347:
 	CMPQ   R8, $0x00000070
-	JNE    rest_348
+	JNE    rest_350
 	LEAQ   (AX)(BX*4), R13
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
@@ -19142,7 +19201,7 @@ rest_345:
 	VPXORD Z11, Z11, Z29
 	NEGQ   CX
 
-feature_349:
+feature_351:
 	VBROADCASTSS (DX)(CX*4), Z30
 	VSUBPS       (AX), Z30, Z31
 	VFMADD231PS  Z31, Z31, Z23
@@ -19161,7 +19220,7 @@ feature_349:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R13
 	INCQ         CX
-	JNZ          feature_349
+	JNZ          feature_351
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -19470,11 +19529,11 @@ feature_349:
 	ADDQ          $0x000001c0, R9
 	ADDQ          $0x000001c0, R12
 	SUBQ          $0x00000070, R8
-	JMP           blocksDone_346
+	JMP           blocksDone_348
 
-rest_348:
+rest_350:
 	CMPQ   R8, $0x00000060
-	JNE    rest_350
+	JNE    rest_352
 	LEAQ   (AX)(BX*4), R13
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
@@ -19484,7 +19543,7 @@ rest_348:
 	VPXORD Z11, Z11, Z28
 	NEGQ   CX
 
-feature_351:
+feature_353:
 	VBROADCASTSS (DX)(CX*4), Z29
 	VSUBPS       (AX), Z29, Z30
 	VFMADD231PS  Z30, Z30, Z23
@@ -19501,7 +19560,7 @@ feature_351:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R13
 	INCQ         CX
-	JNZ          feature_351
+	JNZ          feature_353
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -19767,11 +19826,11 @@ feature_351:
 	ADDQ          $0x00000180, R9
 	ADDQ          $0x00000180, R12
 	SUBQ          $0x00000060, R8
-	JMP           blocksDone_346
+	JMP           blocksDone_348
 
-rest_350:
+rest_352:
 	CMPQ   R8, $0x00000050
-	JNE    rest_352
+	JNE    rest_354
 	LEAQ   (AX)(BX*4), R13
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
@@ -19780,7 +19839,7 @@ rest_350:
 	VPXORD Z11, Z11, Z27
 	NEGQ   CX
 
-feature_353:
+feature_355:
 	VBROADCASTSS (DX)(CX*4), Z28
 	VSUBPS       (AX), Z28, Z29
 	VFMADD231PS  Z29, Z29, Z23
@@ -19795,7 +19854,7 @@ feature_353:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R13
 	INCQ         CX
-	JNZ          feature_353
+	JNZ          feature_355
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -19994,18 +20053,18 @@ feature_353:
 	ADDQ          $0x00000140, R9
 	ADDQ          $0x00000140, R12
 	SUBQ          $0x00000050, R8
-	JMP           blocksDone_346
+	JMP           blocksDone_348
 
-rest_352:
+rest_354:
 	CMPQ   R8, $0x00000040
-	JNE    rest_354
+	JNE    rest_356
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
 	VPXORD Z11, Z11, Z25
 	VPXORD Z11, Z11, Z26
 	NEGQ   CX
 
-feature_355:
+feature_357:
 	VBROADCASTSS (DX)(CX*4), Z27
 	VSUBPS       (AX), Z27, Z28
 	VFMADD231PS  Z28, Z28, Z23
@@ -20017,7 +20076,7 @@ feature_355:
 	VFMADD231PS  Z27, Z27, Z26
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_355
+	JNZ          feature_357
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -20173,17 +20232,17 @@ feature_355:
 	ADDQ          $0x00000100, R9
 	ADDQ          $0x00000100, R12
 	SUBQ          $0x00000040, R8
-	JMP           blocksDone_346
+	JMP           blocksDone_348
 
-rest_354:
+rest_356:
 	CMPQ   R8, $0x00000030
-	JNE    rest_356
+	JNE    rest_358
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
 	VPXORD Z11, Z11, Z25
 	NEGQ   CX
 
-feature_357:
+feature_359:
 	VBROADCASTSS (DX)(CX*4), Z26
 	VSUBPS       (AX), Z26, Z27
 	VFMADD231PS  Z27, Z27, Z23
@@ -20193,7 +20252,7 @@ feature_357:
 	VFMADD231PS  Z26, Z26, Z25
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_357
+	JNZ          feature_359
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -20306,16 +20365,16 @@ feature_357:
 	ADDQ          $0x000000c0, R9
 	ADDQ          $0x000000c0, R12
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_346
+	JMP           blocksDone_348
 
-rest_356:
+rest_358:
 	CMPQ   R8, $0x00000020
-	JNE    rest_358
+	JNE    rest_360
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
 	NEGQ   CX
 
-feature_359:
+feature_361:
 	VBROADCASTSS (DX)(CX*4), Z25
 	VSUBPS       (AX), Z25, Z26
 	VFMADD231PS  Z26, Z26, Z23
@@ -20323,7 +20382,7 @@ feature_359:
 	VFMADD231PS  Z25, Z25, Z24
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_359
+	JNZ          feature_361
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -20405,21 +20464,21 @@ feature_359:
 	ADDQ          $0x00000080, R9
 	ADDQ          $0x00000080, R12
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_346
+	JMP           blocksDone_348
 
-rest_358:
+rest_360:
 	CMPQ   R8, $0x00000010
-	JNE    rest_360
+	JNE    rest_362
 	VPXORD Z11, Z11, Z23
 	NEGQ   CX
 
-feature_361:
+feature_363:
 	VBROADCASTSS (DX)(CX*4), Z24
 	VSUBPS       (AX), Z24, Z24
 	VFMADD231PS  Z24, Z24, Z23
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_361
+	JNZ          feature_363
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -20470,10 +20529,10 @@ feature_361:
 	ADDQ          $0x00000040, R9
 	ADDQ          $0x00000040, R12
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_346
+	JMP           blocksDone_348
 
-rest_360:
-blocksDone_346:
+rest_362:
+blocksDone_348:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -20577,7 +20636,7 @@ blocksDone_346:
 	VZEROUPPER
 	RET
 
-scoreColumns9_216:
+scoreColumns9_218:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -20618,9 +20677,9 @@ scoreColumns9_216:
 	VPXORD       Z11, Z11, Z22
 	VPXORD       Z11, Z11, Z23
 
-tileBlocks_362:
+tileBlocks_364:
 	CMPQ   R8, $0x00000060
-	JBE    rest_363
+	JBE    rest_365
 	VPXORD Z11, Z11, Z24
 	VPXORD Z11, Z11, Z25
 	VPXORD Z11, Z11, Z26
@@ -20628,7 +20687,7 @@ tileBlocks_362:
 	MOVQ   CX, R14
 	NEGQ   R14
 
-feature_365:
+feature_367:
 	VBROADCASTSS (DX)(R14*4), Z28
 	VSUBPS       (AX), Z28, Z29
 	VFMADD231PS  Z29, Z29, Z24
@@ -20640,7 +20699,7 @@ feature_365:
 	VFMADD231PS  Z28, Z28, Z27
 	ADDQ         $0x40, AX
 	INCQ         R14
-	JNZ          feature_365
+	JNZ          feature_367
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -20801,11 +20860,11 @@ feature_365:
 	ADDQ          $0x00000100, R12
 	ADDQ          $0x00000100, R13
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_362
+	JMP           tileBlocks_364
 
-rest_363:
+rest_365:
 	CMPQ   R8, $0x00000060
-	JNE    rest_366
+	JNE    rest_368
 	LEAQ   (AX)(BX*4), R14
 	VPXORD Z11, Z11, Z24
 	VPXORD Z11, Z11, Z25
@@ -20815,7 +20874,7 @@ rest_363:
 	VPXORD Z11, Z11, Z29
 	NEGQ   CX
 
-feature_367:
+feature_369:
 	VBROADCASTSS (DX)(CX*4), Z30
 	VSUBPS       (AX), Z30, Z31
 	VFMADD231PS  Z31, Z31, Z24
@@ -20832,7 +20891,7 @@ feature_367:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R14
 	INCQ         CX
-	JNZ          feature_367
+	JNZ          feature_369
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -21105,11 +21164,11 @@ feature_367:
 	ADDQ          $0x00000180, R12
 	ADDQ          $0x00000180, R13
 	SUBQ          $0x00000060, R8
-	JMP           blocksDone_364
+	JMP           blocksDone_366
 
-rest_366:
+rest_368:
 	CMPQ   R8, $0x00000050
-	JNE    rest_368
+	JNE    rest_370
 	LEAQ   (AX)(BX*4), R14
 	VPXORD Z11, Z11, Z24
 	VPXORD Z11, Z11, Z25
@@ -21118,7 +21177,7 @@ rest_366:
 	VPXORD Z11, Z11, Z28
 	NEGQ   CX
 
-feature_369:
+feature_371:
 	VBROADCASTSS (DX)(CX*4), Z29
 	VSUBPS       (AX), Z29, Z30
 	VFMADD231PS  Z30, Z30, Z24
@@ -21133,7 +21192,7 @@ feature_369:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R14
 	INCQ         CX
-	JNZ          feature_369
+	JNZ          feature_371
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -21362,18 +21421,18 @@ feature_369:
 	ADDQ          $0x00000140, R12
 	ADDQ          $0x00000140, R13
 	SUBQ          $0x00000050, R8
-	JMP           blocksDone_364
+	JMP           blocksDone_366
 
-rest_368:
+rest_370:
 	CMPQ   R8, $0x00000040
-	JNE    rest_370
+	JNE    rest_372
 	VPXORD Z11, Z11, Z24
 	VPXORD Z11, Z11, Z25
 	VPXORD Z11, Z11, Z26
 	VPXORD Z11, Z11, Z27
 	NEGQ   CX
 
-feature_371:
+feature_373:
 	VBROADCASTSS (DX)(CX*4), Z28
 	VSUBPS       (AX), Z28, Z29
 	VFMADD231PS  Z29, Z29, Z24
@@ -21385,7 +21444,7 @@ feature_371:
 	VFMADD231PS  Z28, Z28, Z27
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_371
+	JNZ          feature_373
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -21546,17 +21605,17 @@ feature_371:
 	ADDQ          $0x00000100, R12
 	ADDQ          $0x00000100, R13
 	SUBQ          $0x00000040, R8
-	JMP           blocksDone_364
+	JMP           blocksDone_366
 
-rest_370:
+rest_372:
 	CMPQ   R8, $0x00000030
-	JNE    rest_372
+	JNE    rest_374
 	VPXORD Z11, Z11, Z24
 	VPXORD Z11, Z11, Z25
 	VPXORD Z11, Z11, Z26
 	NEGQ   CX
 
-feature_373:
+feature_375:
 	VBROADCASTSS (DX)(CX*4), Z27
 	VSUBPS       (AX), Z27, Z28
 	VFMADD231PS  Z28, Z28, Z24
@@ -21566,7 +21625,7 @@ feature_373:
 	VFMADD231PS  Z27, Z27, Z26
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_373
+	JNZ          feature_375
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -21695,16 +21754,16 @@ feature_373:
 	ADDQ          $0x000000c0, R12
 	ADDQ          $0x000000c0, R13
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_364
+	JMP           blocksDone_366
 
-rest_372:
+rest_374:
 	CMPQ   R8, $0x00000020
-	JNE    rest_374
+	JNE    rest_376
 	VPXORD Z11, Z11, Z24
 	VPXORD Z11, Z11, Z25
 	NEGQ   CX
 
-feature_375:
+feature_377:
 	VBROADCASTSS (DX)(CX*4), Z26
 	VSUBPS       (AX), Z26, Z27
 	VFMADD231PS  Z27, Z27, Z24
@@ -21712,7 +21771,7 @@ feature_375:
 	VFMADD231PS  Z26, Z26, Z25
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_375
+	JNZ          feature_377
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -21797,21 +21856,21 @@ feature_375:
 	ADDQ          $0x00000080, R12
 	ADDQ          $0x00000080, R13
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_364
+	JMP           blocksDone_366
 
-rest_374:
+rest_376:
 	CMPQ   R8, $0x00000010
-	JNE    rest_376
+	JNE    rest_378
 	VPXORD Z11, Z11, Z24
 	NEGQ   CX
 
-feature_377:
+feature_379:
 	VBROADCASTSS (DX)(CX*4), Z25
 	VSUBPS       (AX), Z25, Z25
 	VFMADD231PS  Z25, Z25, Z24
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_377
+	JNZ          feature_379
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -21864,10 +21923,10 @@ feature_377:
 	ADDQ          $0x00000040, R12
 	ADDQ          $0x00000040, R13
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_364
+	JMP           blocksDone_366
 
-rest_376:
-blocksDone_364:
+rest_378:
+blocksDone_366:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -21982,7 +22041,7 @@ blocksDone_364:
 	VZEROUPPER
 	RET
 
-scoreColumns10_217:
+scoreColumns10_219:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -22024,9 +22083,9 @@ scoreColumns10_217:
 	VPXORD       Z11, Z11, Z23
 	VPXORD       Z11, Z11, Z24
 
-tileBlocks_378:
+tileBlocks_380:
 	CMPQ   R8, $0x00000050
-	JBE    rest_379
+	JBE    rest_381
 	VPXORD Z11, Z11, Z25
 	VPXORD Z11, Z11, Z26
 	VPXORD Z11, Z11, Z27
@@ -22034,7 +22093,7 @@ tileBlocks_378:
 	MOVQ   CX, R14
 	NEGQ   R14
 
-feature_381:
+feature_383:
 	VBROADCASTSS (DX)(R14*4), Z29
 	VSUBPS       (AX), Z29, Z30
 	VFMADD231PS  Z30, Z30, Z25
@@ -22046,7 +22105,7 @@ feature_381:
 	VFMADD231PS  Z29, Z29, Z28
 	ADDQ         $0x40, AX
 	INCQ         R14
-	JNZ          feature_381
+	JNZ          feature_383
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -22235,11 +22294,11 @@ feature_381:
 	ADDQ          $0x00000100, R12
 	ADDQ          $0x00000100, R13
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_378
+	JMP           tileBlocks_380
 
-rest_379:
+rest_381:
 	CMPQ   R8, $0x00000050
-	JNE    rest_382
+	JNE    rest_384
 	LEAQ   (AX)(BX*4), R14
 	VPXORD Z11, Z11, Z25
 	VPXORD Z11, Z11, Z26
@@ -22248,7 +22307,7 @@ rest_379:
 	VPXORD Z11, Z11, Z29
 	NEGQ   CX
 
-feature_383:
+feature_385:
 	VBROADCASTSS (DX)(CX*4), Z30
 	VSUBPS       (AX), Z30, Z31
 	VFMADD231PS  Z31, Z31, Z25
@@ -22263,7 +22322,7 @@ feature_383:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R14
 	INCQ         CX
-	JNZ          feature_383
+	JNZ          feature_385
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -22497,18 +22556,18 @@ feature_383:
 	ADDQ          $0x00000140, R12
 	ADDQ          $0x00000140, R13
 	SUBQ          $0x00000050, R8
-	JMP           blocksDone_380
+	JMP           blocksDone_382
 
-rest_382:
+rest_384:
 	CMPQ   R8, $0x00000040
-	JNE    rest_384
+	JNE    rest_386
 	VPXORD Z11, Z11, Z25
 	VPXORD Z11, Z11, Z26
 	VPXORD Z11, Z11, Z27
 	VPXORD Z11, Z11, Z28
 	NEGQ   CX
 
-feature_385:
+feature_387:
 	VBROADCASTSS (DX)(CX*4), Z29
 	VSUBPS       (AX), Z29, Z30
 	VFMADD231PS  Z30, Z30, Z25
@@ -22520,7 +22579,7 @@ feature_385:
 	VFMADD231PS  Z29, Z29, Z28
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_385
+	JNZ          feature_387
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -22709,17 +22768,17 @@ feature_385:
 	ADDQ          $0x00000100, R12
 	ADDQ          $0x00000100, R13
 	SUBQ          $0x00000040, R8
-	JMP           blocksDone_380
+	JMP           blocksDone_382
 
-rest_384:
+rest_386:
 	CMPQ   R8, $0x00000030
-	JNE    rest_386
+	JNE    rest_388
 	VPXORD Z11, Z11, Z25
 	VPXORD Z11, Z11, Z26
 	VPXORD Z11, Z11, Z27
 	NEGQ   CX
 
-feature_387:
+feature_389:
 	VBROADCASTSS (DX)(CX*4), Z28
 	VSUBPS       (AX), Z28, Z29
 	VFMADD231PS  Z29, Z29, Z25
@@ -22729,7 +22788,7 @@ feature_387:
 	VFMADD231PS  Z28, Z28, Z27
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_387
+	JNZ          feature_389
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -22861,16 +22920,16 @@ feature_387:
 	ADDQ          $0x000000c0, R12
 	ADDQ          $0x000000c0, R13
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_380
+	JMP           blocksDone_382
 
-rest_386:
+rest_388:
 	CMPQ   R8, $0x00000020
-	JNE    rest_388
+	JNE    rest_390
 	VPXORD Z11, Z11, Z25
 	VPXORD Z11, Z11, Z26
 	NEGQ   CX
 
-feature_389:
+feature_391:
 	VBROADCASTSS (DX)(CX*4), Z27
 	VSUBPS       (AX), Z27, Z28
 	VFMADD231PS  Z28, Z28, Z25
@@ -22878,7 +22937,7 @@ feature_389:
 	VFMADD231PS  Z27, Z27, Z26
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_389
+	JNZ          feature_391
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -22965,21 +23024,21 @@ feature_389:
 	ADDQ          $0x00000080, R12
 	ADDQ          $0x00000080, R13
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_380
+	JMP           blocksDone_382
 
-rest_388:
+rest_390:
 	CMPQ   R8, $0x00000010
-	JNE    rest_390
+	JNE    rest_392
 	VPXORD Z11, Z11, Z25
 	NEGQ   CX
 
-feature_391:
+feature_393:
 	VBROADCASTSS (DX)(CX*4), Z26
 	VSUBPS       (AX), Z26, Z26
 	VFMADD231PS  Z26, Z26, Z25
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_391
+	JNZ          feature_393
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -23033,10 +23092,10 @@ feature_391:
 	ADDQ          $0x00000040, R12
 	ADDQ          $0x00000040, R13
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_380
+	JMP           blocksDone_382
 
-rest_390:
-blocksDone_380:
+rest_392:
+blocksDone_382:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -23222,11 +23281,11 @@ TEXT ·doubleAnglesAVX512(SB), NOSPLIT, $0-40
 	SHLQ $0x02, BX
 	LEAQ (BX)(BX*1), SI
 	CMPQ DX, $0x00000002
-	JB   done_392
+	JB   done_394
 
-unrolled_393:
+unrolled_395:
 	CMPQ    CX, $0x00000080
-	JB      tail_394
+	JB      tail_396
 	VMOVUPS (AX), Z0
 	VMOVUPS (AX)(BX*1), Z1
 	VMOVUPS 64(AX), Z2
@@ -23247,7 +23306,7 @@ unrolled_393:
 	MOVQ    DX, R8
 	DECQ    R8
 
-level_397:
+level_399:
 	ADDQ        SI, DI
 	VMULPS      Z1, Z1, Z16
 	VADDPS      Z1, Z1, Z1
@@ -23298,23 +23357,23 @@ level_397:
 	VMOVUPS     Z14, 448(DI)
 	VMOVUPS     Z15, 448(DI)(BX*1)
 	DECQ        R8
-	JNZ         level_397
+	JNZ         level_399
 	ADDQ        $0x00000200, AX
 	SUBQ        $0x00000080, CX
-	JMP         unrolled_393
+	JMP         unrolled_395
 
-tail_394:
+tail_396:
 	TESTQ CX, CX
-	JZ    done_396
+	JZ    done_398
 
-single_395:
+single_397:
 	VMOVUPS (AX), Z0
 	VMOVUPS (AX)(BX*1), Z1
 	MOVQ    AX, DI
 	MOVQ    DX, R8
 	DECQ    R8
 
-level_398:
+level_400:
 	ADDQ        SI, DI
 	VMULPS      Z1, Z1, Z2
 	VADDPS      Z1, Z1, Z1
@@ -23323,12 +23382,12 @@ level_398:
 	VMOVUPS     Z0, (DI)
 	VMOVUPS     Z1, (DI)(BX*1)
 	DECQ        R8
-	JNZ         level_398
+	JNZ         level_400
 	ADDQ        $0x00000040, AX
 	SUBQ        $0x00000010, CX
-	JNZ         single_395
+	JNZ         single_397
 
-done_396:
-done_392:
+done_398:
+done_394:
 	VZEROUPPER
 	RET

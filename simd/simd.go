@@ -421,6 +421,21 @@ func Prefetch[T any](s []T, i int) {
 	}
 }
 
+// FullRow reports whether idx is 0, 1, …, len(idx)−1 and every val[k], k <
+// len(idx), is finite (len(val) ≥ len(idx)): a sparse vector that sets
+// every feature, in order, to a valid value, as codrna's rows do. It is
+// the check of such a query at every step of a learner (package engine),
+// 8 features at a time.
+func FullRow(idx []int32, val []float32) bool {
+	val = val[:len(idx)]
+	head := len(idx) &^ (fullRowLanes - 1)
+	return fullRow(idx[:head], val[:head]) && fullRowFrom(idx[head:], val[head:], head)
+}
+
+// fullRowLanes is the step of the fullRow kernels, a ymm register of int32
+// (asm/gen/fullrow.go): FullRow gives them whole registers only.
+const fullRowLanes = 8
+
 // PACost holds what PACosts needs of one example besides the support
 // vectors: the kernel factor, the step τ·g, the score f(x), and the loss
 // of a score f_r, |Offset + Slope·f_r| − Epsilon (Abs) or

@@ -229,6 +229,7 @@ func (g *gen) all() {
 	g.fmaLoop()
 	g.sqdist64()
 	g.prefetch()
+	g.fullRow()
 	g.paCosts()
 	g.mulAdd64("mulAdd64", mulAddCols)
 	g.mulAdd64("mulAdd64Half", mulAddCols/2)
