@@ -469,7 +469,11 @@ func (v *view) evaluate(sc *Scratch, vs vectors, w []float32, stride int, sums [
 	// the interface's would each be a call): at small budgets the calls
 	// around the kernels are a visible part of f(x).
 	d, dense := vs.(denseVectors)
-	if dense && !sc.far && d.Len() > 0 && d.Padded() <= simd.ScoreTilesSlots() && !v.expands(x) {
+	var e expansion
+	if dense {
+		e = v.expansionOf(x)
+	}
+	if dense && !sc.far && d.Len() > 0 && d.Padded() <= simd.ScoreTilesSlots() && !e.use {
 		// One pass without the shift: what the two-phase kernels below
 		// give when no shift is needed, bit for bit.
 		n := d.Len()
@@ -489,7 +493,7 @@ func (v *view) evaluate(sc *Scratch, vs vectors, w []float32, stride int, sums [
 	}
 	buf := sc.buf[:vs.Padded()]
 	floor := simd.ExpMin + floorMargin(n)
-	vs.distances(v, buf, x, sc)
+	vs.distances(v, buf, x, sc, e)
 	var offset float32
 	nearest := simd.Min(buf[:n])
 	sc.far = v.scale*nearest < floor
@@ -533,10 +537,14 @@ const (
 // bounded by S = 2·(max‖s‖² + ‖x‖²). With integers and S < 2^bits every
 // step is exact. Otherwise each rounding errs by at most 2^−bits·S, and a
 // kernel value moves by at most |scale| times the distance error.
+//
+// 2^bits and 2^−bits are exact as a shift and its reciprocal: math.Ldexp,
+// twice per query, was a visible part of a sparse query's step.
 func (v *view) expansionExact(xnorm float64, integral bool, steps, bits int) bool {
 	bound := 2 * (v.maxNorm + xnorm)
-	if integral && v.integral && bound < math.Ldexp(1, bits) {
+	limit := float64(uint64(1) << bits)
+	if integral && v.integral && bound < limit {
 		return true
 	}
-	return float64(steps)*bound*math.Ldexp(1, -bits)*float64(-v.scale) <= 1e-6
+	return float64(steps)*bound*(1/limit)*float64(-v.scale) <= 1e-6
 }

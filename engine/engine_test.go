@@ -154,7 +154,7 @@ func TestScoreMatchesReference(t *testing.T) {
 // with the scale and the offset by two more roundings of |a| (the offset is
 // at most |a| when applied, see evaluate); the exponential errs by 2e-7
 // relative. The sparse path is taken only when it is exact or within 1e-6
-// of the direct one (sparseExact). k·|a| ≤ 1/e keeps all this small.
+// of the direct one (view.expansionOf). k·|a| ≤ 1/e keeps all this small.
 // Values below e^ExpMin times the kernel factor are floored there, an
 // absolute error the caller adds.
 func kernelTol(k float64, dim int, sparse bool) float64 {

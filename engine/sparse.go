@@ -51,7 +51,7 @@ func (s sparseVectors) sqNorm(i int, _ *Scratch) (float64, bool) {
 // query's features, so vectors sharing no feature with it cost one
 // subtraction. Otherwise, with norms too large for the expansion, each
 // distance is summed directly over the two vectors' features.
-func (s sparseVectors) distances(v *view, buf []float32, x *Vector, sc *Scratch) {
+func (s sparseVectors) distances(v *view, buf []float32, x *Vector, sc *Scratch, _ expansion) {
 	idx, val := sc.nonZeros(x)
 	nz := Sparse(idx, val)
 	xnorm, integral := nz.sqNorm()

@@ -102,8 +102,9 @@ type vectors interface {
 	// sqNorm is Vector.sqNorm of vector i (sc is room for reading it).
 	sqNorm(i int, sc *Scratch) (norm float64, integral bool)
 	// distances writes ‖x − sᵢ‖² of every slot, padding included, into
-	// buf, choosing the computation by the exactness rules of v.
-	distances(v *view, buf []float32, x *Vector, sc *Scratch)
+	// buf, choosing the computation by the exactness rules of v: dense
+	// storage as e says (view.expansionOf), sparse storage by its own.
+	distances(v *view, buf []float32, x *Vector, sc *Scratch, e expansion)
 	// sqDists writes ‖x − sᵢ‖² of every stored vector into dst, computed
 	// in float64 directly from the stored float32 values, feature by
 	// feature in increasing order (ExactKernels).
@@ -159,31 +160,43 @@ func (d denseVectors) sqNorm(i int, sc *Scratch) (float64, bool) {
 	return row.sqNorm()
 }
 
-func (d denseVectors) distances(v *view, buf []float32, x *Vector, sc *Scratch) {
-	if v.expands(x) {
-		simd.SqDistSparse(buf, d.Norms(), x.Index, x.Value, float32(x.sqSum()), d.Tiles(), v.dim)
+func (d denseVectors) distances(v *view, buf []float32, x *Vector, sc *Scratch, e expansion) {
+	if e.use {
+		simd.SqDistSparse(buf, d.Norms(), x.Index, x.Value, float32(e.xnorm), d.Tiles(), v.dim)
 		return
 	}
 	simd.SqDist(buf, sc.denseQuery(x, v.dim), d.Tiles(), v.dim)
 }
 
-// expands reports whether dense storage takes the distances of the valid
-// query x by the norm expansion over its non-zero features: a sparse query
-// of few non-zeros, 2·(nnz + 1) ≤ dim, whose expansion is exact enough.
-// It inlines, so that most queries (dense ones, and sparse ones with half
-// of their features set, codrna's rows) are told without a call; a valid
-// query is sparse exactly when it has no dense slice.
-func (v *view) expands(x *Vector) bool {
-	return x.Dense == nil && len(x.Index) < v.dim>>1 && v.sparseExact(x)
+// expansion is how dense storage takes the distances of one query: by the
+// norm expansion over its non-zero features (use), from its squared norm
+// xnorm, or directly. view.evaluate decides it once per query: its test
+// reads every non-zero, as the squared norm does.
+type expansion struct {
+	use   bool
+	xnorm float64
 }
 
-// sparseExact is expands' test of the expansion's error for the sparse
-// query x on dense storage.
-func (v *view) sparseExact(x *Vector) bool {
+// expansionOf decides the expansion of the valid query x on dense
+// storage: a sparse query of few non-zeros, 2·(nnz + 1) ≤ dim, whose
+// expansion is exact enough. It inlines, so that most queries (dense ones,
+// and sparse ones with half of their features set, codrna's rows) are told
+// without a call; a valid query is sparse exactly when it has no dense
+// slice.
+func (v *view) expansionOf(x *Vector) expansion {
+	if x.Dense != nil || len(x.Index) >= v.dim>>1 {
+		return expansion{}
+	}
+	return v.sparseExpansion(x)
+}
+
+// sparseExpansion is expansionOf's test of the expansion's error for the
+// sparse query x.
+func (v *view) sparseExpansion(x *Vector) expansion {
 	xnorm, integral := x.sqNorm()
 	// The stored norm, the query norm, nnz products and the sums, each
 	// rounded once in float32.
-	return v.expansionExact(xnorm, integral, len(x.Index)+3, float32Bits)
+	return expansion{use: v.expansionExact(xnorm, integral, len(x.Index)+3, float32Bits), xnorm: xnorm}
 }
 
 // sqDists takes the distances of the whole tiles straight into dst and
