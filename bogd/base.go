@@ -191,7 +191,7 @@ func (b *base) learn(x *engine.Vector, y float64) (st Step, err error) {
 // learnTo is learn, writing the step into *st, which it finds zero, field by
 // field. A Step is ten words: returned in registers, its caller spills and
 // copies it with loads wider than the spill's stores, which the processor
-// cannot forward (about 5% of a pass at B = 100); written in place, as
+// cannot forward (4–5% of a BOGD-oldest pass at B = 100); written in place, as
 // learnBatch does, there is no copy. x must stay where it is until learnTo
 // returns (see rule).
 func (b *base) learnTo(st *Step, x *engine.Vector, y float64) error {

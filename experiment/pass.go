@@ -172,8 +172,9 @@ func Pass(ctx context.Context, l Online, order []int, at []int) (Result, error) 
 // learners that do not calibrate), the step goes through LearnBatch, one
 // example at a time, which writes it in place: Learn returns its ten words
 // in registers, and the copy that the compiler makes of them here, with
-// loads wider than its own stores, stalled every step (5% of a BOGD pass at
-// B = 100). Elsewhere LearnBatch would copy those slices at every step.
+// loads wider than its own stores, stalled every step (4–5% of a
+// BOGD-oldest pass at B = 100). Elsewhere LearnBatch would copy those
+// slices at every step.
 type bound struct {
 	*bogd.Learner
 	data    *dataset.Dataset
