@@ -14,7 +14,7 @@ FUZZTIME ?= 3s
 FUZZTIME_LOADERS ?= 30s
 LOADER_FUZZERS = FuzzLoad FuzzLoadModel FuzzRead
 
-.PHONY: all build generate check-generate check-qemu check-slurm test test-unit test-purego test-race test-cpus test-slurm test-attack fuzz fuzz-long bench bench-score demo vet staticcheck fmt-check load clean
+.PHONY: all build generate check-generate check-qemu check-slurm test test-unit test-purego test-race test-cpus test-slurm test-attack fuzz fuzz-long bench bench-score pgo demo vet staticcheck fmt-check load clean
 
 all: build
 
@@ -156,6 +156,20 @@ bench:
 # The issue's headline shapes, every implementation, for benchstat.
 bench-score:
 	$(GO) test -run '^$$' -bench 'BenchmarkScore$$' -count $(COUNT) ./engine/
+
+# The profile behind bogdbench's profile-guided optimization:
+# cmd/bogdbench/default.pgo, which `go build` and `go run` of the command
+# apply by themselves (the library's own tests and benchmarks are built
+# without it). It merges the CPU profiles of experiment's BenchmarkPass
+# (codrna's passes, or random rows of its shape without ../shared) and
+# bogd's BenchmarkStep (skipped without ../shared). The profile is sampled,
+# so it differs from run to run: regenerate it after changing the hot path,
+# and measure (benchmarks/README.md, "Round 7").
+pgo:
+	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(GO) test -run '^$$' -bench 'BenchmarkPass$$' -benchtime 2x -o "$$tmp/experiment.test" -cpuprofile "$$tmp/pass.pprof" ./experiment/ && \
+	$(GO) test -run '^$$' -bench 'BenchmarkStep$$' -benchtime 2x -o "$$tmp/bogd.test" -cpuprofile "$$tmp/step.pprof" ./bogd/ && \
+	$(GO) tool pprof -proto "$$tmp/pass.pprof" "$$tmp/step.pprof" > cmd/bogdbench/default.pgo
 
 # The paper's protocol in quick form: parameter selection on held-out
 # permutations, reported runs, Tables 2 and 3 against the paper, plots. On the
