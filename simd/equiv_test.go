@@ -861,6 +861,32 @@ func TestEquivDotColumns(t *testing.T) {
 	})
 }
 
+// TestDotColumnsLaneOrder: every implementation adds the lanes of each
+// column's sum in sumLanes's order, whatever the block of columns it falls
+// in (AVX-512 adds eight columns' lanes at once, by permutes between the
+// adds). With one tile of k, all ones, a column's sum is exactly sumLanes
+// of its values, and values of widely spread magnitudes round differently
+// in any other order.
+func TestDotColumnsLaneOrder(t *testing.T) {
+	simdtest.ForEachImpl(t, func(t *testing.T, impl simd.Impl) {
+		r := rand.New(rand.NewPCG(41, 42))
+		k := make([]float32, 16)
+		for i := range k {
+			k[i] = 1
+		}
+		for cols := 1; cols <= 26; cols++ {
+			w := randVecs(r, 1, cols*16, func() float32 { return float32(r.NormFloat64() * math.Exp(4*r.NormFloat64())) })[0]
+			dst := make([]float32, cols)
+			simd.DotColumns(dst, k, w, 16)
+			for c, got := range dst {
+				if want := simd.SumLanes(w[c*16 : (c+1)*16]); math.Float32bits(got) != math.Float32bits(want) {
+					t.Fatalf("%d columns: column %d sums to %v, want %v (the lanes in sumLanes's order)", cols, c, got, want)
+				}
+			}
+		}
+	})
+}
+
 // checkDotColumns runs DotColumns with k and the columns w laid out stride
 // apart, every slice guarded and misaligned (by skew), compares each output
 // with the float64 dot product, and returns the outputs. The values

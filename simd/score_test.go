@@ -15,7 +15,7 @@ import (
 // binary f(x), AVX-512's four accumulators), two (BOGD's free and capped
 // weights), every count up to past the 10 (AVX-512) and 7 (AVX2) columns
 // the vector code sums in registers, and NOGD's 21 at B = 100.
-var scoreCols = []int{1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 21}
+var scoreCols = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 21}
 
 // TestEquivScoreTiles: on every shape and kind of data of the distance
 // tests, with the column counts of scoreCols and two scales (kernel values

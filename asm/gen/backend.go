@@ -172,6 +172,8 @@ type gen struct {
 	be     *backend
 	table  operand.Mem // the exp constants (exp.go)
 	labels int
+	// columnSums is the table of reduceColumns, once emitted.
+	columnSums *operand.Mem
 }
 
 func newGen(ctx *build.Context, be *backend) *gen {

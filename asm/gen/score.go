@@ -195,10 +195,7 @@ func (g *gen) zeroSums(cols, accs int, zero reg.VecVirtual) [][]reg.VecVirtual {
 // scoreReturn stores the column sums in dst and the least distance as the
 // result, and returns.
 func (g *gen) scoreReturn(sums [][]reg.VecVirtual, nearest reg.VecVirtual) {
-	dst := g.load(g.Param("dst").Base())
-	for c := range sums {
-		g.reduce(sums[c], g.sum(), operand.Mem{Base: dst, Disp: 4 * c})
-	}
+	g.storeSums(sums, operand.Mem{Base: g.load(g.Param("dst").Base())})
 	g.reduce([]reg.VecVirtual{nearest}, g.minimum(), g.addr(g.ReturnIndex(0)))
 	g.VZEROUPPER()
 	g.RET()
