@@ -964,7 +964,7 @@ func (g *gen) columnSumTable() operand.Mem {
 // then the two), so with the same bits, but the eight at once. Each fold
 // first gathers the halves it adds of two registers into two registers
 // (VSHUFF64X2 by 256 and 128 bits, VSHUFPS by 64), so that one add serves
-// two columns, then four, then eight: 26 instructions where eight hreduce
+// two columns, then four, then eight: 28 instructions where eight hreduce
 // took 72. acc are clobbered.
 func (g *gen) reduceColumns(acc []reg.VecVirtual, dst operand.Mem) {
 	g.Comment("horizontal sums of eight columns at once")
