@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
@@ -27,17 +26,7 @@ func BenchmarkPassCompact(b *testing.B) {
 				data = read.Compact()
 			}
 			b.Run(fmt.Sprintf("algo=%v/budget=100/form=%s", c.algo, form), func(b *testing.B) {
-				cfg := bogd.Config{Dim: data.Dim, Budget: 100, Sigma: 8, Eta: c.eta, Seed: 1}
-				for b.Loop() {
-					l, err := bogd.New(c.algo, cfg)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if _, err := Pass(context.Background(), Bind(l, data), order, nil); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/row")
+				passes(b, data, order, c.algo, bogd.Config{Dim: data.Dim, Budget: 100, Sigma: 8, Eta: c.eta, Seed: 1})
 			})
 		}
 	}
