@@ -125,7 +125,7 @@ func dotAxpyAVX2(a []float64, b []float64, y []float64, c float64) float64
 // must hold every column: (len(dst)−1)·stride + len(k) values when dst is not
 // empty. Each sum is formed in vector lanes and added horizontally at the end.
 //
-// Requires: AVX, FMA3
+// Requires: AVX, AVX2, FMA3
 //
 //go:noescape
 func dotColumnsAVX2(dst []float32, k []float32, w []float32, stride int)

@@ -1521,41 +1521,21 @@ single_51:
 done_52:
 	MOVQ dst_base+0(FP), AX
 
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y2, X0
-	VADDPS       X0, X2, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, (AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y3, X0
-	VADDPS       X0, X3, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 4(AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y4, X0
-	VADDPS       X0, X4, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 8(AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y5, X0
-	VADDPS       X0, X5, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 12(AX)
+	// horizontal sums of 4 columns at once
+	VPERM2F128 $0x31, Y3, Y2, Y0
+	VPERM2F128 $0x20, Y3, Y2, Y2
+	VADDPS     Y0, Y2, Y2
+	VPERM2F128 $0x31, Y5, Y4, Y0
+	VPERM2F128 $0x20, Y5, Y4, Y4
+	VADDPS     Y0, Y4, Y4
+	VSHUFPS    $0xee, Y4, Y2, Y0
+	VSHUFPS    $0x44, Y4, Y2, Y2
+	VADDPS     Y0, Y2, Y2
+	VPERMILPS  $0xb1, Y2, Y0
+	VADDPS     Y0, Y2, Y2
+	VMOVUPS    columnsumlanes<>+0(SB), Y0
+	VPERMPS    Y2, Y0, Y2
+	VMOVUPS    X2, (AX)
 	VZEROUPPER
 	RET
 
@@ -1724,41 +1704,21 @@ single_55:
 done_56:
 	MOVQ dst_base+0(FP), AX
 
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y2, X0
-	VADDPS       X0, X2, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, (AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y3, X0
-	VADDPS       X0, X3, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 4(AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y4, X0
-	VADDPS       X0, X4, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 8(AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y5, X0
-	VADDPS       X0, X5, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 12(AX)
+	// horizontal sums of 4 columns at once
+	VPERM2F128 $0x31, Y3, Y2, Y0
+	VPERM2F128 $0x20, Y3, Y2, Y2
+	VADDPS     Y0, Y2, Y2
+	VPERM2F128 $0x31, Y5, Y4, Y0
+	VPERM2F128 $0x20, Y5, Y4, Y4
+	VADDPS     Y0, Y4, Y4
+	VSHUFPS    $0xee, Y4, Y2, Y0
+	VSHUFPS    $0x44, Y4, Y2, Y2
+	VADDPS     Y0, Y2, Y2
+	VPERMILPS  $0xb1, Y2, Y0
+	VADDPS     Y0, Y2, Y2
+	VMOVUPS    columnsumlanes<>+0(SB), Y0
+	VPERMPS    Y2, Y0, Y2
+	VMOVUPS    X2, (AX)
 
 	// horizontal sum
 	VEXTRACTF128 $0x01, Y6, X0
@@ -1914,41 +1874,21 @@ single_59:
 done_60:
 	MOVQ dst_base+0(FP), AX
 
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y2, X0
-	VADDPS       X0, X2, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, (AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y3, X0
-	VADDPS       X0, X3, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 4(AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y4, X0
-	VADDPS       X0, X4, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 8(AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y5, X0
-	VADDPS       X0, X5, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 12(AX)
+	// horizontal sums of 4 columns at once
+	VPERM2F128 $0x31, Y3, Y2, Y0
+	VPERM2F128 $0x20, Y3, Y2, Y2
+	VADDPS     Y0, Y2, Y2
+	VPERM2F128 $0x31, Y5, Y4, Y0
+	VPERM2F128 $0x20, Y5, Y4, Y4
+	VADDPS     Y0, Y4, Y4
+	VSHUFPS    $0xee, Y4, Y2, Y0
+	VSHUFPS    $0x44, Y4, Y2, Y2
+	VADDPS     Y0, Y2, Y2
+	VPERMILPS  $0xb1, Y2, Y0
+	VADDPS     Y0, Y2, Y2
+	VMOVUPS    columnsumlanes<>+0(SB), Y0
+	VPERMPS    Y2, Y0, Y2
+	VMOVUPS    X2, (AX)
 
 	// horizontal sum
 	VEXTRACTF128 $0x01, Y6, X0
@@ -2117,41 +2057,21 @@ single_63:
 done_64:
 	MOVQ dst_base+0(FP), AX
 
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y2, X0
-	VADDPS       X0, X2, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, (AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y3, X0
-	VADDPS       X0, X3, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 4(AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y4, X0
-	VADDPS       X0, X4, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 8(AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y5, X0
-	VADDPS       X0, X5, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 12(AX)
+	// horizontal sums of 4 columns at once
+	VPERM2F128 $0x31, Y3, Y2, Y0
+	VPERM2F128 $0x20, Y3, Y2, Y2
+	VADDPS     Y0, Y2, Y2
+	VPERM2F128 $0x31, Y5, Y4, Y0
+	VPERM2F128 $0x20, Y5, Y4, Y4
+	VADDPS     Y0, Y4, Y4
+	VSHUFPS    $0xee, Y4, Y2, Y0
+	VSHUFPS    $0x44, Y4, Y2, Y2
+	VADDPS     Y0, Y2, Y2
+	VPERMILPS  $0xb1, Y2, Y0
+	VADDPS     Y0, Y2, Y2
+	VMOVUPS    columnsumlanes<>+0(SB), Y0
+	VPERMPS    Y2, Y0, Y2
+	VMOVUPS    X2, (AX)
 
 	// horizontal sum
 	VEXTRACTF128 $0x01, Y6, X0
@@ -2181,6 +2101,16 @@ done_64:
 	VMOVSS       X0, 24(AX)
 	VZEROUPPER
 	RET
+
+DATA columnsumlanes<>+0(SB)/4, $0x00000000
+DATA columnsumlanes<>+4(SB)/4, $0x00000004
+DATA columnsumlanes<>+8(SB)/4, $0x00000002
+DATA columnsumlanes<>+12(SB)/4, $0x00000006
+DATA columnsumlanes<>+16(SB)/4, $0x00000000
+DATA columnsumlanes<>+20(SB)/4, $0x00000000
+DATA columnsumlanes<>+24(SB)/4, $0x00000000
+DATA columnsumlanes<>+28(SB)/4, $0x00000000
+GLOBL columnsumlanes<>(SB), RODATA|NOPTR, $32
 
 // func dotAVX2(a []float32, b []float32) float32
 // Requires: AVX, FMA3
@@ -2355,7 +2285,7 @@ done_72:
 	RET
 
 // func dotColumnsAVX2(dst []float32, k []float32, w []float32, stride int)
-// Requires: AVX, FMA3
+// Requires: AVX, AVX2, FMA3
 TEXT ·dotColumnsAVX2(SB), NOSPLIT, $0-80
 	MOVQ   dst_base+0(FP), AX
 	MOVQ   dst_len+8(FP), CX
@@ -2416,45 +2346,26 @@ single_78:
 	JNZ         single_78
 
 done_79:
-	// horizontal sum
-	VADDPS       Y2, Y1, Y1
-	VEXTRACTF128 $0x01, Y1, X2
-	VADDPS       X2, X1, X2
-	VMOVHLPS     X2, X2, X1
-	VADDPS       X1, X2, X2
-	VMOVSHDUP    X2, X1
-	VADDSS       X1, X2, X2
-	VMOVSS       X2, (AX)(SI*1)
+	VADDPS Y2, Y1, Y1
+	VADDPS Y4, Y3, Y3
+	VADDPS Y6, Y5, Y5
+	VADDPS Y8, Y7, Y7
 
-	// horizontal sum
-	VADDPS       Y4, Y3, Y3
-	VEXTRACTF128 $0x01, Y3, X1
-	VADDPS       X1, X3, X1
-	VMOVHLPS     X1, X1, X2
-	VADDPS       X2, X1, X1
-	VMOVSHDUP    X1, X2
-	VADDSS       X2, X1, X1
-	VMOVSS       X1, 4(AX)(SI*1)
-
-	// horizontal sum
-	VADDPS       Y6, Y5, Y5
-	VEXTRACTF128 $0x01, Y5, X1
-	VADDPS       X1, X5, X1
-	VMOVHLPS     X1, X1, X2
-	VADDPS       X2, X1, X1
-	VMOVSHDUP    X1, X2
-	VADDSS       X2, X1, X1
-	VMOVSS       X1, 8(AX)(SI*1)
-
-	// horizontal sum
-	VADDPS       Y8, Y7, Y7
-	VEXTRACTF128 $0x01, Y7, X1
-	VADDPS       X1, X7, X1
-	VMOVHLPS     X1, X1, X2
-	VADDPS       X2, X1, X1
-	VMOVSHDUP    X1, X2
-	VADDSS       X2, X1, X1
-	VMOVSS       X1, 12(AX)(SI*1)
+	// horizontal sums of 4 columns at once
+	VPERM2F128 $0x31, Y3, Y1, Y2
+	VPERM2F128 $0x20, Y3, Y1, Y1
+	VADDPS     Y2, Y1, Y1
+	VPERM2F128 $0x31, Y7, Y5, Y2
+	VPERM2F128 $0x20, Y7, Y5, Y5
+	VADDPS     Y2, Y5, Y5
+	VSHUFPS    $0xee, Y5, Y1, Y2
+	VSHUFPS    $0x44, Y5, Y1, Y1
+	VADDPS     Y2, Y1, Y1
+	VPERMILPS  $0xb1, Y1, Y2
+	VADDPS     Y2, Y1, Y1
+	VMOVUPS    columnsumlanes<>+0(SB), Y2
+	VPERMPS    Y1, Y2, Y1
+	VMOVUPS    X1, (AX)(SI*1)
 
 	// horizontal sum
 	VADDPS       Y10, Y9, Y9
@@ -10305,41 +10216,21 @@ rest_212:
 blocksDone_208:
 	MOVQ dst_base+0(FP), AX
 
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y5, X0
-	VADDPS       X0, X5, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, (AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y6, X0
-	VADDPS       X0, X6, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 4(AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y7, X0
-	VADDPS       X0, X7, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 8(AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y8, X0
-	VADDPS       X0, X8, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 12(AX)
+	// horizontal sums of 4 columns at once
+	VPERM2F128 $0x31, Y6, Y5, Y0
+	VPERM2F128 $0x20, Y6, Y5, Y5
+	VADDPS     Y0, Y5, Y5
+	VPERM2F128 $0x31, Y8, Y7, Y0
+	VPERM2F128 $0x20, Y8, Y7, Y7
+	VADDPS     Y0, Y7, Y7
+	VSHUFPS    $0xee, Y7, Y5, Y0
+	VSHUFPS    $0x44, Y7, Y5, Y5
+	VADDPS     Y0, Y5, Y5
+	VPERMILPS  $0xb1, Y5, Y0
+	VADDPS     Y0, Y5, Y5
+	VMOVUPS    columnsumlanes<>+0(SB), Y0
+	VPERMPS    Y5, Y0, Y5
+	VMOVUPS    X5, (AX)
 
 	// horizontal min
 	VEXTRACTF128 $0x01, Y2, X0
@@ -10873,41 +10764,21 @@ rest_220:
 blocksDone_216:
 	MOVQ dst_base+0(FP), AX
 
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y5, X0
-	VADDPS       X0, X5, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, (AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y6, X0
-	VADDPS       X0, X6, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 4(AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y7, X0
-	VADDPS       X0, X7, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 8(AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y8, X0
-	VADDPS       X0, X8, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 12(AX)
+	// horizontal sums of 4 columns at once
+	VPERM2F128 $0x31, Y6, Y5, Y0
+	VPERM2F128 $0x20, Y6, Y5, Y5
+	VADDPS     Y0, Y5, Y5
+	VPERM2F128 $0x31, Y8, Y7, Y0
+	VPERM2F128 $0x20, Y8, Y7, Y7
+	VADDPS     Y0, Y7, Y7
+	VSHUFPS    $0xee, Y7, Y5, Y0
+	VSHUFPS    $0x44, Y7, Y5, Y5
+	VADDPS     Y0, Y5, Y5
+	VPERMILPS  $0xb1, Y5, Y0
+	VADDPS     Y0, Y5, Y5
+	VMOVUPS    columnsumlanes<>+0(SB), Y0
+	VPERMPS    Y5, Y0, Y5
+	VMOVUPS    X5, (AX)
 
 	// horizontal sum
 	VEXTRACTF128 $0x01, Y9, X0
@@ -11181,41 +11052,21 @@ rest_226:
 blocksDone_224:
 	MOVQ dst_base+0(FP), AX
 
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y5, X0
-	VADDPS       X0, X5, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, (AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y6, X0
-	VADDPS       X0, X6, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 4(AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y7, X0
-	VADDPS       X0, X7, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 8(AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y8, X0
-	VADDPS       X0, X8, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 12(AX)
+	// horizontal sums of 4 columns at once
+	VPERM2F128 $0x31, Y6, Y5, Y0
+	VPERM2F128 $0x20, Y6, Y5, Y5
+	VADDPS     Y0, Y5, Y5
+	VPERM2F128 $0x31, Y8, Y7, Y0
+	VPERM2F128 $0x20, Y8, Y7, Y7
+	VADDPS     Y0, Y7, Y7
+	VSHUFPS    $0xee, Y7, Y5, Y0
+	VSHUFPS    $0x44, Y7, Y5, Y5
+	VADDPS     Y0, Y5, Y5
+	VPERMILPS  $0xb1, Y5, Y0
+	VADDPS     Y0, Y5, Y5
+	VMOVUPS    columnsumlanes<>+0(SB), Y0
+	VPERMPS    Y5, Y0, Y5
+	VMOVUPS    X5, (AX)
 
 	// horizontal sum
 	VEXTRACTF128 $0x01, Y9, X0
@@ -11503,41 +11354,21 @@ rest_232:
 blocksDone_230:
 	MOVQ dst_base+0(FP), AX
 
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y5, X0
-	VADDPS       X0, X5, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, (AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y6, X0
-	VADDPS       X0, X6, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 4(AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y7, X0
-	VADDPS       X0, X7, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 8(AX)
-
-	// horizontal sum
-	VEXTRACTF128 $0x01, Y8, X0
-	VADDPS       X0, X8, X0
-	VMOVHLPS     X0, X0, X1
-	VADDPS       X1, X0, X0
-	VMOVSHDUP    X0, X1
-	VADDSS       X1, X0, X0
-	VMOVSS       X0, 12(AX)
+	// horizontal sums of 4 columns at once
+	VPERM2F128 $0x31, Y6, Y5, Y0
+	VPERM2F128 $0x20, Y6, Y5, Y5
+	VADDPS     Y0, Y5, Y5
+	VPERM2F128 $0x31, Y8, Y7, Y0
+	VPERM2F128 $0x20, Y8, Y7, Y7
+	VADDPS     Y0, Y7, Y7
+	VSHUFPS    $0xee, Y7, Y5, Y0
+	VSHUFPS    $0x44, Y7, Y5, Y5
+	VADDPS     Y0, Y5, Y5
+	VPERMILPS  $0xb1, Y5, Y0
+	VADDPS     Y0, Y5, Y5
+	VMOVUPS    columnsumlanes<>+0(SB), Y0
+	VPERMPS    Y5, Y0, Y5
+	VMOVUPS    X5, (AX)
 
 	// horizontal sum
 	VEXTRACTF128 $0x01, Y9, X0

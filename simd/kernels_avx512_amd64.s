@@ -2741,7 +2741,7 @@ single_80:
 done_81:
 	MOVQ dst_base+0(FP), AX
 
-	// horizontal sums of eight columns at once
+	// horizontal sums of 8 columns at once
 	VSHUFF64X2 $0xee, Z13, Z12, Z0
 	VSHUFF64X2 $0x44, Z13, Z12, Z12
 	VADDPS     Z0, Z12, Z12
@@ -2957,7 +2957,7 @@ single_84:
 done_85:
 	MOVQ dst_base+0(FP), AX
 
-	// horizontal sums of eight columns at once
+	// horizontal sums of 8 columns at once
 	VSHUFF64X2 $0xee, Z13, Z12, Z0
 	VSHUFF64X2 $0x44, Z13, Z12, Z12
 	VADDPS     Z0, Z12, Z12
@@ -3189,7 +3189,7 @@ single_88:
 done_89:
 	MOVQ dst_base+0(FP), AX
 
-	// horizontal sums of eight columns at once
+	// horizontal sums of 8 columns at once
 	VSHUFF64X2 $0xee, Z13, Z12, Z0
 	VSHUFF64X2 $0x44, Z13, Z12, Z12
 	VADDPS     Z0, Z12, Z12
@@ -3442,7 +3442,7 @@ single_103:
 	JNZ         single_103
 
 done_104:
-	// horizontal sums of eight columns at once
+	// horizontal sums of 8 columns at once
 	VSHUFF64X2 $0xee, Z2, Z1, Z9
 	VSHUFF64X2 $0x44, Z2, Z1, Z1
 	VADDPS     Z9, Z1, Z1
@@ -20321,7 +20321,7 @@ rest_362:
 blocksDone_348:
 	MOVQ dst_base+0(FP), AX
 
-	// horizontal sums of eight columns at once
+	// horizontal sums of 8 columns at once
 	VSHUFF64X2 $0xee, Z16, Z15, Z0
 	VSHUFF64X2 $0x44, Z16, Z15, Z15
 	VADDPS     Z0, Z15, Z15
@@ -21657,7 +21657,7 @@ rest_378:
 blocksDone_366:
 	MOVQ dst_base+0(FP), AX
 
-	// horizontal sums of eight columns at once
+	// horizontal sums of 8 columns at once
 	VSHUFF64X2 $0xee, Z16, Z15, Z0
 	VSHUFF64X2 $0x44, Z16, Z15, Z15
 	VADDPS     Z0, Z15, Z15
@@ -22768,7 +22768,7 @@ rest_392:
 blocksDone_382:
 	MOVQ dst_base+0(FP), AX
 
-	// horizontal sums of eight columns at once
+	// horizontal sums of 8 columns at once
 	VSHUFF64X2 $0xee, Z16, Z15, Z0
 	VSHUFF64X2 $0x44, Z16, Z15, Z15
 	VADDPS     Z0, Z15, Z15

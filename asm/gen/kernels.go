@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/mmcloughlin/avo/attr"
@@ -738,13 +737,19 @@ func (g *gen) minimum64() reduction { return reduction{"min", true, g.VMINPD, g.
 // dst. acc are clobbered.
 func (g *gen) reduce(acc []reg.VecVirtual, op reduction, dst operand.Mem) {
 	g.Comment("horizontal " + op.name)
+	op.store(g.hreduce(g.combine(acc, op), op), dst)
+}
+
+// combine combines the accumulators acc with op, pairwise, into the first,
+// which it returns: the first step of reduce.
+func (g *gen) combine(acc []reg.VecVirtual, op reduction) reg.VecVirtual {
 	for len(acc) > 1 {
 		for i := 0; i+1 < len(acc); i += 2 {
 			op.packed(acc[i+1], acc[i], acc[i])
 		}
 		acc = compact(acc)
 	}
-	op.store(g.hreduce(acc[0], op), dst)
+	return acc[0]
 }
 
 // compact keeps every other register: after pairwise operations into the
@@ -913,44 +918,40 @@ func (g *gen) dotColumns() {
 }
 
 // storeSums stores the sums of the columns' accumulators (acc[c] column
-// c's) at dst, one float32 each, in column order: each by reduce, or,
-// with AVX-512, the first columnSumLanes of one accumulator each by
-// reduceColumns, with the same bits. acc are clobbered.
+// c's) at dst, one float32 each, in column order and each in reduce's
+// order: the columns by groups of half a register's lanes through
+// reduceColumns, the rest one by one. acc are clobbered.
 func (g *gen) storeSums(acc [][]reg.VecVirtual, dst operand.Mem) {
-	first := 0
-	if g.be.opmask && len(acc) >= columnSumLanes {
-		single := make([]reg.VecVirtual, columnSumLanes)
-		for c := range single {
-			if len(acc[c]) == 1 {
-				single[c] = acc[c][0]
-			}
+	group := g.be.lanes / 2
+	c := 0
+	for ; c+group <= len(acc); c += group {
+		single := make([]reg.VecVirtual, group)
+		for m := range single {
+			single[m] = g.combine(acc[c+m], g.sum())
 		}
-		if !slices.Contains(single, nil) {
-			g.reduceColumns(single, dst)
-			first = columnSumLanes
-		}
+		g.reduceColumns(single, dst.Offset(4*c))
 	}
-	for c := first; c < len(acc); c++ {
+	for ; c < len(acc); c++ {
 		g.reduce(acc[c], g.sum(), dst.Offset(4*c))
 	}
 }
 
-// columnSumLanes is the number of columns reduceColumns adds at once.
-const columnSumLanes = 8
-
-// columnSumTable returns the lanes of reduceColumns's last permute (after
-// the folds, column q < 4 is in lane 4q and column q+4 in lane 4q+2),
-// emitted on first use.
+// columnSumTable returns the lanes of reduceColumns's last permute, one per
+// register lane, emitted on first use: after the folds, column c of a
+// group is in lane 4·(c mod q) + 2·⌊c/q⌋ of the register's q 128-bit
+// quarters (the lanes past the group's are not stored).
 func (g *gen) columnSumTable() operand.Mem {
 	if g.columnSums != nil {
 		return *g.columnSums
 	}
+	be := g.be
+	quarters := be.lanes / 4
 	table := g.StaticGlobal("columnsumlanes")
 	g.DataAttributes(attr.RODATA | attr.NOPTR)
-	for c := range 2 * columnSumLanes {
-		lane := 0 // the upper half is not stored
-		if c < columnSumLanes {
-			lane = 4*(c%4) + 2*(c/4)
+	for c := range be.lanes {
+		lane := 0
+		if c < be.lanes/2 {
+			lane = 4*(c%quarters) + 2*(c/quarters)
 		}
 		g.AddDatum(4*c, operand.U32(lane))
 	}
@@ -958,16 +959,20 @@ func (g *gen) columnSumTable() operand.Mem {
 	return table
 }
 
-// reduceColumns stores at dst the sums of the lanes of eight zmm
-// accumulators, one per column, in columns' order: each by the order of
-// hreduce (lane l with l+8, then with l+4, then 0 with 2 and 1 with 3,
-// then the two), so with the same bits, but the eight at once. Each fold
-// first gathers the halves it adds of two registers into two registers
-// (VSHUFF64X2 by 256 and 128 bits, VSHUFPS by 64), so that one add serves
-// two columns, then four, then eight: 28 instructions where eight hreduce
-// took 72. acc are clobbered.
+// reduceColumns stores at dst the sums of the lanes of acc, one register
+// per column and half a register's lanes of columns (8 zmm, 4 ymm), in
+// columns' order: each in the order of sumLanes (lane l with l+8, then
+// with l+4, then 0 with 2 and 1 with 3, then the two; an AVX2 column
+// arrives with the first done, by combine), so with hreduce's bits, but
+// all at once. Each fold first gathers the halves it adds of two
+// registers into two registers (VSHUFF64X2 by 256 and 128 bits,
+// VPERM2F128 by 128, VSHUFPS by 64), so that one add serves two columns,
+// then four, then eight: 28 instructions for eight zmm columns where
+// hreduce took 72, 14 for four ymm columns where it took 28. acc are
+// clobbered.
 func (g *gen) reduceColumns(acc []reg.VecVirtual, dst operand.Mem) {
-	g.Comment("horizontal sums of eight columns at once")
+	be := g.be
+	g.Commentf("horizontal sums of %d columns at once", len(acc))
 	// fold pairs registers a and b into a: the lanes of a the selector lo
 	// picks plus those hi picks, from a in the low half and b in the high.
 	fold := func(shuffle func(...operand.Op), lo, hi uint8, a, b reg.VecVirtual) {
@@ -976,23 +981,34 @@ func (g *gen) reduceColumns(acc []reg.VecVirtual, dst operand.Mem) {
 		shuffle(operand.U8(lo), b, a, a)
 		g.VADDPS(t, a, a)
 	}
-	for i := 0; i < 8; i += 2 { // lane l + lane l+8: columns i, i+1 by 256-bit halves
-		fold(g.VSHUFF64X2, 0x44, 0xee, acc[i], acc[i+1])
+	if be.lanes == 16 {
+		for i := 0; i < 8; i += 2 { // lane l + lane l+8: columns i, i+1 by 256-bit halves
+			fold(g.VSHUFF64X2, 0x44, 0xee, acc[i], acc[i+1])
+		}
+		for i := 0; i < 8; i += 4 { // l + l+4: columns i…i+3 by 128-bit quarters
+			fold(g.VSHUFF64X2, 0x88, 0xdd, acc[i], acc[i+2])
+		}
+	} else {
+		halves := func(ops ...operand.Op) { g.VPERM2F128(ops[0], ops[1], ops[2], ops[3]) }
+		for i := 0; i < 4; i += 2 { // l + l+4: columns i, i+1 by 128-bit halves
+			fold(halves, 0x20, 0x31, acc[i], acc[i+1])
+		}
 	}
-	for i := 0; i < 8; i += 4 { // l + l+4: columns i…i+3 by 128-bit quarters
-		fold(g.VSHUFF64X2, 0x88, 0xdd, acc[i], acc[i+2])
-	}
-	// 0 + 2 and 1 + 3 within each quarter: column q in lanes 4q, 4q+1,
-	// column q+4 in 4q+2, 4q+3.
-	fold(g.VSHUFPS, 0x44, 0xee, acc[0], acc[4])
+	// 0 + 2 and 1 + 3 within each quarter: one column in lanes 0 and 1,
+	// another in 2 and 3.
+	fold(g.VSHUFPS, 0x44, 0xee, acc[0], acc[len(acc)/2])
 	t := g.vec()
 	g.VPERMILPS(operand.U8(0xb1), acc[0], t) // the two of each column: lane 1 to 0, 3 to 2
 	g.VADDPS(t, acc[0], acc[0])
 	perm := g.vec()
 	g.VMOVUPS(g.columnSumTable(), perm)
 	g.VPERMPS(acc[0], perm, acc[0])
+	if !be.opmask {
+		g.VMOVUPS(acc[0].AsX(), dst)
+		return
+	}
 	mask, bits := g.K(), g.GP32()
-	g.MOVL(operand.U32(1<<columnSumLanes-1), bits)
+	g.MOVL(operand.U32(1<<len(acc)-1), bits)
 	g.KMOVW(bits, mask)
 	g.VMOVUPS(acc[0], mask, dst)
 }
