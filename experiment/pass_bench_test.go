@@ -13,29 +13,20 @@ import (
 	"github.com/bogd-project/bogd/task"
 )
 
-// codrnaPath is the paper's codrna (271,617 rows, 8 features) beside the
-// repository.
-const codrnaPath = "../../shared/datasets/codrna.svm.gz"
-
-// codrnaShaped returns codrna when it is beside the repository, else
-// random rows of its shape (the same size in memory).
+// codrnaShaped returns the paper's codrna (271,617 rows, 8 features) when
+// it is beside the repository, else random rows of its shape (the same
+// size in memory).
 func codrnaShaped(b *testing.B) *dataset.Dataset {
-	if d, err := dataset.ReadFile(codrnaPath, dataset.Options{}); err == nil {
-		return d
-	}
-	b.Logf("%s not found: random rows of its shape instead", codrnaPath)
-	const rows, dim = 271617, 8
-	rng := rand.New(rand.NewPCG(1, 1))
-	d := &dataset.Dataset{Name: "codrna-shaped", Dim: dim, Task: task.Binary, RowPtr: make([]int, 1, rows+1)}
-	for range rows {
-		for f := range dim {
-			d.Index = append(d.Index, int32(f))
-			d.Value = append(d.Value, float32(rng.NormFloat64()*20))
-		}
-		d.RowPtr = append(d.RowPtr, len(d.Index))
-		d.Labels = append(d.Labels, float64(1-2*rng.IntN(2)))
-	}
-	return d
+	return sharedOrShaped(b, "codrna.svm.gz", false, func() *dataset.Dataset {
+		const dim = 8
+		rng := rand.New(rand.NewPCG(1, 1))
+		return randomRows("codrna-shaped", task.Binary, dim, 271617, func(idx []int32, val []float32) ([]int32, []float32) {
+			for f := range dim {
+				idx, val = append(idx, int32(f)), append(val, float32(rng.NormFloat64()*20))
+			}
+			return idx, val
+		}, func() float64 { return float64(1 - 2*rng.IntN(2)) })
+	})
 }
 
 // BenchmarkPass measures passes over codrna in a random order, per row:

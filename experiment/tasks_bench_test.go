@@ -39,7 +39,7 @@ func BenchmarkPassTasks(b *testing.B) {
 		{cadataShaped, bogd.BOGDpp, 0.5, false},
 		{cadataShaped, bogd.FOGD, 0.5, false},
 	} {
-		data := c.data(b)
+		data := c.data(b).Compact()
 		name := fmt.Sprintf("data=%s/algo=%v/budget=100", data.Name, c.algo)
 		if c.calibrate {
 			name += "/calibrated"
@@ -69,21 +69,21 @@ func passes(b *testing.B, data *dataset.Dataset, order []int, algo bogd.Algorith
 	cpu.Report(b, rows, "row")
 }
 
-// sharedOrShaped returns the compact rows of the data set name under
-// ../shared/datasets, min-max scaled when scale is set, or, when it is
-// not there, the compact random rows that shaped gives.
-func sharedOrShaped(tb testing.TB, name string, scale bool, shaped func(*rand.Rand) *dataset.Dataset) *dataset.Dataset {
+// sharedOrShaped returns the data set name under ../shared/datasets,
+// min-max scaled when scale is set, or, when it is not there, the random
+// rows of its shape that shaped gives.
+func sharedOrShaped(tb testing.TB, name string, scale bool, shaped func() *dataset.Dataset) *dataset.Dataset {
 	d, err := dataset.ReadFile(filepath.Join("..", "..", "shared", "datasets", name), dataset.Options{})
 	if err != nil {
 		tb.Logf("%s not found: random rows of its shape instead", name)
-		return shaped(rand.New(rand.NewPCG(2, uint64(len(name))))).Compact()
+		return shaped()
 	}
 	if scale {
 		if d, _, err = d.ScaleMinMax(false); err != nil {
 			tb.Fatal(err)
 		}
 	}
-	return d.Compact()
+	return d
 }
 
 // randomRows returns n rows of the task, labelled by label, whose features
@@ -99,7 +99,8 @@ func randomRows(name string, tk task.Task, dim, n int, row func(idx []int32, val
 }
 
 func uspsShaped(tb testing.TB) *dataset.Dataset {
-	return sharedOrShaped(tb, "multiclass/usps.svm.gz", false, func(r *rand.Rand) *dataset.Dataset {
+	return sharedOrShaped(tb, "multiclass/usps.svm.gz", false, func() *dataset.Dataset {
+		r := rand.New(rand.NewPCG(2, 1))
 		const dim = 256
 		d := randomRows("usps-shaped", task.Multiclass, dim, 7291, func(idx []int32, val []float32) ([]int32, []float32) {
 			for f := range dim {
@@ -113,7 +114,8 @@ func uspsShaped(tb testing.TB) *dataset.Dataset {
 }
 
 func w7aShaped(tb testing.TB) *dataset.Dataset {
-	return sharedOrShaped(tb, "w7a.svm.gz", false, func(r *rand.Rand) *dataset.Dataset {
+	return sharedOrShaped(tb, "w7a.svm.gz", false, func() *dataset.Dataset {
+		r := rand.New(rand.NewPCG(2, 2))
 		const dim, set = 300, 12
 		return randomRows("w7a-shaped", task.Binary, dim, 24692, func(idx []int32, val []float32) ([]int32, []float32) {
 			for f := range dim {
@@ -127,7 +129,8 @@ func w7aShaped(tb testing.TB) *dataset.Dataset {
 }
 
 func cadataShaped(tb testing.TB) *dataset.Dataset {
-	return sharedOrShaped(tb, "regression/cadata.svm.gz", true, func(r *rand.Rand) *dataset.Dataset {
+	return sharedOrShaped(tb, "regression/cadata.svm.gz", true, func() *dataset.Dataset {
+		r := rand.New(rand.NewPCG(2, 3))
 		const dim = 8
 		var sum float64
 		return randomRows("cadata-shaped", task.Regression, dim, 20640, func(idx []int32, val []float32) ([]int32, []float32) {
