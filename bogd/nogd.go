@@ -180,11 +180,7 @@ func (l *nogd) nystromFeatures() []float64 {
 	stride := len(l.w32)
 	z32 := l.w32[:stride]
 	clear(z32)
-	for i, v := range k {
-		if v != 0 {
-			simd.Axpy(z32, l.mt[i*stride:(i+1)*stride], v)
-		}
-	}
+	simd.AxpyRows(z32, k, l.mt, stride)
 	for r := range z {
 		z[r] = factor * float64(z32[r])
 	}

@@ -462,3 +462,45 @@ func BenchmarkMergeSearchScalar(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAxpyRows measures AxpyRows at NOGD's shapes, z = M·k from Mᵀ's
+// rows: rank 200 (208 floats a row) over 1000 landmarks, rank 20 (32) over
+// 100, with a third, half or all of the kernel values non-zero;
+// calls=byrow is the loop of Axpy calls it replaces, side by side.
+func BenchmarkAxpyRows(b *testing.B) {
+	simdtest.ForEachImplB(b, func(b *testing.B, impl simd.Impl) {
+		for _, c := range []struct{ width, rows int }{{208, 1000}, {32, 100}} {
+			for _, share := range []int{3, 2, 1} {
+				r := rand.New(rand.NewPCG(11, uint64(c.rows)))
+				rows := randRows(r, c.rows, c.width, c.width)
+				coef := make([]float32, c.rows)
+				for i := range coef {
+					if r.IntN(share) == 0 {
+						coef[i] = float32(r.Float64())
+					}
+				}
+				y := make([]float32, c.width)
+				for _, byRow := range []bool{false, true} {
+					calls := "one"
+					if byRow {
+						calls = "byrow"
+					}
+					b.Run(fmt.Sprintf("width=%d/rows=%d/nonzero=1of%d/calls=%s", c.width, c.rows, share, calls), func(b *testing.B) {
+						for b.Loop() {
+							clear(y)
+							if !byRow {
+								simd.AxpyRows(y, coef, rows, c.width)
+								continue
+							}
+							for i, v := range coef {
+								if v != 0 {
+									simd.Axpy(y, rows[i*c.width:(i+1)*c.width], v)
+								}
+							}
+						}
+					})
+				}
+			}
+		}
+	})
+}

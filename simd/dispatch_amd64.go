@@ -205,6 +205,17 @@ func axpy(y, x []float32, a float32) {
 	}
 }
 
+func axpyRows(y, coef, rows []float32, stride int) {
+	switch {
+	case useAVX512:
+		axpyRowsAVX512(y, coef, rows, stride)
+	case useAVX2:
+		axpyRowsAVX2(y, coef, rows, stride)
+	default:
+		axpyRowsGeneric(y, coef, rows, stride)
+	}
+}
+
 func mergeSearch(h, a1, a2, lk []float32) {
 	switch {
 	case useAVX512:

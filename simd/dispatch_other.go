@@ -47,6 +47,8 @@ func fourierSparse(cos, sin []float32, idx []int32, val []float32, tiles []float
 
 func axpy(y, x []float32, a float32) { axpyGeneric(y, x, a) }
 
+func axpyRows(y, coef, rows []float32, stride int) { axpyRowsGeneric(y, coef, rows, stride) }
+
 func mergeSearch(h, a1, a2, lk []float32) { mergeSearchGeneric(h, a1, a2, lk) }
 
 func fmaLoop(n int, mul, add, seed float32) float32 { return fmaLoopGeneric(n, mul, add, seed) }

@@ -179,6 +179,16 @@ func axpyGeneric(y, x []float32, a float32) {
 	}
 }
 
+// axpyRowsGeneric is AxpyRows row by row: axpyGeneric of each row whose
+// coefficient is not ±0.
+func axpyRowsGeneric(y, coef, rows []float32, stride int) {
+	for i, c := range coef {
+		if c != 0 {
+			axpyGeneric(y, rows[i*stride:i*stride+len(y)], c)
+		}
+	}
+}
+
 // Constants of MergeSearch: the golden ratio γ = (√5 − 1)/2, the offset
 // 2γ − 1 = γ − γ² of a new interior point from the end kept, and the
 // number of steps: the width of a bracket shrinks by γ per step, and

@@ -344,6 +344,27 @@ func fullRowAVX2(idx []int32, val []float32) bool
 //go:noescape
 func paCostsAVX2(q []float64, kernels []float32, alpha []float64, factor float64, step float64, f float64, o float64, s float64, eps float64, c float64, mask uint64) (best int, least float64)
 
+// axpyRowsAVX2 is axpyRowsGeneric for AVX2 and FMA:
+//
+//	for i, c := range coef {
+//		if c != 0 {
+//			for r := range y {
+//				y[r] += c * rows[i*stride+r]
+//			}
+//		}
+//	}
+//
+// len(y) must be a multiple of 16 and stride at least len(y); rows must hold
+// (len(coef)−1)·stride + len(y) values when coef is not empty, and y must not
+// overlap rows. Each c·rows[i·stride+r] + y[r] is one FMA (one rounding), in
+// the order of i, as axpy's row by row. The rows of zero coefficients are not
+// read.
+//
+// Requires: AVX, FMA3
+//
+//go:noescape
+func axpyRowsAVX2(y []float32, coef []float32, rows []float32, stride int)
+
 // mulAdd64AVX2 is mulAdd64Generic for AVX2 and FMA:
 //
 //	for r := range 6 {

@@ -7380,6 +7380,487 @@ none_162:
 	VZEROUPPER
 	RET
 
+// func axpyRowsAVX2(y []float32, coef []float32, rows []float32, stride int)
+// Requires: AVX, FMA3
+TEXT ·axpyRowsAVX2(SB), NOSPLIT, $0-80
+	MOVQ   y_base+0(FP), AX
+	MOVQ   y_len+8(FP), CX
+	MOVQ   coef_base+24(FP), DX
+	MOVQ   coef_len+32(FP), BX
+	MOVQ   rows_base+48(FP), SI
+	MOVQ   stride+72(FP), DI
+	SHLQ   $0x02, DI
+	VXORPS Y0, Y0, Y0
+
+axpyrows_chunk_165:
+	TESTQ CX, CX
+	JZ    axpyrows_done_166
+	CMPQ  CX, $0x00000060
+	JAE   axpyrows_regs_172
+	CMPQ  CX, $0x00000050
+	JAE   axpyrows_regs_171
+	CMPQ  CX, $0x00000040
+	JAE   axpyrows_regs_170
+	CMPQ  CX, $0x00000030
+	JAE   axpyrows_regs_169
+	CMPQ  CX, $0x00000020
+	JAE   axpyrows_regs_168
+	JMP   axpyrows_regs_167
+
+axpyrows_regs_172:
+	VMOVUPS (AX), Y1
+	VMOVUPS 32(AX), Y2
+	VMOVUPS 64(AX), Y3
+	VMOVUPS 96(AX), Y4
+	VMOVUPS 128(AX), Y5
+	VMOVUPS 160(AX), Y6
+	VMOVUPS 192(AX), Y7
+	VMOVUPS 224(AX), Y8
+	VMOVUPS 256(AX), Y9
+	VMOVUPS 288(AX), Y10
+	VMOVUPS 320(AX), Y11
+	VMOVUPS 352(AX), Y12
+	XORQ    R8, R8
+
+axpyrows_blocks_173:
+	LEAQ      8(R8), R9
+	CMPQ      R9, BX
+	JA        axpyrows_single_176
+	VCMPPS    $0x04, (DX)(R8*4), Y0, Y13
+	VMOVMSKPS Y13, R10
+
+axpyrows_bits_174:
+	TESTL        R10, R10
+	JZ           axpyrows_next_175
+	XORQ         R11, R11
+	BSFL         R10, R11
+	BTRL         R11, R10
+	ADDQ         R8, R11
+	VBROADCASTSS (DX)(R11*4), Y13
+	IMULQ        DI, R11
+	ADDQ         SI, R11
+	VFMADD231PS  (R11), Y13, Y1
+	VFMADD231PS  32(R11), Y13, Y2
+	VFMADD231PS  64(R11), Y13, Y3
+	VFMADD231PS  96(R11), Y13, Y4
+	VFMADD231PS  128(R11), Y13, Y5
+	VFMADD231PS  160(R11), Y13, Y6
+	VFMADD231PS  192(R11), Y13, Y7
+	VFMADD231PS  224(R11), Y13, Y8
+	VFMADD231PS  256(R11), Y13, Y9
+	VFMADD231PS  288(R11), Y13, Y10
+	VFMADD231PS  320(R11), Y13, Y11
+	VFMADD231PS  352(R11), Y13, Y12
+	JMP          axpyrows_bits_174
+
+axpyrows_next_175:
+	MOVQ R9, R8
+	JMP  axpyrows_blocks_173
+
+axpyrows_single_176:
+	CMPQ         R8, BX
+	JAE          axpyrows_end_178
+	MOVL         (DX)(R8*4), R9
+	SHLL         $0x01, R9
+	JZ           axpyrows_skip_177
+	VBROADCASTSS (DX)(R8*4), Y13
+	MOVQ         R8, R9
+	IMULQ        DI, R9
+	ADDQ         SI, R9
+	VFMADD231PS  (R9), Y13, Y1
+	VFMADD231PS  32(R9), Y13, Y2
+	VFMADD231PS  64(R9), Y13, Y3
+	VFMADD231PS  96(R9), Y13, Y4
+	VFMADD231PS  128(R9), Y13, Y5
+	VFMADD231PS  160(R9), Y13, Y6
+	VFMADD231PS  192(R9), Y13, Y7
+	VFMADD231PS  224(R9), Y13, Y8
+	VFMADD231PS  256(R9), Y13, Y9
+	VFMADD231PS  288(R9), Y13, Y10
+	VFMADD231PS  320(R9), Y13, Y11
+	VFMADD231PS  352(R9), Y13, Y12
+
+axpyrows_skip_177:
+	INCQ R8
+	JMP  axpyrows_single_176
+
+axpyrows_end_178:
+	VMOVUPS Y1, (AX)
+	VMOVUPS Y2, 32(AX)
+	VMOVUPS Y3, 64(AX)
+	VMOVUPS Y4, 96(AX)
+	VMOVUPS Y5, 128(AX)
+	VMOVUPS Y6, 160(AX)
+	VMOVUPS Y7, 192(AX)
+	VMOVUPS Y8, 224(AX)
+	VMOVUPS Y9, 256(AX)
+	VMOVUPS Y10, 288(AX)
+	VMOVUPS Y11, 320(AX)
+	VMOVUPS Y12, 352(AX)
+	ADDQ    $0x00000180, AX
+	ADDQ    $0x00000180, SI
+	SUBQ    $0x00000060, CX
+	JMP     axpyrows_chunk_165
+
+axpyrows_regs_171:
+	VMOVUPS (AX), Y1
+	VMOVUPS 32(AX), Y2
+	VMOVUPS 64(AX), Y3
+	VMOVUPS 96(AX), Y4
+	VMOVUPS 128(AX), Y5
+	VMOVUPS 160(AX), Y6
+	VMOVUPS 192(AX), Y7
+	VMOVUPS 224(AX), Y8
+	VMOVUPS 256(AX), Y9
+	VMOVUPS 288(AX), Y10
+	XORQ    R8, R8
+
+axpyrows_blocks_179:
+	LEAQ      8(R8), R9
+	CMPQ      R9, BX
+	JA        axpyrows_single_182
+	VCMPPS    $0x04, (DX)(R8*4), Y0, Y11
+	VMOVMSKPS Y11, R10
+
+axpyrows_bits_180:
+	TESTL        R10, R10
+	JZ           axpyrows_next_181
+	XORQ         R11, R11
+	BSFL         R10, R11
+	BTRL         R11, R10
+	ADDQ         R8, R11
+	VBROADCASTSS (DX)(R11*4), Y11
+	IMULQ        DI, R11
+	ADDQ         SI, R11
+	VFMADD231PS  (R11), Y11, Y1
+	VFMADD231PS  32(R11), Y11, Y2
+	VFMADD231PS  64(R11), Y11, Y3
+	VFMADD231PS  96(R11), Y11, Y4
+	VFMADD231PS  128(R11), Y11, Y5
+	VFMADD231PS  160(R11), Y11, Y6
+	VFMADD231PS  192(R11), Y11, Y7
+	VFMADD231PS  224(R11), Y11, Y8
+	VFMADD231PS  256(R11), Y11, Y9
+	VFMADD231PS  288(R11), Y11, Y10
+	JMP          axpyrows_bits_180
+
+axpyrows_next_181:
+	MOVQ R9, R8
+	JMP  axpyrows_blocks_179
+
+axpyrows_single_182:
+	CMPQ         R8, BX
+	JAE          axpyrows_end_184
+	MOVL         (DX)(R8*4), R9
+	SHLL         $0x01, R9
+	JZ           axpyrows_skip_183
+	VBROADCASTSS (DX)(R8*4), Y11
+	MOVQ         R8, R9
+	IMULQ        DI, R9
+	ADDQ         SI, R9
+	VFMADD231PS  (R9), Y11, Y1
+	VFMADD231PS  32(R9), Y11, Y2
+	VFMADD231PS  64(R9), Y11, Y3
+	VFMADD231PS  96(R9), Y11, Y4
+	VFMADD231PS  128(R9), Y11, Y5
+	VFMADD231PS  160(R9), Y11, Y6
+	VFMADD231PS  192(R9), Y11, Y7
+	VFMADD231PS  224(R9), Y11, Y8
+	VFMADD231PS  256(R9), Y11, Y9
+	VFMADD231PS  288(R9), Y11, Y10
+
+axpyrows_skip_183:
+	INCQ R8
+	JMP  axpyrows_single_182
+
+axpyrows_end_184:
+	VMOVUPS Y1, (AX)
+	VMOVUPS Y2, 32(AX)
+	VMOVUPS Y3, 64(AX)
+	VMOVUPS Y4, 96(AX)
+	VMOVUPS Y5, 128(AX)
+	VMOVUPS Y6, 160(AX)
+	VMOVUPS Y7, 192(AX)
+	VMOVUPS Y8, 224(AX)
+	VMOVUPS Y9, 256(AX)
+	VMOVUPS Y10, 288(AX)
+	ADDQ    $0x00000140, AX
+	ADDQ    $0x00000140, SI
+	SUBQ    $0x00000050, CX
+	JMP     axpyrows_chunk_165
+
+axpyrows_regs_170:
+	VMOVUPS (AX), Y1
+	VMOVUPS 32(AX), Y2
+	VMOVUPS 64(AX), Y3
+	VMOVUPS 96(AX), Y4
+	VMOVUPS 128(AX), Y5
+	VMOVUPS 160(AX), Y6
+	VMOVUPS 192(AX), Y7
+	VMOVUPS 224(AX), Y8
+	XORQ    R8, R8
+
+axpyrows_blocks_185:
+	LEAQ      8(R8), R9
+	CMPQ      R9, BX
+	JA        axpyrows_single_188
+	VCMPPS    $0x04, (DX)(R8*4), Y0, Y9
+	VMOVMSKPS Y9, R10
+
+axpyrows_bits_186:
+	TESTL        R10, R10
+	JZ           axpyrows_next_187
+	XORQ         R11, R11
+	BSFL         R10, R11
+	BTRL         R11, R10
+	ADDQ         R8, R11
+	VBROADCASTSS (DX)(R11*4), Y9
+	IMULQ        DI, R11
+	ADDQ         SI, R11
+	VFMADD231PS  (R11), Y9, Y1
+	VFMADD231PS  32(R11), Y9, Y2
+	VFMADD231PS  64(R11), Y9, Y3
+	VFMADD231PS  96(R11), Y9, Y4
+	VFMADD231PS  128(R11), Y9, Y5
+	VFMADD231PS  160(R11), Y9, Y6
+	VFMADD231PS  192(R11), Y9, Y7
+	VFMADD231PS  224(R11), Y9, Y8
+	JMP          axpyrows_bits_186
+
+axpyrows_next_187:
+	MOVQ R9, R8
+	JMP  axpyrows_blocks_185
+
+axpyrows_single_188:
+	CMPQ         R8, BX
+	JAE          axpyrows_end_190
+	MOVL         (DX)(R8*4), R9
+	SHLL         $0x01, R9
+	JZ           axpyrows_skip_189
+	VBROADCASTSS (DX)(R8*4), Y9
+	MOVQ         R8, R9
+	IMULQ        DI, R9
+	ADDQ         SI, R9
+	VFMADD231PS  (R9), Y9, Y1
+	VFMADD231PS  32(R9), Y9, Y2
+	VFMADD231PS  64(R9), Y9, Y3
+	VFMADD231PS  96(R9), Y9, Y4
+	VFMADD231PS  128(R9), Y9, Y5
+	VFMADD231PS  160(R9), Y9, Y6
+	VFMADD231PS  192(R9), Y9, Y7
+	VFMADD231PS  224(R9), Y9, Y8
+
+axpyrows_skip_189:
+	INCQ R8
+	JMP  axpyrows_single_188
+
+axpyrows_end_190:
+	VMOVUPS Y1, (AX)
+	VMOVUPS Y2, 32(AX)
+	VMOVUPS Y3, 64(AX)
+	VMOVUPS Y4, 96(AX)
+	VMOVUPS Y5, 128(AX)
+	VMOVUPS Y6, 160(AX)
+	VMOVUPS Y7, 192(AX)
+	VMOVUPS Y8, 224(AX)
+	ADDQ    $0x00000100, AX
+	ADDQ    $0x00000100, SI
+	SUBQ    $0x00000040, CX
+	JMP     axpyrows_chunk_165
+
+axpyrows_regs_169:
+	VMOVUPS (AX), Y1
+	VMOVUPS 32(AX), Y2
+	VMOVUPS 64(AX), Y3
+	VMOVUPS 96(AX), Y4
+	VMOVUPS 128(AX), Y5
+	VMOVUPS 160(AX), Y6
+	XORQ    R8, R8
+
+axpyrows_blocks_191:
+	LEAQ      8(R8), R9
+	CMPQ      R9, BX
+	JA        axpyrows_single_194
+	VCMPPS    $0x04, (DX)(R8*4), Y0, Y7
+	VMOVMSKPS Y7, R10
+
+axpyrows_bits_192:
+	TESTL        R10, R10
+	JZ           axpyrows_next_193
+	XORQ         R11, R11
+	BSFL         R10, R11
+	BTRL         R11, R10
+	ADDQ         R8, R11
+	VBROADCASTSS (DX)(R11*4), Y7
+	IMULQ        DI, R11
+	ADDQ         SI, R11
+	VFMADD231PS  (R11), Y7, Y1
+	VFMADD231PS  32(R11), Y7, Y2
+	VFMADD231PS  64(R11), Y7, Y3
+	VFMADD231PS  96(R11), Y7, Y4
+	VFMADD231PS  128(R11), Y7, Y5
+	VFMADD231PS  160(R11), Y7, Y6
+	JMP          axpyrows_bits_192
+
+axpyrows_next_193:
+	MOVQ R9, R8
+	JMP  axpyrows_blocks_191
+
+axpyrows_single_194:
+	CMPQ         R8, BX
+	JAE          axpyrows_end_196
+	MOVL         (DX)(R8*4), R9
+	SHLL         $0x01, R9
+	JZ           axpyrows_skip_195
+	VBROADCASTSS (DX)(R8*4), Y7
+	MOVQ         R8, R9
+	IMULQ        DI, R9
+	ADDQ         SI, R9
+	VFMADD231PS  (R9), Y7, Y1
+	VFMADD231PS  32(R9), Y7, Y2
+	VFMADD231PS  64(R9), Y7, Y3
+	VFMADD231PS  96(R9), Y7, Y4
+	VFMADD231PS  128(R9), Y7, Y5
+	VFMADD231PS  160(R9), Y7, Y6
+
+axpyrows_skip_195:
+	INCQ R8
+	JMP  axpyrows_single_194
+
+axpyrows_end_196:
+	VMOVUPS Y1, (AX)
+	VMOVUPS Y2, 32(AX)
+	VMOVUPS Y3, 64(AX)
+	VMOVUPS Y4, 96(AX)
+	VMOVUPS Y5, 128(AX)
+	VMOVUPS Y6, 160(AX)
+	ADDQ    $0x000000c0, AX
+	ADDQ    $0x000000c0, SI
+	SUBQ    $0x00000030, CX
+	JMP     axpyrows_chunk_165
+
+axpyrows_regs_168:
+	VMOVUPS (AX), Y1
+	VMOVUPS 32(AX), Y2
+	VMOVUPS 64(AX), Y3
+	VMOVUPS 96(AX), Y4
+	XORQ    R8, R8
+
+axpyrows_blocks_197:
+	LEAQ      8(R8), R9
+	CMPQ      R9, BX
+	JA        axpyrows_single_200
+	VCMPPS    $0x04, (DX)(R8*4), Y0, Y5
+	VMOVMSKPS Y5, R10
+
+axpyrows_bits_198:
+	TESTL        R10, R10
+	JZ           axpyrows_next_199
+	XORQ         R11, R11
+	BSFL         R10, R11
+	BTRL         R11, R10
+	ADDQ         R8, R11
+	VBROADCASTSS (DX)(R11*4), Y5
+	IMULQ        DI, R11
+	ADDQ         SI, R11
+	VFMADD231PS  (R11), Y5, Y1
+	VFMADD231PS  32(R11), Y5, Y2
+	VFMADD231PS  64(R11), Y5, Y3
+	VFMADD231PS  96(R11), Y5, Y4
+	JMP          axpyrows_bits_198
+
+axpyrows_next_199:
+	MOVQ R9, R8
+	JMP  axpyrows_blocks_197
+
+axpyrows_single_200:
+	CMPQ         R8, BX
+	JAE          axpyrows_end_202
+	MOVL         (DX)(R8*4), R9
+	SHLL         $0x01, R9
+	JZ           axpyrows_skip_201
+	VBROADCASTSS (DX)(R8*4), Y5
+	MOVQ         R8, R9
+	IMULQ        DI, R9
+	ADDQ         SI, R9
+	VFMADD231PS  (R9), Y5, Y1
+	VFMADD231PS  32(R9), Y5, Y2
+	VFMADD231PS  64(R9), Y5, Y3
+	VFMADD231PS  96(R9), Y5, Y4
+
+axpyrows_skip_201:
+	INCQ R8
+	JMP  axpyrows_single_200
+
+axpyrows_end_202:
+	VMOVUPS Y1, (AX)
+	VMOVUPS Y2, 32(AX)
+	VMOVUPS Y3, 64(AX)
+	VMOVUPS Y4, 96(AX)
+	ADDQ    $0x00000080, AX
+	ADDQ    $0x00000080, SI
+	SUBQ    $0x00000020, CX
+	JMP     axpyrows_chunk_165
+
+axpyrows_regs_167:
+	VMOVUPS (AX), Y1
+	VMOVUPS 32(AX), Y2
+	XORQ    R8, R8
+
+axpyrows_blocks_203:
+	LEAQ      8(R8), R9
+	CMPQ      R9, BX
+	JA        axpyrows_single_206
+	VCMPPS    $0x04, (DX)(R8*4), Y0, Y3
+	VMOVMSKPS Y3, R10
+
+axpyrows_bits_204:
+	TESTL        R10, R10
+	JZ           axpyrows_next_205
+	XORQ         R11, R11
+	BSFL         R10, R11
+	BTRL         R11, R10
+	ADDQ         R8, R11
+	VBROADCASTSS (DX)(R11*4), Y3
+	IMULQ        DI, R11
+	ADDQ         SI, R11
+	VFMADD231PS  (R11), Y3, Y1
+	VFMADD231PS  32(R11), Y3, Y2
+	JMP          axpyrows_bits_204
+
+axpyrows_next_205:
+	MOVQ R9, R8
+	JMP  axpyrows_blocks_203
+
+axpyrows_single_206:
+	CMPQ         R8, BX
+	JAE          axpyrows_end_208
+	MOVL         (DX)(R8*4), R9
+	SHLL         $0x01, R9
+	JZ           axpyrows_skip_207
+	VBROADCASTSS (DX)(R8*4), Y3
+	MOVQ         R8, R9
+	IMULQ        DI, R9
+	ADDQ         SI, R9
+	VFMADD231PS  (R9), Y3, Y1
+	VFMADD231PS  32(R9), Y3, Y2
+
+axpyrows_skip_207:
+	INCQ R8
+	JMP  axpyrows_single_206
+
+axpyrows_end_208:
+	VMOVUPS Y1, (AX)
+	VMOVUPS Y2, 32(AX)
+	ADDQ    $0x00000040, AX
+	ADDQ    $0x00000040, SI
+	SUBQ    $0x00000010, CX
+	JMP     axpyrows_chunk_165
+
+axpyrows_done_166:
+	VZEROUPPER
+	RET
+
 // func mulAdd64AVX2(c []float64, ldc int, a []float64, aRow int, aCol int, b []float64, ldb int, k int)
 // Requires: AVX
 TEXT ·mulAdd64AVX2(SB), NOSPLIT, $0-112
@@ -7412,9 +7893,9 @@ TEXT ·mulAdd64AVX2(SB), NOSPLIT, $0-112
 	VMOVUPD (R10)(BX*2), Y10
 	VMOVUPD 32(R10)(BX*2), Y11
 	TESTQ   R9, R9
-	JZ      done_166
+	JZ      done_210
 
-terms_165:
+terms_209:
 	VMOVUPD      (DX), Y12
 	VMOVUPD      32(DX), Y13
 	VBROADCASTSD (CX), Y14
@@ -7451,9 +7932,9 @@ terms_165:
 	ADDQ         DI, R11
 	ADDQ         R8, DX
 	DECQ         R9
-	JNZ          terms_165
+	JNZ          terms_209
 
-done_166:
+done_210:
 	VMOVUPD Y0, (AX)
 	VMOVUPD Y1, 32(AX)
 	VMOVUPD Y2, (AX)(BX*1)
@@ -7495,9 +7976,9 @@ TEXT ·mulAdd64HalfAVX2(SB), NOSPLIT, $0-112
 	VMOVUPD (R10)(BX*1), Y4
 	VMOVUPD (R10)(BX*2), Y5
 	TESTQ   R9, R9
-	JZ      done_168
+	JZ      done_212
 
-terms_167:
+terms_211:
 	VMOVUPD      (DX), Y6
 	VBROADCASTSD (CX), Y7
 	VMULPD       Y6, Y7, Y7
@@ -7521,9 +8002,9 @@ terms_167:
 	ADDQ         DI, R11
 	ADDQ         R8, DX
 	DECQ         R9
-	JNZ          terms_167
+	JNZ          terms_211
 
-done_168:
+done_212:
 	VMOVUPD Y0, (AX)
 	VMOVUPD Y1, (AX)(BX*1)
 	VMOVUPD Y2, (AX)(BX*2)
@@ -7538,22 +8019,22 @@ done_168:
 TEXT ·scoreTilesAVX2(SB), NOSPLIT, $0-156
 	MOVQ dst_len+8(FP), AX
 	CMPQ AX, $0x00000001
-	JE   scoreColumns1_169
+	JE   scoreColumns1_213
 	CMPQ AX, $0x00000002
-	JE   scoreColumns2_170
+	JE   scoreColumns2_214
 	CMPQ AX, $0x00000003
-	JE   scoreColumns3_171
+	JE   scoreColumns3_215
 	CMPQ AX, $0x00000004
-	JE   scoreColumns4_172
+	JE   scoreColumns4_216
 	CMPQ AX, $0x00000005
-	JE   scoreColumns5_173
+	JE   scoreColumns5_217
 	CMPQ AX, $0x00000006
-	JE   scoreColumns6_174
+	JE   scoreColumns6_218
 	CMPQ AX, $0x00000007
-	JE   scoreColumns7_175
+	JE   scoreColumns7_219
 	RET
 
-scoreColumns1_169:
+scoreColumns1_213:
 	VBROADCASTSS consts<>+32(SB), Y0
 	MOVQ         tiles_base+72(FP), AX
 	MOVQ         dim+128(FP), CX
@@ -7571,9 +8052,9 @@ scoreColumns1_169:
 	VPBROADCASTD n+136(FP), Y4
 	VXORPS       Y1, Y1, Y5
 
-tileBlocks_176:
+tileBlocks_220:
 	CMPQ   DI, $0x00000030
-	JBE    rest_177
+	JBE    rest_221
 	VXORPS Y1, Y1, Y6
 	VXORPS Y1, Y1, Y7
 	VXORPS Y1, Y1, Y8
@@ -7581,7 +8062,7 @@ tileBlocks_176:
 	MOVQ   CX, R9
 	NEGQ   R9
 
-feature_179:
+feature_223:
 	VBROADCASTSS (DX)(R9*4), Y10
 	VSUBPS       (AX), Y10, Y11
 	VFMADD231PS  Y11, Y11, Y6
@@ -7593,7 +8074,7 @@ feature_179:
 	VFMADD231PS  Y10, Y10, Y9
 	ADDQ         $0x40, AX
 	INCQ         R9
-	JNZ          feature_179
+	JNZ          feature_223
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -7726,11 +8207,11 @@ feature_179:
 	ADDQ        $0x00000080, SI
 	ADDQ        $0x00000080, R8
 	SUBQ        $0x00000020, DI
-	JMP         tileBlocks_176
+	JMP         tileBlocks_220
 
-rest_177:
+rest_221:
 	CMPQ   DI, $0x00000030
-	JNE    rest_180
+	JNE    rest_224
 	VXORPS Y1, Y1, Y6
 	VXORPS Y1, Y1, Y7
 	VXORPS Y1, Y1, Y8
@@ -7739,7 +8220,7 @@ rest_177:
 	VXORPS Y1, Y1, Y11
 	NEGQ   CX
 
-feature_181:
+feature_225:
 	VBROADCASTSS (DX)(CX*4), Y12
 	VSUBPS       (AX), Y12, Y13
 	VFMADD231PS  Y13, Y13, Y6
@@ -7755,7 +8236,7 @@ feature_181:
 	VFMADD231PS  Y12, Y12, Y11
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_181
+	JNZ          feature_225
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -7951,18 +8432,18 @@ feature_181:
 	ADDQ        $0x000000c0, SI
 	ADDQ        $0x000000c0, R8
 	SUBQ        $0x00000030, DI
-	JMP         blocksDone_178
+	JMP         blocksDone_222
 
-rest_180:
+rest_224:
 	CMPQ   DI, $0x00000020
-	JNE    rest_182
+	JNE    rest_226
 	VXORPS Y1, Y1, Y6
 	VXORPS Y1, Y1, Y7
 	VXORPS Y1, Y1, Y8
 	VXORPS Y1, Y1, Y9
 	NEGQ   CX
 
-feature_183:
+feature_227:
 	VBROADCASTSS (DX)(CX*4), Y10
 	VSUBPS       (AX), Y10, Y11
 	VFMADD231PS  Y11, Y11, Y6
@@ -7974,7 +8455,7 @@ feature_183:
 	VFMADD231PS  Y10, Y10, Y9
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_183
+	JNZ          feature_227
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -8107,16 +8588,16 @@ feature_183:
 	ADDQ        $0x00000080, SI
 	ADDQ        $0x00000080, R8
 	SUBQ        $0x00000020, DI
-	JMP         blocksDone_178
+	JMP         blocksDone_222
 
-rest_182:
+rest_226:
 	CMPQ   DI, $0x00000010
-	JNE    rest_184
+	JNE    rest_228
 	VXORPS Y1, Y1, Y6
 	VXORPS Y1, Y1, Y7
 	NEGQ   CX
 
-feature_185:
+feature_229:
 	VBROADCASTSS (DX)(CX*4), Y8
 	VSUBPS       (AX), Y8, Y9
 	VFMADD231PS  Y9, Y9, Y6
@@ -8124,7 +8605,7 @@ feature_185:
 	VFMADD231PS  Y8, Y8, Y7
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_185
+	JNZ          feature_229
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y8
@@ -8194,10 +8675,10 @@ feature_185:
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, R8
 	SUBQ        $0x00000010, DI
-	JMP         blocksDone_178
+	JMP         blocksDone_222
 
-rest_184:
-blocksDone_178:
+rest_228:
+blocksDone_222:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -8220,7 +8701,7 @@ blocksDone_178:
 	VZEROUPPER
 	RET
 
-scoreColumns2_170:
+scoreColumns2_214:
 	VBROADCASTSS consts<>+32(SB), Y0
 	MOVQ         tiles_base+72(FP), AX
 	MOVQ         dim+128(FP), CX
@@ -8242,9 +8723,9 @@ scoreColumns2_170:
 	VXORPS       Y1, Y1, Y5
 	VXORPS       Y1, Y1, Y6
 
-tileBlocks_186:
+tileBlocks_230:
 	CMPQ   DI, $0x00000030
-	JBE    rest_187
+	JBE    rest_231
 	VXORPS Y1, Y1, Y7
 	VXORPS Y1, Y1, Y8
 	VXORPS Y1, Y1, Y9
@@ -8252,7 +8733,7 @@ tileBlocks_186:
 	MOVQ   CX, R10
 	NEGQ   R10
 
-feature_189:
+feature_233:
 	VBROADCASTSS (DX)(R10*4), Y11
 	VSUBPS       (AX), Y11, Y12
 	VFMADD231PS  Y12, Y12, Y7
@@ -8264,7 +8745,7 @@ feature_189:
 	VFMADD231PS  Y11, Y11, Y10
 	ADDQ         $0x40, AX
 	INCQ         R10
-	JNZ          feature_189
+	JNZ          feature_233
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -8401,11 +8882,11 @@ feature_189:
 	ADDQ        $0x00000080, SI
 	ADDQ        $0x00000080, R8
 	SUBQ        $0x00000020, DI
-	JMP         tileBlocks_186
+	JMP         tileBlocks_230
 
-rest_187:
+rest_231:
 	CMPQ   DI, $0x00000030
-	JNE    rest_190
+	JNE    rest_234
 	VXORPS Y1, Y1, Y7
 	VXORPS Y1, Y1, Y8
 	VXORPS Y1, Y1, Y9
@@ -8414,7 +8895,7 @@ rest_187:
 	VXORPS Y1, Y1, Y12
 	NEGQ   CX
 
-feature_191:
+feature_235:
 	VBROADCASTSS (DX)(CX*4), Y13
 	VSUBPS       (AX), Y13, Y14
 	VFMADD231PS  Y14, Y14, Y7
@@ -8430,7 +8911,7 @@ feature_191:
 	VFMADD231PS  Y13, Y13, Y12
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_191
+	JNZ          feature_235
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -8668,18 +9149,18 @@ feature_191:
 	ADDQ        $0x000000c0, SI
 	ADDQ        $0x000000c0, R8
 	SUBQ        $0x00000030, DI
-	JMP         blocksDone_188
+	JMP         blocksDone_232
 
-rest_190:
+rest_234:
 	CMPQ   DI, $0x00000020
-	JNE    rest_192
+	JNE    rest_236
 	VXORPS Y1, Y1, Y7
 	VXORPS Y1, Y1, Y8
 	VXORPS Y1, Y1, Y9
 	VXORPS Y1, Y1, Y10
 	NEGQ   CX
 
-feature_193:
+feature_237:
 	VBROADCASTSS (DX)(CX*4), Y11
 	VSUBPS       (AX), Y11, Y12
 	VFMADD231PS  Y12, Y12, Y7
@@ -8691,7 +9172,7 @@ feature_193:
 	VFMADD231PS  Y11, Y11, Y10
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_193
+	JNZ          feature_237
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -8828,16 +9309,16 @@ feature_193:
 	ADDQ        $0x00000080, SI
 	ADDQ        $0x00000080, R8
 	SUBQ        $0x00000020, DI
-	JMP         blocksDone_188
+	JMP         blocksDone_232
 
-rest_192:
+rest_236:
 	CMPQ   DI, $0x00000010
-	JNE    rest_194
+	JNE    rest_238
 	VXORPS Y1, Y1, Y7
 	VXORPS Y1, Y1, Y8
 	NEGQ   CX
 
-feature_195:
+feature_239:
 	VBROADCASTSS (DX)(CX*4), Y9
 	VSUBPS       (AX), Y9, Y10
 	VFMADD231PS  Y10, Y10, Y7
@@ -8845,7 +9326,7 @@ feature_195:
 	VFMADD231PS  Y9, Y9, Y8
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_195
+	JNZ          feature_239
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y9
@@ -8917,10 +9398,10 @@ feature_195:
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, R8
 	SUBQ        $0x00000010, DI
-	JMP         blocksDone_188
+	JMP         blocksDone_232
 
-rest_194:
-blocksDone_188:
+rest_238:
+blocksDone_232:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -8952,7 +9433,7 @@ blocksDone_188:
 	VZEROUPPER
 	RET
 
-scoreColumns3_171:
+scoreColumns3_215:
 	VBROADCASTSS consts<>+32(SB), Y0
 	MOVQ         tiles_base+72(FP), AX
 	MOVQ         dim+128(FP), CX
@@ -8975,9 +9456,9 @@ scoreColumns3_171:
 	VXORPS       Y1, Y1, Y6
 	VXORPS       Y1, Y1, Y7
 
-tileBlocks_196:
+tileBlocks_240:
 	CMPQ   DI, $0x00000030
-	JBE    rest_197
+	JBE    rest_241
 	VXORPS Y1, Y1, Y8
 	VXORPS Y1, Y1, Y9
 	VXORPS Y1, Y1, Y10
@@ -8985,7 +9466,7 @@ tileBlocks_196:
 	MOVQ   CX, R10
 	NEGQ   R10
 
-feature_199:
+feature_243:
 	VBROADCASTSS (DX)(R10*4), Y12
 	VSUBPS       (AX), Y12, Y13
 	VFMADD231PS  Y13, Y13, Y8
@@ -8997,7 +9478,7 @@ feature_199:
 	VFMADD231PS  Y12, Y12, Y11
 	ADDQ         $0x40, AX
 	INCQ         R10
-	JNZ          feature_199
+	JNZ          feature_243
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -9138,11 +9619,11 @@ feature_199:
 	ADDQ        $0x00000080, SI
 	ADDQ        $0x00000080, R8
 	SUBQ        $0x00000020, DI
-	JMP         tileBlocks_196
+	JMP         tileBlocks_240
 
-rest_197:
+rest_241:
 	CMPQ   DI, $0x00000030
-	JNE    rest_200
+	JNE    rest_244
 	VXORPS Y1, Y1, Y8
 	VXORPS Y1, Y1, Y9
 	VXORPS Y1, Y1, Y10
@@ -9151,7 +9632,7 @@ rest_197:
 	VXORPS Y1, Y1, Y13
 	NEGQ   CX
 
-feature_201:
+feature_245:
 	VBROADCASTSS (DX)(CX*4), Y14
 	VSUBPS       (AX), Y14, Y15
 	VFMADD231PS  Y15, Y15, Y8
@@ -9167,7 +9648,7 @@ feature_201:
 	VFMADD231PS  Y14, Y14, Y13
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_201
+	JNZ          feature_245
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -9411,18 +9892,18 @@ feature_201:
 	ADDQ        $0x000000c0, SI
 	ADDQ        $0x000000c0, R8
 	SUBQ        $0x00000030, DI
-	JMP         blocksDone_198
+	JMP         blocksDone_242
 
-rest_200:
+rest_244:
 	CMPQ   DI, $0x00000020
-	JNE    rest_202
+	JNE    rest_246
 	VXORPS Y1, Y1, Y8
 	VXORPS Y1, Y1, Y9
 	VXORPS Y1, Y1, Y10
 	VXORPS Y1, Y1, Y11
 	NEGQ   CX
 
-feature_203:
+feature_247:
 	VBROADCASTSS (DX)(CX*4), Y12
 	VSUBPS       (AX), Y12, Y13
 	VFMADD231PS  Y13, Y13, Y8
@@ -9434,7 +9915,7 @@ feature_203:
 	VFMADD231PS  Y12, Y12, Y11
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_203
+	JNZ          feature_247
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -9575,16 +10056,16 @@ feature_203:
 	ADDQ        $0x00000080, SI
 	ADDQ        $0x00000080, R8
 	SUBQ        $0x00000020, DI
-	JMP         blocksDone_198
+	JMP         blocksDone_242
 
-rest_202:
+rest_246:
 	CMPQ   DI, $0x00000010
-	JNE    rest_204
+	JNE    rest_248
 	VXORPS Y1, Y1, Y8
 	VXORPS Y1, Y1, Y9
 	NEGQ   CX
 
-feature_205:
+feature_249:
 	VBROADCASTSS (DX)(CX*4), Y10
 	VSUBPS       (AX), Y10, Y11
 	VFMADD231PS  Y11, Y11, Y8
@@ -9592,7 +10073,7 @@ feature_205:
 	VFMADD231PS  Y10, Y10, Y9
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_205
+	JNZ          feature_249
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y10
@@ -9666,10 +10147,10 @@ feature_205:
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, R8
 	SUBQ        $0x00000010, DI
-	JMP         blocksDone_198
+	JMP         blocksDone_242
 
-rest_204:
-blocksDone_198:
+rest_248:
+blocksDone_242:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -9710,7 +10191,7 @@ blocksDone_198:
 	VZEROUPPER
 	RET
 
-scoreColumns4_172:
+scoreColumns4_216:
 	VBROADCASTSS consts<>+32(SB), Y0
 	MOVQ         tiles_base+72(FP), AX
 	MOVQ         dim+128(FP), CX
@@ -9734,9 +10215,9 @@ scoreColumns4_172:
 	VXORPS       Y1, Y1, Y7
 	VXORPS       Y1, Y1, Y8
 
-tileBlocks_206:
+tileBlocks_250:
 	CMPQ   DI, $0x00000020
-	JBE    rest_207
+	JBE    rest_251
 	VXORPS Y1, Y1, Y9
 	VXORPS Y1, Y1, Y10
 	VXORPS Y1, Y1, Y11
@@ -9744,7 +10225,7 @@ tileBlocks_206:
 	MOVQ   CX, R11
 	NEGQ   R11
 
-feature_209:
+feature_253:
 	VBROADCASTSS (DX)(R11*4), Y13
 	VSUBPS       (AX), Y13, Y14
 	VFMADD231PS  Y14, Y14, Y9
@@ -9756,7 +10237,7 @@ feature_209:
 	VFMADD231PS  Y13, Y13, Y12
 	ADDQ         $0x40, AX
 	INCQ         R11
-	JNZ          feature_209
+	JNZ          feature_253
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -9925,18 +10406,18 @@ feature_209:
 	ADDQ        $0x00000080, SI
 	ADDQ        $0x00000080, R8
 	SUBQ        $0x00000020, DI
-	JMP         tileBlocks_206
+	JMP         tileBlocks_250
 
-rest_207:
+rest_251:
 	CMPQ   DI, $0x00000020
-	JNE    rest_210
+	JNE    rest_254
 	VXORPS Y1, Y1, Y9
 	VXORPS Y1, Y1, Y10
 	VXORPS Y1, Y1, Y11
 	VXORPS Y1, Y1, Y12
 	NEGQ   CX
 
-feature_211:
+feature_255:
 	VBROADCASTSS (DX)(CX*4), Y13
 	VSUBPS       (AX), Y13, Y14
 	VFMADD231PS  Y14, Y14, Y9
@@ -9948,7 +10429,7 @@ feature_211:
 	VFMADD231PS  Y13, Y13, Y12
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_211
+	JNZ          feature_255
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -10117,16 +10598,16 @@ feature_211:
 	ADDQ        $0x00000080, SI
 	ADDQ        $0x00000080, R8
 	SUBQ        $0x00000020, DI
-	JMP         blocksDone_208
+	JMP         blocksDone_252
 
-rest_210:
+rest_254:
 	CMPQ   DI, $0x00000010
-	JNE    rest_212
+	JNE    rest_256
 	VXORPS Y1, Y1, Y9
 	VXORPS Y1, Y1, Y10
 	NEGQ   CX
 
-feature_213:
+feature_257:
 	VBROADCASTSS (DX)(CX*4), Y11
 	VSUBPS       (AX), Y11, Y12
 	VFMADD231PS  Y12, Y12, Y9
@@ -10134,7 +10615,7 @@ feature_213:
 	VFMADD231PS  Y11, Y11, Y10
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_213
+	JNZ          feature_257
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y11
@@ -10210,10 +10691,10 @@ feature_213:
 	ADDQ        $0x00000040, SI
 	ADDQ        $0x00000040, R8
 	SUBQ        $0x00000010, DI
-	JMP         blocksDone_208
+	JMP         blocksDone_252
 
-rest_212:
-blocksDone_208:
+rest_256:
+blocksDone_252:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sums of 4 columns at once
@@ -10243,7 +10724,7 @@ blocksDone_208:
 	VZEROUPPER
 	RET
 
-scoreColumns5_173:
+scoreColumns5_217:
 	VBROADCASTSS consts<>+32(SB), Y0
 	MOVQ         tiles_base+72(FP), AX
 	MOVQ         dim+128(FP), CX
@@ -10269,9 +10750,9 @@ scoreColumns5_173:
 	VXORPS       Y1, Y1, Y8
 	VXORPS       Y1, Y1, Y9
 
-tileBlocks_214:
+tileBlocks_258:
 	CMPQ   DI, $0x00000020
-	JBE    rest_215
+	JBE    rest_259
 	VXORPS Y1, Y1, Y10
 	VXORPS Y1, Y1, Y11
 	VXORPS Y1, Y1, Y12
@@ -10279,7 +10760,7 @@ tileBlocks_214:
 	MOVQ   CX, R12
 	NEGQ   R12
 
-feature_217:
+feature_261:
 	VBROADCASTSS (DX)(R12*4), Y14
 	VSUBPS       (AX), Y14, Y15
 	VFMADD231PS  Y15, Y15, Y10
@@ -10291,7 +10772,7 @@ feature_217:
 	VFMADD231PS  Y14, Y14, Y13
 	ADDQ         $0x40, AX
 	INCQ         R12
-	JNZ          feature_217
+	JNZ          feature_261
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -10465,18 +10946,18 @@ feature_217:
 	ADDQ        $0x00000080, R8
 	ADDQ        $0x00000080, R11
 	SUBQ        $0x00000020, DI
-	JMP         tileBlocks_214
+	JMP         tileBlocks_258
 
-rest_215:
+rest_259:
 	CMPQ   DI, $0x00000020
-	JNE    rest_218
+	JNE    rest_262
 	VXORPS Y1, Y1, Y10
 	VXORPS Y1, Y1, Y11
 	VXORPS Y1, Y1, Y12
 	VXORPS Y1, Y1, Y13
 	NEGQ   CX
 
-feature_219:
+feature_263:
 	VBROADCASTSS (DX)(CX*4), Y14
 	VSUBPS       (AX), Y14, Y15
 	VFMADD231PS  Y15, Y15, Y10
@@ -10488,7 +10969,7 @@ feature_219:
 	VFMADD231PS  Y14, Y14, Y13
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_219
+	JNZ          feature_263
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -10662,16 +11143,16 @@ feature_219:
 	ADDQ        $0x00000080, R8
 	ADDQ        $0x00000080, R11
 	SUBQ        $0x00000020, DI
-	JMP         blocksDone_216
+	JMP         blocksDone_260
 
-rest_218:
+rest_262:
 	CMPQ   DI, $0x00000010
-	JNE    rest_220
+	JNE    rest_264
 	VXORPS Y1, Y1, Y10
 	VXORPS Y1, Y1, Y11
 	NEGQ   CX
 
-feature_221:
+feature_265:
 	VBROADCASTSS (DX)(CX*4), Y12
 	VSUBPS       (AX), Y12, Y13
 	VFMADD231PS  Y13, Y13, Y10
@@ -10679,7 +11160,7 @@ feature_221:
 	VFMADD231PS  Y12, Y12, Y11
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_221
+	JNZ          feature_265
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y12
@@ -10758,10 +11239,10 @@ feature_221:
 	ADDQ        $0x00000040, R8
 	ADDQ        $0x00000040, R11
 	SUBQ        $0x00000010, DI
-	JMP         blocksDone_216
+	JMP         blocksDone_260
 
-rest_220:
-blocksDone_216:
+rest_264:
+blocksDone_260:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sums of 4 columns at once
@@ -10800,7 +11281,7 @@ blocksDone_216:
 	VZEROUPPER
 	RET
 
-scoreColumns6_174:
+scoreColumns6_218:
 	VBROADCASTSS consts<>+32(SB), Y0
 	MOVQ         tiles_base+72(FP), AX
 	MOVQ         dim+128(FP), CX
@@ -10827,15 +11308,15 @@ scoreColumns6_174:
 	VXORPS       Y1, Y1, Y9
 	VXORPS       Y1, Y1, Y10
 
-tileBlocks_222:
+tileBlocks_266:
 	CMPQ   SI, $0x00000010
-	JBE    rest_223
+	JBE    rest_267
 	VXORPS Y1, Y1, Y11
 	VXORPS Y1, Y1, Y12
 	MOVQ   CX, R11
 	NEGQ   R11
 
-feature_225:
+feature_269:
 	VBROADCASTSS (DX)(R11*4), Y13
 	VSUBPS       (AX), Y13, Y14
 	VFMADD231PS  Y14, Y14, Y11
@@ -10843,7 +11324,7 @@ feature_225:
 	VFMADD231PS  Y13, Y13, Y12
 	ADDQ         $0x40, AX
 	INCQ         R11
-	JNZ          feature_225
+	JNZ          feature_269
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y13
@@ -10936,16 +11417,16 @@ feature_225:
 	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R10
 	SUBQ        $0x00000010, SI
-	JMP         tileBlocks_222
+	JMP         tileBlocks_266
 
-rest_223:
+rest_267:
 	CMPQ   SI, $0x00000010
-	JNE    rest_226
+	JNE    rest_270
 	VXORPS Y1, Y1, Y11
 	VXORPS Y1, Y1, Y12
 	NEGQ   CX
 
-feature_227:
+feature_271:
 	VBROADCASTSS (DX)(CX*4), Y13
 	VSUBPS       (AX), Y13, Y14
 	VFMADD231PS  Y14, Y14, Y11
@@ -10953,7 +11434,7 @@ feature_227:
 	VFMADD231PS  Y13, Y13, Y12
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_227
+	JNZ          feature_271
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y13
@@ -11046,10 +11527,10 @@ feature_227:
 	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R10
 	SUBQ        $0x00000010, SI
-	JMP         blocksDone_224
+	JMP         blocksDone_268
 
-rest_226:
-blocksDone_224:
+rest_270:
+blocksDone_268:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sums of 4 columns at once
@@ -11097,7 +11578,7 @@ blocksDone_224:
 	VZEROUPPER
 	RET
 
-scoreColumns7_175:
+scoreColumns7_219:
 	VBROADCASTSS consts<>+32(SB), Y0
 	MOVQ         tiles_base+72(FP), AX
 	MOVQ         dim+128(FP), CX
@@ -11125,15 +11606,15 @@ scoreColumns7_175:
 	VXORPS       Y1, Y1, Y10
 	VXORPS       Y1, Y1, Y11
 
-tileBlocks_228:
+tileBlocks_272:
 	CMPQ   SI, $0x00000010
-	JBE    rest_229
+	JBE    rest_273
 	VXORPS Y1, Y1, Y12
 	VXORPS Y1, Y1, Y13
 	MOVQ   CX, R11
 	NEGQ   R11
 
-feature_231:
+feature_275:
 	VBROADCASTSS (DX)(R11*4), Y14
 	VSUBPS       (AX), Y14, Y15
 	VFMADD231PS  Y15, Y15, Y12
@@ -11141,7 +11622,7 @@ feature_231:
 	VFMADD231PS  Y14, Y14, Y13
 	ADDQ         $0x40, AX
 	INCQ         R11
-	JNZ          feature_231
+	JNZ          feature_275
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y14
@@ -11236,16 +11717,16 @@ feature_231:
 	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R10
 	SUBQ        $0x00000010, SI
-	JMP         tileBlocks_228
+	JMP         tileBlocks_272
 
-rest_229:
+rest_273:
 	CMPQ   SI, $0x00000010
-	JNE    rest_232
+	JNE    rest_276
 	VXORPS Y1, Y1, Y12
 	VXORPS Y1, Y1, Y13
 	NEGQ   CX
 
-feature_233:
+feature_277:
 	VBROADCASTSS (DX)(CX*4), Y14
 	VSUBPS       (AX), Y14, Y15
 	VFMADD231PS  Y15, Y15, Y12
@@ -11253,7 +11734,7 @@ feature_233:
 	VFMADD231PS  Y14, Y14, Y13
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_233
+	JNZ          feature_277
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD Y4, Y3, Y14
@@ -11348,10 +11829,10 @@ feature_233:
 	ADDQ        $0x00000040, DI
 	ADDQ        $0x00000040, R10
 	SUBQ        $0x00000010, SI
-	JMP         blocksDone_230
+	JMP         blocksDone_274
 
-rest_232:
-blocksDone_230:
+rest_276:
+blocksDone_274:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sums of 4 columns at once
@@ -11444,11 +11925,11 @@ TEXT ·doubleAnglesAVX2(SB), NOSPLIT, $0-40
 	SHLQ $0x02, BX
 	LEAQ (BX)(BX*1), SI
 	CMPQ DX, $0x00000002
-	JB   done_234
+	JB   done_278
 
-unrolled_235:
+unrolled_279:
 	CMPQ    CX, $0x00000020
-	JB      tail_236
+	JB      tail_280
 	VMOVUPS (AX), Y0
 	VMOVUPS (AX)(BX*1), Y1
 	VMOVUPS 32(AX), Y2
@@ -11461,7 +11942,7 @@ unrolled_235:
 	MOVQ    DX, R8
 	DECQ    R8
 
-level_239:
+level_283:
 	ADDQ        SI, DI
 	VMULPS      Y1, Y1, Y8
 	VADDPS      Y1, Y1, Y1
@@ -11488,23 +11969,23 @@ level_239:
 	VMOVUPS     Y6, 96(DI)
 	VMOVUPS     Y7, 96(DI)(BX*1)
 	DECQ        R8
-	JNZ         level_239
+	JNZ         level_283
 	ADDQ        $0x00000080, AX
 	SUBQ        $0x00000020, CX
-	JMP         unrolled_235
+	JMP         unrolled_279
 
-tail_236:
+tail_280:
 	TESTQ CX, CX
-	JZ    done_238
+	JZ    done_282
 
-single_237:
+single_281:
 	VMOVUPS (AX), Y0
 	VMOVUPS (AX)(BX*1), Y1
 	MOVQ    AX, DI
 	MOVQ    DX, R8
 	DECQ    R8
 
-level_240:
+level_284:
 	ADDQ        SI, DI
 	VMULPS      Y1, Y1, Y2
 	VADDPS      Y1, Y1, Y1
@@ -11513,12 +11994,12 @@ level_240:
 	VMOVUPS     Y0, (DI)
 	VMOVUPS     Y1, (DI)(BX*1)
 	DECQ        R8
-	JNZ         level_240
+	JNZ         level_284
 	ADDQ        $0x00000020, AX
 	SUBQ        $0x00000008, CX
-	JNZ         single_237
+	JNZ         single_281
 
-done_238:
-done_234:
+done_282:
+done_278:
 	VZEROUPPER
 	RET

@@ -8964,6 +8964,1353 @@ none_203:
 	VZEROUPPER
 	RET
 
+// func axpyRowsAVX512(y []float32, coef []float32, rows []float32, stride int)
+// Requires: AVX, AVX512F
+TEXT ·axpyRowsAVX512(SB), NOSPLIT, $0-80
+	MOVQ   y_base+0(FP), AX
+	MOVQ   y_len+8(FP), CX
+	MOVQ   coef_base+24(FP), DX
+	MOVQ   coef_len+32(FP), BX
+	MOVQ   rows_base+48(FP), SI
+	MOVQ   stride+72(FP), DI
+	SHLQ   $0x02, DI
+	VPXORD Z0, Z0, Z0
+
+axpyrows_chunk_206:
+	TESTQ CX, CX
+	JZ    axpyrows_done_207
+	CMPQ  CX, $0x00000100
+	JAE   axpyrows_regs_223
+	CMPQ  CX, $0x000000f0
+	JAE   axpyrows_regs_222
+	CMPQ  CX, $0x000000e0
+	JAE   axpyrows_regs_221
+	CMPQ  CX, $0x000000d0
+	JAE   axpyrows_regs_220
+	CMPQ  CX, $0x000000c0
+	JAE   axpyrows_regs_219
+	CMPQ  CX, $0x000000b0
+	JAE   axpyrows_regs_218
+	CMPQ  CX, $0x000000a0
+	JAE   axpyrows_regs_217
+	CMPQ  CX, $0x00000090
+	JAE   axpyrows_regs_216
+	CMPQ  CX, $0x00000080
+	JAE   axpyrows_regs_215
+	CMPQ  CX, $0x00000070
+	JAE   axpyrows_regs_214
+	CMPQ  CX, $0x00000060
+	JAE   axpyrows_regs_213
+	CMPQ  CX, $0x00000050
+	JAE   axpyrows_regs_212
+	CMPQ  CX, $0x00000040
+	JAE   axpyrows_regs_211
+	CMPQ  CX, $0x00000030
+	JAE   axpyrows_regs_210
+	CMPQ  CX, $0x00000020
+	JAE   axpyrows_regs_209
+	JMP   axpyrows_regs_208
+
+axpyrows_regs_223:
+	VMOVUPS (AX), Z1
+	VMOVUPS 64(AX), Z2
+	VMOVUPS 128(AX), Z3
+	VMOVUPS 192(AX), Z4
+	VMOVUPS 256(AX), Z5
+	VMOVUPS 320(AX), Z6
+	VMOVUPS 384(AX), Z7
+	VMOVUPS 448(AX), Z8
+	VMOVUPS 512(AX), Z9
+	VMOVUPS 576(AX), Z10
+	VMOVUPS 640(AX), Z11
+	VMOVUPS 704(AX), Z12
+	VMOVUPS 768(AX), Z13
+	VMOVUPS 832(AX), Z14
+	VMOVUPS 896(AX), Z15
+	VMOVUPS 960(AX), Z16
+	XORQ    R8, R8
+
+axpyrows_blocks_224:
+	LEAQ   16(R8), R9
+	CMPQ   R9, BX
+	JA     axpyrows_single_227
+	VCMPPS $0x04, (DX)(R8*4), Z0, K1
+	KMOVW  K1, R10
+
+axpyrows_bits_225:
+	TESTL        R10, R10
+	JZ           axpyrows_next_226
+	XORQ         R11, R11
+	BSFL         R10, R11
+	BTRL         R11, R10
+	ADDQ         R8, R11
+	VBROADCASTSS (DX)(R11*4), Z17
+	IMULQ        DI, R11
+	ADDQ         SI, R11
+	VFMADD231PS  (R11), Z17, Z1
+	VFMADD231PS  64(R11), Z17, Z2
+	VFMADD231PS  128(R11), Z17, Z3
+	VFMADD231PS  192(R11), Z17, Z4
+	VFMADD231PS  256(R11), Z17, Z5
+	VFMADD231PS  320(R11), Z17, Z6
+	VFMADD231PS  384(R11), Z17, Z7
+	VFMADD231PS  448(R11), Z17, Z8
+	VFMADD231PS  512(R11), Z17, Z9
+	VFMADD231PS  576(R11), Z17, Z10
+	VFMADD231PS  640(R11), Z17, Z11
+	VFMADD231PS  704(R11), Z17, Z12
+	VFMADD231PS  768(R11), Z17, Z13
+	VFMADD231PS  832(R11), Z17, Z14
+	VFMADD231PS  896(R11), Z17, Z15
+	VFMADD231PS  960(R11), Z17, Z16
+	JMP          axpyrows_bits_225
+
+axpyrows_next_226:
+	MOVQ R9, R8
+	JMP  axpyrows_blocks_224
+
+axpyrows_single_227:
+	CMPQ         R8, BX
+	JAE          axpyrows_end_229
+	MOVL         (DX)(R8*4), R9
+	SHLL         $0x01, R9
+	JZ           axpyrows_skip_228
+	VBROADCASTSS (DX)(R8*4), Z17
+	MOVQ         R8, R9
+	IMULQ        DI, R9
+	ADDQ         SI, R9
+	VFMADD231PS  (R9), Z17, Z1
+	VFMADD231PS  64(R9), Z17, Z2
+	VFMADD231PS  128(R9), Z17, Z3
+	VFMADD231PS  192(R9), Z17, Z4
+	VFMADD231PS  256(R9), Z17, Z5
+	VFMADD231PS  320(R9), Z17, Z6
+	VFMADD231PS  384(R9), Z17, Z7
+	VFMADD231PS  448(R9), Z17, Z8
+	VFMADD231PS  512(R9), Z17, Z9
+	VFMADD231PS  576(R9), Z17, Z10
+	VFMADD231PS  640(R9), Z17, Z11
+	VFMADD231PS  704(R9), Z17, Z12
+	VFMADD231PS  768(R9), Z17, Z13
+	VFMADD231PS  832(R9), Z17, Z14
+	VFMADD231PS  896(R9), Z17, Z15
+	VFMADD231PS  960(R9), Z17, Z16
+
+axpyrows_skip_228:
+	INCQ R8
+	JMP  axpyrows_single_227
+
+axpyrows_end_229:
+	VMOVUPS Z1, (AX)
+	VMOVUPS Z2, 64(AX)
+	VMOVUPS Z3, 128(AX)
+	VMOVUPS Z4, 192(AX)
+	VMOVUPS Z5, 256(AX)
+	VMOVUPS Z6, 320(AX)
+	VMOVUPS Z7, 384(AX)
+	VMOVUPS Z8, 448(AX)
+	VMOVUPS Z9, 512(AX)
+	VMOVUPS Z10, 576(AX)
+	VMOVUPS Z11, 640(AX)
+	VMOVUPS Z12, 704(AX)
+	VMOVUPS Z13, 768(AX)
+	VMOVUPS Z14, 832(AX)
+	VMOVUPS Z15, 896(AX)
+	VMOVUPS Z16, 960(AX)
+	ADDQ    $0x00000400, AX
+	ADDQ    $0x00000400, SI
+	SUBQ    $0x00000100, CX
+	JMP     axpyrows_chunk_206
+
+axpyrows_regs_222:
+	VMOVUPS (AX), Z1
+	VMOVUPS 64(AX), Z2
+	VMOVUPS 128(AX), Z3
+	VMOVUPS 192(AX), Z4
+	VMOVUPS 256(AX), Z5
+	VMOVUPS 320(AX), Z6
+	VMOVUPS 384(AX), Z7
+	VMOVUPS 448(AX), Z8
+	VMOVUPS 512(AX), Z9
+	VMOVUPS 576(AX), Z10
+	VMOVUPS 640(AX), Z11
+	VMOVUPS 704(AX), Z12
+	VMOVUPS 768(AX), Z13
+	VMOVUPS 832(AX), Z14
+	VMOVUPS 896(AX), Z15
+	XORQ    R8, R8
+
+axpyrows_blocks_230:
+	LEAQ   16(R8), R9
+	CMPQ   R9, BX
+	JA     axpyrows_single_233
+	VCMPPS $0x04, (DX)(R8*4), Z0, K1
+	KMOVW  K1, R10
+
+axpyrows_bits_231:
+	TESTL        R10, R10
+	JZ           axpyrows_next_232
+	XORQ         R11, R11
+	BSFL         R10, R11
+	BTRL         R11, R10
+	ADDQ         R8, R11
+	VBROADCASTSS (DX)(R11*4), Z16
+	IMULQ        DI, R11
+	ADDQ         SI, R11
+	VFMADD231PS  (R11), Z16, Z1
+	VFMADD231PS  64(R11), Z16, Z2
+	VFMADD231PS  128(R11), Z16, Z3
+	VFMADD231PS  192(R11), Z16, Z4
+	VFMADD231PS  256(R11), Z16, Z5
+	VFMADD231PS  320(R11), Z16, Z6
+	VFMADD231PS  384(R11), Z16, Z7
+	VFMADD231PS  448(R11), Z16, Z8
+	VFMADD231PS  512(R11), Z16, Z9
+	VFMADD231PS  576(R11), Z16, Z10
+	VFMADD231PS  640(R11), Z16, Z11
+	VFMADD231PS  704(R11), Z16, Z12
+	VFMADD231PS  768(R11), Z16, Z13
+	VFMADD231PS  832(R11), Z16, Z14
+	VFMADD231PS  896(R11), Z16, Z15
+	JMP          axpyrows_bits_231
+
+axpyrows_next_232:
+	MOVQ R9, R8
+	JMP  axpyrows_blocks_230
+
+axpyrows_single_233:
+	CMPQ         R8, BX
+	JAE          axpyrows_end_235
+	MOVL         (DX)(R8*4), R9
+	SHLL         $0x01, R9
+	JZ           axpyrows_skip_234
+	VBROADCASTSS (DX)(R8*4), Z16
+	MOVQ         R8, R9
+	IMULQ        DI, R9
+	ADDQ         SI, R9
+	VFMADD231PS  (R9), Z16, Z1
+	VFMADD231PS  64(R9), Z16, Z2
+	VFMADD231PS  128(R9), Z16, Z3
+	VFMADD231PS  192(R9), Z16, Z4
+	VFMADD231PS  256(R9), Z16, Z5
+	VFMADD231PS  320(R9), Z16, Z6
+	VFMADD231PS  384(R9), Z16, Z7
+	VFMADD231PS  448(R9), Z16, Z8
+	VFMADD231PS  512(R9), Z16, Z9
+	VFMADD231PS  576(R9), Z16, Z10
+	VFMADD231PS  640(R9), Z16, Z11
+	VFMADD231PS  704(R9), Z16, Z12
+	VFMADD231PS  768(R9), Z16, Z13
+	VFMADD231PS  832(R9), Z16, Z14
+	VFMADD231PS  896(R9), Z16, Z15
+
+axpyrows_skip_234:
+	INCQ R8
+	JMP  axpyrows_single_233
+
+axpyrows_end_235:
+	VMOVUPS Z1, (AX)
+	VMOVUPS Z2, 64(AX)
+	VMOVUPS Z3, 128(AX)
+	VMOVUPS Z4, 192(AX)
+	VMOVUPS Z5, 256(AX)
+	VMOVUPS Z6, 320(AX)
+	VMOVUPS Z7, 384(AX)
+	VMOVUPS Z8, 448(AX)
+	VMOVUPS Z9, 512(AX)
+	VMOVUPS Z10, 576(AX)
+	VMOVUPS Z11, 640(AX)
+	VMOVUPS Z12, 704(AX)
+	VMOVUPS Z13, 768(AX)
+	VMOVUPS Z14, 832(AX)
+	VMOVUPS Z15, 896(AX)
+	ADDQ    $0x000003c0, AX
+	ADDQ    $0x000003c0, SI
+	SUBQ    $0x000000f0, CX
+	JMP     axpyrows_chunk_206
+
+axpyrows_regs_221:
+	VMOVUPS (AX), Z1
+	VMOVUPS 64(AX), Z2
+	VMOVUPS 128(AX), Z3
+	VMOVUPS 192(AX), Z4
+	VMOVUPS 256(AX), Z5
+	VMOVUPS 320(AX), Z6
+	VMOVUPS 384(AX), Z7
+	VMOVUPS 448(AX), Z8
+	VMOVUPS 512(AX), Z9
+	VMOVUPS 576(AX), Z10
+	VMOVUPS 640(AX), Z11
+	VMOVUPS 704(AX), Z12
+	VMOVUPS 768(AX), Z13
+	VMOVUPS 832(AX), Z14
+	XORQ    R8, R8
+
+axpyrows_blocks_236:
+	LEAQ   16(R8), R9
+	CMPQ   R9, BX
+	JA     axpyrows_single_239
+	VCMPPS $0x04, (DX)(R8*4), Z0, K1
+	KMOVW  K1, R10
+
+axpyrows_bits_237:
+	TESTL        R10, R10
+	JZ           axpyrows_next_238
+	XORQ         R11, R11
+	BSFL         R10, R11
+	BTRL         R11, R10
+	ADDQ         R8, R11
+	VBROADCASTSS (DX)(R11*4), Z15
+	IMULQ        DI, R11
+	ADDQ         SI, R11
+	VFMADD231PS  (R11), Z15, Z1
+	VFMADD231PS  64(R11), Z15, Z2
+	VFMADD231PS  128(R11), Z15, Z3
+	VFMADD231PS  192(R11), Z15, Z4
+	VFMADD231PS  256(R11), Z15, Z5
+	VFMADD231PS  320(R11), Z15, Z6
+	VFMADD231PS  384(R11), Z15, Z7
+	VFMADD231PS  448(R11), Z15, Z8
+	VFMADD231PS  512(R11), Z15, Z9
+	VFMADD231PS  576(R11), Z15, Z10
+	VFMADD231PS  640(R11), Z15, Z11
+	VFMADD231PS  704(R11), Z15, Z12
+	VFMADD231PS  768(R11), Z15, Z13
+	VFMADD231PS  832(R11), Z15, Z14
+	JMP          axpyrows_bits_237
+
+axpyrows_next_238:
+	MOVQ R9, R8
+	JMP  axpyrows_blocks_236
+
+axpyrows_single_239:
+	CMPQ         R8, BX
+	JAE          axpyrows_end_241
+	MOVL         (DX)(R8*4), R9
+	SHLL         $0x01, R9
+	JZ           axpyrows_skip_240
+	VBROADCASTSS (DX)(R8*4), Z15
+	MOVQ         R8, R9
+	IMULQ        DI, R9
+	ADDQ         SI, R9
+	VFMADD231PS  (R9), Z15, Z1
+	VFMADD231PS  64(R9), Z15, Z2
+	VFMADD231PS  128(R9), Z15, Z3
+	VFMADD231PS  192(R9), Z15, Z4
+	VFMADD231PS  256(R9), Z15, Z5
+	VFMADD231PS  320(R9), Z15, Z6
+	VFMADD231PS  384(R9), Z15, Z7
+	VFMADD231PS  448(R9), Z15, Z8
+	VFMADD231PS  512(R9), Z15, Z9
+	VFMADD231PS  576(R9), Z15, Z10
+	VFMADD231PS  640(R9), Z15, Z11
+	VFMADD231PS  704(R9), Z15, Z12
+	VFMADD231PS  768(R9), Z15, Z13
+	VFMADD231PS  832(R9), Z15, Z14
+
+axpyrows_skip_240:
+	INCQ R8
+	JMP  axpyrows_single_239
+
+axpyrows_end_241:
+	VMOVUPS Z1, (AX)
+	VMOVUPS Z2, 64(AX)
+	VMOVUPS Z3, 128(AX)
+	VMOVUPS Z4, 192(AX)
+	VMOVUPS Z5, 256(AX)
+	VMOVUPS Z6, 320(AX)
+	VMOVUPS Z7, 384(AX)
+	VMOVUPS Z8, 448(AX)
+	VMOVUPS Z9, 512(AX)
+	VMOVUPS Z10, 576(AX)
+	VMOVUPS Z11, 640(AX)
+	VMOVUPS Z12, 704(AX)
+	VMOVUPS Z13, 768(AX)
+	VMOVUPS Z14, 832(AX)
+	ADDQ    $0x00000380, AX
+	ADDQ    $0x00000380, SI
+	SUBQ    $0x000000e0, CX
+	JMP     axpyrows_chunk_206
+
+axpyrows_regs_220:
+	VMOVUPS (AX), Z1
+	VMOVUPS 64(AX), Z2
+	VMOVUPS 128(AX), Z3
+	VMOVUPS 192(AX), Z4
+	VMOVUPS 256(AX), Z5
+	VMOVUPS 320(AX), Z6
+	VMOVUPS 384(AX), Z7
+	VMOVUPS 448(AX), Z8
+	VMOVUPS 512(AX), Z9
+	VMOVUPS 576(AX), Z10
+	VMOVUPS 640(AX), Z11
+	VMOVUPS 704(AX), Z12
+	VMOVUPS 768(AX), Z13
+	XORQ    R8, R8
+
+axpyrows_blocks_242:
+	LEAQ   16(R8), R9
+	CMPQ   R9, BX
+	JA     axpyrows_single_245
+	VCMPPS $0x04, (DX)(R8*4), Z0, K1
+	KMOVW  K1, R10
+
+axpyrows_bits_243:
+	TESTL        R10, R10
+	JZ           axpyrows_next_244
+	XORQ         R11, R11
+	BSFL         R10, R11
+	BTRL         R11, R10
+	ADDQ         R8, R11
+	VBROADCASTSS (DX)(R11*4), Z14
+	IMULQ        DI, R11
+	ADDQ         SI, R11
+	VFMADD231PS  (R11), Z14, Z1
+	VFMADD231PS  64(R11), Z14, Z2
+	VFMADD231PS  128(R11), Z14, Z3
+	VFMADD231PS  192(R11), Z14, Z4
+	VFMADD231PS  256(R11), Z14, Z5
+	VFMADD231PS  320(R11), Z14, Z6
+	VFMADD231PS  384(R11), Z14, Z7
+	VFMADD231PS  448(R11), Z14, Z8
+	VFMADD231PS  512(R11), Z14, Z9
+	VFMADD231PS  576(R11), Z14, Z10
+	VFMADD231PS  640(R11), Z14, Z11
+	VFMADD231PS  704(R11), Z14, Z12
+	VFMADD231PS  768(R11), Z14, Z13
+	JMP          axpyrows_bits_243
+
+axpyrows_next_244:
+	MOVQ R9, R8
+	JMP  axpyrows_blocks_242
+
+axpyrows_single_245:
+	CMPQ         R8, BX
+	JAE          axpyrows_end_247
+	MOVL         (DX)(R8*4), R9
+	SHLL         $0x01, R9
+	JZ           axpyrows_skip_246
+	VBROADCASTSS (DX)(R8*4), Z14
+	MOVQ         R8, R9
+	IMULQ        DI, R9
+	ADDQ         SI, R9
+	VFMADD231PS  (R9), Z14, Z1
+	VFMADD231PS  64(R9), Z14, Z2
+	VFMADD231PS  128(R9), Z14, Z3
+	VFMADD231PS  192(R9), Z14, Z4
+	VFMADD231PS  256(R9), Z14, Z5
+	VFMADD231PS  320(R9), Z14, Z6
+	VFMADD231PS  384(R9), Z14, Z7
+	VFMADD231PS  448(R9), Z14, Z8
+	VFMADD231PS  512(R9), Z14, Z9
+	VFMADD231PS  576(R9), Z14, Z10
+	VFMADD231PS  640(R9), Z14, Z11
+	VFMADD231PS  704(R9), Z14, Z12
+	VFMADD231PS  768(R9), Z14, Z13
+
+axpyrows_skip_246:
+	INCQ R8
+	JMP  axpyrows_single_245
+
+axpyrows_end_247:
+	VMOVUPS Z1, (AX)
+	VMOVUPS Z2, 64(AX)
+	VMOVUPS Z3, 128(AX)
+	VMOVUPS Z4, 192(AX)
+	VMOVUPS Z5, 256(AX)
+	VMOVUPS Z6, 320(AX)
+	VMOVUPS Z7, 384(AX)
+	VMOVUPS Z8, 448(AX)
+	VMOVUPS Z9, 512(AX)
+	VMOVUPS Z10, 576(AX)
+	VMOVUPS Z11, 640(AX)
+	VMOVUPS Z12, 704(AX)
+	VMOVUPS Z13, 768(AX)
+	ADDQ    $0x00000340, AX
+	ADDQ    $0x00000340, SI
+	SUBQ    $0x000000d0, CX
+	JMP     axpyrows_chunk_206
+
+axpyrows_regs_219:
+	VMOVUPS (AX), Z1
+	VMOVUPS 64(AX), Z2
+	VMOVUPS 128(AX), Z3
+	VMOVUPS 192(AX), Z4
+	VMOVUPS 256(AX), Z5
+	VMOVUPS 320(AX), Z6
+	VMOVUPS 384(AX), Z7
+	VMOVUPS 448(AX), Z8
+	VMOVUPS 512(AX), Z9
+	VMOVUPS 576(AX), Z10
+	VMOVUPS 640(AX), Z11
+	VMOVUPS 704(AX), Z12
+	XORQ    R8, R8
+
+axpyrows_blocks_248:
+	LEAQ   16(R8), R9
+	CMPQ   R9, BX
+	JA     axpyrows_single_251
+	VCMPPS $0x04, (DX)(R8*4), Z0, K1
+	KMOVW  K1, R10
+
+axpyrows_bits_249:
+	TESTL        R10, R10
+	JZ           axpyrows_next_250
+	XORQ         R11, R11
+	BSFL         R10, R11
+	BTRL         R11, R10
+	ADDQ         R8, R11
+	VBROADCASTSS (DX)(R11*4), Z13
+	IMULQ        DI, R11
+	ADDQ         SI, R11
+	VFMADD231PS  (R11), Z13, Z1
+	VFMADD231PS  64(R11), Z13, Z2
+	VFMADD231PS  128(R11), Z13, Z3
+	VFMADD231PS  192(R11), Z13, Z4
+	VFMADD231PS  256(R11), Z13, Z5
+	VFMADD231PS  320(R11), Z13, Z6
+	VFMADD231PS  384(R11), Z13, Z7
+	VFMADD231PS  448(R11), Z13, Z8
+	VFMADD231PS  512(R11), Z13, Z9
+	VFMADD231PS  576(R11), Z13, Z10
+	VFMADD231PS  640(R11), Z13, Z11
+	VFMADD231PS  704(R11), Z13, Z12
+	JMP          axpyrows_bits_249
+
+axpyrows_next_250:
+	MOVQ R9, R8
+	JMP  axpyrows_blocks_248
+
+axpyrows_single_251:
+	CMPQ         R8, BX
+	JAE          axpyrows_end_253
+	MOVL         (DX)(R8*4), R9
+	SHLL         $0x01, R9
+	JZ           axpyrows_skip_252
+	VBROADCASTSS (DX)(R8*4), Z13
+	MOVQ         R8, R9
+	IMULQ        DI, R9
+	ADDQ         SI, R9
+	VFMADD231PS  (R9), Z13, Z1
+	VFMADD231PS  64(R9), Z13, Z2
+	VFMADD231PS  128(R9), Z13, Z3
+	VFMADD231PS  192(R9), Z13, Z4
+	VFMADD231PS  256(R9), Z13, Z5
+	VFMADD231PS  320(R9), Z13, Z6
+	VFMADD231PS  384(R9), Z13, Z7
+	VFMADD231PS  448(R9), Z13, Z8
+	VFMADD231PS  512(R9), Z13, Z9
+	VFMADD231PS  576(R9), Z13, Z10
+	VFMADD231PS  640(R9), Z13, Z11
+	VFMADD231PS  704(R9), Z13, Z12
+
+axpyrows_skip_252:
+	INCQ R8
+	JMP  axpyrows_single_251
+
+axpyrows_end_253:
+	VMOVUPS Z1, (AX)
+	VMOVUPS Z2, 64(AX)
+	VMOVUPS Z3, 128(AX)
+	VMOVUPS Z4, 192(AX)
+	VMOVUPS Z5, 256(AX)
+	VMOVUPS Z6, 320(AX)
+	VMOVUPS Z7, 384(AX)
+	VMOVUPS Z8, 448(AX)
+	VMOVUPS Z9, 512(AX)
+	VMOVUPS Z10, 576(AX)
+	VMOVUPS Z11, 640(AX)
+	VMOVUPS Z12, 704(AX)
+	ADDQ    $0x00000300, AX
+	ADDQ    $0x00000300, SI
+	SUBQ    $0x000000c0, CX
+	JMP     axpyrows_chunk_206
+
+axpyrows_regs_218:
+	VMOVUPS (AX), Z1
+	VMOVUPS 64(AX), Z2
+	VMOVUPS 128(AX), Z3
+	VMOVUPS 192(AX), Z4
+	VMOVUPS 256(AX), Z5
+	VMOVUPS 320(AX), Z6
+	VMOVUPS 384(AX), Z7
+	VMOVUPS 448(AX), Z8
+	VMOVUPS 512(AX), Z9
+	VMOVUPS 576(AX), Z10
+	VMOVUPS 640(AX), Z11
+	XORQ    R8, R8
+
+axpyrows_blocks_254:
+	LEAQ   16(R8), R9
+	CMPQ   R9, BX
+	JA     axpyrows_single_257
+	VCMPPS $0x04, (DX)(R8*4), Z0, K1
+	KMOVW  K1, R10
+
+axpyrows_bits_255:
+	TESTL        R10, R10
+	JZ           axpyrows_next_256
+	XORQ         R11, R11
+	BSFL         R10, R11
+	BTRL         R11, R10
+	ADDQ         R8, R11
+	VBROADCASTSS (DX)(R11*4), Z12
+	IMULQ        DI, R11
+	ADDQ         SI, R11
+	VFMADD231PS  (R11), Z12, Z1
+	VFMADD231PS  64(R11), Z12, Z2
+	VFMADD231PS  128(R11), Z12, Z3
+	VFMADD231PS  192(R11), Z12, Z4
+	VFMADD231PS  256(R11), Z12, Z5
+	VFMADD231PS  320(R11), Z12, Z6
+	VFMADD231PS  384(R11), Z12, Z7
+	VFMADD231PS  448(R11), Z12, Z8
+	VFMADD231PS  512(R11), Z12, Z9
+	VFMADD231PS  576(R11), Z12, Z10
+	VFMADD231PS  640(R11), Z12, Z11
+	JMP          axpyrows_bits_255
+
+axpyrows_next_256:
+	MOVQ R9, R8
+	JMP  axpyrows_blocks_254
+
+axpyrows_single_257:
+	CMPQ         R8, BX
+	JAE          axpyrows_end_259
+	MOVL         (DX)(R8*4), R9
+	SHLL         $0x01, R9
+	JZ           axpyrows_skip_258
+	VBROADCASTSS (DX)(R8*4), Z12
+	MOVQ         R8, R9
+	IMULQ        DI, R9
+	ADDQ         SI, R9
+	VFMADD231PS  (R9), Z12, Z1
+	VFMADD231PS  64(R9), Z12, Z2
+	VFMADD231PS  128(R9), Z12, Z3
+	VFMADD231PS  192(R9), Z12, Z4
+	VFMADD231PS  256(R9), Z12, Z5
+	VFMADD231PS  320(R9), Z12, Z6
+	VFMADD231PS  384(R9), Z12, Z7
+	VFMADD231PS  448(R9), Z12, Z8
+	VFMADD231PS  512(R9), Z12, Z9
+	VFMADD231PS  576(R9), Z12, Z10
+	VFMADD231PS  640(R9), Z12, Z11
+
+axpyrows_skip_258:
+	INCQ R8
+	JMP  axpyrows_single_257
+
+axpyrows_end_259:
+	VMOVUPS Z1, (AX)
+	VMOVUPS Z2, 64(AX)
+	VMOVUPS Z3, 128(AX)
+	VMOVUPS Z4, 192(AX)
+	VMOVUPS Z5, 256(AX)
+	VMOVUPS Z6, 320(AX)
+	VMOVUPS Z7, 384(AX)
+	VMOVUPS Z8, 448(AX)
+	VMOVUPS Z9, 512(AX)
+	VMOVUPS Z10, 576(AX)
+	VMOVUPS Z11, 640(AX)
+	ADDQ    $0x000002c0, AX
+	ADDQ    $0x000002c0, SI
+	SUBQ    $0x000000b0, CX
+	JMP     axpyrows_chunk_206
+
+axpyrows_regs_217:
+	VMOVUPS (AX), Z1
+	VMOVUPS 64(AX), Z2
+	VMOVUPS 128(AX), Z3
+	VMOVUPS 192(AX), Z4
+	VMOVUPS 256(AX), Z5
+	VMOVUPS 320(AX), Z6
+	VMOVUPS 384(AX), Z7
+	VMOVUPS 448(AX), Z8
+	VMOVUPS 512(AX), Z9
+	VMOVUPS 576(AX), Z10
+	XORQ    R8, R8
+
+axpyrows_blocks_260:
+	LEAQ   16(R8), R9
+	CMPQ   R9, BX
+	JA     axpyrows_single_263
+	VCMPPS $0x04, (DX)(R8*4), Z0, K1
+	KMOVW  K1, R10
+
+axpyrows_bits_261:
+	TESTL        R10, R10
+	JZ           axpyrows_next_262
+	XORQ         R11, R11
+	BSFL         R10, R11
+	BTRL         R11, R10
+	ADDQ         R8, R11
+	VBROADCASTSS (DX)(R11*4), Z11
+	IMULQ        DI, R11
+	ADDQ         SI, R11
+	VFMADD231PS  (R11), Z11, Z1
+	VFMADD231PS  64(R11), Z11, Z2
+	VFMADD231PS  128(R11), Z11, Z3
+	VFMADD231PS  192(R11), Z11, Z4
+	VFMADD231PS  256(R11), Z11, Z5
+	VFMADD231PS  320(R11), Z11, Z6
+	VFMADD231PS  384(R11), Z11, Z7
+	VFMADD231PS  448(R11), Z11, Z8
+	VFMADD231PS  512(R11), Z11, Z9
+	VFMADD231PS  576(R11), Z11, Z10
+	JMP          axpyrows_bits_261
+
+axpyrows_next_262:
+	MOVQ R9, R8
+	JMP  axpyrows_blocks_260
+
+axpyrows_single_263:
+	CMPQ         R8, BX
+	JAE          axpyrows_end_265
+	MOVL         (DX)(R8*4), R9
+	SHLL         $0x01, R9
+	JZ           axpyrows_skip_264
+	VBROADCASTSS (DX)(R8*4), Z11
+	MOVQ         R8, R9
+	IMULQ        DI, R9
+	ADDQ         SI, R9
+	VFMADD231PS  (R9), Z11, Z1
+	VFMADD231PS  64(R9), Z11, Z2
+	VFMADD231PS  128(R9), Z11, Z3
+	VFMADD231PS  192(R9), Z11, Z4
+	VFMADD231PS  256(R9), Z11, Z5
+	VFMADD231PS  320(R9), Z11, Z6
+	VFMADD231PS  384(R9), Z11, Z7
+	VFMADD231PS  448(R9), Z11, Z8
+	VFMADD231PS  512(R9), Z11, Z9
+	VFMADD231PS  576(R9), Z11, Z10
+
+axpyrows_skip_264:
+	INCQ R8
+	JMP  axpyrows_single_263
+
+axpyrows_end_265:
+	VMOVUPS Z1, (AX)
+	VMOVUPS Z2, 64(AX)
+	VMOVUPS Z3, 128(AX)
+	VMOVUPS Z4, 192(AX)
+	VMOVUPS Z5, 256(AX)
+	VMOVUPS Z6, 320(AX)
+	VMOVUPS Z7, 384(AX)
+	VMOVUPS Z8, 448(AX)
+	VMOVUPS Z9, 512(AX)
+	VMOVUPS Z10, 576(AX)
+	ADDQ    $0x00000280, AX
+	ADDQ    $0x00000280, SI
+	SUBQ    $0x000000a0, CX
+	JMP     axpyrows_chunk_206
+
+axpyrows_regs_216:
+	VMOVUPS (AX), Z1
+	VMOVUPS 64(AX), Z2
+	VMOVUPS 128(AX), Z3
+	VMOVUPS 192(AX), Z4
+	VMOVUPS 256(AX), Z5
+	VMOVUPS 320(AX), Z6
+	VMOVUPS 384(AX), Z7
+	VMOVUPS 448(AX), Z8
+	VMOVUPS 512(AX), Z9
+	XORQ    R8, R8
+
+axpyrows_blocks_266:
+	LEAQ   16(R8), R9
+	CMPQ   R9, BX
+	JA     axpyrows_single_269
+	VCMPPS $0x04, (DX)(R8*4), Z0, K1
+	KMOVW  K1, R10
+
+axpyrows_bits_267:
+	TESTL        R10, R10
+	JZ           axpyrows_next_268
+	XORQ         R11, R11
+	BSFL         R10, R11
+	BTRL         R11, R10
+	ADDQ         R8, R11
+	VBROADCASTSS (DX)(R11*4), Z10
+	IMULQ        DI, R11
+	ADDQ         SI, R11
+	VFMADD231PS  (R11), Z10, Z1
+	VFMADD231PS  64(R11), Z10, Z2
+	VFMADD231PS  128(R11), Z10, Z3
+	VFMADD231PS  192(R11), Z10, Z4
+	VFMADD231PS  256(R11), Z10, Z5
+	VFMADD231PS  320(R11), Z10, Z6
+	VFMADD231PS  384(R11), Z10, Z7
+	VFMADD231PS  448(R11), Z10, Z8
+	VFMADD231PS  512(R11), Z10, Z9
+	JMP          axpyrows_bits_267
+
+axpyrows_next_268:
+	MOVQ R9, R8
+	JMP  axpyrows_blocks_266
+
+axpyrows_single_269:
+	CMPQ         R8, BX
+	JAE          axpyrows_end_271
+	MOVL         (DX)(R8*4), R9
+	SHLL         $0x01, R9
+	JZ           axpyrows_skip_270
+	VBROADCASTSS (DX)(R8*4), Z10
+	MOVQ         R8, R9
+	IMULQ        DI, R9
+	ADDQ         SI, R9
+	VFMADD231PS  (R9), Z10, Z1
+	VFMADD231PS  64(R9), Z10, Z2
+	VFMADD231PS  128(R9), Z10, Z3
+	VFMADD231PS  192(R9), Z10, Z4
+	VFMADD231PS  256(R9), Z10, Z5
+	VFMADD231PS  320(R9), Z10, Z6
+	VFMADD231PS  384(R9), Z10, Z7
+	VFMADD231PS  448(R9), Z10, Z8
+	VFMADD231PS  512(R9), Z10, Z9
+
+axpyrows_skip_270:
+	INCQ R8
+	JMP  axpyrows_single_269
+
+axpyrows_end_271:
+	VMOVUPS Z1, (AX)
+	VMOVUPS Z2, 64(AX)
+	VMOVUPS Z3, 128(AX)
+	VMOVUPS Z4, 192(AX)
+	VMOVUPS Z5, 256(AX)
+	VMOVUPS Z6, 320(AX)
+	VMOVUPS Z7, 384(AX)
+	VMOVUPS Z8, 448(AX)
+	VMOVUPS Z9, 512(AX)
+	ADDQ    $0x00000240, AX
+	ADDQ    $0x00000240, SI
+	SUBQ    $0x00000090, CX
+	JMP     axpyrows_chunk_206
+
+axpyrows_regs_215:
+	VMOVUPS (AX), Z1
+	VMOVUPS 64(AX), Z2
+	VMOVUPS 128(AX), Z3
+	VMOVUPS 192(AX), Z4
+	VMOVUPS 256(AX), Z5
+	VMOVUPS 320(AX), Z6
+	VMOVUPS 384(AX), Z7
+	VMOVUPS 448(AX), Z8
+	XORQ    R8, R8
+
+axpyrows_blocks_272:
+	LEAQ   16(R8), R9
+	CMPQ   R9, BX
+	JA     axpyrows_single_275
+	VCMPPS $0x04, (DX)(R8*4), Z0, K1
+	KMOVW  K1, R10
+
+axpyrows_bits_273:
+	TESTL        R10, R10
+	JZ           axpyrows_next_274
+	XORQ         R11, R11
+	BSFL         R10, R11
+	BTRL         R11, R10
+	ADDQ         R8, R11
+	VBROADCASTSS (DX)(R11*4), Z9
+	IMULQ        DI, R11
+	ADDQ         SI, R11
+	VFMADD231PS  (R11), Z9, Z1
+	VFMADD231PS  64(R11), Z9, Z2
+	VFMADD231PS  128(R11), Z9, Z3
+	VFMADD231PS  192(R11), Z9, Z4
+	VFMADD231PS  256(R11), Z9, Z5
+	VFMADD231PS  320(R11), Z9, Z6
+	VFMADD231PS  384(R11), Z9, Z7
+	VFMADD231PS  448(R11), Z9, Z8
+	JMP          axpyrows_bits_273
+
+axpyrows_next_274:
+	MOVQ R9, R8
+	JMP  axpyrows_blocks_272
+
+axpyrows_single_275:
+	CMPQ         R8, BX
+	JAE          axpyrows_end_277
+	MOVL         (DX)(R8*4), R9
+	SHLL         $0x01, R9
+	JZ           axpyrows_skip_276
+	VBROADCASTSS (DX)(R8*4), Z9
+	MOVQ         R8, R9
+	IMULQ        DI, R9
+	ADDQ         SI, R9
+	VFMADD231PS  (R9), Z9, Z1
+	VFMADD231PS  64(R9), Z9, Z2
+	VFMADD231PS  128(R9), Z9, Z3
+	VFMADD231PS  192(R9), Z9, Z4
+	VFMADD231PS  256(R9), Z9, Z5
+	VFMADD231PS  320(R9), Z9, Z6
+	VFMADD231PS  384(R9), Z9, Z7
+	VFMADD231PS  448(R9), Z9, Z8
+
+axpyrows_skip_276:
+	INCQ R8
+	JMP  axpyrows_single_275
+
+axpyrows_end_277:
+	VMOVUPS Z1, (AX)
+	VMOVUPS Z2, 64(AX)
+	VMOVUPS Z3, 128(AX)
+	VMOVUPS Z4, 192(AX)
+	VMOVUPS Z5, 256(AX)
+	VMOVUPS Z6, 320(AX)
+	VMOVUPS Z7, 384(AX)
+	VMOVUPS Z8, 448(AX)
+	ADDQ    $0x00000200, AX
+	ADDQ    $0x00000200, SI
+	SUBQ    $0x00000080, CX
+	JMP     axpyrows_chunk_206
+
+axpyrows_regs_214:
+	VMOVUPS (AX), Z1
+	VMOVUPS 64(AX), Z2
+	VMOVUPS 128(AX), Z3
+	VMOVUPS 192(AX), Z4
+	VMOVUPS 256(AX), Z5
+	VMOVUPS 320(AX), Z6
+	VMOVUPS 384(AX), Z7
+	XORQ    R8, R8
+
+axpyrows_blocks_278:
+	LEAQ   16(R8), R9
+	CMPQ   R9, BX
+	JA     axpyrows_single_281
+	VCMPPS $0x04, (DX)(R8*4), Z0, K1
+	KMOVW  K1, R10
+
+axpyrows_bits_279:
+	TESTL        R10, R10
+	JZ           axpyrows_next_280
+	XORQ         R11, R11
+	BSFL         R10, R11
+	BTRL         R11, R10
+	ADDQ         R8, R11
+	VBROADCASTSS (DX)(R11*4), Z8
+	IMULQ        DI, R11
+	ADDQ         SI, R11
+	VFMADD231PS  (R11), Z8, Z1
+	VFMADD231PS  64(R11), Z8, Z2
+	VFMADD231PS  128(R11), Z8, Z3
+	VFMADD231PS  192(R11), Z8, Z4
+	VFMADD231PS  256(R11), Z8, Z5
+	VFMADD231PS  320(R11), Z8, Z6
+	VFMADD231PS  384(R11), Z8, Z7
+	JMP          axpyrows_bits_279
+
+axpyrows_next_280:
+	MOVQ R9, R8
+	JMP  axpyrows_blocks_278
+
+axpyrows_single_281:
+	CMPQ         R8, BX
+	JAE          axpyrows_end_283
+	MOVL         (DX)(R8*4), R9
+	SHLL         $0x01, R9
+	JZ           axpyrows_skip_282
+	VBROADCASTSS (DX)(R8*4), Z8
+	MOVQ         R8, R9
+	IMULQ        DI, R9
+	ADDQ         SI, R9
+	VFMADD231PS  (R9), Z8, Z1
+	VFMADD231PS  64(R9), Z8, Z2
+	VFMADD231PS  128(R9), Z8, Z3
+	VFMADD231PS  192(R9), Z8, Z4
+	VFMADD231PS  256(R9), Z8, Z5
+	VFMADD231PS  320(R9), Z8, Z6
+	VFMADD231PS  384(R9), Z8, Z7
+
+axpyrows_skip_282:
+	INCQ R8
+	JMP  axpyrows_single_281
+
+axpyrows_end_283:
+	VMOVUPS Z1, (AX)
+	VMOVUPS Z2, 64(AX)
+	VMOVUPS Z3, 128(AX)
+	VMOVUPS Z4, 192(AX)
+	VMOVUPS Z5, 256(AX)
+	VMOVUPS Z6, 320(AX)
+	VMOVUPS Z7, 384(AX)
+	ADDQ    $0x000001c0, AX
+	ADDQ    $0x000001c0, SI
+	SUBQ    $0x00000070, CX
+	JMP     axpyrows_chunk_206
+
+axpyrows_regs_213:
+	VMOVUPS (AX), Z1
+	VMOVUPS 64(AX), Z2
+	VMOVUPS 128(AX), Z3
+	VMOVUPS 192(AX), Z4
+	VMOVUPS 256(AX), Z5
+	VMOVUPS 320(AX), Z6
+	XORQ    R8, R8
+
+axpyrows_blocks_284:
+	LEAQ   16(R8), R9
+	CMPQ   R9, BX
+	JA     axpyrows_single_287
+	VCMPPS $0x04, (DX)(R8*4), Z0, K1
+	KMOVW  K1, R10
+
+axpyrows_bits_285:
+	TESTL        R10, R10
+	JZ           axpyrows_next_286
+	XORQ         R11, R11
+	BSFL         R10, R11
+	BTRL         R11, R10
+	ADDQ         R8, R11
+	VBROADCASTSS (DX)(R11*4), Z7
+	IMULQ        DI, R11
+	ADDQ         SI, R11
+	VFMADD231PS  (R11), Z7, Z1
+	VFMADD231PS  64(R11), Z7, Z2
+	VFMADD231PS  128(R11), Z7, Z3
+	VFMADD231PS  192(R11), Z7, Z4
+	VFMADD231PS  256(R11), Z7, Z5
+	VFMADD231PS  320(R11), Z7, Z6
+	JMP          axpyrows_bits_285
+
+axpyrows_next_286:
+	MOVQ R9, R8
+	JMP  axpyrows_blocks_284
+
+axpyrows_single_287:
+	CMPQ         R8, BX
+	JAE          axpyrows_end_289
+	MOVL         (DX)(R8*4), R9
+	SHLL         $0x01, R9
+	JZ           axpyrows_skip_288
+	VBROADCASTSS (DX)(R8*4), Z7
+	MOVQ         R8, R9
+	IMULQ        DI, R9
+	ADDQ         SI, R9
+	VFMADD231PS  (R9), Z7, Z1
+	VFMADD231PS  64(R9), Z7, Z2
+	VFMADD231PS  128(R9), Z7, Z3
+	VFMADD231PS  192(R9), Z7, Z4
+	VFMADD231PS  256(R9), Z7, Z5
+	VFMADD231PS  320(R9), Z7, Z6
+
+axpyrows_skip_288:
+	INCQ R8
+	JMP  axpyrows_single_287
+
+axpyrows_end_289:
+	VMOVUPS Z1, (AX)
+	VMOVUPS Z2, 64(AX)
+	VMOVUPS Z3, 128(AX)
+	VMOVUPS Z4, 192(AX)
+	VMOVUPS Z5, 256(AX)
+	VMOVUPS Z6, 320(AX)
+	ADDQ    $0x00000180, AX
+	ADDQ    $0x00000180, SI
+	SUBQ    $0x00000060, CX
+	JMP     axpyrows_chunk_206
+
+axpyrows_regs_212:
+	VMOVUPS (AX), Z1
+	VMOVUPS 64(AX), Z2
+	VMOVUPS 128(AX), Z3
+	VMOVUPS 192(AX), Z4
+	VMOVUPS 256(AX), Z5
+	XORQ    R8, R8
+
+axpyrows_blocks_290:
+	LEAQ   16(R8), R9
+	CMPQ   R9, BX
+	JA     axpyrows_single_293
+	VCMPPS $0x04, (DX)(R8*4), Z0, K1
+	KMOVW  K1, R10
+
+axpyrows_bits_291:
+	TESTL        R10, R10
+	JZ           axpyrows_next_292
+	XORQ         R11, R11
+	BSFL         R10, R11
+	BTRL         R11, R10
+	ADDQ         R8, R11
+	VBROADCASTSS (DX)(R11*4), Z6
+	IMULQ        DI, R11
+	ADDQ         SI, R11
+	VFMADD231PS  (R11), Z6, Z1
+	VFMADD231PS  64(R11), Z6, Z2
+	VFMADD231PS  128(R11), Z6, Z3
+	VFMADD231PS  192(R11), Z6, Z4
+	VFMADD231PS  256(R11), Z6, Z5
+	JMP          axpyrows_bits_291
+
+axpyrows_next_292:
+	MOVQ R9, R8
+	JMP  axpyrows_blocks_290
+
+axpyrows_single_293:
+	CMPQ         R8, BX
+	JAE          axpyrows_end_295
+	MOVL         (DX)(R8*4), R9
+	SHLL         $0x01, R9
+	JZ           axpyrows_skip_294
+	VBROADCASTSS (DX)(R8*4), Z6
+	MOVQ         R8, R9
+	IMULQ        DI, R9
+	ADDQ         SI, R9
+	VFMADD231PS  (R9), Z6, Z1
+	VFMADD231PS  64(R9), Z6, Z2
+	VFMADD231PS  128(R9), Z6, Z3
+	VFMADD231PS  192(R9), Z6, Z4
+	VFMADD231PS  256(R9), Z6, Z5
+
+axpyrows_skip_294:
+	INCQ R8
+	JMP  axpyrows_single_293
+
+axpyrows_end_295:
+	VMOVUPS Z1, (AX)
+	VMOVUPS Z2, 64(AX)
+	VMOVUPS Z3, 128(AX)
+	VMOVUPS Z4, 192(AX)
+	VMOVUPS Z5, 256(AX)
+	ADDQ    $0x00000140, AX
+	ADDQ    $0x00000140, SI
+	SUBQ    $0x00000050, CX
+	JMP     axpyrows_chunk_206
+
+axpyrows_regs_211:
+	VMOVUPS (AX), Z1
+	VMOVUPS 64(AX), Z2
+	VMOVUPS 128(AX), Z3
+	VMOVUPS 192(AX), Z4
+	XORQ    R8, R8
+
+axpyrows_blocks_296:
+	LEAQ   16(R8), R9
+	CMPQ   R9, BX
+	JA     axpyrows_single_299
+	VCMPPS $0x04, (DX)(R8*4), Z0, K1
+	KMOVW  K1, R10
+
+axpyrows_bits_297:
+	TESTL        R10, R10
+	JZ           axpyrows_next_298
+	XORQ         R11, R11
+	BSFL         R10, R11
+	BTRL         R11, R10
+	ADDQ         R8, R11
+	VBROADCASTSS (DX)(R11*4), Z5
+	IMULQ        DI, R11
+	ADDQ         SI, R11
+	VFMADD231PS  (R11), Z5, Z1
+	VFMADD231PS  64(R11), Z5, Z2
+	VFMADD231PS  128(R11), Z5, Z3
+	VFMADD231PS  192(R11), Z5, Z4
+	JMP          axpyrows_bits_297
+
+axpyrows_next_298:
+	MOVQ R9, R8
+	JMP  axpyrows_blocks_296
+
+axpyrows_single_299:
+	CMPQ         R8, BX
+	JAE          axpyrows_end_301
+	MOVL         (DX)(R8*4), R9
+	SHLL         $0x01, R9
+	JZ           axpyrows_skip_300
+	VBROADCASTSS (DX)(R8*4), Z5
+	MOVQ         R8, R9
+	IMULQ        DI, R9
+	ADDQ         SI, R9
+	VFMADD231PS  (R9), Z5, Z1
+	VFMADD231PS  64(R9), Z5, Z2
+	VFMADD231PS  128(R9), Z5, Z3
+	VFMADD231PS  192(R9), Z5, Z4
+
+axpyrows_skip_300:
+	INCQ R8
+	JMP  axpyrows_single_299
+
+axpyrows_end_301:
+	VMOVUPS Z1, (AX)
+	VMOVUPS Z2, 64(AX)
+	VMOVUPS Z3, 128(AX)
+	VMOVUPS Z4, 192(AX)
+	ADDQ    $0x00000100, AX
+	ADDQ    $0x00000100, SI
+	SUBQ    $0x00000040, CX
+	JMP     axpyrows_chunk_206
+
+axpyrows_regs_210:
+	VMOVUPS (AX), Z1
+	VMOVUPS 64(AX), Z2
+	VMOVUPS 128(AX), Z3
+	XORQ    R8, R8
+
+axpyrows_blocks_302:
+	LEAQ   16(R8), R9
+	CMPQ   R9, BX
+	JA     axpyrows_single_305
+	VCMPPS $0x04, (DX)(R8*4), Z0, K1
+	KMOVW  K1, R10
+
+axpyrows_bits_303:
+	TESTL        R10, R10
+	JZ           axpyrows_next_304
+	XORQ         R11, R11
+	BSFL         R10, R11
+	BTRL         R11, R10
+	ADDQ         R8, R11
+	VBROADCASTSS (DX)(R11*4), Z4
+	IMULQ        DI, R11
+	ADDQ         SI, R11
+	VFMADD231PS  (R11), Z4, Z1
+	VFMADD231PS  64(R11), Z4, Z2
+	VFMADD231PS  128(R11), Z4, Z3
+	JMP          axpyrows_bits_303
+
+axpyrows_next_304:
+	MOVQ R9, R8
+	JMP  axpyrows_blocks_302
+
+axpyrows_single_305:
+	CMPQ         R8, BX
+	JAE          axpyrows_end_307
+	MOVL         (DX)(R8*4), R9
+	SHLL         $0x01, R9
+	JZ           axpyrows_skip_306
+	VBROADCASTSS (DX)(R8*4), Z4
+	MOVQ         R8, R9
+	IMULQ        DI, R9
+	ADDQ         SI, R9
+	VFMADD231PS  (R9), Z4, Z1
+	VFMADD231PS  64(R9), Z4, Z2
+	VFMADD231PS  128(R9), Z4, Z3
+
+axpyrows_skip_306:
+	INCQ R8
+	JMP  axpyrows_single_305
+
+axpyrows_end_307:
+	VMOVUPS Z1, (AX)
+	VMOVUPS Z2, 64(AX)
+	VMOVUPS Z3, 128(AX)
+	ADDQ    $0x000000c0, AX
+	ADDQ    $0x000000c0, SI
+	SUBQ    $0x00000030, CX
+	JMP     axpyrows_chunk_206
+
+axpyrows_regs_209:
+	VMOVUPS (AX), Z1
+	VMOVUPS 64(AX), Z2
+	XORQ    R8, R8
+
+axpyrows_blocks_308:
+	LEAQ   16(R8), R9
+	CMPQ   R9, BX
+	JA     axpyrows_single_311
+	VCMPPS $0x04, (DX)(R8*4), Z0, K1
+	KMOVW  K1, R10
+
+axpyrows_bits_309:
+	TESTL        R10, R10
+	JZ           axpyrows_next_310
+	XORQ         R11, R11
+	BSFL         R10, R11
+	BTRL         R11, R10
+	ADDQ         R8, R11
+	VBROADCASTSS (DX)(R11*4), Z3
+	IMULQ        DI, R11
+	ADDQ         SI, R11
+	VFMADD231PS  (R11), Z3, Z1
+	VFMADD231PS  64(R11), Z3, Z2
+	JMP          axpyrows_bits_309
+
+axpyrows_next_310:
+	MOVQ R9, R8
+	JMP  axpyrows_blocks_308
+
+axpyrows_single_311:
+	CMPQ         R8, BX
+	JAE          axpyrows_end_313
+	MOVL         (DX)(R8*4), R9
+	SHLL         $0x01, R9
+	JZ           axpyrows_skip_312
+	VBROADCASTSS (DX)(R8*4), Z3
+	MOVQ         R8, R9
+	IMULQ        DI, R9
+	ADDQ         SI, R9
+	VFMADD231PS  (R9), Z3, Z1
+	VFMADD231PS  64(R9), Z3, Z2
+
+axpyrows_skip_312:
+	INCQ R8
+	JMP  axpyrows_single_311
+
+axpyrows_end_313:
+	VMOVUPS Z1, (AX)
+	VMOVUPS Z2, 64(AX)
+	ADDQ    $0x00000080, AX
+	ADDQ    $0x00000080, SI
+	SUBQ    $0x00000020, CX
+	JMP     axpyrows_chunk_206
+
+axpyrows_regs_208:
+	VMOVUPS (AX), Z1
+	XORQ    R8, R8
+
+axpyrows_blocks_314:
+	LEAQ   16(R8), R9
+	CMPQ   R9, BX
+	JA     axpyrows_single_317
+	VCMPPS $0x04, (DX)(R8*4), Z0, K1
+	KMOVW  K1, R10
+
+axpyrows_bits_315:
+	TESTL        R10, R10
+	JZ           axpyrows_next_316
+	XORQ         R11, R11
+	BSFL         R10, R11
+	BTRL         R11, R10
+	ADDQ         R8, R11
+	VBROADCASTSS (DX)(R11*4), Z2
+	IMULQ        DI, R11
+	ADDQ         SI, R11
+	VFMADD231PS  (R11), Z2, Z1
+	JMP          axpyrows_bits_315
+
+axpyrows_next_316:
+	MOVQ R9, R8
+	JMP  axpyrows_blocks_314
+
+axpyrows_single_317:
+	CMPQ         R8, BX
+	JAE          axpyrows_end_319
+	MOVL         (DX)(R8*4), R9
+	SHLL         $0x01, R9
+	JZ           axpyrows_skip_318
+	VBROADCASTSS (DX)(R8*4), Z2
+	MOVQ         R8, R9
+	IMULQ        DI, R9
+	ADDQ         SI, R9
+	VFMADD231PS  (R9), Z2, Z1
+
+axpyrows_skip_318:
+	INCQ R8
+	JMP  axpyrows_single_317
+
+axpyrows_end_319:
+	VMOVUPS Z1, (AX)
+	ADDQ    $0x00000040, AX
+	ADDQ    $0x00000040, SI
+	SUBQ    $0x00000010, CX
+	JMP     axpyrows_chunk_206
+
+axpyrows_done_207:
+	VZEROUPPER
+	RET
+
 // func mulAdd64AVX512(c []float64, ldc int, a []float64, aRow int, aCol int, b []float64, ldb int, k int)
 // Requires: AVX
 TEXT ·mulAdd64AVX512(SB), NOSPLIT, $0-112
@@ -8996,9 +10343,9 @@ TEXT ·mulAdd64AVX512(SB), NOSPLIT, $0-112
 	VMOVUPD (R10)(BX*2), Y10
 	VMOVUPD 32(R10)(BX*2), Y11
 	TESTQ   R9, R9
-	JZ      done_207
+	JZ      done_321
 
-terms_206:
+terms_320:
 	VMOVUPD      (DX), Y12
 	VMOVUPD      32(DX), Y13
 	VBROADCASTSD (CX), Y14
@@ -9035,9 +10382,9 @@ terms_206:
 	ADDQ         DI, R11
 	ADDQ         R8, DX
 	DECQ         R9
-	JNZ          terms_206
+	JNZ          terms_320
 
-done_207:
+done_321:
 	VMOVUPD Y0, (AX)
 	VMOVUPD Y1, 32(AX)
 	VMOVUPD Y2, (AX)(BX*1)
@@ -9079,9 +10426,9 @@ TEXT ·mulAdd64HalfAVX512(SB), NOSPLIT, $0-112
 	VMOVUPD (R10)(BX*1), Y4
 	VMOVUPD (R10)(BX*2), Y5
 	TESTQ   R9, R9
-	JZ      done_209
+	JZ      done_323
 
-terms_208:
+terms_322:
 	VMOVUPD      (DX), Y6
 	VBROADCASTSD (CX), Y7
 	VMULPD       Y6, Y7, Y7
@@ -9105,9 +10452,9 @@ terms_208:
 	ADDQ         DI, R11
 	ADDQ         R8, DX
 	DECQ         R9
-	JNZ          terms_208
+	JNZ          terms_322
 
-done_209:
+done_323:
 	VMOVUPD Y0, (AX)
 	VMOVUPD Y1, (AX)(BX*1)
 	VMOVUPD Y2, (AX)(BX*2)
@@ -9122,28 +10469,28 @@ done_209:
 TEXT ·scoreTilesAVX512(SB), NOSPLIT, $0-156
 	MOVQ dst_len+8(FP), AX
 	CMPQ AX, $0x00000001
-	JE   scoreColumns1_210
+	JE   scoreColumns1_324
 	CMPQ AX, $0x00000002
-	JE   scoreColumns2_211
+	JE   scoreColumns2_325
 	CMPQ AX, $0x00000003
-	JE   scoreColumns3_212
+	JE   scoreColumns3_326
 	CMPQ AX, $0x00000004
-	JE   scoreColumns4_213
+	JE   scoreColumns4_327
 	CMPQ AX, $0x00000005
-	JE   scoreColumns5_214
+	JE   scoreColumns5_328
 	CMPQ AX, $0x00000006
-	JE   scoreColumns6_215
+	JE   scoreColumns6_329
 	CMPQ AX, $0x00000007
-	JE   scoreColumns7_216
+	JE   scoreColumns7_330
 	CMPQ AX, $0x00000008
-	JE   scoreColumns8_217
+	JE   scoreColumns8_331
 	CMPQ AX, $0x00000009
-	JE   scoreColumns9_218
+	JE   scoreColumns9_332
 	CMPQ AX, $0x0000000a
-	JE   scoreColumns10_219
+	JE   scoreColumns10_333
 	RET
 
-scoreColumns1_210:
+scoreColumns1_324:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -9174,9 +10521,9 @@ scoreColumns1_210:
 	VPXORD       Z11, Z11, Z17
 	VPXORD       Z11, Z11, Z18
 
-tileBlocks_220:
+tileBlocks_334:
 	CMPQ   R8, $0x00000070
-	JBE    rest_221
+	JBE    rest_335
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
@@ -9184,7 +10531,7 @@ tileBlocks_220:
 	MOVQ   CX, R10
 	NEGQ   R10
 
-feature_223:
+feature_337:
 	VBROADCASTSS (DX)(R10*4), Z23
 	VSUBPS       (AX), Z23, Z24
 	VFMADD231PS  Z24, Z24, Z19
@@ -9196,7 +10543,7 @@ feature_223:
 	VFMADD231PS  Z23, Z23, Z22
 	ADDQ         $0x40, AX
 	INCQ         R10
-	JNZ          feature_223
+	JNZ          feature_337
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -9311,11 +10658,11 @@ feature_223:
 	ADDQ          $0x00000100, DI
 	ADDQ          $0x00000100, R9
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_220
+	JMP           tileBlocks_334
 
-rest_221:
+rest_335:
 	CMPQ   R8, $0x00000070
-	JNE    rest_224
+	JNE    rest_338
 	LEAQ   (AX)(BX*4), R10
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
@@ -9326,7 +10673,7 @@ rest_221:
 	VPXORD Z11, Z11, Z25
 	NEGQ   CX
 
-feature_225:
+feature_339:
 	VBROADCASTSS (DX)(CX*4), Z26
 	VSUBPS       (AX), Z26, Z27
 	VFMADD231PS  Z27, Z27, Z19
@@ -9345,7 +10692,7 @@ feature_225:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R10
 	INCQ         CX
-	JNZ          feature_225
+	JNZ          feature_339
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -9556,11 +10903,11 @@ feature_225:
 	ADDQ          $0x000001c0, DI
 	ADDQ          $0x000001c0, R9
 	SUBQ          $0x00000070, R8
-	JMP           blocksDone_222
+	JMP           blocksDone_336
 
-rest_224:
+rest_338:
 	CMPQ   R8, $0x00000060
-	JNE    rest_226
+	JNE    rest_340
 	LEAQ   (AX)(BX*4), R10
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
@@ -9570,7 +10917,7 @@ rest_224:
 	VPXORD Z11, Z11, Z24
 	NEGQ   CX
 
-feature_227:
+feature_341:
 	VBROADCASTSS (DX)(CX*4), Z25
 	VSUBPS       (AX), Z25, Z26
 	VFMADD231PS  Z26, Z26, Z19
@@ -9587,7 +10934,7 @@ feature_227:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R10
 	INCQ         CX
-	JNZ          feature_227
+	JNZ          feature_341
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -9762,11 +11109,11 @@ feature_227:
 	ADDQ          $0x00000180, DI
 	ADDQ          $0x00000180, R9
 	SUBQ          $0x00000060, R8
-	JMP           blocksDone_222
+	JMP           blocksDone_336
 
-rest_226:
+rest_340:
 	CMPQ   R8, $0x00000050
-	JNE    rest_228
+	JNE    rest_342
 	LEAQ   (AX)(BX*4), R10
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
@@ -9775,7 +11122,7 @@ rest_226:
 	VPXORD Z11, Z11, Z23
 	NEGQ   CX
 
-feature_229:
+feature_343:
 	VBROADCASTSS (DX)(CX*4), Z24
 	VSUBPS       (AX), Z24, Z25
 	VFMADD231PS  Z25, Z25, Z19
@@ -9790,7 +11137,7 @@ feature_229:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R10
 	INCQ         CX
-	JNZ          feature_229
+	JNZ          feature_343
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -9941,18 +11288,18 @@ feature_229:
 	ADDQ          $0x00000140, DI
 	ADDQ          $0x00000140, R9
 	SUBQ          $0x00000050, R8
-	JMP           blocksDone_222
+	JMP           blocksDone_336
 
-rest_228:
+rest_342:
 	CMPQ   R8, $0x00000040
-	JNE    rest_230
+	JNE    rest_344
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
 	NEGQ   CX
 
-feature_231:
+feature_345:
 	VBROADCASTSS (DX)(CX*4), Z23
 	VSUBPS       (AX), Z23, Z24
 	VFMADD231PS  Z24, Z24, Z19
@@ -9964,7 +11311,7 @@ feature_231:
 	VFMADD231PS  Z23, Z23, Z22
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_231
+	JNZ          feature_345
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -10079,17 +11426,17 @@ feature_231:
 	ADDQ          $0x00000100, DI
 	ADDQ          $0x00000100, R9
 	SUBQ          $0x00000040, R8
-	JMP           blocksDone_222
+	JMP           blocksDone_336
 
-rest_230:
+rest_344:
 	CMPQ   R8, $0x00000030
-	JNE    rest_232
+	JNE    rest_346
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
 	NEGQ   CX
 
-feature_233:
+feature_347:
 	VBROADCASTSS (DX)(CX*4), Z22
 	VSUBPS       (AX), Z22, Z23
 	VFMADD231PS  Z23, Z23, Z19
@@ -10099,7 +11446,7 @@ feature_233:
 	VFMADD231PS  Z22, Z22, Z21
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_233
+	JNZ          feature_347
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -10190,16 +11537,16 @@ feature_233:
 	ADDQ          $0x000000c0, DI
 	ADDQ          $0x000000c0, R9
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_222
+	JMP           blocksDone_336
 
-rest_232:
+rest_346:
 	CMPQ   R8, $0x00000020
-	JNE    rest_234
+	JNE    rest_348
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	NEGQ   CX
 
-feature_235:
+feature_349:
 	VBROADCASTSS (DX)(CX*4), Z21
 	VSUBPS       (AX), Z21, Z22
 	VFMADD231PS  Z22, Z22, Z19
@@ -10207,7 +11554,7 @@ feature_235:
 	VFMADD231PS  Z21, Z21, Z20
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_235
+	JNZ          feature_349
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -10274,21 +11621,21 @@ feature_235:
 	ADDQ          $0x00000080, DI
 	ADDQ          $0x00000080, R9
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_222
+	JMP           blocksDone_336
 
-rest_234:
+rest_348:
 	CMPQ   R8, $0x00000010
-	JNE    rest_236
+	JNE    rest_350
 	VPXORD Z11, Z11, Z19
 	NEGQ   CX
 
-feature_237:
+feature_351:
 	VBROADCASTSS (DX)(CX*4), Z20
 	VSUBPS       (AX), Z20, Z20
 	VFMADD231PS  Z20, Z20, Z19
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_237
+	JNZ          feature_351
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -10331,10 +11678,10 @@ feature_237:
 	ADDQ          $0x00000040, DI
 	ADDQ          $0x00000040, R9
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_222
+	JMP           blocksDone_336
 
-rest_236:
-blocksDone_222:
+rest_350:
+blocksDone_336:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -10364,7 +11711,7 @@ blocksDone_222:
 	VZEROUPPER
 	RET
 
-scoreColumns2_211:
+scoreColumns2_325:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -10396,9 +11743,9 @@ scoreColumns2_211:
 	VPXORD       Z11, Z11, Z15
 	VPXORD       Z11, Z11, Z16
 
-tileBlocks_238:
+tileBlocks_352:
 	CMPQ   R8, $0x00000070
-	JBE    rest_239
+	JBE    rest_353
 	VPXORD Z11, Z11, Z17
 	VPXORD Z11, Z11, Z18
 	VPXORD Z11, Z11, Z19
@@ -10406,7 +11753,7 @@ tileBlocks_238:
 	MOVQ   CX, R11
 	NEGQ   R11
 
-feature_241:
+feature_355:
 	VBROADCASTSS (DX)(R11*4), Z21
 	VSUBPS       (AX), Z21, Z22
 	VFMADD231PS  Z22, Z22, Z17
@@ -10418,7 +11765,7 @@ feature_241:
 	VFMADD231PS  Z21, Z21, Z20
 	ADDQ         $0x40, AX
 	INCQ         R11
-	JNZ          feature_241
+	JNZ          feature_355
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -10537,11 +11884,11 @@ feature_241:
 	ADDQ          $0x00000100, DI
 	ADDQ          $0x00000100, R9
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_238
+	JMP           tileBlocks_352
 
-rest_239:
+rest_353:
 	CMPQ   R8, $0x00000070
-	JNE    rest_242
+	JNE    rest_356
 	LEAQ   (AX)(BX*4), R11
 	VPXORD Z11, Z11, Z17
 	VPXORD Z11, Z11, Z18
@@ -10552,7 +11899,7 @@ rest_239:
 	VPXORD Z11, Z11, Z23
 	NEGQ   CX
 
-feature_243:
+feature_357:
 	VBROADCASTSS (DX)(CX*4), Z24
 	VSUBPS       (AX), Z24, Z25
 	VFMADD231PS  Z25, Z25, Z17
@@ -10571,7 +11918,7 @@ feature_243:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R11
 	INCQ         CX
-	JNZ          feature_243
+	JNZ          feature_357
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -10777,11 +12124,11 @@ feature_243:
 	ADDQ          $0x000001c0, DI
 	ADDQ          $0x000001c0, R9
 	SUBQ          $0x00000070, R8
-	JMP           blocksDone_240
+	JMP           blocksDone_354
 
-rest_242:
+rest_356:
 	CMPQ   R8, $0x00000060
-	JNE    rest_244
+	JNE    rest_358
 	LEAQ   (AX)(BX*4), R11
 	VPXORD Z11, Z11, Z17
 	VPXORD Z11, Z11, Z18
@@ -10791,7 +12138,7 @@ rest_242:
 	VPXORD Z11, Z11, Z22
 	NEGQ   CX
 
-feature_245:
+feature_359:
 	VBROADCASTSS (DX)(CX*4), Z23
 	VSUBPS       (AX), Z23, Z24
 	VFMADD231PS  Z24, Z24, Z17
@@ -10808,7 +12155,7 @@ feature_245:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R11
 	INCQ         CX
-	JNZ          feature_245
+	JNZ          feature_359
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -10989,11 +12336,11 @@ feature_245:
 	ADDQ          $0x00000180, DI
 	ADDQ          $0x00000180, R9
 	SUBQ          $0x00000060, R8
-	JMP           blocksDone_240
+	JMP           blocksDone_354
 
-rest_244:
+rest_358:
 	CMPQ   R8, $0x00000050
-	JNE    rest_246
+	JNE    rest_360
 	LEAQ   (AX)(BX*4), R11
 	VPXORD Z11, Z11, Z17
 	VPXORD Z11, Z11, Z18
@@ -11002,7 +12349,7 @@ rest_244:
 	VPXORD Z11, Z11, Z21
 	NEGQ   CX
 
-feature_247:
+feature_361:
 	VBROADCASTSS (DX)(CX*4), Z22
 	VSUBPS       (AX), Z22, Z23
 	VFMADD231PS  Z23, Z23, Z17
@@ -11017,7 +12364,7 @@ feature_247:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R11
 	INCQ         CX
-	JNZ          feature_247
+	JNZ          feature_361
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -11161,18 +12508,18 @@ feature_247:
 	ADDQ          $0x00000140, DI
 	ADDQ          $0x00000140, R9
 	SUBQ          $0x00000050, R8
-	JMP           blocksDone_240
+	JMP           blocksDone_354
 
-rest_246:
+rest_360:
 	CMPQ   R8, $0x00000040
-	JNE    rest_248
+	JNE    rest_362
 	VPXORD Z11, Z11, Z17
 	VPXORD Z11, Z11, Z18
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	NEGQ   CX
 
-feature_249:
+feature_363:
 	VBROADCASTSS (DX)(CX*4), Z21
 	VSUBPS       (AX), Z21, Z22
 	VFMADD231PS  Z22, Z22, Z17
@@ -11184,7 +12531,7 @@ feature_249:
 	VFMADD231PS  Z21, Z21, Z20
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_249
+	JNZ          feature_363
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -11303,17 +12650,17 @@ feature_249:
 	ADDQ          $0x00000100, DI
 	ADDQ          $0x00000100, R9
 	SUBQ          $0x00000040, R8
-	JMP           blocksDone_240
+	JMP           blocksDone_354
 
-rest_248:
+rest_362:
 	CMPQ   R8, $0x00000030
-	JNE    rest_250
+	JNE    rest_364
 	VPXORD Z11, Z11, Z17
 	VPXORD Z11, Z11, Z18
 	VPXORD Z11, Z11, Z19
 	NEGQ   CX
 
-feature_251:
+feature_365:
 	VBROADCASTSS (DX)(CX*4), Z20
 	VSUBPS       (AX), Z20, Z21
 	VFMADD231PS  Z21, Z21, Z17
@@ -11323,7 +12670,7 @@ feature_251:
 	VFMADD231PS  Z20, Z20, Z19
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_251
+	JNZ          feature_365
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -11417,16 +12764,16 @@ feature_251:
 	ADDQ          $0x000000c0, DI
 	ADDQ          $0x000000c0, R9
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_240
+	JMP           blocksDone_354
 
-rest_250:
+rest_364:
 	CMPQ   R8, $0x00000020
-	JNE    rest_252
+	JNE    rest_366
 	VPXORD Z11, Z11, Z17
 	VPXORD Z11, Z11, Z18
 	NEGQ   CX
 
-feature_253:
+feature_367:
 	VBROADCASTSS (DX)(CX*4), Z19
 	VSUBPS       (AX), Z19, Z20
 	VFMADD231PS  Z20, Z20, Z17
@@ -11434,7 +12781,7 @@ feature_253:
 	VFMADD231PS  Z19, Z19, Z18
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_253
+	JNZ          feature_367
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -11503,21 +12850,21 @@ feature_253:
 	ADDQ          $0x00000080, DI
 	ADDQ          $0x00000080, R9
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_240
+	JMP           blocksDone_354
 
-rest_252:
+rest_366:
 	CMPQ   R8, $0x00000010
-	JNE    rest_254
+	JNE    rest_368
 	VPXORD Z11, Z11, Z17
 	NEGQ   CX
 
-feature_255:
+feature_369:
 	VBROADCASTSS (DX)(CX*4), Z18
 	VSUBPS       (AX), Z18, Z18
 	VFMADD231PS  Z18, Z18, Z17
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_255
+	JNZ          feature_369
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -11561,10 +12908,10 @@ feature_255:
 	ADDQ          $0x00000040, DI
 	ADDQ          $0x00000040, R9
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_240
+	JMP           blocksDone_354
 
-rest_254:
-blocksDone_240:
+rest_368:
+blocksDone_354:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -11602,7 +12949,7 @@ blocksDone_240:
 	VZEROUPPER
 	RET
 
-scoreColumns3_212:
+scoreColumns3_326:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -11635,9 +12982,9 @@ scoreColumns3_212:
 	VPXORD       Z11, Z11, Z16
 	VPXORD       Z11, Z11, Z17
 
-tileBlocks_256:
+tileBlocks_370:
 	CMPQ   R8, $0x00000070
-	JBE    rest_257
+	JBE    rest_371
 	VPXORD Z11, Z11, Z18
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
@@ -11645,7 +12992,7 @@ tileBlocks_256:
 	MOVQ   CX, R11
 	NEGQ   R11
 
-feature_259:
+feature_373:
 	VBROADCASTSS (DX)(R11*4), Z22
 	VSUBPS       (AX), Z22, Z23
 	VFMADD231PS  Z23, Z23, Z18
@@ -11657,7 +13004,7 @@ feature_259:
 	VFMADD231PS  Z22, Z22, Z21
 	ADDQ         $0x40, AX
 	INCQ         R11
-	JNZ          feature_259
+	JNZ          feature_373
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -11780,11 +13127,11 @@ feature_259:
 	ADDQ          $0x00000100, DI
 	ADDQ          $0x00000100, R9
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_256
+	JMP           tileBlocks_370
 
-rest_257:
+rest_371:
 	CMPQ   R8, $0x00000070
-	JNE    rest_260
+	JNE    rest_374
 	LEAQ   (AX)(BX*4), R11
 	VPXORD Z11, Z11, Z18
 	VPXORD Z11, Z11, Z19
@@ -11795,7 +13142,7 @@ rest_257:
 	VPXORD Z11, Z11, Z24
 	NEGQ   CX
 
-feature_261:
+feature_375:
 	VBROADCASTSS (DX)(CX*4), Z25
 	VSUBPS       (AX), Z25, Z26
 	VFMADD231PS  Z26, Z26, Z18
@@ -11814,7 +13161,7 @@ feature_261:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R11
 	INCQ         CX
-	JNZ          feature_261
+	JNZ          feature_375
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -12039,11 +13386,11 @@ feature_261:
 	ADDQ          $0x000001c0, DI
 	ADDQ          $0x000001c0, R9
 	SUBQ          $0x00000070, R8
-	JMP           blocksDone_258
+	JMP           blocksDone_372
 
-rest_260:
+rest_374:
 	CMPQ   R8, $0x00000060
-	JNE    rest_262
+	JNE    rest_376
 	LEAQ   (AX)(BX*4), R11
 	VPXORD Z11, Z11, Z18
 	VPXORD Z11, Z11, Z19
@@ -12053,7 +13400,7 @@ rest_260:
 	VPXORD Z11, Z11, Z23
 	NEGQ   CX
 
-feature_263:
+feature_377:
 	VBROADCASTSS (DX)(CX*4), Z24
 	VSUBPS       (AX), Z24, Z25
 	VFMADD231PS  Z25, Z25, Z18
@@ -12070,7 +13417,7 @@ feature_263:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R11
 	INCQ         CX
-	JNZ          feature_263
+	JNZ          feature_377
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -12257,11 +13604,11 @@ feature_263:
 	ADDQ          $0x00000180, DI
 	ADDQ          $0x00000180, R9
 	SUBQ          $0x00000060, R8
-	JMP           blocksDone_258
+	JMP           blocksDone_372
 
-rest_262:
+rest_376:
 	CMPQ   R8, $0x00000050
-	JNE    rest_264
+	JNE    rest_378
 	LEAQ   (AX)(BX*4), R11
 	VPXORD Z11, Z11, Z18
 	VPXORD Z11, Z11, Z19
@@ -12270,7 +13617,7 @@ rest_262:
 	VPXORD Z11, Z11, Z22
 	NEGQ   CX
 
-feature_265:
+feature_379:
 	VBROADCASTSS (DX)(CX*4), Z23
 	VSUBPS       (AX), Z23, Z24
 	VFMADD231PS  Z24, Z24, Z18
@@ -12285,7 +13632,7 @@ feature_265:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R11
 	INCQ         CX
-	JNZ          feature_265
+	JNZ          feature_379
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -12446,18 +13793,18 @@ feature_265:
 	ADDQ          $0x00000140, DI
 	ADDQ          $0x00000140, R9
 	SUBQ          $0x00000050, R8
-	JMP           blocksDone_258
+	JMP           blocksDone_372
 
-rest_264:
+rest_378:
 	CMPQ   R8, $0x00000040
-	JNE    rest_266
+	JNE    rest_380
 	VPXORD Z11, Z11, Z18
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
 	NEGQ   CX
 
-feature_267:
+feature_381:
 	VBROADCASTSS (DX)(CX*4), Z22
 	VSUBPS       (AX), Z22, Z23
 	VFMADD231PS  Z23, Z23, Z18
@@ -12469,7 +13816,7 @@ feature_267:
 	VFMADD231PS  Z22, Z22, Z21
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_267
+	JNZ          feature_381
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -12592,17 +13939,17 @@ feature_267:
 	ADDQ          $0x00000100, DI
 	ADDQ          $0x00000100, R9
 	SUBQ          $0x00000040, R8
-	JMP           blocksDone_258
+	JMP           blocksDone_372
 
-rest_266:
+rest_380:
 	CMPQ   R8, $0x00000030
-	JNE    rest_268
+	JNE    rest_382
 	VPXORD Z11, Z11, Z18
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	NEGQ   CX
 
-feature_269:
+feature_383:
 	VBROADCASTSS (DX)(CX*4), Z21
 	VSUBPS       (AX), Z21, Z22
 	VFMADD231PS  Z22, Z22, Z18
@@ -12612,7 +13959,7 @@ feature_269:
 	VFMADD231PS  Z21, Z21, Z20
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_269
+	JNZ          feature_383
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -12709,16 +14056,16 @@ feature_269:
 	ADDQ          $0x000000c0, DI
 	ADDQ          $0x000000c0, R9
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_258
+	JMP           blocksDone_372
 
-rest_268:
+rest_382:
 	CMPQ   R8, $0x00000020
-	JNE    rest_270
+	JNE    rest_384
 	VPXORD Z11, Z11, Z18
 	VPXORD Z11, Z11, Z19
 	NEGQ   CX
 
-feature_271:
+feature_385:
 	VBROADCASTSS (DX)(CX*4), Z20
 	VSUBPS       (AX), Z20, Z21
 	VFMADD231PS  Z21, Z21, Z18
@@ -12726,7 +14073,7 @@ feature_271:
 	VFMADD231PS  Z20, Z20, Z19
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_271
+	JNZ          feature_385
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -12797,21 +14144,21 @@ feature_271:
 	ADDQ          $0x00000080, DI
 	ADDQ          $0x00000080, R9
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_258
+	JMP           blocksDone_372
 
-rest_270:
+rest_384:
 	CMPQ   R8, $0x00000010
-	JNE    rest_272
+	JNE    rest_386
 	VPXORD Z11, Z11, Z18
 	NEGQ   CX
 
-feature_273:
+feature_387:
 	VBROADCASTSS (DX)(CX*4), Z19
 	VSUBPS       (AX), Z19, Z19
 	VFMADD231PS  Z19, Z19, Z18
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_273
+	JNZ          feature_387
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -12856,10 +14203,10 @@ feature_273:
 	ADDQ          $0x00000040, DI
 	ADDQ          $0x00000040, R9
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_258
+	JMP           blocksDone_372
 
-rest_272:
-blocksDone_258:
+rest_386:
+blocksDone_372:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -12908,7 +14255,7 @@ blocksDone_258:
 	VZEROUPPER
 	RET
 
-scoreColumns4_213:
+scoreColumns4_327:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -12942,9 +14289,9 @@ scoreColumns4_213:
 	VPXORD       Z11, Z11, Z17
 	VPXORD       Z11, Z11, Z18
 
-tileBlocks_274:
+tileBlocks_388:
 	CMPQ   R8, $0x00000070
-	JBE    rest_275
+	JBE    rest_389
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
@@ -12952,7 +14299,7 @@ tileBlocks_274:
 	MOVQ   CX, R12
 	NEGQ   R12
 
-feature_277:
+feature_391:
 	VBROADCASTSS (DX)(R12*4), Z23
 	VSUBPS       (AX), Z23, Z24
 	VFMADD231PS  Z24, Z24, Z19
@@ -12964,7 +14311,7 @@ feature_277:
 	VFMADD231PS  Z23, Z23, Z22
 	ADDQ         $0x40, AX
 	INCQ         R12
-	JNZ          feature_277
+	JNZ          feature_391
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -13091,11 +14438,11 @@ feature_277:
 	ADDQ          $0x00000100, DI
 	ADDQ          $0x00000100, R9
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_274
+	JMP           tileBlocks_388
 
-rest_275:
+rest_389:
 	CMPQ   R8, $0x00000070
-	JNE    rest_278
+	JNE    rest_392
 	LEAQ   (AX)(BX*4), R12
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
@@ -13106,7 +14453,7 @@ rest_275:
 	VPXORD Z11, Z11, Z25
 	NEGQ   CX
 
-feature_279:
+feature_393:
 	VBROADCASTSS (DX)(CX*4), Z26
 	VSUBPS       (AX), Z26, Z27
 	VFMADD231PS  Z27, Z27, Z19
@@ -13125,7 +14472,7 @@ feature_279:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R12
 	INCQ         CX
-	JNZ          feature_279
+	JNZ          feature_393
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -13357,11 +14704,11 @@ feature_279:
 	ADDQ          $0x000001c0, DI
 	ADDQ          $0x000001c0, R9
 	SUBQ          $0x00000070, R8
-	JMP           blocksDone_276
+	JMP           blocksDone_390
 
-rest_278:
+rest_392:
 	CMPQ   R8, $0x00000060
-	JNE    rest_280
+	JNE    rest_394
 	LEAQ   (AX)(BX*4), R12
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
@@ -13371,7 +14718,7 @@ rest_278:
 	VPXORD Z11, Z11, Z24
 	NEGQ   CX
 
-feature_281:
+feature_395:
 	VBROADCASTSS (DX)(CX*4), Z25
 	VSUBPS       (AX), Z25, Z26
 	VFMADD231PS  Z26, Z26, Z19
@@ -13388,7 +14735,7 @@ feature_281:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R12
 	INCQ         CX
-	JNZ          feature_281
+	JNZ          feature_395
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -13581,11 +14928,11 @@ feature_281:
 	ADDQ          $0x00000180, DI
 	ADDQ          $0x00000180, R9
 	SUBQ          $0x00000060, R8
-	JMP           blocksDone_276
+	JMP           blocksDone_390
 
-rest_280:
+rest_394:
 	CMPQ   R8, $0x00000050
-	JNE    rest_282
+	JNE    rest_396
 	LEAQ   (AX)(BX*4), R12
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
@@ -13594,7 +14941,7 @@ rest_280:
 	VPXORD Z11, Z11, Z23
 	NEGQ   CX
 
-feature_283:
+feature_397:
 	VBROADCASTSS (DX)(CX*4), Z24
 	VSUBPS       (AX), Z24, Z25
 	VFMADD231PS  Z25, Z25, Z19
@@ -13609,7 +14956,7 @@ feature_283:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R12
 	INCQ         CX
-	JNZ          feature_283
+	JNZ          feature_397
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -13775,18 +15122,18 @@ feature_283:
 	ADDQ          $0x00000140, DI
 	ADDQ          $0x00000140, R9
 	SUBQ          $0x00000050, R8
-	JMP           blocksDone_276
+	JMP           blocksDone_390
 
-rest_282:
+rest_396:
 	CMPQ   R8, $0x00000040
-	JNE    rest_284
+	JNE    rest_398
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
 	NEGQ   CX
 
-feature_285:
+feature_399:
 	VBROADCASTSS (DX)(CX*4), Z23
 	VSUBPS       (AX), Z23, Z24
 	VFMADD231PS  Z24, Z24, Z19
@@ -13798,7 +15145,7 @@ feature_285:
 	VFMADD231PS  Z23, Z23, Z22
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_285
+	JNZ          feature_399
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -13925,17 +15272,17 @@ feature_285:
 	ADDQ          $0x00000100, DI
 	ADDQ          $0x00000100, R9
 	SUBQ          $0x00000040, R8
-	JMP           blocksDone_276
+	JMP           blocksDone_390
 
-rest_284:
+rest_398:
 	CMPQ   R8, $0x00000030
-	JNE    rest_286
+	JNE    rest_400
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
 	NEGQ   CX
 
-feature_287:
+feature_401:
 	VBROADCASTSS (DX)(CX*4), Z22
 	VSUBPS       (AX), Z22, Z23
 	VFMADD231PS  Z23, Z23, Z19
@@ -13945,7 +15292,7 @@ feature_287:
 	VFMADD231PS  Z22, Z22, Z21
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_287
+	JNZ          feature_401
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -14045,16 +15392,16 @@ feature_287:
 	ADDQ          $0x000000c0, DI
 	ADDQ          $0x000000c0, R9
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_276
+	JMP           blocksDone_390
 
-rest_286:
+rest_400:
 	CMPQ   R8, $0x00000020
-	JNE    rest_288
+	JNE    rest_402
 	VPXORD Z11, Z11, Z19
 	VPXORD Z11, Z11, Z20
 	NEGQ   CX
 
-feature_289:
+feature_403:
 	VBROADCASTSS (DX)(CX*4), Z21
 	VSUBPS       (AX), Z21, Z22
 	VFMADD231PS  Z22, Z22, Z19
@@ -14062,7 +15409,7 @@ feature_289:
 	VFMADD231PS  Z21, Z21, Z20
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_289
+	JNZ          feature_403
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -14135,21 +15482,21 @@ feature_289:
 	ADDQ          $0x00000080, DI
 	ADDQ          $0x00000080, R9
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_276
+	JMP           blocksDone_390
 
-rest_288:
+rest_402:
 	CMPQ   R8, $0x00000010
-	JNE    rest_290
+	JNE    rest_404
 	VPXORD Z11, Z11, Z19
 	NEGQ   CX
 
-feature_291:
+feature_405:
 	VBROADCASTSS (DX)(CX*4), Z20
 	VSUBPS       (AX), Z20, Z20
 	VFMADD231PS  Z20, Z20, Z19
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_291
+	JNZ          feature_405
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -14195,10 +15542,10 @@ feature_291:
 	ADDQ          $0x00000040, DI
 	ADDQ          $0x00000040, R9
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_276
+	JMP           blocksDone_390
 
-rest_290:
-blocksDone_276:
+rest_404:
+blocksDone_390:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -14258,7 +15605,7 @@ blocksDone_276:
 	VZEROUPPER
 	RET
 
-scoreColumns5_214:
+scoreColumns5_328:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -14294,9 +15641,9 @@ scoreColumns5_214:
 	VPXORD       Z11, Z11, Z18
 	VPXORD       Z11, Z11, Z19
 
-tileBlocks_292:
+tileBlocks_406:
 	CMPQ   R8, $0x00000070
-	JBE    rest_293
+	JBE    rest_407
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
@@ -14304,7 +15651,7 @@ tileBlocks_292:
 	MOVQ   CX, R13
 	NEGQ   R13
 
-feature_295:
+feature_409:
 	VBROADCASTSS (DX)(R13*4), Z24
 	VSUBPS       (AX), Z24, Z25
 	VFMADD231PS  Z25, Z25, Z20
@@ -14316,7 +15663,7 @@ feature_295:
 	VFMADD231PS  Z24, Z24, Z23
 	ADDQ         $0x40, AX
 	INCQ         R13
-	JNZ          feature_295
+	JNZ          feature_409
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -14448,11 +15795,11 @@ feature_295:
 	ADDQ          $0x00000100, R9
 	ADDQ          $0x00000100, R12
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_292
+	JMP           tileBlocks_406
 
-rest_293:
+rest_407:
 	CMPQ   R8, $0x00000070
-	JNE    rest_296
+	JNE    rest_410
 	LEAQ   (AX)(BX*4), R13
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
@@ -14463,7 +15810,7 @@ rest_293:
 	VPXORD Z11, Z11, Z26
 	NEGQ   CX
 
-feature_297:
+feature_411:
 	VBROADCASTSS (DX)(CX*4), Z27
 	VSUBPS       (AX), Z27, Z28
 	VFMADD231PS  Z28, Z28, Z20
@@ -14482,7 +15829,7 @@ feature_297:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R13
 	INCQ         CX
-	JNZ          feature_297
+	JNZ          feature_411
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -14734,11 +16081,11 @@ feature_297:
 	ADDQ          $0x000001c0, R9
 	ADDQ          $0x000001c0, R12
 	SUBQ          $0x00000070, R8
-	JMP           blocksDone_294
+	JMP           blocksDone_408
 
-rest_296:
+rest_410:
 	CMPQ   R8, $0x00000060
-	JNE    rest_298
+	JNE    rest_412
 	LEAQ   (AX)(BX*4), R13
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
@@ -14748,7 +16095,7 @@ rest_296:
 	VPXORD Z11, Z11, Z25
 	NEGQ   CX
 
-feature_299:
+feature_413:
 	VBROADCASTSS (DX)(CX*4), Z26
 	VSUBPS       (AX), Z26, Z27
 	VFMADD231PS  Z27, Z27, Z20
@@ -14765,7 +16112,7 @@ feature_299:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R13
 	INCQ         CX
-	JNZ          feature_299
+	JNZ          feature_413
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -14965,11 +16312,11 @@ feature_299:
 	ADDQ          $0x00000180, R9
 	ADDQ          $0x00000180, R12
 	SUBQ          $0x00000060, R8
-	JMP           blocksDone_294
+	JMP           blocksDone_408
 
-rest_298:
+rest_412:
 	CMPQ   R8, $0x00000050
-	JNE    rest_300
+	JNE    rest_414
 	LEAQ   (AX)(BX*4), R13
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
@@ -14978,7 +16325,7 @@ rest_298:
 	VPXORD Z11, Z11, Z24
 	NEGQ   CX
 
-feature_301:
+feature_415:
 	VBROADCASTSS (DX)(CX*4), Z25
 	VSUBPS       (AX), Z25, Z26
 	VFMADD231PS  Z26, Z26, Z20
@@ -14993,7 +16340,7 @@ feature_301:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R13
 	INCQ         CX
-	JNZ          feature_301
+	JNZ          feature_415
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -15165,18 +16512,18 @@ feature_301:
 	ADDQ          $0x00000140, R9
 	ADDQ          $0x00000140, R12
 	SUBQ          $0x00000050, R8
-	JMP           blocksDone_294
+	JMP           blocksDone_408
 
-rest_300:
+rest_414:
 	CMPQ   R8, $0x00000040
-	JNE    rest_302
+	JNE    rest_416
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
 	NEGQ   CX
 
-feature_303:
+feature_417:
 	VBROADCASTSS (DX)(CX*4), Z24
 	VSUBPS       (AX), Z24, Z25
 	VFMADD231PS  Z25, Z25, Z20
@@ -15188,7 +16535,7 @@ feature_303:
 	VFMADD231PS  Z24, Z24, Z23
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_303
+	JNZ          feature_417
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -15320,17 +16667,17 @@ feature_303:
 	ADDQ          $0x00000100, R9
 	ADDQ          $0x00000100, R12
 	SUBQ          $0x00000040, R8
-	JMP           blocksDone_294
+	JMP           blocksDone_408
 
-rest_302:
+rest_416:
 	CMPQ   R8, $0x00000030
-	JNE    rest_304
+	JNE    rest_418
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
 	NEGQ   CX
 
-feature_305:
+feature_419:
 	VBROADCASTSS (DX)(CX*4), Z23
 	VSUBPS       (AX), Z23, Z24
 	VFMADD231PS  Z24, Z24, Z20
@@ -15340,7 +16687,7 @@ feature_305:
 	VFMADD231PS  Z23, Z23, Z22
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_305
+	JNZ          feature_419
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -15444,16 +16791,16 @@ feature_305:
 	ADDQ          $0x000000c0, R9
 	ADDQ          $0x000000c0, R12
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_294
+	JMP           blocksDone_408
 
-rest_304:
+rest_418:
 	CMPQ   R8, $0x00000020
-	JNE    rest_306
+	JNE    rest_420
 	VPXORD Z11, Z11, Z20
 	VPXORD Z11, Z11, Z21
 	NEGQ   CX
 
-feature_307:
+feature_421:
 	VBROADCASTSS (DX)(CX*4), Z22
 	VSUBPS       (AX), Z22, Z23
 	VFMADD231PS  Z23, Z23, Z20
@@ -15461,7 +16808,7 @@ feature_307:
 	VFMADD231PS  Z22, Z22, Z21
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_307
+	JNZ          feature_421
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -15537,21 +16884,21 @@ feature_307:
 	ADDQ          $0x00000080, R9
 	ADDQ          $0x00000080, R12
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_294
+	JMP           blocksDone_408
 
-rest_306:
+rest_420:
 	CMPQ   R8, $0x00000010
-	JNE    rest_308
+	JNE    rest_422
 	VPXORD Z11, Z11, Z20
 	NEGQ   CX
 
-feature_309:
+feature_423:
 	VBROADCASTSS (DX)(CX*4), Z21
 	VSUBPS       (AX), Z21, Z21
 	VFMADD231PS  Z21, Z21, Z20
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_309
+	JNZ          feature_423
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -15599,10 +16946,10 @@ feature_309:
 	ADDQ          $0x00000040, R9
 	ADDQ          $0x00000040, R12
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_294
+	JMP           blocksDone_408
 
-rest_308:
-blocksDone_294:
+rest_422:
+blocksDone_408:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -15673,7 +17020,7 @@ blocksDone_294:
 	VZEROUPPER
 	RET
 
-scoreColumns6_215:
+scoreColumns6_329:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -15710,9 +17057,9 @@ scoreColumns6_215:
 	VPXORD       Z11, Z11, Z19
 	VPXORD       Z11, Z11, Z20
 
-tileBlocks_310:
+tileBlocks_424:
 	CMPQ   R8, $0x00000070
-	JBE    rest_311
+	JBE    rest_425
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
@@ -15720,7 +17067,7 @@ tileBlocks_310:
 	MOVQ   CX, R13
 	NEGQ   R13
 
-feature_313:
+feature_427:
 	VBROADCASTSS (DX)(R13*4), Z25
 	VSUBPS       (AX), Z25, Z26
 	VFMADD231PS  Z26, Z26, Z21
@@ -15732,7 +17079,7 @@ feature_313:
 	VFMADD231PS  Z25, Z25, Z24
 	ADDQ         $0x40, AX
 	INCQ         R13
-	JNZ          feature_313
+	JNZ          feature_427
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -15880,11 +17227,11 @@ feature_313:
 	ADDQ          $0x00000100, R9
 	ADDQ          $0x00000100, R12
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_310
+	JMP           tileBlocks_424
 
-rest_311:
+rest_425:
 	CMPQ   R8, $0x00000070
-	JNE    rest_314
+	JNE    rest_428
 	LEAQ   (AX)(BX*4), R13
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
@@ -15895,7 +17242,7 @@ rest_311:
 	VPXORD Z11, Z11, Z27
 	NEGQ   CX
 
-feature_315:
+feature_429:
 	VBROADCASTSS (DX)(CX*4), Z28
 	VSUBPS       (AX), Z28, Z29
 	VFMADD231PS  Z29, Z29, Z21
@@ -15914,7 +17261,7 @@ feature_315:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R13
 	INCQ         CX
-	JNZ          feature_315
+	JNZ          feature_429
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -16173,11 +17520,11 @@ feature_315:
 	ADDQ          $0x000001c0, R9
 	ADDQ          $0x000001c0, R12
 	SUBQ          $0x00000070, R8
-	JMP           blocksDone_312
+	JMP           blocksDone_426
 
-rest_314:
+rest_428:
 	CMPQ   R8, $0x00000060
-	JNE    rest_316
+	JNE    rest_430
 	LEAQ   (AX)(BX*4), R13
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
@@ -16187,7 +17534,7 @@ rest_314:
 	VPXORD Z11, Z11, Z26
 	NEGQ   CX
 
-feature_317:
+feature_431:
 	VBROADCASTSS (DX)(CX*4), Z27
 	VSUBPS       (AX), Z27, Z28
 	VFMADD231PS  Z28, Z28, Z21
@@ -16204,7 +17551,7 @@ feature_317:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R13
 	INCQ         CX
-	JNZ          feature_317
+	JNZ          feature_431
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -16422,11 +17769,11 @@ feature_317:
 	ADDQ          $0x00000180, R9
 	ADDQ          $0x00000180, R12
 	SUBQ          $0x00000060, R8
-	JMP           blocksDone_312
+	JMP           blocksDone_426
 
-rest_316:
+rest_430:
 	CMPQ   R8, $0x00000050
-	JNE    rest_318
+	JNE    rest_432
 	LEAQ   (AX)(BX*4), R13
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
@@ -16435,7 +17782,7 @@ rest_316:
 	VPXORD Z11, Z11, Z25
 	NEGQ   CX
 
-feature_319:
+feature_433:
 	VBROADCASTSS (DX)(CX*4), Z26
 	VSUBPS       (AX), Z26, Z27
 	VFMADD231PS  Z27, Z27, Z21
@@ -16450,7 +17797,7 @@ feature_319:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R13
 	INCQ         CX
-	JNZ          feature_319
+	JNZ          feature_433
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -16627,18 +17974,18 @@ feature_319:
 	ADDQ          $0x00000140, R9
 	ADDQ          $0x00000140, R12
 	SUBQ          $0x00000050, R8
-	JMP           blocksDone_312
+	JMP           blocksDone_426
 
-rest_318:
+rest_432:
 	CMPQ   R8, $0x00000040
-	JNE    rest_320
+	JNE    rest_434
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
 	NEGQ   CX
 
-feature_321:
+feature_435:
 	VBROADCASTSS (DX)(CX*4), Z25
 	VSUBPS       (AX), Z25, Z26
 	VFMADD231PS  Z26, Z26, Z21
@@ -16650,7 +17997,7 @@ feature_321:
 	VFMADD231PS  Z25, Z25, Z24
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_321
+	JNZ          feature_435
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -16798,17 +18145,17 @@ feature_321:
 	ADDQ          $0x00000100, R9
 	ADDQ          $0x00000100, R12
 	SUBQ          $0x00000040, R8
-	JMP           blocksDone_312
+	JMP           blocksDone_426
 
-rest_320:
+rest_434:
 	CMPQ   R8, $0x00000030
-	JNE    rest_322
+	JNE    rest_436
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
 	NEGQ   CX
 
-feature_323:
+feature_437:
 	VBROADCASTSS (DX)(CX*4), Z24
 	VSUBPS       (AX), Z24, Z25
 	VFMADD231PS  Z25, Z25, Z21
@@ -16818,7 +18165,7 @@ feature_323:
 	VFMADD231PS  Z24, Z24, Z23
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_323
+	JNZ          feature_437
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -16925,16 +18272,16 @@ feature_323:
 	ADDQ          $0x000000c0, R9
 	ADDQ          $0x000000c0, R12
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_312
+	JMP           blocksDone_426
 
-rest_322:
+rest_436:
 	CMPQ   R8, $0x00000020
-	JNE    rest_324
+	JNE    rest_438
 	VPXORD Z11, Z11, Z21
 	VPXORD Z11, Z11, Z22
 	NEGQ   CX
 
-feature_325:
+feature_439:
 	VBROADCASTSS (DX)(CX*4), Z23
 	VSUBPS       (AX), Z23, Z24
 	VFMADD231PS  Z24, Z24, Z21
@@ -16942,7 +18289,7 @@ feature_325:
 	VFMADD231PS  Z23, Z23, Z22
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_325
+	JNZ          feature_439
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -17020,21 +18367,21 @@ feature_325:
 	ADDQ          $0x00000080, R9
 	ADDQ          $0x00000080, R12
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_312
+	JMP           blocksDone_426
 
-rest_324:
+rest_438:
 	CMPQ   R8, $0x00000010
-	JNE    rest_326
+	JNE    rest_440
 	VPXORD Z11, Z11, Z21
 	NEGQ   CX
 
-feature_327:
+feature_441:
 	VBROADCASTSS (DX)(CX*4), Z22
 	VSUBPS       (AX), Z22, Z22
 	VFMADD231PS  Z22, Z22, Z21
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_327
+	JNZ          feature_441
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -17083,10 +18430,10 @@ feature_327:
 	ADDQ          $0x00000040, R9
 	ADDQ          $0x00000040, R12
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_312
+	JMP           blocksDone_426
 
-rest_326:
-blocksDone_312:
+rest_440:
+blocksDone_426:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -17168,7 +18515,7 @@ blocksDone_312:
 	VZEROUPPER
 	RET
 
-scoreColumns7_216:
+scoreColumns7_330:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -17206,9 +18553,9 @@ scoreColumns7_216:
 	VPXORD       Z11, Z11, Z20
 	VPXORD       Z11, Z11, Z21
 
-tileBlocks_328:
+tileBlocks_442:
 	CMPQ   R8, $0x00000070
-	JBE    rest_329
+	JBE    rest_443
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
@@ -17216,7 +18563,7 @@ tileBlocks_328:
 	MOVQ   CX, R13
 	NEGQ   R13
 
-feature_331:
+feature_445:
 	VBROADCASTSS (DX)(R13*4), Z26
 	VSUBPS       (AX), Z26, Z27
 	VFMADD231PS  Z27, Z27, Z22
@@ -17228,7 +18575,7 @@ feature_331:
 	VFMADD231PS  Z26, Z26, Z25
 	ADDQ         $0x40, AX
 	INCQ         R13
-	JNZ          feature_331
+	JNZ          feature_445
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -17380,11 +18727,11 @@ feature_331:
 	ADDQ          $0x00000100, R9
 	ADDQ          $0x00000100, R12
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_328
+	JMP           tileBlocks_442
 
-rest_329:
+rest_443:
 	CMPQ   R8, $0x00000070
-	JNE    rest_332
+	JNE    rest_446
 	LEAQ   (AX)(BX*4), R13
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
@@ -17395,7 +18742,7 @@ rest_329:
 	VPXORD Z11, Z11, Z28
 	NEGQ   CX
 
-feature_333:
+feature_447:
 	VBROADCASTSS (DX)(CX*4), Z29
 	VSUBPS       (AX), Z29, Z30
 	VFMADD231PS  Z30, Z30, Z22
@@ -17414,7 +18761,7 @@ feature_333:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R13
 	INCQ         CX
-	JNZ          feature_333
+	JNZ          feature_447
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -17716,11 +19063,11 @@ feature_333:
 	ADDQ          $0x000001c0, R9
 	ADDQ          $0x000001c0, R12
 	SUBQ          $0x00000070, R8
-	JMP           blocksDone_330
+	JMP           blocksDone_444
 
-rest_332:
+rest_446:
 	CMPQ   R8, $0x00000060
-	JNE    rest_334
+	JNE    rest_448
 	LEAQ   (AX)(BX*4), R13
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
@@ -17730,7 +19077,7 @@ rest_332:
 	VPXORD Z11, Z11, Z27
 	NEGQ   CX
 
-feature_335:
+feature_449:
 	VBROADCASTSS (DX)(CX*4), Z28
 	VSUBPS       (AX), Z28, Z29
 	VFMADD231PS  Z29, Z29, Z22
@@ -17747,7 +19094,7 @@ feature_335:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R13
 	INCQ         CX
-	JNZ          feature_335
+	JNZ          feature_449
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -17971,11 +19318,11 @@ feature_335:
 	ADDQ          $0x00000180, R9
 	ADDQ          $0x00000180, R12
 	SUBQ          $0x00000060, R8
-	JMP           blocksDone_330
+	JMP           blocksDone_444
 
-rest_334:
+rest_448:
 	CMPQ   R8, $0x00000050
-	JNE    rest_336
+	JNE    rest_450
 	LEAQ   (AX)(BX*4), R13
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
@@ -17984,7 +19331,7 @@ rest_334:
 	VPXORD Z11, Z11, Z26
 	NEGQ   CX
 
-feature_337:
+feature_451:
 	VBROADCASTSS (DX)(CX*4), Z27
 	VSUBPS       (AX), Z27, Z28
 	VFMADD231PS  Z28, Z28, Z22
@@ -17999,7 +19346,7 @@ feature_337:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R13
 	INCQ         CX
-	JNZ          feature_337
+	JNZ          feature_451
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -18193,18 +19540,18 @@ feature_337:
 	ADDQ          $0x00000140, R9
 	ADDQ          $0x00000140, R12
 	SUBQ          $0x00000050, R8
-	JMP           blocksDone_330
+	JMP           blocksDone_444
 
-rest_336:
+rest_450:
 	CMPQ   R8, $0x00000040
-	JNE    rest_338
+	JNE    rest_452
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
 	VPXORD Z11, Z11, Z25
 	NEGQ   CX
 
-feature_339:
+feature_453:
 	VBROADCASTSS (DX)(CX*4), Z26
 	VSUBPS       (AX), Z26, Z27
 	VFMADD231PS  Z27, Z27, Z22
@@ -18216,7 +19563,7 @@ feature_339:
 	VFMADD231PS  Z26, Z26, Z25
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_339
+	JNZ          feature_453
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -18368,17 +19715,17 @@ feature_339:
 	ADDQ          $0x00000100, R9
 	ADDQ          $0x00000100, R12
 	SUBQ          $0x00000040, R8
-	JMP           blocksDone_330
+	JMP           blocksDone_444
 
-rest_338:
+rest_452:
 	CMPQ   R8, $0x00000030
-	JNE    rest_340
+	JNE    rest_454
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
 	NEGQ   CX
 
-feature_341:
+feature_455:
 	VBROADCASTSS (DX)(CX*4), Z25
 	VSUBPS       (AX), Z25, Z26
 	VFMADD231PS  Z26, Z26, Z22
@@ -18388,7 +19735,7 @@ feature_341:
 	VFMADD231PS  Z25, Z25, Z24
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_341
+	JNZ          feature_455
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -18498,16 +19845,16 @@ feature_341:
 	ADDQ          $0x000000c0, R9
 	ADDQ          $0x000000c0, R12
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_330
+	JMP           blocksDone_444
 
-rest_340:
+rest_454:
 	CMPQ   R8, $0x00000020
-	JNE    rest_342
+	JNE    rest_456
 	VPXORD Z11, Z11, Z22
 	VPXORD Z11, Z11, Z23
 	NEGQ   CX
 
-feature_343:
+feature_457:
 	VBROADCASTSS (DX)(CX*4), Z24
 	VSUBPS       (AX), Z24, Z25
 	VFMADD231PS  Z25, Z25, Z22
@@ -18515,7 +19862,7 @@ feature_343:
 	VFMADD231PS  Z24, Z24, Z23
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_343
+	JNZ          feature_457
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -18595,21 +19942,21 @@ feature_343:
 	ADDQ          $0x00000080, R9
 	ADDQ          $0x00000080, R12
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_330
+	JMP           blocksDone_444
 
-rest_342:
+rest_456:
 	CMPQ   R8, $0x00000010
-	JNE    rest_344
+	JNE    rest_458
 	VPXORD Z11, Z11, Z22
 	NEGQ   CX
 
-feature_345:
+feature_459:
 	VBROADCASTSS (DX)(CX*4), Z23
 	VSUBPS       (AX), Z23, Z23
 	VFMADD231PS  Z23, Z23, Z22
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_345
+	JNZ          feature_459
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -18659,10 +20006,10 @@ feature_345:
 	ADDQ          $0x00000040, R9
 	ADDQ          $0x00000040, R12
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_330
+	JMP           blocksDone_444
 
-rest_344:
-blocksDone_330:
+rest_458:
+blocksDone_444:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sum
@@ -18755,7 +20102,7 @@ blocksDone_330:
 	VZEROUPPER
 	RET
 
-scoreColumns8_217:
+scoreColumns8_331:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -18794,9 +20141,9 @@ scoreColumns8_217:
 	VPXORD       Z11, Z11, Z21
 	VPXORD       Z11, Z11, Z22
 
-tileBlocks_346:
+tileBlocks_460:
 	CMPQ   R8, $0x00000070
-	JBE    rest_347
+	JBE    rest_461
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
 	VPXORD Z11, Z11, Z25
@@ -18804,7 +20151,7 @@ tileBlocks_346:
 	MOVQ   CX, R13
 	NEGQ   R13
 
-feature_349:
+feature_463:
 	VBROADCASTSS (DX)(R13*4), Z27
 	VSUBPS       (AX), Z27, Z28
 	VFMADD231PS  Z28, Z28, Z23
@@ -18816,7 +20163,7 @@ feature_349:
 	VFMADD231PS  Z27, Z27, Z26
 	ADDQ         $0x40, AX
 	INCQ         R13
-	JNZ          feature_349
+	JNZ          feature_463
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -18972,11 +20319,11 @@ feature_349:
 	ADDQ          $0x00000100, R9
 	ADDQ          $0x00000100, R12
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_346
+	JMP           tileBlocks_460
 
-rest_347:
+rest_461:
 	CMPQ   R8, $0x00000070
-	JNE    rest_350
+	JNE    rest_464
 	LEAQ   (AX)(BX*4), R13
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
@@ -18987,7 +20334,7 @@ rest_347:
 	VPXORD Z11, Z11, Z29
 	NEGQ   CX
 
-feature_351:
+feature_465:
 	VBROADCASTSS (DX)(CX*4), Z30
 	VSUBPS       (AX), Z30, Z31
 	VFMADD231PS  Z31, Z31, Z23
@@ -19006,7 +20353,7 @@ feature_351:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R13
 	INCQ         CX
-	JNZ          feature_351
+	JNZ          feature_465
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -19315,11 +20662,11 @@ feature_351:
 	ADDQ          $0x000001c0, R9
 	ADDQ          $0x000001c0, R12
 	SUBQ          $0x00000070, R8
-	JMP           blocksDone_348
+	JMP           blocksDone_462
 
-rest_350:
+rest_464:
 	CMPQ   R8, $0x00000060
-	JNE    rest_352
+	JNE    rest_466
 	LEAQ   (AX)(BX*4), R13
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
@@ -19329,7 +20676,7 @@ rest_350:
 	VPXORD Z11, Z11, Z28
 	NEGQ   CX
 
-feature_353:
+feature_467:
 	VBROADCASTSS (DX)(CX*4), Z29
 	VSUBPS       (AX), Z29, Z30
 	VFMADD231PS  Z30, Z30, Z23
@@ -19346,7 +20693,7 @@ feature_353:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R13
 	INCQ         CX
-	JNZ          feature_353
+	JNZ          feature_467
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -19612,11 +20959,11 @@ feature_353:
 	ADDQ          $0x00000180, R9
 	ADDQ          $0x00000180, R12
 	SUBQ          $0x00000060, R8
-	JMP           blocksDone_348
+	JMP           blocksDone_462
 
-rest_352:
+rest_466:
 	CMPQ   R8, $0x00000050
-	JNE    rest_354
+	JNE    rest_468
 	LEAQ   (AX)(BX*4), R13
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
@@ -19625,7 +20972,7 @@ rest_352:
 	VPXORD Z11, Z11, Z27
 	NEGQ   CX
 
-feature_355:
+feature_469:
 	VBROADCASTSS (DX)(CX*4), Z28
 	VSUBPS       (AX), Z28, Z29
 	VFMADD231PS  Z29, Z29, Z23
@@ -19640,7 +20987,7 @@ feature_355:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R13
 	INCQ         CX
-	JNZ          feature_355
+	JNZ          feature_469
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -19839,18 +21186,18 @@ feature_355:
 	ADDQ          $0x00000140, R9
 	ADDQ          $0x00000140, R12
 	SUBQ          $0x00000050, R8
-	JMP           blocksDone_348
+	JMP           blocksDone_462
 
-rest_354:
+rest_468:
 	CMPQ   R8, $0x00000040
-	JNE    rest_356
+	JNE    rest_470
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
 	VPXORD Z11, Z11, Z25
 	VPXORD Z11, Z11, Z26
 	NEGQ   CX
 
-feature_357:
+feature_471:
 	VBROADCASTSS (DX)(CX*4), Z27
 	VSUBPS       (AX), Z27, Z28
 	VFMADD231PS  Z28, Z28, Z23
@@ -19862,7 +21209,7 @@ feature_357:
 	VFMADD231PS  Z27, Z27, Z26
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_357
+	JNZ          feature_471
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -20018,17 +21365,17 @@ feature_357:
 	ADDQ          $0x00000100, R9
 	ADDQ          $0x00000100, R12
 	SUBQ          $0x00000040, R8
-	JMP           blocksDone_348
+	JMP           blocksDone_462
 
-rest_356:
+rest_470:
 	CMPQ   R8, $0x00000030
-	JNE    rest_358
+	JNE    rest_472
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
 	VPXORD Z11, Z11, Z25
 	NEGQ   CX
 
-feature_359:
+feature_473:
 	VBROADCASTSS (DX)(CX*4), Z26
 	VSUBPS       (AX), Z26, Z27
 	VFMADD231PS  Z27, Z27, Z23
@@ -20038,7 +21385,7 @@ feature_359:
 	VFMADD231PS  Z26, Z26, Z25
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_359
+	JNZ          feature_473
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -20151,16 +21498,16 @@ feature_359:
 	ADDQ          $0x000000c0, R9
 	ADDQ          $0x000000c0, R12
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_348
+	JMP           blocksDone_462
 
-rest_358:
+rest_472:
 	CMPQ   R8, $0x00000020
-	JNE    rest_360
+	JNE    rest_474
 	VPXORD Z11, Z11, Z23
 	VPXORD Z11, Z11, Z24
 	NEGQ   CX
 
-feature_361:
+feature_475:
 	VBROADCASTSS (DX)(CX*4), Z25
 	VSUBPS       (AX), Z25, Z26
 	VFMADD231PS  Z26, Z26, Z23
@@ -20168,7 +21515,7 @@ feature_361:
 	VFMADD231PS  Z25, Z25, Z24
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_361
+	JNZ          feature_475
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -20250,21 +21597,21 @@ feature_361:
 	ADDQ          $0x00000080, R9
 	ADDQ          $0x00000080, R12
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_348
+	JMP           blocksDone_462
 
-rest_360:
+rest_474:
 	CMPQ   R8, $0x00000010
-	JNE    rest_362
+	JNE    rest_476
 	VPXORD Z11, Z11, Z23
 	NEGQ   CX
 
-feature_363:
+feature_477:
 	VBROADCASTSS (DX)(CX*4), Z24
 	VSUBPS       (AX), Z24, Z24
 	VFMADD231PS  Z24, Z24, Z23
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_363
+	JNZ          feature_477
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -20315,10 +21662,10 @@ feature_363:
 	ADDQ          $0x00000040, R9
 	ADDQ          $0x00000040, R12
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_348
+	JMP           blocksDone_462
 
-rest_362:
-blocksDone_348:
+rest_476:
+blocksDone_462:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sums of 8 columns at once
@@ -20364,7 +21711,7 @@ blocksDone_348:
 	VZEROUPPER
 	RET
 
-scoreColumns9_218:
+scoreColumns9_332:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -20405,9 +21752,9 @@ scoreColumns9_218:
 	VPXORD       Z11, Z11, Z22
 	VPXORD       Z11, Z11, Z23
 
-tileBlocks_364:
+tileBlocks_478:
 	CMPQ   R8, $0x00000060
-	JBE    rest_365
+	JBE    rest_479
 	VPXORD Z11, Z11, Z24
 	VPXORD Z11, Z11, Z25
 	VPXORD Z11, Z11, Z26
@@ -20415,7 +21762,7 @@ tileBlocks_364:
 	MOVQ   CX, R14
 	NEGQ   R14
 
-feature_367:
+feature_481:
 	VBROADCASTSS (DX)(R14*4), Z28
 	VSUBPS       (AX), Z28, Z29
 	VFMADD231PS  Z29, Z29, Z24
@@ -20427,7 +21774,7 @@ feature_367:
 	VFMADD231PS  Z28, Z28, Z27
 	ADDQ         $0x40, AX
 	INCQ         R14
-	JNZ          feature_367
+	JNZ          feature_481
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -20588,11 +21935,11 @@ feature_367:
 	ADDQ          $0x00000100, R12
 	ADDQ          $0x00000100, R13
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_364
+	JMP           tileBlocks_478
 
-rest_365:
+rest_479:
 	CMPQ   R8, $0x00000060
-	JNE    rest_368
+	JNE    rest_482
 	LEAQ   (AX)(BX*4), R14
 	VPXORD Z11, Z11, Z24
 	VPXORD Z11, Z11, Z25
@@ -20602,7 +21949,7 @@ rest_365:
 	VPXORD Z11, Z11, Z29
 	NEGQ   CX
 
-feature_369:
+feature_483:
 	VBROADCASTSS (DX)(CX*4), Z30
 	VSUBPS       (AX), Z30, Z31
 	VFMADD231PS  Z31, Z31, Z24
@@ -20619,7 +21966,7 @@ feature_369:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R14
 	INCQ         CX
-	JNZ          feature_369
+	JNZ          feature_483
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -20892,11 +22239,11 @@ feature_369:
 	ADDQ          $0x00000180, R12
 	ADDQ          $0x00000180, R13
 	SUBQ          $0x00000060, R8
-	JMP           blocksDone_366
+	JMP           blocksDone_480
 
-rest_368:
+rest_482:
 	CMPQ   R8, $0x00000050
-	JNE    rest_370
+	JNE    rest_484
 	LEAQ   (AX)(BX*4), R14
 	VPXORD Z11, Z11, Z24
 	VPXORD Z11, Z11, Z25
@@ -20905,7 +22252,7 @@ rest_368:
 	VPXORD Z11, Z11, Z28
 	NEGQ   CX
 
-feature_371:
+feature_485:
 	VBROADCASTSS (DX)(CX*4), Z29
 	VSUBPS       (AX), Z29, Z30
 	VFMADD231PS  Z30, Z30, Z24
@@ -20920,7 +22267,7 @@ feature_371:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R14
 	INCQ         CX
-	JNZ          feature_371
+	JNZ          feature_485
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -21149,18 +22496,18 @@ feature_371:
 	ADDQ          $0x00000140, R12
 	ADDQ          $0x00000140, R13
 	SUBQ          $0x00000050, R8
-	JMP           blocksDone_366
+	JMP           blocksDone_480
 
-rest_370:
+rest_484:
 	CMPQ   R8, $0x00000040
-	JNE    rest_372
+	JNE    rest_486
 	VPXORD Z11, Z11, Z24
 	VPXORD Z11, Z11, Z25
 	VPXORD Z11, Z11, Z26
 	VPXORD Z11, Z11, Z27
 	NEGQ   CX
 
-feature_373:
+feature_487:
 	VBROADCASTSS (DX)(CX*4), Z28
 	VSUBPS       (AX), Z28, Z29
 	VFMADD231PS  Z29, Z29, Z24
@@ -21172,7 +22519,7 @@ feature_373:
 	VFMADD231PS  Z28, Z28, Z27
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_373
+	JNZ          feature_487
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -21333,17 +22680,17 @@ feature_373:
 	ADDQ          $0x00000100, R12
 	ADDQ          $0x00000100, R13
 	SUBQ          $0x00000040, R8
-	JMP           blocksDone_366
+	JMP           blocksDone_480
 
-rest_372:
+rest_486:
 	CMPQ   R8, $0x00000030
-	JNE    rest_374
+	JNE    rest_488
 	VPXORD Z11, Z11, Z24
 	VPXORD Z11, Z11, Z25
 	VPXORD Z11, Z11, Z26
 	NEGQ   CX
 
-feature_375:
+feature_489:
 	VBROADCASTSS (DX)(CX*4), Z27
 	VSUBPS       (AX), Z27, Z28
 	VFMADD231PS  Z28, Z28, Z24
@@ -21353,7 +22700,7 @@ feature_375:
 	VFMADD231PS  Z27, Z27, Z26
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_375
+	JNZ          feature_489
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -21482,16 +22829,16 @@ feature_375:
 	ADDQ          $0x000000c0, R12
 	ADDQ          $0x000000c0, R13
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_366
+	JMP           blocksDone_480
 
-rest_374:
+rest_488:
 	CMPQ   R8, $0x00000020
-	JNE    rest_376
+	JNE    rest_490
 	VPXORD Z11, Z11, Z24
 	VPXORD Z11, Z11, Z25
 	NEGQ   CX
 
-feature_377:
+feature_491:
 	VBROADCASTSS (DX)(CX*4), Z26
 	VSUBPS       (AX), Z26, Z27
 	VFMADD231PS  Z27, Z27, Z24
@@ -21499,7 +22846,7 @@ feature_377:
 	VFMADD231PS  Z26, Z26, Z25
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_377
+	JNZ          feature_491
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -21584,21 +22931,21 @@ feature_377:
 	ADDQ          $0x00000080, R12
 	ADDQ          $0x00000080, R13
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_366
+	JMP           blocksDone_480
 
-rest_376:
+rest_490:
 	CMPQ   R8, $0x00000010
-	JNE    rest_378
+	JNE    rest_492
 	VPXORD Z11, Z11, Z24
 	NEGQ   CX
 
-feature_379:
+feature_493:
 	VBROADCASTSS (DX)(CX*4), Z25
 	VSUBPS       (AX), Z25, Z25
 	VFMADD231PS  Z25, Z25, Z24
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_379
+	JNZ          feature_493
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -21651,10 +22998,10 @@ feature_379:
 	ADDQ          $0x00000040, R12
 	ADDQ          $0x00000040, R13
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_366
+	JMP           blocksDone_480
 
-rest_378:
-blocksDone_366:
+rest_492:
+blocksDone_480:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sums of 8 columns at once
@@ -21711,7 +23058,7 @@ blocksDone_366:
 	VZEROUPPER
 	RET
 
-scoreColumns10_219:
+scoreColumns10_333:
 	VBROADCASTSS consts<>+0(SB), Z0
 	VBROADCASTSS consts<>+32(SB), Z1
 	VBROADCASTSS consts<>+96(SB), Z2
@@ -21753,9 +23100,9 @@ scoreColumns10_219:
 	VPXORD       Z11, Z11, Z23
 	VPXORD       Z11, Z11, Z24
 
-tileBlocks_380:
+tileBlocks_494:
 	CMPQ   R8, $0x00000050
-	JBE    rest_381
+	JBE    rest_495
 	VPXORD Z11, Z11, Z25
 	VPXORD Z11, Z11, Z26
 	VPXORD Z11, Z11, Z27
@@ -21763,7 +23110,7 @@ tileBlocks_380:
 	MOVQ   CX, R14
 	NEGQ   R14
 
-feature_383:
+feature_497:
 	VBROADCASTSS (DX)(R14*4), Z29
 	VSUBPS       (AX), Z29, Z30
 	VFMADD231PS  Z30, Z30, Z25
@@ -21775,7 +23122,7 @@ feature_383:
 	VFMADD231PS  Z29, Z29, Z28
 	ADDQ         $0x40, AX
 	INCQ         R14
-	JNZ          feature_383
+	JNZ          feature_497
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -21964,11 +23311,11 @@ feature_383:
 	ADDQ          $0x00000100, R12
 	ADDQ          $0x00000100, R13
 	SUBQ          $0x00000040, R8
-	JMP           tileBlocks_380
+	JMP           tileBlocks_494
 
-rest_381:
+rest_495:
 	CMPQ   R8, $0x00000050
-	JNE    rest_384
+	JNE    rest_498
 	LEAQ   (AX)(BX*4), R14
 	VPXORD Z11, Z11, Z25
 	VPXORD Z11, Z11, Z26
@@ -21977,7 +23324,7 @@ rest_381:
 	VPXORD Z11, Z11, Z29
 	NEGQ   CX
 
-feature_385:
+feature_499:
 	VBROADCASTSS (DX)(CX*4), Z30
 	VSUBPS       (AX), Z30, Z31
 	VFMADD231PS  Z31, Z31, Z25
@@ -21992,7 +23339,7 @@ feature_385:
 	ADDQ         $0x40, AX
 	ADDQ         $0x40, R14
 	INCQ         CX
-	JNZ          feature_385
+	JNZ          feature_499
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -22226,18 +23573,18 @@ feature_385:
 	ADDQ          $0x00000140, R12
 	ADDQ          $0x00000140, R13
 	SUBQ          $0x00000050, R8
-	JMP           blocksDone_382
+	JMP           blocksDone_496
 
-rest_384:
+rest_498:
 	CMPQ   R8, $0x00000040
-	JNE    rest_386
+	JNE    rest_500
 	VPXORD Z11, Z11, Z25
 	VPXORD Z11, Z11, Z26
 	VPXORD Z11, Z11, Z27
 	VPXORD Z11, Z11, Z28
 	NEGQ   CX
 
-feature_387:
+feature_501:
 	VBROADCASTSS (DX)(CX*4), Z29
 	VSUBPS       (AX), Z29, Z30
 	VFMADD231PS  Z30, Z30, Z25
@@ -22249,7 +23596,7 @@ feature_387:
 	VFMADD231PS  Z29, Z29, Z28
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_387
+	JNZ          feature_501
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 	ADDQ         BX, AX
@@ -22438,17 +23785,17 @@ feature_387:
 	ADDQ          $0x00000100, R12
 	ADDQ          $0x00000100, R13
 	SUBQ          $0x00000040, R8
-	JMP           blocksDone_382
+	JMP           blocksDone_496
 
-rest_386:
+rest_500:
 	CMPQ   R8, $0x00000030
-	JNE    rest_388
+	JNE    rest_502
 	VPXORD Z11, Z11, Z25
 	VPXORD Z11, Z11, Z26
 	VPXORD Z11, Z11, Z27
 	NEGQ   CX
 
-feature_389:
+feature_503:
 	VBROADCASTSS (DX)(CX*4), Z28
 	VSUBPS       (AX), Z28, Z29
 	VFMADD231PS  Z29, Z29, Z25
@@ -22458,7 +23805,7 @@ feature_389:
 	VFMADD231PS  Z28, Z28, Z27
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_389
+	JNZ          feature_503
 	ADDQ         BX, AX
 	ADDQ         BX, AX
 
@@ -22590,16 +23937,16 @@ feature_389:
 	ADDQ          $0x000000c0, R12
 	ADDQ          $0x000000c0, R13
 	SUBQ          $0x00000030, R8
-	JMP           blocksDone_382
+	JMP           blocksDone_496
 
-rest_388:
+rest_502:
 	CMPQ   R8, $0x00000020
-	JNE    rest_390
+	JNE    rest_504
 	VPXORD Z11, Z11, Z25
 	VPXORD Z11, Z11, Z26
 	NEGQ   CX
 
-feature_391:
+feature_505:
 	VBROADCASTSS (DX)(CX*4), Z27
 	VSUBPS       (AX), Z27, Z28
 	VFMADD231PS  Z28, Z28, Z25
@@ -22607,7 +23954,7 @@ feature_391:
 	VFMADD231PS  Z27, Z27, Z26
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_391
+	JNZ          feature_505
 	ADDQ         BX, AX
 
 	// nearest = min(nearest, d) over the slots below n
@@ -22694,21 +24041,21 @@ feature_391:
 	ADDQ          $0x00000080, R12
 	ADDQ          $0x00000080, R13
 	SUBQ          $0x00000020, R8
-	JMP           blocksDone_382
+	JMP           blocksDone_496
 
-rest_390:
+rest_504:
 	CMPQ   R8, $0x00000010
-	JNE    rest_392
+	JNE    rest_506
 	VPXORD Z11, Z11, Z25
 	NEGQ   CX
 
-feature_393:
+feature_507:
 	VBROADCASTSS (DX)(CX*4), Z26
 	VSUBPS       (AX), Z26, Z26
 	VFMADD231PS  Z26, Z26, Z25
 	ADDQ         $0x40, AX
 	INCQ         CX
-	JNZ          feature_393
+	JNZ          feature_507
 
 	// nearest = min(nearest, d) over the slots below n
 	VPCMPGTD    Z13, Z14, K1
@@ -22762,10 +24109,10 @@ feature_393:
 	ADDQ          $0x00000040, R12
 	ADDQ          $0x00000040, R13
 	SUBQ          $0x00000010, R8
-	JMP           blocksDone_382
+	JMP           blocksDone_496
 
-rest_392:
-blocksDone_382:
+rest_506:
+blocksDone_496:
 	MOVQ dst_base+0(FP), AX
 
 	// horizontal sums of 8 columns at once
@@ -22893,11 +24240,11 @@ TEXT ·doubleAnglesAVX512(SB), NOSPLIT, $0-40
 	SHLQ $0x02, BX
 	LEAQ (BX)(BX*1), SI
 	CMPQ DX, $0x00000002
-	JB   done_394
+	JB   done_508
 
-unrolled_395:
+unrolled_509:
 	CMPQ    CX, $0x00000080
-	JB      tail_396
+	JB      tail_510
 	VMOVUPS (AX), Z0
 	VMOVUPS (AX)(BX*1), Z1
 	VMOVUPS 64(AX), Z2
@@ -22918,7 +24265,7 @@ unrolled_395:
 	MOVQ    DX, R8
 	DECQ    R8
 
-level_399:
+level_513:
 	ADDQ        SI, DI
 	VMULPS      Z1, Z1, Z16
 	VADDPS      Z1, Z1, Z1
@@ -22969,23 +24316,23 @@ level_399:
 	VMOVUPS     Z14, 448(DI)
 	VMOVUPS     Z15, 448(DI)(BX*1)
 	DECQ        R8
-	JNZ         level_399
+	JNZ         level_513
 	ADDQ        $0x00000200, AX
 	SUBQ        $0x00000080, CX
-	JMP         unrolled_395
+	JMP         unrolled_509
 
-tail_396:
+tail_510:
 	TESTQ CX, CX
-	JZ    done_398
+	JZ    done_512
 
-single_397:
+single_511:
 	VMOVUPS (AX), Z0
 	VMOVUPS (AX)(BX*1), Z1
 	MOVQ    AX, DI
 	MOVQ    DX, R8
 	DECQ    R8
 
-level_400:
+level_514:
 	ADDQ        SI, DI
 	VMULPS      Z1, Z1, Z2
 	VADDPS      Z1, Z1, Z1
@@ -22994,12 +24341,12 @@ level_400:
 	VMOVUPS     Z0, (DI)
 	VMOVUPS     Z1, (DI)(BX*1)
 	DECQ        R8
-	JNZ         level_400
+	JNZ         level_514
 	ADDQ        $0x00000040, AX
 	SUBQ        $0x00000010, CX
-	JNZ         single_397
+	JNZ         single_511
 
-done_398:
-done_394:
+done_512:
+done_508:
 	VZEROUPPER
 	RET

@@ -258,6 +258,28 @@ func Axpy(y, x []float32, a float32) {
 	axpyGeneric(y[head:len(x)], x[head:], a)
 }
 
+// AxpyRows adds c·rows[i·stride : i·stride+len(y)] to y for every
+// coefficient c = coef[i] other than ±0, in the order of i: Axpy row by
+// row, with Axpy's rounding, in one call that does not read the rows of
+// zero coefficients (NOGD's z = M·k gathered from Mᵀ's rows, where the
+// kernel values of far landmarks are 0). stride must be at least len(y)
+// and rows hold len(coef) rows; y must not overlap rows.
+func AxpyRows(y, coef, rows []float32, stride int) {
+	if len(y) == 0 || len(coef) == 0 {
+		return
+	}
+	if stride < len(y) || len(rows) < (len(coef)-1)*stride+len(y) {
+		panic(fmt.Sprintf("simd: axpy of %d rows of %d values, %d apart, from %d values", len(coef), len(y), stride, len(rows)))
+	}
+	head := len(y) &^ (lanes - 1)
+	if head > 0 {
+		axpyRows(y[:head], coef, rows, stride)
+	}
+	if head < len(y) {
+		axpyRowsGeneric(y[head:], coef, rows[head:], stride)
+	}
+}
+
 // GaussianSum replaces every squared distance buf[i] by the kernel value
 // exp(scale·buf[i] + offset) (scale is −1/(2σ²)) and returns
 // Σᵢ w[i]·buf[i], the Gaussian kernel expansion f(x) times exp(offset)

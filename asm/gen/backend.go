@@ -233,6 +233,7 @@ func (g *gen) all() {
 	g.prefetch()
 	g.fullRow()
 	g.paCosts()
+	g.axpyRows()
 	g.mulAdd64("mulAdd64", mulAddCols)
 	g.mulAdd64("mulAdd64Half", mulAddCols/2)
 	g.scoreTiles()

@@ -63,4 +63,5 @@ const (
 	cmpNLTUQ = 0x15 // not less than, true for NaN
 	cmpGEOQ  = 0x1d // greater than or equal, false for NaN
 	cmpGTOQ  = 0x1e // greater than, false for NaN
+	cmpNEQUQ = 0x04 // not equal, true for NaN
 )
