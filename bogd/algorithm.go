@@ -117,11 +117,15 @@ func (a Algorithm) Supports(t task.Task) bool {
 //	   the spectrum is flat past the cut, or k > B/3); from k·B = 10⁴ on its
 //	   second phase scores by the landmark weights β = Mᵀw, and below that an
 //	   update reuses the z of the example's own kernel pass.
+//	4: NOGD only: from k·B = 10⁴ on, an update's z = M·k_t always sums
+//	   Mᵀ's rows of the landmarks with a non-zero kernel value
+//	   (simd.AxpyRows), where rule 3 summed all of M's rows (Set.Sums)
+//	   whenever over a third were non-zero: z rounds differently there.
 //
 // Auto starts at 2, the version of the rules it came with.
 var ruleVersions = [numAlgorithms]int{
 	BOGD: 2, BOGDpp: 2, Perceptron: 2, OGD: 2, RBP: 2, Forgetron: 2, Projectron: 2, ProjectronPP: 2,
-	NORMA: 2, BOGDOldest: 2, BPAS: 2, NOGD: 3, BSGDMerge: 2, FOGD: 2, Auto: 2,
+	NORMA: 2, BOGDOldest: 2, BPAS: 2, NOGD: 4, BSGDMerge: 2, FOGD: 2, Auto: 2,
 }
 
 // RuleVersion is the version of the algorithm's arithmetic: two results of

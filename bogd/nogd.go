@@ -45,15 +45,23 @@ import (
 //     quarters of a pass). z = M·k_t is formed only when an example updates,
 //     and the updated outputs' β are then recomputed from w: two passes over
 //     M, in a copy Mᵀ laid out landmark by landmark (mt), whose rows z
-//     gathers only where k_t is non-zero (far landmarks' kernel values are
-//     exactly 0: on codrna at σ = 8, two thirds of them).
+//     gathers where k_t is non-zero (simd.AxpyRows: far landmarks' kernel
+//     values are exactly 0; on codrna at σ = 8, B = 1000, an update's k_t
+//     is 35% non-zero on average, at most half), and whose every row β's
+//     pass reads. Phase 2 then reads mt
+//     alone: M's rows in the set's columns stay for persistence (rule 3
+//     summed them for z when over a third of k_t was non-zero, and the two
+//     copies of M, 1.6 MB at B = 1000, did not fit in a 1 MB L2 together).
 //
 // Two passes over M per update against one per example pay from about
 // k·B = 10⁴ on. CPU time a row of phase 2, this form against the first, on
 // codrna (σ = 8, 23–49% of the rows update): 950 against 710–910 ns at
 // B = 100, 1.36–1.44 against 1.86–1.88 µs at B = 300, 6.6–6.9 against
 // 10.2–10.9 µs at B = 1000; on satimage at B = 200 (59% update two
-// classes) 1.87 against 1.37 µs.
+// classes) 1.87 against 1.37 µs. With rule 4's gather the crossing moved
+// little: a pass in this form at B = 100 took 1.07× the first's on
+// codrna, 0.92× at B = 150 and 0.74× at B = 200, but on satimage at
+// B = 200 still 1.03×.
 //
 // w (float64) is the state in both; mt and β are derived from M and w, so
 // that a loaded model computes the same bits.
@@ -160,23 +168,11 @@ func (l *nogd) landmarkForm() bool { return l.rank*l.cfg.Budget >= landmarkFormF
 const landmarkFormFrom = 10000
 
 // nystromFeatures returns z = M·k_t (its first kept elements) for the
-// kernel values of this example's pass on the learner's scratch: gathered
-// from mt's rows of the landmarks with a non-zero kernel value when they are
-// at most a third (the gather costs about three times a dense pass per
-// landmark), else the dense pass over M's rows (simd.DotColumns).
+// kernel values of this example's pass on the learner's scratch: the sum,
+// in float32, of mt's rows of the landmarks with a non-zero kernel value.
 func (l *nogd) nystromFeatures() []float64 {
 	z := l.sums[l.outputs : l.outputs+l.kept]
 	k, factor := l.scratch.Kernels()
-	nonZero := 0
-	for _, v := range k {
-		if v != 0 {
-			nonZero++
-		}
-	}
-	if 3*nonZero > len(k) {
-		l.set.Sums(&l.scratch, l.outputs, z)
-		return z
-	}
 	stride := len(l.w32)
 	z32 := l.w32[:stride]
 	clear(z32)
