@@ -470,3 +470,41 @@ func FuzzAxpy(f *testing.F) {
 		})
 	})
 }
+
+func FuzzAxpyRows(f *testing.F) {
+	f.Add([]byte{208, 0, 40, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	f.Add([]byte{16, 0, 17, 0, 0xff, 0x7f, 30, 0, 0x80, 30})
+	f.Add([]byte{3, 1, 99, 0, 0, 0, 0, 0})
+	f.Add([]byte{0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d := &decoder{b: data}
+		width := d.intn(300)
+		n := d.intn(120)
+		stride := width + d.intn(20)
+		// Exponents from the denormals to where a sum of 120 products
+		// stays below 2¹²⁷: no overflow.
+		elo := -150 + d.intn(170)
+		coef := make([]float32, n)
+		for i := range coef {
+			if d.intn(3) != 0 {
+				coef[i] = d.value(elo, elo+8)
+			}
+		}
+		var rows []float32
+		if n > 0 {
+			rows = make([]float32, (n-1)*stride+width)
+			for i := range rows {
+				rows[i] = d.value(elo, elo+8)
+			}
+		}
+		y := make([]float32, width)
+		for i := range y {
+			y[i] = d.value(elo, elo+8)
+		}
+		_, tol := refAxpyRows(y, coef, rows, stride)
+		skew := d.intn(4)
+		implsAgree(t, tol, func(t *testing.T) []float32 {
+			return checkAxpyRows(t, "fuzz input", y, coef, rows, stride, skew)
+		})
+	})
+}
