@@ -48,20 +48,20 @@ import (
 //     gathers where k_t is non-zero (simd.AxpyRows: far landmarks' kernel
 //     values are exactly 0; on codrna at σ = 8, B = 1000, an update's k_t
 //     is 35% non-zero on average, at most half), and whose every row β's
-//     pass reads. Phase 2 then reads mt
-//     alone: M's rows in the set's columns stay for persistence (rule 3
-//     summed them for z when over a third of k_t was non-zero, and the two
-//     copies of M, 1.6 MB at B = 1000, did not fit in a 1 MB L2 together).
+//     pass reads. Phase 2 then reads mt alone: M's rows in the set's
+//     columns stay for persistence (rule 3 summed them for z when over a
+//     third of k_t was non-zero, and the two copies of M, 1.6 MB at
+//     B = 1000, did not fit in a 1 MB L2 together).
 //
 // Two passes over M per update against one per example pay from about
 // k·B = 10⁴ on. CPU time a row of phase 2, this form against the first, on
 // codrna (σ = 8, 23–49% of the rows update): 950 against 710–910 ns at
 // B = 100, 1.36–1.44 against 1.86–1.88 µs at B = 300, 6.6–6.9 against
 // 10.2–10.9 µs at B = 1000; on satimage at B = 200 (59% update two
-// classes) 1.87 against 1.37 µs. With rule 4's gather the crossing moved
-// little: a pass in this form at B = 100 took 1.07× the first's on
-// codrna, 0.92× at B = 150 and 0.74× at B = 200, but on satimage at
-// B = 200 still 1.03×.
+// classes) 1.87 against 1.37 µs. With rule 4's gather, a pass in this
+// form took 1.07–1.10× the first's on codrna at B = 100, 0.92× at B = 150
+// and 0.74× at B = 200; at B = 200 0.82× on w7a but 1.03× on satimage and
+// 1.17× on spambase: where the crossing lies depends on the data.
 //
 // w (float64) is the state in both; mt and β are derived from M and w, so
 // that a loaded model computes the same bits.
