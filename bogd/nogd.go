@@ -173,12 +173,10 @@ const landmarkFormFrom = 10000
 func (l *nogd) nystromFeatures() []float64 {
 	z := l.sums[l.outputs : l.outputs+l.kept]
 	k, factor := l.scratch.Kernels()
-	stride := len(l.w32)
-	z32 := l.w32[:stride]
-	clear(z32)
-	simd.AxpyRows(z32, k, l.mt, stride)
+	clear(l.w32) // mt's stride long
+	simd.AxpyRows(l.w32, k, l.mt, len(l.w32))
 	for r := range z {
-		z[r] = factor * float64(z32[r])
+		z[r] = factor * float64(l.w32[r])
 	}
 	return z
 }
