@@ -37,19 +37,19 @@ import (
 // all survivors scale by the same factor, so weights live in two columns:
 // column 1 holds the capped ones, all equal to base.group, column 0 the free
 // ones with the global factor base.scale (columns k..2k−1 and 0..k−1 with k
-// outputs, each holding the vector's pattern). A max-heap over the free weights
-// finds those that cross γη, so a step costs O(log B) besides f(x).
+// outputs, each holding the vector's pattern). freeWeights tracks the
+// largest free weight, to find those that cross γη.
 type uniform struct {
 	base
 	capped []bool // per slot: the weight lives in column 1
-	free   *maxHeap
+	free   *freeWeights
 }
 
 func newUniform(b base) *uniform {
-	return &uniform{base: b, capped: make([]bool, b.cfg.Budget), free: newMaxHeap(b.cfg.Budget)}
+	return &uniform{base: b, capped: make([]bool, b.cfg.Budget), free: newFreeWeights(b.cfg.Budget)}
 }
 
-// key is free slot i's key in the heap: its stored weight's magnitude.
+// key is free slot i's key in freeWeights: its stored weight's magnitude.
 func (l *uniform) key(i int32) float32 {
 	return float32(math.Abs(float64(l.set.WeightColumn(l.pat[i].lead())[i])))
 }
@@ -76,7 +76,7 @@ func (l *uniform) learn(x *engine.Vector, t target) (updated bool, err error) {
 		return false, err
 	}
 	l.capped[i] = false
-	l.free.push(i, l.key(int32(i)))
+	l.free.add(i, l.key(int32(i)))
 	l.project()
 	return true, nil
 }
@@ -84,18 +84,18 @@ func (l *uniform) learn(x *engine.Vector, t target) (updated bool, err error) {
 // scaleAll multiplies every weight by factor.
 func (l *uniform) scaleAll(factor float64) {
 	if l.shrink(factor) {
-		l.free.refresh(l.key) // the stored weights changed: the heap's keys
+		l.free.refresh(l.key) // the stored weights changed: their keys
 	}
 	l.group *= factor
 }
 
-// discard removes support vector i, keeping the heap and flags aligned with
-// the swap-remove.
+// discard removes support vector i, keeping the free weights and flags
+// aligned with the swap-remove.
 func (l *uniform) discard(i int) {
 	l.free.remove(i)
 	moved := l.remove(i)
 	if moved >= 0 {
-		l.free.rename(moved, i)
+		l.free.move(moved, i)
 		l.capped[i] = l.capped[moved]
 	}
 }
@@ -106,7 +106,7 @@ func (l *uniform) project() {
 	if l.cfg.Projection == RescaleAll {
 		largest := l.group
 		if l.free.len() > 0 {
-			_, key := l.free.top()
+			_, key := l.free.largest()
 			largest = max(largest, l.alpha(key))
 		}
 		if largest > limit {
@@ -119,7 +119,7 @@ func (l *uniform) project() {
 	}
 	l.group = min(l.group, limit)
 	for l.free.len() > 0 {
-		i, key := l.free.top()
+		i, key := l.free.largest()
 		// The tolerance stops the loop at a weight clipped in place below,
 		// whose float32 division may land a hair above the cap.
 		if l.alpha(key) <= limit*(1+1e-6) {
@@ -135,12 +135,12 @@ func (l *uniform) project() {
 		// The capped weights shrank below the cap after they were capped,
 		// so this one cannot join them: clip it in place.
 		l.setFree(i, limit, l.pat[i])
-		l.free.fix(i, l.key(int32(i)))
+		l.free.set(i, l.key(int32(i)))
 	}
 }
 
 // alpha returns the weight (without sign) of a free support vector whose
-// key in the heap is key: base.weight's, as the key is its stored weight's
+// key in freeWeights is key: base.weight's, as the key is its stored weight's
 // magnitude.
 func (l *uniform) alpha(key float32) float64 { return l.scale * float64(key) }
 

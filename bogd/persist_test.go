@@ -452,9 +452,9 @@ func TestLoadInvalidFields(t *testing.T) {
 	// Two entries of the BOGD heap whose swap breaks its order.
 	heapSwap := func() (int, int) {
 		u := mustLoad(t, models["bogd"]).b.rule.(*uniform)
-		h := u.free
-		for k := 1; k < h.len(); k++ {
-			if u.key(h.slots[(k-1)/2]) > u.key(h.slots[k]) {
+		slots := u.free.slots() // as saved
+		for k := 1; k < len(slots); k++ {
+			if u.key(slots[(k-1)/2]) > u.key(slots[k]) {
 				return (k - 1) / 2, k
 			}
 		}

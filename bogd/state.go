@@ -62,20 +62,21 @@ func loadAges(r *reader, q *fifo, n, budget int) error {
 	return nil
 }
 
-// BOGD: the heap of free weights in heap order (count, then slots).
+// BOGD: the free weights' slots (count, then slots), the largest key
+// first, then in max-heap order.
 //
-// Saved, not rebuilt: a heap built anew from the weights would hold the
-// same slots in another order. The weights would come out the same (ties
-// between equal keys are all clipped or capped in the same step), but
-// keeping the order makes the loaded state identical rather than
-// equivalent, and checking it costs one pass.
+// They are a function of the weights: free are the vectors that are not
+// capped. Earlier versions saved their max-heap of free weights in its own
+// order, which this format keeps: the slots sorted by key, largest first,
+// are one such order, so every version reads every other's files. Loading
+// checks the list; its order is kept only to save the model unchanged.
 //
 // The capped flags are rebuilt: a vector is capped exactly when its column-1
 // weight is non-zero (project sets it to ±1 and zeroes column 0; Add zeroes
 // column 1 of a new vector; the swap-remove moves both with the flag), so
 // the flags are a function of the stored weights. Flags of unused slots are
 // never read (learning sets the flag of every new vector).
-func (l *uniform) appendState(b []byte) []byte { return appendSlots(b, l.free.slots) }
+func (l *uniform) appendState(b []byte) []byte { return appendSlots(b, l.free.slots()) }
 
 // appendSlots appends a list of slots: its length, then each slot.
 func appendSlots(b []byte, slots []int32) []byte {
@@ -107,17 +108,16 @@ func (l *uniform) loadState(r *reader) error {
 	if r.d.Err() != nil {
 		return r.d.Err()
 	}
-	h := l.free
 	for k, s := range slots {
-		if l.capped[s] {
-			return r.fail("BOGD: capped slot %d in the heap of free weights", s)
+		if l.capped[s] || l.free.keys[s] != notFree {
+			return r.fail("BOGD: capped or repeated slot %d in the heap of free weights", s)
 		}
 		if k > 0 && l.key(slots[(k-1)/2]) < l.key(s) {
 			return r.fail("BOGD: heap order broken at position %d", k)
 		}
-		h.slots, h.keys = append(h.slots, s), append(h.keys, l.key(s))
-		h.pos[s] = int32(k)
+		l.free.add(int(s), l.key(s))
 	}
+	l.free.loaded = slots
 	return nil
 }
 
