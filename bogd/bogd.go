@@ -41,12 +41,11 @@ import (
 // largest free weight, to find those that cross γη.
 type uniform struct {
 	base
-	capped []bool // per slot: the weight lives in column 1
-	free   *freeWeights
+	free *freeWeights // the slots whose weight is not capped (the others live in column 1)
 }
 
 func newUniform(b base) *uniform {
-	return &uniform{base: b, capped: make([]bool, b.cfg.Budget), free: newFreeWeights(b.cfg.Budget)}
+	return &uniform{base: b, free: newFreeWeights(b.cfg.Budget)}
 }
 
 // key is free slot i's key in freeWeights: its stored weight's magnitude.
@@ -75,7 +74,6 @@ func (l *uniform) learn(x *engine.Vector, t target) (updated bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	l.capped[i] = false
 	l.free.add(i, l.key(int32(i)))
 	l.project()
 	return true, nil
@@ -89,14 +87,13 @@ func (l *uniform) scaleAll(factor float64) {
 	l.group *= factor
 }
 
-// discard removes support vector i, keeping the free weights and flags
-// aligned with the swap-remove.
+// discard removes support vector i, keeping the free weights aligned with
+// the swap-remove.
 func (l *uniform) discard(i int) {
 	l.free.remove(i)
 	moved := l.remove(i)
 	if moved >= 0 {
 		l.free.move(moved, i)
-		l.capped[i] = l.capped[moved]
 	}
 }
 
@@ -129,7 +126,6 @@ func (l *uniform) project() {
 			// Join the capped columns: their value is exactly the cap.
 			l.free.remove(i)
 			l.join(i)
-			l.capped[i] = true
 			continue
 		}
 		// The capped weights shrank below the cap after they were capped,

@@ -95,7 +95,7 @@ func memory(a Algorithm, c Config, vectors, nnz int) int64 {
 	bytes += 8 * slots // patterns
 	switch a {
 	case BOGD:
-		bytes += 5 * budget // capped flags, the free weights' keys
+		bytes += 4 * budget // the free weights' keys
 	case BOGDpp:
 		bytes += 12 * budget // members, their positions, individuals
 	case BOGDOldest:

@@ -62,8 +62,8 @@ func loadAges(r *reader, q *fifo, n, budget int) error {
 	return nil
 }
 
-// BOGD: the free weights' slots (count, then slots), the largest key
-// first, then in max-heap order.
+// BOGD: the free weights' slots (count, then slots) in max-heap order, the
+// largest key first.
 //
 // They are a function of the weights: free are the vectors that are not
 // capped. Earlier versions saved their max-heap of free weights in its own
@@ -71,11 +71,10 @@ func loadAges(r *reader, q *fifo, n, budget int) error {
 // are one such order, so every version reads every other's files. Loading
 // checks the list; its order is kept only to save the model unchanged.
 //
-// The capped flags are rebuilt: a vector is capped exactly when its column-1
-// weight is non-zero (project sets it to ±1 and zeroes column 0; Add zeroes
-// column 1 of a new vector; the swap-remove moves both with the flag), so
-// the flags are a function of the stored weights. Flags of unused slots are
-// never read (learning sets the flag of every new vector).
+// A vector is capped exactly when its column-1 weight is non-zero (project
+// sets it to ±1 and zeroes column 0; Add zeroes column 1 of a new vector;
+// the swap-remove moves both), so loading checks the list against the
+// stored weights.
 func (l *uniform) appendState(b []byte) []byte { return appendSlots(b, l.free.slots()) }
 
 // appendSlots appends a list of slots: its length, then each slot.
@@ -94,9 +93,8 @@ func (l *uniform) loadState(r *reader) error {
 		return err
 	}
 	free := 0
-	for i := range n {
-		l.capped[i] = grouped[i]
-		if !grouped[i] {
+	for _, g := range grouped {
+		if !g {
 			free++
 		}
 	}
@@ -109,7 +107,7 @@ func (l *uniform) loadState(r *reader) error {
 		return r.d.Err()
 	}
 	for k, s := range slots {
-		if l.capped[s] || l.free.keys[s] != notFree {
+		if grouped[s] || l.free.keys[s] != notFree {
 			return r.fail("BOGD: capped or repeated slot %d in the heap of free weights", s)
 		}
 		if k > 0 && l.key(slots[(k-1)/2]) < l.key(s) {
