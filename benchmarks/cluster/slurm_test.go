@@ -76,7 +76,11 @@ func TestSlurmGridMatchesOneProcess(t *testing.T) {
 	}
 
 	// Interruption: cancel select task 1 once it has finished a quarter
-	// of its passes.
+	// of its passes. The task is first stopped where it is (SIGSTOP, sent
+	// here at once), so that the cancel lands mid-run however long Slurm
+	// takes to deliver it: the whole task lasts about half a second, and
+	// once scancel arrived only after it had ended. Slurm's cancel sends
+	// SIGCONT with its SIGTERM.
 	bundled, err := filepath.Abs("../../dataset/testdata")
 	if err != nil {
 		t.Fatal(err)
@@ -94,6 +98,7 @@ func TestSlurmGridMatchesOneProcess(t *testing.T) {
 	c.poll(ctx, fmt.Sprintf("select task %d to finish %d of its %d passes", k, max(1, expected/4), expected), 10*time.Millisecond, func() bool {
 		return bytes.Count(readIfThere(shardFile), []byte("\n")) >= max(1, expected/4)
 	})
+	c.freeze(jobs.selection, k)
 	c.command(ctx, "scancel", fmt.Sprintf("%s_%d", jobs.selection, k))
 	states := c.wait(ctx, jobs.all()...)
 	for job, state := range states {
@@ -561,17 +566,48 @@ func (c *cluster) stop() {
 }
 
 // killStrays kills any process still running the test's bogdbench (a job
-// the cleanup could not cancel), found by its executable.
+// the cleanup could not cancel).
 func (c *cluster) killStrays() {
+	for _, pid := range c.processes() {
+		c.t.Logf("cleanup: killing process %d, still running %s", pid, c.bin)
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// processes lists the processes running the test's bogdbench, found by
+// their executable.
+func (c *cluster) processes() []int {
+	var pids []int
 	procs, _ := filepath.Glob("/proc/[0-9]*/exe")
 	for _, p := range procs {
 		if exe, err := os.Readlink(p); err == nil && exe == c.bin {
 			var pid int
 			fmt.Sscanf(p, "/proc/%d/exe", &pid)
-			c.t.Logf("cleanup: killing process %d, still running %s", pid, c.bin)
-			syscall.Kill(pid, syscall.SIGKILL)
+			pids = append(pids, pid)
 		}
 	}
+	return pids
+}
+
+// freeze sends SIGSTOP to the bogdbench of task k of the job array, found
+// by the array job and task IDs Slurm put in its environment.
+func (c *cluster) freeze(array string, k int) {
+	c.t.Helper()
+	want := []string{"SLURM_ARRAY_JOB_ID=" + array, fmt.Sprintf("SLURM_ARRAY_TASK_ID=%d", k)}
+	for _, pid := range c.processes() {
+		environ, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+		if err != nil {
+			continue // it has ended
+		}
+		vars := strings.Split(string(environ), "\x00")
+		if slices.Contains(vars, want[0]) && slices.Contains(vars, want[1]) {
+			if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+				c.t.Fatalf("stopping task %s_%d (process %d): %v", array, k, pid, err)
+			}
+			return
+		}
+	}
+	c.t.Fatalf("task %s_%d: no process of %s has %s in its environment", array, k, c.bin, strings.Join(want, " "))
 }
 
 func currentUser(t *testing.T) string {
