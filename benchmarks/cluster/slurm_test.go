@@ -44,8 +44,8 @@ const (
 // chain resubmitted with -r (--resume) completes the grid, keeping the
 // passes the task had finished, to the same result. The interrupted grid
 // is the paper's full one on the bundled german data: its tasks take about
-// a second, where those of the quick grid on german alone (all there is
-// without ../shared) end in milliseconds, before a scancel can reach them.
+// half a second, where those of the quick grid on german alone (all there
+// is without ../shared) end in milliseconds, before the test can stop one.
 func TestSlurmGridMatchesOneProcess(t *testing.T) {
 	requireSlurm(t)
 	ctx := testContext(t)
@@ -78,9 +78,9 @@ func TestSlurmGridMatchesOneProcess(t *testing.T) {
 	// Interruption: cancel select task 1 once it has finished a quarter
 	// of its passes. The task is first stopped where it is (SIGSTOP, sent
 	// here at once), so that the cancel lands mid-run however long Slurm
-	// takes to deliver it: the whole task lasts about half a second, and
-	// once scancel arrived only after it had ended. Slurm's cancel sends
-	// SIGCONT with its SIGTERM.
+	// takes to deliver it: once, on a loaded machine, scancel arrived only
+	// after the task had ended. Slurm's cancel sends SIGCONT with its
+	// SIGTERM.
 	bundled, err := filepath.Abs("../../dataset/testdata")
 	if err != nil {
 		t.Fatal(err)
