@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
@@ -27,8 +28,10 @@ type Options struct {
 	// a new segment (default 64 MiB). Truncate drops whole segments.
 	SegmentSize int64
 	// MaxRecord is the largest payload, in bytes (default 64 MiB): a
-	// larger Append fails, and a length beyond it in a segment does not
-	// check.
+	// larger Append fails. A longer record in a segment that is whole and
+	// checks was written under a larger MaxRecord: Open and Follow then
+	// fail, naming its length, and cut nothing. A length beyond it that
+	// the file cuts short, or whose record does not check, is torn.
 	MaxRecord int
 	// OnSync, when set, is called after every sync with how long it took
 	// and how many records it made durable (for metrics). It runs on the
@@ -586,13 +589,44 @@ func (r *segmentReader) header() error {
 	return nil
 }
 
+// wholeRecord reports whether the record at the reader's offset, of
+// payload length n, lies whole before end (-1: the end of the file), is at
+// its position and checks. Its payload is streamed through the checksum,
+// not held: its length is beyond the limit.
+func (r *segmentReader) wholeRecord(end int64) (n int64, whole bool, err error) {
+	h := make([]byte, recordHeaderSize)
+	if _, err := r.file.ReadAt(h, r.off); err != nil {
+		return 0, false, err
+	}
+	n = int64(le.Uint32(h))
+	if end < 0 {
+		info, err := r.file.Stat()
+		if err != nil {
+			return 0, false, err
+		}
+		end = info.Size()
+	}
+	if r.off+recordHeaderSize+n > end || le.Uint64(h[8:]) != r.next {
+		return n, false, nil
+	}
+	sum := crc32.New(castagnoli)
+	sum.Write(h[:4])
+	sum.Write(h[8:])
+	if _, err := io.Copy(sum, io.NewSectionReader(r.file, r.off+recordHeaderSize, n)); err != nil {
+		return 0, false, err
+	}
+	return n, sum.Sum32() == le.Uint32(h[4:]), nil
+}
+
 // readChunk is how much read asks of the file at once, unless a record
 // is larger.
 const readChunk = 1 << 20
 
 // read passes the records from the reader's offset up to end (-1: the
 // end of the file) to deliver, in order. A record that does not check,
-// or that end or the file's end cuts, is a *recordError.
+// or that end or the file's end cuts, is a *recordError; a whole record
+// that checks but is longer than the limit is another error (see
+// Options.MaxRecord).
 func (r *segmentReader) read(end int64, deliver func(pos uint64, payload []byte) error) error {
 	for end < 0 || r.off < end {
 		want := max(readChunk, len(r.buf))
@@ -620,6 +654,13 @@ func (r *segmentReader) read(end int64, deliver func(pos uint64, payload []byte)
 			payload, size, err := decodeRecord(data[used:], r.next, r.max)
 			if errors.Is(err, errShort) && !last {
 				break
+			}
+			if errors.Is(err, errTooLong) {
+				if n, whole, err := r.wholeRecord(end); err != nil {
+					return err
+				} else if whole {
+					return fmt.Errorf("%s: offset %d: a record of %d bytes, beyond MaxRecord (%d): it was written under a larger one, which reading it needs", r.file.Name(), r.off, n, r.max)
+				}
 			}
 			if err != nil {
 				return &recordError{r.off, err}

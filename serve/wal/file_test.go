@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -320,6 +321,67 @@ func TestLargeRecords(t *testing.T) {
 		if !bytes.Equal(got[uint64(i+1)], big[i:]) {
 			t.Fatalf("record %d: %d bytes, want %d", i+1, len(got[uint64(i+1)]), len(big[i:]))
 		}
+	}
+	f.Close()
+
+	// Under a smaller limit the records are whole and check: not a torn
+	// tail. Open fails, naming the length, and cuts nothing.
+	seg := filepath.Join(dir, segmentName(0))
+	before, err := os.ReadFile(seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused, err := Open(dir, Options{MaxRecord: readChunk})
+	if err == nil {
+		refused.Close()
+	}
+	want := fmt.Sprintf("%s: offset %d: a record of %d bytes, beyond MaxRecord (%d)", seg, segmentHeaderSize, len(big), readChunk)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("open under a smaller MaxRecord: %v, want %q", err, want)
+	}
+	if after, _ := os.ReadFile(seg); !bytes.Equal(after, before) {
+		t.Errorf("open under a smaller MaxRecord changed the segment: %d bytes, were %d", len(after), len(before))
+	}
+	f = open(t, dir, Options{MaxRecord: 3 * readChunk})
+	if got := collect(t, f, 0, 3); !bytes.Equal(got[3], big[2:]) {
+		t.Errorf("record 3 after the refused open: %d bytes, want %d", len(got[3]), len(big[2:]))
+	}
+	f.Close()
+
+	// A long record the file cuts short, or one that does not check, is
+	// torn: Open cuts it under any limit.
+	dir = t.TempDir()
+	f = open(t, dir, Options{})
+	for i := 1; i <= 3; i++ {
+		if _, err := f.Append(context.Background(), payloadOf(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Close()
+	seg = filepath.Join(dir, segmentName(0))
+	if before, err = os.ReadFile(seg); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		tail []byte
+	}{
+		{"cut short", appendRecord(nil, 4, big)[:recordHeaderSize+len(big)/2]},
+		{"not checking", func() []byte { r := appendRecord(nil, 4, big); r[len(r)-1] ^= 1; return r }()},
+		{"at another position", appendRecord(nil, 5, big)},
+	} {
+		if err := os.WriteFile(seg, append(slices.Clone(before), c.tail...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := Open(dir, Options{MaxRecord: readChunk})
+		if err != nil {
+			t.Errorf("%s: open: %v", c.name, err)
+			continue
+		}
+		if torn := f.Torn(); torn == nil || torn.Bytes != int64(len(c.tail)) {
+			t.Errorf("%s: torn %+v, want %d bytes", c.name, torn, len(c.tail))
+		}
+		f.Close()
 	}
 }
 

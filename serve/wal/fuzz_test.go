@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -32,7 +33,9 @@ func FuzzDecodeRecord(f *testing.F) {
 
 // FuzzTornTail: whatever follows the whole records of the last segment,
 // Open keeps those records, cuts or keeps the rest (only whole records
-// at the next positions survive), and the log goes on.
+// at the next positions survive), and the log goes on; or, when the rest
+// holds a whole record at its position that is longer than the limit,
+// Open fails and changes nothing.
 func FuzzTornTail(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte{1, 2, 3})
@@ -40,6 +43,7 @@ func FuzzTornTail(f *testing.F) {
 	f.Add(appendRecord(nil, 4, []byte("next"))[:20])
 	f.Add(append(appendRecord(nil, 4, []byte("next")), 0, 0, 0))
 	f.Add(appendRecord(nil, 5, []byte("wrong position")))
+	f.Add(appendRecord(nil, 4, make([]byte, 1<<10+1)))
 	f.Fuzz(func(t *testing.T, tail []byte) {
 		dir := t.TempDir()
 		seg := segmentHeader(0)
@@ -52,7 +56,13 @@ func FuzzTornTail(f *testing.F) {
 		}
 		l, err := Open(dir, Options{MaxRecord: 1 << 10})
 		if err != nil {
-			t.Fatal(err)
+			if _, _, whole := decodeRecord(tail, 4, 1<<32); whole != nil || !strings.Contains(err.Error(), "beyond MaxRecord") {
+				t.Fatal(err)
+			}
+			if now, _ := os.ReadFile(name); !bytes.Equal(now, append(seg, tail...)) {
+				t.Fatal("a refused open changed the segment")
+			}
+			return
 		}
 		defer l.Close()
 		end, _ := l.End(context.Background())

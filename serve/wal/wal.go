@@ -27,6 +27,9 @@
 // match, a length beyond the limit), cuts the file there and reports it
 // (File.Torn): no part of a torn record is ever replayed. The same fault in
 // any earlier segment is corruption, an error naming the file and offset.
+// A record beyond the limit that is whole and checks is neither: it was
+// written under a larger Options.MaxRecord, and Open fails without
+// cutting it.
 package wal
 
 import (
